@@ -1,0 +1,27 @@
+import type { Writable } from 'node:stream';
+import { once } from 'node:events';
+
+/** Where a CLI run reads its environment and writes its output (real streams, or test buffers). */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+/** Exit codes of the CLI. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, config: 78 } as const;
+
+/** Writes with backpressure, so a large listing never piles up in memory. */
+export async function write(stream: Writable, text: string): Promise<void> {
+  if (text !== '' && !stream.write(text)) await once(stream, 'drain');
+}
+
+/** A failure the CLI reports on stderr with its own exit code. */
+export class CliFailure extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,56 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config';
+import { AppError } from '../errors';
+import { CliFailure, EXIT, type CliIo } from './cli-io';
+import { servicesCommand } from './services-commands';
+import { simulatorCommand } from './simulator-command';
+
+/** Output to the io streams and errors thrown instead of process.exit, on every level. */
+function configureTree(command: Command, io: CliIo): void {
+  command
+    .exitOverride()
+    .showHelpAfterError()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  for (const sub of command.commands) configureTree(sub, io);
+}
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command('connector').description(
+    'checkout connector: the platform, a payment provider and your ERP',
+  );
+  program.addCommand(servicesCommand(io));
+  program.addCommand(simulatorCommand(io));
+  configureTree(program, io);
+  return program;
+}
+
+/** Runs the CLI on `argv` (without node and script) and returns the exit code; never exits itself. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    await buildProgram(io).parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      const helpShown = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
+      return helpShown || error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) io.stderr.write(`config error: ${problem}\n`);
+      return EXIT.config;
+    }
+    if (error instanceof CliFailure) {
+      io.stderr.write(`error: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof AppError) {
+      io.stderr.write(`error: ${error.message} (${error.code})\n`);
+      for (const detail of error.details) io.stderr.write(`  ${detail.field}: ${detail.problem}\n`);
+      return EXIT.failure;
+    }
+    io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.failure;
+  }
+}

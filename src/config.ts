@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+
+/** Variables whose values are secrets: never logged, never echoed in an error. */
+export const SECRET_VARIABLES = [
+  'PLATFORM_PASSWORD',
+  'PLATFORM_API_KEY',
+  'CHECKOUT_ROUTE_TOKEN',
+  'DASHBOARD_PASSWORD',
+] as const;
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const platformShape = {
+  PLATFORM_BASE_URL: httpUrl,
+  PLATFORM_EMAIL: z.string().min(1),
+  PLATFORM_PASSWORD: z.string().min(1),
+  PLATFORM_API_KEY: z.string().min(1),
+  PLATFORM_TIMEOUT_MS: positiveInt,
+  PLATFORM_PAGE_SIZE: positiveInt.max(1000),
+};
+
+const commonShape = {
+  NODE_ENV: z.enum(['production', 'development', 'test']),
+  LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+};
+
+const serverShape = {
+  ...commonShape,
+  ...platformShape,
+  ROLE: z.enum(['all', 'api', 'worker']),
+  PORT: port,
+  PUBLIC_URL: httpUrl.optional(),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+  CHECKOUT_ROUTE_PATH: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /'),
+  CHECKOUT_ROUTE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe', 'mercadopago']),
+  CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
+  DASHBOARD_USER: z.string().min(1).optional(),
+  DASHBOARD_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+  NOTIFY_MAX_ATTEMPTS: positiveInt,
+  NOTIFY_BACKOFF_MS: positiveInt,
+  SHUTDOWN_TIMEOUT_MS: positiveInt,
+};
+
+const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
+  if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DASHBOARD_PASSWORD'],
+      message: 'DASHBOARD_USER and DASHBOARD_PASSWORD go together: set both or neither',
+    });
+  }
+});
+const platformSchema = z.object({ ...commonShape, ...platformShape });
+
+/** Every variable the connector reads, for the .env.example sync test and the docs. */
+export const CONFIG_VARIABLES = Object.keys(serverShape);
+
+export interface PlatformConfig {
+  baseUrl: string;
+  email: string;
+  password: string;
+  apiKey: string;
+  timeoutMs: number;
+  pageSize: number;
+}
+
+export interface LogConfig {
+  level: string;
+  format: 'json' | 'pretty';
+}
+
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  role: 'all' | 'api' | 'worker';
+  port: number;
+  publicUrl: string;
+  log: LogConfig;
+  redis: { url: string; prefix: string };
+  platform: PlatformConfig;
+  checkout: { routePath: string; routeToken: string; provider: string; currency: string };
+  dashboard: { user: string; password: string } | undefined;
+  notify: { maxAttempts: number; backoffMs: number };
+  shutdownTimeoutMs: number;
+  /** Values that must never reach a log line or an error answer. */
+  secrets: string[];
+}
+
+/** Raised when the environment is invalid; `problems` holds one line per variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * Merges, lowest first: config/defaults.env, the .env file in `cwd` (when present), then `env`.
+ * Empty values count as unset, as they do in most .env tooling.
+ */
+export function readEnvironment(env: Env, cwd = process.cwd()): Env {
+  const merged: Env = {
+    ...readEnvFile(path.join(__dirname, '..', 'config', 'defaults.env')),
+    ...readEnvFile(path.join(cwd, '.env')),
+  };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
+  for (const [key, value] of Object.entries(merged)) if (value === '') delete merged[key];
+  return merged;
+}
+
+function readEnvFile(file: string): Env {
+  try {
+    return parseEnv(readFileSync(file, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+}
+
+function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      const missing = issue.code === 'invalid_type' && env[name] === undefined;
+      return `${name}: ${missing ? 'is required' : issue.message}`;
+    }),
+  );
+}
+
+function logConfig(env: z.infer<typeof platformSchema>): LogConfig {
+  const pretty = env.NODE_ENV !== 'production' && process.stdout.isTTY === true;
+  return { level: env.LOG_LEVEL, format: env.LOG_FORMAT ?? (pretty ? 'pretty' : 'json') };
+}
+
+function platformConfig(env: z.infer<typeof platformSchema>): PlatformConfig {
+  return {
+    baseUrl: env.PLATFORM_BASE_URL.replace(/\/+$/, ''),
+    email: env.PLATFORM_EMAIL,
+    password: env.PLATFORM_PASSWORD,
+    apiKey: env.PLATFORM_API_KEY,
+    timeoutMs: env.PLATFORM_TIMEOUT_MS,
+    pageSize: env.PLATFORM_PAGE_SIZE,
+  };
+}
+
+function platformSecrets(platform: PlatformConfig): string[] {
+  const basic = Buffer.from(`${platform.email}:${platform.password}`).toString('base64');
+  return [platform.password, platform.apiKey, basic];
+}
+
+/** The whole, frozen configuration of the server process. Throws ConfigError. */
+export function loadConfig(env: Env = process.env, cwd?: string): Config {
+  const raw = parseOrThrow(serverSchema, readEnvironment(env, cwd));
+  const platform = platformConfig(raw);
+  const dashboard =
+    raw.DASHBOARD_USER !== undefined && raw.DASHBOARD_PASSWORD !== undefined
+      ? { user: raw.DASHBOARD_USER, password: raw.DASHBOARD_PASSWORD }
+      : undefined;
+  const config: Config = {
+    env: raw.NODE_ENV,
+    role: raw.ROLE,
+    port: raw.PORT,
+    publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
+    log: logConfig(raw),
+    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    platform,
+    checkout: {
+      routePath: raw.CHECKOUT_ROUTE_PATH,
+      routeToken: raw.CHECKOUT_ROUTE_TOKEN,
+      provider: raw.PAYMENT_PROVIDER,
+      currency: raw.CURRENCY,
+    },
+    dashboard,
+    notify: { maxAttempts: raw.NOTIFY_MAX_ATTEMPTS, backoffMs: raw.NOTIFY_BACKOFF_MS },
+    shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
+    secrets: [...platformSecrets(platform), raw.CHECKOUT_ROUTE_TOKEN, ...(dashboard ? [dashboard.password] : [])],
+  };
+  return deepFreeze(config);
+}
+
+/** Only what the CLI's platform commands need: no checkout token, no Redis. Throws ConfigError. */
+export function loadPlatformConfig(
+  env: Env = process.env,
+  cwd?: string,
+): { platform: PlatformConfig; log: LogConfig; secrets: string[] } {
+  const raw = parseOrThrow(platformSchema, readEnvironment(env, cwd));
+  const platform = platformConfig(raw);
+  return deepFreeze({ platform, log: logConfig(raw), secrets: platformSecrets(platform) });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

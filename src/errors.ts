@@ -1,0 +1,69 @@
+/**
+ * The one error type of the connector. Every code is in a closed catalogue that says which
+ * HTTP status it maps to and whether a retry can help; README's error table is kept in sync
+ * with it by a test.
+ */
+export const ERROR_CATALOGUE = {
+  VALIDATION_FAILED: { status: 400, retryable: false, text: 'The request has a missing or invalid field.' },
+  MALFORMED_JSON: { status: 400, retryable: false, text: 'The body is not valid JSON.' },
+  UNAUTHORIZED: { status: 401, retryable: false, text: 'Missing or wrong credentials.' },
+  NOT_FOUND: { status: 404, retryable: false, text: 'No such route or resource.' },
+  SERVICE_NOT_FOUND: { status: 404, retryable: false, text: 'The platform has no service with that id.' },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, text: 'The body exceeds the size limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, text: 'The body encoding or charset is not supported.' },
+  PLATFORM_UNAVAILABLE: { status: 503, retryable: true, text: 'The platform timed out, refused, or answered 408/425/429/5xx.' },
+  PLATFORM_REJECTED: { status: 502, retryable: false, text: 'The platform refused the request with a 4xx answer.' },
+  PLATFORM_BAD_RESPONSE: { status: 502, retryable: false, text: 'The platform answered with a body the connector cannot read.' },
+  PLATFORM_PAGINATION_LOOP: { status: 502, retryable: false, text: 'The platform repeated a page offset; listing stopped.' },
+  REDIS_UNAVAILABLE: { status: 503, retryable: true, text: 'Redis does not answer.' },
+  INTERNAL: { status: 500, retryable: false, text: 'An unexpected error; the log has the details.' },
+} as const satisfies Record<string, { status: number; retryable: boolean; text: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** One problem with one field, as shown in `error.details`. */
+export interface ErrorDetail {
+  field: string;
+  problem: string;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  /** Overrides the catalogue's default, e.g. a 4xx that is known to be transient. */
+  retryable?: boolean;
+  /** How long the other side asked us to wait (Retry-After), when it said. */
+  retryAfterMs?: number;
+  /** Upstream HTTP status, when the error came from an HTTP answer. */
+  upstreamStatus?: number;
+  /** A secret-free cause; never a raw AxiosError (it carries request headers). */
+  cause?: unknown;
+}
+
+/** An error the connector understands: a catalogued code, a safe message, and whether retrying can help. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[];
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly upstreamStatus: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.details = options.details ?? [];
+    this.retryable = options.retryable ?? ERROR_CATALOGUE[code].retryable;
+    this.retryAfterMs = options.retryAfterMs;
+    this.upstreamStatus = options.upstreamStatus;
+  }
+
+  /** The HTTP status this error maps to. */
+  get status(): number {
+    return ERROR_CATALOGUE[this.code].status;
+  }
+}
+
+/** True when the value is an AppError (also across module copies in tests). */
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

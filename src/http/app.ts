@@ -1,0 +1,36 @@
+import express, { type Express, type Router } from 'express';
+import helmet from 'helmet';
+import type { Logger } from '../infra/logger';
+import type { Metrics } from '../infra/metrics';
+import { errorResponder, notFound } from './middleware/error-responder';
+import { observeRequests } from './middleware/observe-requests';
+import { requestContext } from './middleware/request-context';
+import { healthRoutes } from './routes/health-routes';
+
+export interface AppDeps {
+  logger: Logger;
+  metrics: Metrics;
+  isReady: () => Promise<boolean>;
+  /** Feature routers mounted after the health routes (checkout, webhooks, dashboard...). */
+  routers?: Router[];
+  /** Largest accepted body; 100 kB is far above any legitimate call the connector receives. */
+  bodyLimit?: string;
+}
+
+/** Builds the Express app. It never listens: the caller (main or a test) does. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(requestContext());
+  app.use(observeRequests(deps.logger, deps.metrics));
+  app.use(helmet());
+  const limit = deps.bodyLimit ?? '100kb';
+  app.use(express.json({ limit }));
+  app.use(express.urlencoded({ extended: false, limit, parameterLimit: 100 }));
+  app.use(healthRoutes({ isReady: deps.isReady, registry: deps.metrics.registry }));
+  for (const router of deps.routers ?? []) app.use(router);
+  app.use(notFound());
+  app.use(errorResponder(deps.logger));
+  return app;
+}

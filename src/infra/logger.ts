@@ -1,0 +1,69 @@
+import type { Writable } from 'node:stream';
+import winston from 'winston';
+import { currentLogContext } from './log-context';
+import { createRedactor } from './redact';
+
+export type Logger = winston.Logger;
+
+export interface LoggerOptions {
+  level: string;
+  format: 'json' | 'pretty';
+  /** Values to scrub from every line (passwords, tokens, API keys). */
+  secrets: readonly string[];
+  /** Where lines go; stdout when absent. Tests pass a stream to read the output. */
+  stream?: Writable;
+  /** A fixed field naming the process part, e.g. "api" or "simulator". */
+  component?: string;
+}
+
+const LEVEL = Symbol.for('level');
+
+/**
+ * The connector's logger: constant messages with data in fields, the request or job id of
+ * the current context stamped on every line, secrets redacted before any transport sees them.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const redact = createRedactor(options.secrets);
+  const stampAndRedact = winston.format((info) => {
+    const clean = redact({ ...currentLogContext(), ...info }) as winston.Logform.TransformableInfo;
+    // Symbols are dropped by the copy; winston's transports need them back.
+    clean[LEVEL] = info[LEVEL];
+    return clean;
+  });
+  const render =
+    options.format === 'json'
+      ? winston.format.json()
+      : winston.format.combine(
+          winston.format.colorize(),
+          winston.format.printf(({ level, message, timestamp, component, ...fields }) => {
+            const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
+            return `${String(timestamp)} ${level} ${component ? `[${String(component)}] ` : ''}${String(message)}${rest}`;
+          }),
+        );
+  const transport = options.stream
+    ? new winston.transports.Stream({ stream: options.stream })
+    : new winston.transports.Console();
+  return winston.createLogger({
+    level: options.level,
+    defaultMeta: options.component ? { component: options.component } : undefined,
+    format: winston.format.combine(
+      winston.format.errors({ stack: true }),
+      winston.format.timestamp(),
+      stampAndRedact(),
+      render,
+    ),
+    transports: [transport],
+  });
+}
+
+/** Shapes an unknown thrown value into safe log fields: never a raw upstream error object. */
+export function errorFields(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) {
+    const fields: Record<string, unknown> = { err: error.name, errMessage: error.message };
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') fields.errCode = code;
+    if (error.stack) fields.stack = error.stack;
+    return fields;
+  }
+  return { err: String(error) };
+}

@@ -1,0 +1,48 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * Two connection profiles, as BullMQ advises: producers (HTTP handlers, readiness checks) fail
+ * fast when Redis is away; workers wait for it forever (`maxRetriesPerRequest: null`).
+ */
+export type RedisProfile = 'producer' | 'worker';
+
+export function createRedis(url: string, profile: RedisProfile, name = 'connector'): Redis {
+  const common: RedisOptions = {
+    connectionName: `${name}-${profile}`,
+    // Reconnect forever, backing off to 2 s, so a restarted Redis is picked up again.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+    // After a failover the old primary answers READONLY: reconnect to find the new one.
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+    lazyConnect: false,
+  };
+  const profileOptions: RedisOptions =
+    profile === 'worker'
+      ? { maxRetriesPerRequest: null, enableReadyCheck: true }
+      : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 };
+  return new Redis(url, { ...common, ...profileOptions });
+}
+
+/** Resolves true when Redis answers PING within `timeoutMs`. Never throws. */
+export async function pingRedis(redis: Redis, timeoutMs = 1000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    const answer = redis.ping().then((reply) => reply === 'PONG', () => false);
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Closes a connection politely, falling back to disconnect when Redis is unreachable. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  try {
+    await Promise.race([redis.quit(), new Promise((resolve) => setTimeout(resolve, 500))]);
+  } catch {
+    // Already closing or unreachable: disconnect below is enough.
+  }
+  redis.disconnect();
+}

@@ -1,0 +1,72 @@
+import type { Server } from 'node:http';
+import { errorFields, type Logger } from './logger';
+
+type Step = { name: string; run: () => Promise<void> };
+
+/**
+ * Ordered graceful shutdown. Steps run in the order they were added (stop accepting HTTP first,
+ * then workers, then Redis). If they take longer than `timeoutMs` the process exits with 1.
+ */
+export class Shutdown {
+  private readonly steps: Step[] = [];
+  private started: Promise<void> | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly timeoutMs: number,
+    private readonly exit: (code: number) => void = (code) => process.exit(code),
+  ) {}
+
+  /** Adds a step; steps run in insertion order. */
+  add(name: string, run: () => Promise<void>): void {
+    this.steps.push({ name, run });
+  }
+
+  /** Runs SIGTERM and SIGINT through `run`. */
+  listen(): void {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => void this.run(signal).then(() => this.exit(0)));
+    }
+  }
+
+  /** Runs every step once, however often it is called. */
+  run(reason: string): Promise<void> {
+    this.started ??= this.runSteps(reason);
+    return this.started;
+  }
+
+  private async runSteps(reason: string): Promise<void> {
+    this.logger.info('shutdown started', { reason, timeoutMs: this.timeoutMs });
+    const deadline = setTimeout(() => {
+      this.logger.error('shutdown timed out, exiting', { timeoutMs: this.timeoutMs });
+      this.exit(1);
+    }, this.timeoutMs);
+    deadline.unref();
+    for (const step of this.steps) {
+      try {
+        await step.run();
+      } catch (error) {
+        this.logger.warn('shutdown step failed', { step: step.name, ...errorFields(error) });
+      }
+    }
+    clearTimeout(deadline);
+    this.logger.info('shutdown complete');
+  }
+}
+
+/**
+ * Stops accepting connections, lets in-flight requests finish, and closes idle keep-alive
+ * sockets at once; after `graceMs`, closes whatever is left.
+ */
+export function closeHttpServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

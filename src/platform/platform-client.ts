@@ -1,0 +1,140 @@
+import { AppError } from '../errors';
+import { PlatformHttp, type PlatformHttpOptions } from './platform-http';
+import {
+  serviceListSchema,
+  serviceSchema,
+  type Service,
+  type ServiceListItem,
+} from './schemas';
+
+/** Filters passed through to GET /services as given (`status`, `internal_code`, dates...). */
+export type ServiceFilters = Record<string, string | number>;
+
+export interface ServicePage {
+  items: ServiceListItem[];
+  /** Offset of the next page; null on the last one. */
+  next: number | null;
+  count: number | undefined;
+}
+
+export type ServiceLookup = { found: true; service: Service } | { found: false };
+
+export interface PlatformClientOptions extends PlatformHttpOptions {
+  /** Page size of `iterateServices` when the caller does not choose one. */
+  pageSize?: number;
+}
+
+/** Ids are positive integers [doc]; anything else is refused before a request is made. */
+function servicePath(id: number): string {
+  if (!Number.isSafeInteger(id) || id <= 0) {
+    throw new AppError('VALIDATION_FAILED', 'service_id must be a positive integer.', {
+      details: [{ field: 'service_id', problem: 'must be a positive integer' }],
+    });
+  }
+  return `/services/${id}`;
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof AppError && error.upstreamStatus === 404;
+}
+
+/**
+ * The platform's API as the connector uses it. The one home of the platform's paths and
+ * bodies; PLATFORM.md lists which are documented and which are our assumptions.
+ */
+export class PlatformClient {
+  private readonly http: PlatformHttp;
+  private readonly pageSize: number;
+
+  constructor(options: PlatformClientOptions) {
+    this.http = new PlatformHttp(options);
+    this.pageSize = options.pageSize ?? 50;
+  }
+
+  /** One page of GET /services. */
+  async listServices(filters: ServiceFilters, page: { limit: number; offset: number }): Promise<ServicePage> {
+    const body = await this.http.sendAndParse(
+      { method: 'GET', path: '/services', query: { ...filters, limit: page.limit, offset: page.offset } },
+      serviceListSchema,
+    );
+    return { items: body.resource, next: body.meta.next ?? null, count: body.meta.count ?? undefined };
+  }
+
+  /**
+   * Every service matching `filters`, page by page following `meta.next`; only one page is
+   * held at a time. Stops with PLATFORM_PAGINATION_LOOP if the platform repeats an offset.
+   */
+  async *iterateServices(
+    filters: ServiceFilters = {},
+    options: { pageSize?: number; startOffset?: number; onPage?: (page: ServicePage, offset: number) => void } = {},
+  ): AsyncGenerator<ServiceListItem> {
+    const limit = options.pageSize ?? this.pageSize;
+    const seen = new Set<number>();
+    let offset: number | null = options.startOffset ?? 0;
+    while (offset !== null) {
+      if (seen.has(offset)) {
+        throw new AppError(
+          'PLATFORM_PAGINATION_LOOP',
+          `The platform sent offset ${offset} again; listing stopped to avoid an endless loop.`,
+        );
+      }
+      seen.add(offset);
+      const page = await this.listServices(filters, { limit, offset });
+      options.onPage?.(page, offset);
+      yield* page.items;
+      offset = page.next;
+    }
+  }
+
+  /** GET /services/:id; a 404 is `{ found: false }`, not an exception. */
+  async getService(id: number): Promise<ServiceLookup> {
+    try {
+      const service = await this.http.sendAndParse({ method: 'GET', path: servicePath(id) }, serviceSchema);
+      return { found: true, service };
+    } catch (error) {
+      if (isNotFound(error)) return { found: false };
+      throw error;
+    }
+  }
+
+  /** PUT /services/:id with the ERP order code [doc]; false when the service does not exist. */
+  async linkService(id: number, internalCode: string): Promise<boolean> {
+    try {
+      await this.http.send({ method: 'PUT', path: servicePath(id), body: { internal_code: internalCode } });
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** POST /payment/checkout-url. [ours] body: `{service_id, checkout_url}`. */
+  async postCheckoutUrl(input: { serviceId: number; checkoutUrl: string; idempotencyKey?: string }): Promise<void> {
+    await this.http.send({
+      method: 'POST',
+      path: '/payment/checkout-url',
+      body: { service_id: input.serviceId, checkout_url: input.checkoutUrl },
+      idempotencyKey: input.idempotencyKey,
+    });
+  }
+
+  /** POST /payment/finish-checkout. [ours] body: `{service_id, transaction_id}`. */
+  async finishCheckout(input: { serviceId: number; transactionId: string; idempotencyKey?: string }): Promise<void> {
+    await this.http.send({
+      method: 'POST',
+      path: '/payment/finish-checkout',
+      body: { service_id: input.serviceId, transaction_id: input.transactionId },
+      idempotencyKey: input.idempotencyKey,
+    });
+  }
+
+  /** POST /payment/cancel-checkout. [ours] body: `{service_id, reason}`. */
+  async cancelCheckout(input: { serviceId: number; reason: string; idempotencyKey?: string }): Promise<void> {
+    await this.http.send({
+      method: 'POST',
+      path: '/payment/cancel-checkout',
+      body: { service_id: input.serviceId, reason: input.reason },
+      idempotencyKey: input.idempotencyKey,
+    });
+  }
+}

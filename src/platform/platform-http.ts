@@ -1,0 +1,179 @@
+import axios, { type AxiosInstance } from 'axios';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ZodType } from 'zod';
+import { AppError } from '../errors';
+import type { Logger } from '../infra/logger';
+import {
+  classifyStatus,
+  describeNetworkFailure,
+  parseRetryAfterMs,
+} from './answer-classification';
+import { platformErrorSchema } from './schemas';
+
+export interface PlatformHttpOptions {
+  baseUrl: string;
+  email: string;
+  password: string;
+  apiKey: string;
+  timeoutMs: number;
+  logger: Logger;
+  /** Extra attempts of idempotent GETs on a transient failure. POSTs and PUTs never retry here. */
+  getRetries?: number;
+  /** First delay between GET attempts; it grows fourfold, with jitter. */
+  getRetryBaseMs?: number;
+  /** A Retry-After longer than this is not waited out here: the caller gets the error. */
+  getRetryMaxWaitMs?: number;
+  /** Largest answer accepted, in bytes. */
+  maxResponseBytes?: number;
+}
+
+export interface PlatformRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  idempotencyKey?: string;
+}
+
+export interface PlatformAnswer {
+  status: number;
+  body: unknown;
+}
+
+const USER_AGENT = 'checkout-connector/0.1';
+
+/**
+ * HTTP to the platform: auth headers, a hard deadline per request, JSON parsing by hand (so
+ * a broken body is a typed error), and errors that keep method, path, status and code only —
+ * never the AxiosError, which carries the request headers.
+ */
+export class PlatformHttp {
+  private readonly axios: AxiosInstance;
+  private readonly logger: Logger;
+  private readonly timeoutMs: number;
+  private readonly getRetries: number;
+  private readonly getRetryBaseMs: number;
+  private readonly getRetryMaxWaitMs: number;
+
+  constructor(options: PlatformHttpOptions) {
+    this.logger = options.logger;
+    this.timeoutMs = options.timeoutMs;
+    this.getRetries = options.getRetries ?? 2;
+    this.getRetryBaseMs = options.getRetryBaseMs ?? 250;
+    this.getRetryMaxWaitMs = options.getRetryMaxWaitMs ?? 5000;
+    const basic = Buffer.from(`${options.email}:${options.password}`).toString('base64');
+    this.axios = axios.create({
+      baseURL: options.baseUrl,
+      timeout: options.timeoutMs,
+      maxRedirects: 0,
+      maxContentLength: options.maxResponseBytes ?? 20 * 1024 * 1024,
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      headers: {
+        authorization: `Basic ${basic}`,
+        'x-dreamfactory-api-key': options.apiKey,
+        accept: 'application/json',
+        'user-agent': USER_AGENT,
+      },
+    });
+  }
+
+  /** Sends one request; a non-2xx answer or a network failure becomes an AppError. */
+  async send(request: PlatformRequest): Promise<PlatformAnswer> {
+    const attempts = request.method === 'GET' ? 1 + this.getRetries : 1;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.sendOnce(request);
+      } catch (error) {
+        const waitMs = this.retryDelayMs(error, attempt, attempts);
+        if (waitMs === undefined) throw error;
+        this.logger.warn('platform request retrying', {
+          method: request.method,
+          path: request.path,
+          attempt,
+          waitMs,
+          code: (error as AppError).code,
+        });
+        await sleep(waitMs);
+      }
+    }
+  }
+
+  /** Sends, then validates the JSON answer against `schema`; a mismatch names the field. */
+  async sendAndParse<T>(request: PlatformRequest, schema: ZodType<T>): Promise<T> {
+    const answer = await this.send(request);
+    const result = schema.safeParse(answer.body);
+    if (result.success) return result.data;
+    const details = result.error.issues.slice(0, 10).map((issue) => ({
+      field: issue.path.join('.') || '(body)',
+      problem: issue.message,
+    }));
+    throw new AppError(
+      'PLATFORM_BAD_RESPONSE',
+      `The platform's answer to ${request.method} ${request.path} has an unexpected shape at ${details[0]?.field ?? '(body)'}.`,
+      { details },
+    );
+  }
+
+  private retryDelayMs(error: unknown, attempt: number, attempts: number): number | undefined {
+    if (!(error instanceof AppError) || !error.retryable || attempt >= attempts) return undefined;
+    const backoff = this.getRetryBaseMs * 4 ** (attempt - 1);
+    const jittered = backoff / 2 + Math.random() * (backoff / 2);
+    const waitMs = error.retryAfterMs ?? jittered;
+    return waitMs <= this.getRetryMaxWaitMs ? Math.round(waitMs) : undefined;
+  }
+
+  private async sendOnce(request: PlatformRequest): Promise<PlatformAnswer> {
+    const started = Date.now();
+    const where = `${request.method} ${request.path}`;
+    let response;
+    try {
+      response = await this.axios.request<string>({
+        method: request.method,
+        url: request.path,
+        params: request.query,
+        data: request.body,
+        headers: request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {},
+        // The socket timeout above misses a server that drips bytes; this is the hard deadline.
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const code = axios.isAxiosError(error) ? error.code : undefined;
+      const reason = describeNetworkFailure(code);
+      this.logger.debug('platform request failed', { method: request.method, path: request.path, code, durationMs: Date.now() - started });
+      throw new AppError('PLATFORM_UNAVAILABLE', `The platform could not be reached (${reason}) on ${where}.`);
+    }
+    const status = response.status;
+    this.logger.debug('platform answered', { method: request.method, path: request.path, status, durationMs: Date.now() - started });
+    const text = typeof response.data === 'string' ? response.data : '';
+    const klass = classifyStatus(status);
+    if (klass === 'success') return { status, body: parseJson(text, where) };
+    const platformMessage = readPlatformMessage(text);
+    const message = `The platform answered ${status} to ${where}${platformMessage ? `: ${platformMessage}` : '.'}`;
+    throw new AppError(klass === 'transient' ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_REJECTED', message, {
+      upstreamStatus: status,
+      retryAfterMs: parseRetryAfterMs(response.headers['retry-after']),
+    });
+  }
+}
+
+function parseJson(text: string, where: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError('PLATFORM_BAD_RESPONSE', `The platform's answer to ${where} is not JSON.`);
+  }
+}
+
+/** DreamFactory's `error.message`, shortened; undefined when the body is something else. */
+function readPlatformMessage(text: string): string | undefined {
+  try {
+    const parsed = platformErrorSchema.safeParse(JSON.parse(text));
+    const message = parsed.success ? parsed.data.error.message : undefined;
+    return message ? message.slice(0, 300) : undefined;
+  } catch {
+    return undefined;
+  }
+}

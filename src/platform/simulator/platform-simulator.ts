@@ -1,0 +1,202 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import express, { Router, type Express } from 'express';
+import { z } from 'zod';
+import type { Logger } from '../../infra/logger';
+import { SimulatorFaults, type FaultRule } from './simulator-faults';
+import { platformError, platformRoutes } from './simulator-routes';
+import {
+  SimulatorState,
+  type PaymentEndpoint,
+  type RecordedPaymentCall,
+  type SimulatorCredentials,
+} from './simulator-state';
+
+export interface SimulatorOptions {
+  credentials?: SimulatorCredentials;
+  serviceCount?: number;
+  firstServiceId?: number;
+  seed?: number;
+  defaultPageSize?: number;
+  maxPageSize?: number;
+  /** The connector's registered checkout route, for `requestCheckout`. */
+  connector?: { checkoutUrl: string; token: string };
+  logger?: Logger;
+  /** Source of randomness for fault rates (tests may make it deterministic). */
+  chance?: () => number;
+}
+
+/** Credentials of the demo and of the CLI's `simulator` command when none are given. */
+export const DEMO_CREDENTIALS: SimulatorCredentials = {
+  email: 'integrador@example.com',
+  password: 'demo-password',
+  apiKey: 'demo-api-key',
+};
+
+export interface CheckoutRequestResult {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A working double of the platform: its API over real HTTP, recorded payment calls, injected
+ * faults, and the platform's side of the checkout flow (asking the connector for a checkout).
+ * Its `/__simulator` control routes are unauthenticated: keep it on loopback.
+ */
+export class PlatformSimulator {
+  readonly state: SimulatorState;
+  readonly faults: SimulatorFaults;
+  readonly app: Express;
+  private server: Server | undefined;
+  private port = 0;
+  private host = '127.0.0.1';
+  private readonly sockets = new Set<Socket>();
+  private readonly connector: SimulatorOptions['connector'];
+  private readonly logger: Logger | undefined;
+
+  constructor(options: SimulatorOptions = {}) {
+    this.state = new SimulatorState(
+      options.credentials ?? DEMO_CREDENTIALS,
+      options.seed ?? 42,
+      options.firstServiceId ?? 1001,
+      options.serviceCount ?? 25,
+      options.defaultPageSize ?? 20,
+      options.maxPageSize ?? 500,
+    );
+    this.faults = new SimulatorFaults(options.chance);
+    this.connector = options.connector;
+    this.logger = options.logger;
+    this.app = this.buildApp();
+  }
+
+  /** Base URL once started, e.g. http://127.0.0.1:4000. */
+  get url(): string {
+    if (!this.server) throw new Error('simulator not started');
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Listens on `port` (0 picks a free one) on `host`. */
+  async start(port = 0, host = '127.0.0.1'): Promise<string> {
+    const server = createServer(this.app);
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    server.listen(port, host);
+    await once(server, 'listening');
+    this.server = server;
+    const address = server.address();
+    this.port = typeof address === 'object' && address ? address.port : port;
+    this.host = host;
+    return this.url;
+  }
+
+  /** Stops listening and drops every connection. */
+  async stop(): Promise<void> {
+    this.faults.releaseHanging();
+    const server = this.server;
+    if (!server) return;
+    for (const socket of this.sockets) socket.destroy();
+    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Refuses connections for `ms` (closes the port and every open socket), then listens again. */
+  async refuseConnections(ms: number): Promise<void> {
+    await this.stop();
+    setTimeout(() => {
+      void this.start(this.port, this.host).catch((error: unknown) => {
+        this.logger?.error('simulator could not listen again', { err: String(error) });
+      });
+    }, ms).unref();
+  }
+
+  /** Payment calls received on `endpoint` that the simulator accepted (2xx). */
+  accepted(endpoint: PaymentEndpoint): RecordedPaymentCall[] {
+    return this.state.payments.filter((call) => call.endpoint === endpoint && call.status < 300);
+  }
+
+  /** The platform's side of step 2: asks the connector's checkout route for a checkout. */
+  async requestCheckout(serviceId: number): Promise<CheckoutRequestResult> {
+    if (!this.connector) throw new Error('simulator has no connector checkout route configured');
+    const response = await fetch(this.connector.checkoutUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.connector.token}` },
+      body: JSON.stringify({ service_id: serviceId }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Keep the text: the connector should always answer JSON, and a test will say so.
+    }
+    this.logger?.info('simulator requested a checkout', { serviceId, status: response.status });
+    return { status: response.status, body };
+  }
+
+  private buildApp(): Express {
+    const app = express();
+    app.disable('x-powered-by');
+    app.use(express.json({ limit: '1mb' }));
+    app.use('/__simulator', this.controlRoutes());
+    app.use(this.faults.middleware());
+    app.use(platformRoutes(this.state));
+    app.use((_req, res) => platformError(res, 404, 'Resource not found.'));
+    app.use(((error, _req, res, _next) => {
+      const status = typeof error?.status === 'number' && error.status < 500 ? error.status : 500;
+      platformError(res, status, status === 400 ? 'Malformed request body.' : 'Internal error.');
+    }) as express.ErrorRequestHandler);
+    return app;
+  }
+
+  private controlRoutes(): Router {
+    const router = Router();
+    router.get('/calls', (_req, res) => {
+      res.json({ payments: this.state.payments });
+    });
+    router.get('/faults', (_req, res) => {
+      res.json({ faults: this.faults.list() });
+    });
+    router.post('/faults', (req, res) => {
+      const rule = this.safely(() => this.faults.add(req.body as FaultRule));
+      if (rule instanceof Error) return platformError(res, 400, rule.message);
+      res.status(201).json({ fault: rule });
+    });
+    router.delete('/faults', (_req, res) => {
+      this.faults.clear();
+      res.status(204).end();
+    });
+    router.post('/refuse', (req, res) => {
+      const body = z.object({ ms: z.number().int().min(1).max(3_600_000) }).safeParse(req.body);
+      if (!body.success) return platformError(res, 400, 'Body must be {"ms": <milliseconds>}.');
+      res.status(202).json({ refusingForMs: body.data.ms });
+      res.on('finish', () => void this.refuseConnections(body.data.ms));
+    });
+    router.post('/checkout-requests', async (req, res) => {
+      const body = z.object({ service_id: z.number().int().positive() }).safeParse(req.body);
+      if (!body.success) return platformError(res, 400, 'Body must be {"service_id": <int>}.');
+      const result = await this.safelyAsync(() => this.requestCheckout(body.data.service_id));
+      if (result instanceof Error) return platformError(res, 502, result.message);
+      res.json({ connector: result });
+    });
+    return router;
+  }
+
+  private safely<T>(fn: () => T): T | Error {
+    try {
+      return fn();
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  private async safelyAsync<T>(fn: () => Promise<T>): Promise<T | Error> {
+    try {
+      return await fn();
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type { RequestHandler, Response } from 'express';
+import { z } from 'zod';
+
+/** One injected fault. Rules are checked in order; the first that applies wins. */
+export const faultRuleSchema = z.strictObject({
+  /** Path prefix the rule applies to, e.g. "/payment/" (default: every platform path). */
+  match: z.string().startsWith('/').default('/'),
+  method: z.enum(['GET', 'POST', 'PUT']).optional(),
+  /** Answer with this status and a DreamFactory error body. */
+  status: z.number().int().min(200).max(599).optional(),
+  /** With `status`: the Retry-After header, in seconds. */
+  retryAfterS: z.number().int().min(0).optional(),
+  /** Probability that the rule applies to a matching request. */
+  rate: z.number().min(0).max(1).default(1),
+  /** Wait this long before answering (normally, or with `status`). */
+  latencyMs: z.number().int().min(0).max(600_000).optional(),
+  /** Never answer; the socket stays open until the client gives up. */
+  hang: z.boolean().optional(),
+  /** Destroy the connection without an answer. */
+  reset: z.boolean().optional(),
+  /** Answer 200 with a body that is not JSON. */
+  malformed: z.boolean().optional(),
+  /** Apply to this many requests, then remove the rule. */
+  times: z.number().int().positive().optional(),
+});
+
+export type FaultRule = z.input<typeof faultRuleSchema>;
+type ParsedRule = z.output<typeof faultRuleSchema>;
+
+/** The fault rules of a simulator, and the middleware that applies them. */
+export class SimulatorFaults {
+  private rules: ParsedRule[] = [];
+  private readonly hanging = new Set<Response>();
+
+  constructor(private readonly chance: () => number = Math.random) {}
+
+  /** Adds a rule (validated); returns it as stored. */
+  add(rule: FaultRule): ParsedRule {
+    const parsed = faultRuleSchema.parse(rule);
+    this.rules.push(parsed);
+    return parsed;
+  }
+
+  /** Removes every rule and releases hanging requests. */
+  clear(): void {
+    this.rules = [];
+    this.releaseHanging();
+  }
+
+  list(): readonly ParsedRule[] {
+    return this.rules;
+  }
+
+  /** Destroys the sockets of requests held by `hang`. */
+  releaseHanging(): void {
+    for (const res of this.hanging) res.socket?.destroy();
+    this.hanging.clear();
+  }
+
+  private take(method: string, path: string): ParsedRule | undefined {
+    const rule = this.rules.find(
+      (r) => path.startsWith(r.match) && (!r.method || r.method === method) && this.chance() < r.rate,
+    );
+    if (rule?.times !== undefined) {
+      rule.times -= 1;
+      if (rule.times <= 0) this.rules = this.rules.filter((r) => r !== rule);
+    }
+    return rule;
+  }
+
+  /** Express middleware: applies the first matching rule, or passes the request on. */
+  middleware(): RequestHandler {
+    return (req, res, next) => {
+      const rule = this.take(req.method, req.path);
+      if (!rule) return next();
+      const act = (): void => {
+        if (rule.hang) {
+          this.hanging.add(res);
+          res.on('close', () => this.hanging.delete(res));
+          return;
+        }
+        if (rule.reset) {
+          req.socket.destroy();
+          return;
+        }
+        if (rule.malformed) {
+          res.status(200).type('application/json').send('{"resource": [ this is not json');
+          return;
+        }
+        if (rule.status !== undefined) {
+          if (rule.retryAfterS !== undefined) res.setHeader('retry-after', String(rule.retryAfterS));
+          res.status(rule.status).json({
+            error: { code: rule.status, status_code: rule.status, message: 'Injected fault.', context: null },
+          });
+          return;
+        }
+        next();
+      };
+      if (rule.latencyMs) setTimeout(act, rule.latencyMs);
+      else act();
+    };
+  }
+}

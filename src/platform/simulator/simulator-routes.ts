@@ -1,0 +1,105 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Router, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import { buildStatus } from './seed-services';
+import type { SimulatorState } from './simulator-state';
+
+/** A DreamFactory-style error answer, as the real platform sends them [seen]. */
+export function platformError(res: Response, status: number, message: string): void {
+  res.status(status).json({ error: { code: status, status_code: status, message, context: null } });
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Basic auth plus `x-dreamfactory-api-key`, both required [doc]. */
+function requireAuth(state: SimulatorState): RequestHandler {
+  const basic = `Basic ${Buffer.from(`${state.credentials.email}:${state.credentials.password}`).toString('base64')}`;
+  return (req, res, next) => {
+    const apiKey = req.get('x-dreamfactory-api-key');
+    if (!apiKey || !sameSecret(apiKey, state.credentials.apiKey)) {
+      return platformError(res, 401, 'No session token (JWT) or API Key detected in request.');
+    }
+    if (!sameSecret(req.get('authorization') ?? '', basic)) {
+      return platformError(res, 401, 'Invalid credentials supplied.');
+    }
+    next();
+  };
+}
+
+const listQuery = z.looseObject({
+  limit: z.coerce.number().int().min(1).optional(),
+  offset: z.coerce.number().int().min(0).default(0),
+  status: z.coerce.number().int().optional(),
+  internal_code: z.string().optional(),
+});
+
+const serviceIdBody = z.number().int().positive();
+const paymentBodies = {
+  'checkout-url': z.object({ service_id: serviceIdBody, checkout_url: z.url({ protocol: /^https?$/ }) }),
+  'finish-checkout': z.object({ service_id: serviceIdBody, transaction_id: z.string().min(1).max(255) }),
+  'cancel-checkout': z.object({ service_id: serviceIdBody, reason: z.string().max(1000) }),
+} as const;
+
+/** The platform's API as PLATFORM.md describes it. */
+export function platformRoutes(state: SimulatorState): Router {
+  const router = Router();
+  router.use(requireAuth(state));
+
+  router.get('/services', (req, res) => {
+    const query = listQuery.safeParse(req.query);
+    if (!query.success) return platformError(res, 400, 'Invalid limit, offset or status.');
+    const { offset, status, internal_code: internalCode } = query.data;
+    const limit = Math.min(query.data.limit ?? state.defaultPageSize, state.maxPageSize);
+    const matching = state.serviceIds().filter(
+      (id) =>
+        (status === undefined || state.statusCode(id) === status) &&
+        (internalCode === undefined || state.internalCode(id) === internalCode),
+    );
+    const next = offset + limit < matching.length ? offset + limit : null;
+    res.json({
+      resource: matching.slice(offset, offset + limit).map((id) => state.listItem(id)),
+      meta: { count: matching.length, next },
+    });
+  });
+
+  router.get('/services/:id', (req, res) => {
+    const service = state.service(Number(req.params.id));
+    if (!service) return platformError(res, 404, 'Record not found.');
+    res.json(service);
+  });
+
+  router.put('/services/:id', (req, res) => {
+    const id = Number(req.params.id);
+    if (!state.exists(id)) return platformError(res, 404, 'Record not found.');
+    const body = z.object({ internal_code: z.string().min(1).max(64) }).safeParse(req.body);
+    if (!body.success) return platformError(res, 400, 'Field internal_code is required and must be a string.');
+    state.override(id, { internal_code: body.data.internal_code });
+    res.json(state.listItem(id));
+  });
+
+  for (const [endpoint, schema] of Object.entries(paymentBodies)) {
+    router.post(`/payment/${endpoint}`, (req, res) => {
+      const body = schema.safeParse(req.body);
+      const serviceId = body.success ? body.data.service_id : undefined;
+      const status = !body.success ? 400 : state.exists(body.data.service_id) ? 200 : 404;
+      state.recordPayment({
+        endpoint: endpoint as keyof typeof paymentBodies,
+        serviceId,
+        body: req.body as unknown,
+        idempotencyKey: req.get('idempotency-key'),
+        status,
+      });
+      if (status === 400) return platformError(res, 400, `Invalid body for /payment/${endpoint}.`);
+      if (status === 404) return platformError(res, 404, 'Record not found.');
+      if (endpoint === 'finish-checkout' && serviceId !== undefined) {
+        state.override(serviceId, { status: buildStatus(serviceId, 6, state.seed) });
+      }
+      res.json({ success: true });
+    });
+  }
+  return router;
+}
