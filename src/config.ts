@@ -108,12 +108,16 @@ export type Env = Record<string, string | undefined>;
  * Empty values count as unset, as they do in most .env tooling.
  */
 export function readEnvironment(env: Env, cwd = process.cwd()): Env {
-  const merged: Env = {
-    ...readEnvFile(path.join(__dirname, '..', 'config', 'defaults.env')),
-    ...readEnvFile(path.join(cwd, '.env')),
-  };
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
-  for (const [key, value] of Object.entries(merged)) if (value === '') delete merged[key];
+  const merged: Env = {};
+  const layers = [
+    readEnvFile(path.join(__dirname, '..', 'config', 'defaults.env')),
+    readEnvFile(path.join(cwd, '.env')),
+    env,
+  ];
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer))
+      if (value !== undefined && value !== '') merged[key] = value;
+  }
   return merged;
 }
 
@@ -184,7 +188,11 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     dashboard,
     notify: { maxAttempts: raw.NOTIFY_MAX_ATTEMPTS, backoffMs: raw.NOTIFY_BACKOFF_MS },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
-    secrets: [...platformSecrets(platform), raw.CHECKOUT_ROUTE_TOKEN, ...(dashboard ? [dashboard.password] : [])],
+    secrets: [
+      ...platformSecrets(platform),
+      raw.CHECKOUT_ROUTE_TOKEN,
+      ...(dashboard ? [dashboard.password] : []),
+    ],
   };
   return deepFreeze(config);
 }

@@ -4,19 +4,51 @@
  * with it by a test.
  */
 export const ERROR_CATALOGUE = {
-  VALIDATION_FAILED: { status: 400, retryable: false, text: 'The request has a missing or invalid field.' },
+  VALIDATION_FAILED: {
+    status: 400,
+    retryable: false,
+    text: 'The request has a missing or invalid field.',
+  },
   MALFORMED_JSON: { status: 400, retryable: false, text: 'The body is not valid JSON.' },
   UNAUTHORIZED: { status: 401, retryable: false, text: 'Missing or wrong credentials.' },
   NOT_FOUND: { status: 404, retryable: false, text: 'No such route or resource.' },
-  SERVICE_NOT_FOUND: { status: 404, retryable: false, text: 'The platform has no service with that id.' },
+  SERVICE_NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    text: 'The platform has no service with that id.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, text: 'The body exceeds the size limit.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, text: 'The body encoding or charset is not supported.' },
-  PLATFORM_UNAVAILABLE: { status: 503, retryable: true, text: 'The platform timed out, refused, or answered 408/425/429/5xx.' },
-  PLATFORM_REJECTED: { status: 502, retryable: false, text: 'The platform refused the request with a 4xx answer.' },
-  PLATFORM_BAD_RESPONSE: { status: 502, retryable: false, text: 'The platform answered with a body the connector cannot read.' },
-  PLATFORM_PAGINATION_LOOP: { status: 502, retryable: false, text: 'The platform repeated a page offset; listing stopped.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    retryable: false,
+    text: 'The body encoding or charset is not supported.',
+  },
+  PLATFORM_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    text: 'The platform timed out, refused, or answered 408/425/429/5xx.',
+  },
+  PLATFORM_REJECTED: {
+    status: 502,
+    retryable: false,
+    text: 'The platform refused the request with a 4xx answer.',
+  },
+  PLATFORM_BAD_RESPONSE: {
+    status: 502,
+    retryable: false,
+    text: 'The platform answered with a body the connector cannot read.',
+  },
+  PLATFORM_PAGINATION_LOOP: {
+    status: 502,
+    retryable: false,
+    text: 'The platform repeated a page offset; listing stopped.',
+  },
   REDIS_UNAVAILABLE: { status: 503, retryable: true, text: 'Redis does not answer.' },
-  INTERNAL: { status: 500, retryable: false, text: 'An unexpected error; the log has the details.' },
+  INTERNAL: {
+    status: 500,
+    retryable: false,
+    text: 'An unexpected error; the log has the details.',
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; text: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

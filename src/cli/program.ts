@@ -34,7 +34,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      const helpShown = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
+      const helpShown =
+        error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
       return helpShown || error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (error instanceof ConfigError) {

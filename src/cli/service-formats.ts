@@ -22,7 +22,10 @@ function csvField(value: string): string {
 
 const WIDTHS = [8, 14, 11, 20, 24];
 const pad = (cells: readonly string[]): string =>
-  cells.map((cell, i) => cell.padEnd(WIDTHS[i] ?? 0)).join(' ').trimEnd();
+  cells
+    .map((cell, i) => cell.padEnd(WIDTHS[i] ?? 0))
+    .join(' ')
+    .trimEnd();
 
 /**
  * Streams list items in one format: `header()` once, `item()` per service, `footer()` at the

@@ -6,7 +6,8 @@ import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
 
 export function parsePositiveInt(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('must be a positive integer');
+  if (!/^\d+$/.test(value) || Number(value) <= 0)
+    throw new InvalidArgumentError('must be a positive integer');
   return Number(value);
 }
 
@@ -18,7 +19,13 @@ function parseFilter(value: string, previous: ServiceFilters): ServiceFilters {
 
 function platformClient(io: CliIo): PlatformClient {
   const config = loadPlatformConfig(io.env);
-  const logger = createLogger({ ...config.log, level: io.env.LOG_LEVEL ?? 'warn', secrets: config.secrets, stream: io.stderr, component: 'cli' });
+  const logger = createLogger({
+    ...config.log,
+    level: io.env.LOG_LEVEL ?? 'warn',
+    secrets: config.secrets,
+    stream: io.stderr,
+    component: 'cli',
+  });
   return new PlatformClient({ ...config.platform, logger, pageSize: config.platform.pageSize });
 }
 
@@ -32,7 +39,10 @@ interface ListOptions {
 
 async function listServices(io: CliIo, options: ListOptions): Promise<void> {
   const client = platformClient(io);
-  const filters: ServiceFilters = { ...options.filter, ...(options.status ? { status: options.status } : {}) };
+  const filters: ServiceFilters = {
+    ...options.filter,
+    ...(options.status ? { status: options.status } : {}),
+  };
   const writer = listWriter(options.format);
   let index = 0;
   await write(io.stdout, writer.header());
@@ -40,7 +50,10 @@ async function listServices(io: CliIo, options: ListOptions): Promise<void> {
     const total = page.count === undefined ? '' : ` of ${page.count}`;
     io.stderr.write(`fetched ${index + page.items.length}${total}\n`);
   };
-  for await (const item of client.iterateServices(filters, { pageSize: options.pageSize, onPage })) {
+  for await (const item of client.iterateServices(filters, {
+    pageSize: options.pageSize,
+    onPage,
+  })) {
     if (options.max !== undefined && index >= options.max) break;
     await write(io.stdout, writer.item(item, index));
     index += 1;
@@ -54,10 +67,20 @@ export function servicesCommand(io: CliIo): Command {
   services
     .command('list')
     .description('every service matching the filters, following the pages')
-    .option('--status <code>', 'only services with this status code (4, 6, 7, 9...)', parsePositiveInt)
+    .option(
+      '--status <code>',
+      'only services with this status code (4, 6, 7, 9...)',
+      parsePositiveInt,
+    )
     .option('--filter <key=value>', 'any other platform filter, repeatable', parseFilter, {})
-    .addOption(new Option('--format <format>', 'output format').choices(LIST_FORMATS).default('table'))
-    .option('--page-size <n>', 'services per request (default PLATFORM_PAGE_SIZE)', parsePositiveInt)
+    .addOption(
+      new Option('--format <format>', 'output format').choices(LIST_FORMATS).default('table'),
+    )
+    .option(
+      '--page-size <n>',
+      'services per request (default PLATFORM_PAGE_SIZE)',
+      parsePositiveInt,
+    )
     .option('--max <n>', 'stop after this many services', parsePositiveInt)
     .action((options: ListOptions) => listServices(io, options));
   services

@@ -22,7 +22,10 @@ export function simulatorCommand(io: CliIo, signals: NodeJS.EventEmitter = proce
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--services <n>', 'how many seeded services', parsePositiveInt, 25)
     .option('--seed <n>', 'seed of the generated services', parsePositiveInt, 42)
-    .option('--connector-url <url>', "the connector's checkout route, for POST /__simulator/checkout-requests")
+    .option(
+      '--connector-url <url>',
+      "the connector's checkout route, for POST /__simulator/checkout-requests",
+    )
     .option('--connector-token <token>', 'token the simulator presents to that route')
     .action(async (options: SimulatorCommandOptions) => {
       const credentials = {
@@ -30,7 +33,13 @@ export function simulatorCommand(io: CliIo, signals: NodeJS.EventEmitter = proce
         password: io.env.PLATFORM_PASSWORD ?? DEMO_CREDENTIALS.password,
         apiKey: io.env.PLATFORM_API_KEY ?? DEMO_CREDENTIALS.apiKey,
       };
-      const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'info', format: 'pretty', secrets: [credentials.password, credentials.apiKey], stream: io.stderr, component: 'simulator' });
+      const logger = createLogger({
+        level: io.env.LOG_LEVEL ?? 'info',
+        format: 'pretty',
+        secrets: [credentials.password, credentials.apiKey],
+        stream: io.stderr,
+        component: 'simulator',
+      });
       const simulator = new PlatformSimulator({
         credentials,
         serviceCount: options.services,

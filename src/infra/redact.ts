@@ -20,7 +20,11 @@ export function createRedactor(secretValues: readonly string[]): (value: unknown
     seen.add(value);
     if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1, seen));
     if (value instanceof Error) {
-      return { name: value.name, message: scrubString(value.message), stack: value.stack && scrubString(value.stack) };
+      return {
+        name: value.name,
+        message: scrubString(value.message),
+        stack: value.stack && scrubString(value.stack),
+      };
     }
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {

@@ -29,7 +29,10 @@ export async function pingRedis(redis: Redis, timeoutMs = 1000): Promise<boolean
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
   try {
-    const answer = redis.ping().then((reply) => reply === 'PONG', () => false);
+    const answer = redis.ping().then(
+      (reply) => reply === 'PONG',
+      () => false,
+    );
     return await Promise.race([answer, timeout]);
   } finally {
     clearTimeout(timer);
@@ -39,10 +42,16 @@ export async function pingRedis(redis: Redis, timeoutMs = 1000): Promise<boolean
 /** Closes a connection politely, falling back to disconnect when Redis is unreachable. */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([redis.quit(), new Promise((resolve) => setTimeout(resolve, 500))]);
+    await Promise.race([
+      redis.quit(),
+      new Promise((resolve) => (timer = setTimeout(resolve, 500))),
+    ]);
   } catch {
     // Already closing or unreachable: disconnect below is enough.
+  } finally {
+    clearTimeout(timer);
   }
   redis.disconnect();
 }

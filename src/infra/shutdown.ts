@@ -55,16 +55,19 @@ export class Shutdown {
 }
 
 /**
- * Stops accepting connections, lets in-flight requests finish, and closes idle keep-alive
- * sockets at once; after `graceMs`, closes whatever is left.
+ * Stops accepting connections, lets in-flight requests finish, and closes keep-alive sockets
+ * as soon as they are idle; after `graceMs`, closes whatever is left.
  */
 export function closeHttpServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    force.unref();
+    // A keep-alive socket becomes idle when its in-flight response ends: close it then, not
+    // after the keep-alive timeout.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(force);
+      clearInterval(sweep);
       resolve();
     });
     server.closeIdleConnections();

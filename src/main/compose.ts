@@ -28,7 +28,9 @@ export async function startConnector(
     createLogger({ ...config.log, secrets: config.secrets, component: config.role });
   const metrics = createMetrics();
   const redis = createRedis(config.redis.url, 'producer', config.redis.prefix);
-  redis.on('error', (error) => logger.warn('redis connection error', { errMessage: error.message }));
+  redis.on('error', (error) =>
+    logger.warn('redis connection error', { errMessage: error.message }),
+  );
 
   const app = createApp({ logger, metrics, isReady: () => pingRedis(redis) });
   const server = app.listen(config.port, options.host ?? '0.0.0.0');

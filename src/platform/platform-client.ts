@@ -1,11 +1,6 @@
 import { AppError } from '../errors';
 import { PlatformHttp, type PlatformHttpOptions } from './platform-http';
-import {
-  serviceListSchema,
-  serviceSchema,
-  type Service,
-  type ServiceListItem,
-} from './schemas';
+import { serviceListSchema, serviceSchema, type Service, type ServiceListItem } from './schemas';
 
 /** Filters passed through to GET /services as given (`status`, `internal_code`, dates...). */
 export type ServiceFilters = Record<string, string | number>;
@@ -52,12 +47,23 @@ export class PlatformClient {
   }
 
   /** One page of GET /services. */
-  async listServices(filters: ServiceFilters, page: { limit: number; offset: number }): Promise<ServicePage> {
+  async listServices(
+    filters: ServiceFilters,
+    page: { limit: number; offset: number },
+  ): Promise<ServicePage> {
     const body = await this.http.sendAndParse(
-      { method: 'GET', path: '/services', query: { ...filters, limit: page.limit, offset: page.offset } },
+      {
+        method: 'GET',
+        path: '/services',
+        query: { ...filters, limit: page.limit, offset: page.offset },
+      },
       serviceListSchema,
     );
-    return { items: body.resource, next: body.meta.next ?? null, count: body.meta.count ?? undefined };
+    return {
+      items: body.resource,
+      next: body.meta.next ?? null,
+      count: body.meta.count ?? undefined,
+    };
   }
 
   /**
@@ -66,7 +72,11 @@ export class PlatformClient {
    */
   async *iterateServices(
     filters: ServiceFilters = {},
-    options: { pageSize?: number; startOffset?: number; onPage?: (page: ServicePage, offset: number) => void } = {},
+    options: {
+      pageSize?: number;
+      startOffset?: number;
+      onPage?: (page: ServicePage, offset: number) => void;
+    } = {},
   ): AsyncGenerator<ServiceListItem> {
     const limit = options.pageSize ?? this.pageSize;
     const seen = new Set<number>();
@@ -89,7 +99,10 @@ export class PlatformClient {
   /** GET /services/:id; a 404 is `{ found: false }`, not an exception. */
   async getService(id: number): Promise<ServiceLookup> {
     try {
-      const service = await this.http.sendAndParse({ method: 'GET', path: servicePath(id) }, serviceSchema);
+      const service = await this.http.sendAndParse(
+        { method: 'GET', path: servicePath(id) },
+        serviceSchema,
+      );
       return { found: true, service };
     } catch (error) {
       if (isNotFound(error)) return { found: false };
@@ -100,7 +113,11 @@ export class PlatformClient {
   /** PUT /services/:id with the ERP order code [doc]; false when the service does not exist. */
   async linkService(id: number, internalCode: string): Promise<boolean> {
     try {
-      await this.http.send({ method: 'PUT', path: servicePath(id), body: { internal_code: internalCode } });
+      await this.http.send({
+        method: 'PUT',
+        path: servicePath(id),
+        body: { internal_code: internalCode },
+      });
       return true;
     } catch (error) {
       if (isNotFound(error)) return false;
@@ -109,7 +126,11 @@ export class PlatformClient {
   }
 
   /** POST /payment/checkout-url. [ours] body: `{service_id, checkout_url}`. */
-  async postCheckoutUrl(input: { serviceId: number; checkoutUrl: string; idempotencyKey?: string }): Promise<void> {
+  async postCheckoutUrl(input: {
+    serviceId: number;
+    checkoutUrl: string;
+    idempotencyKey?: string;
+  }): Promise<void> {
     await this.http.send({
       method: 'POST',
       path: '/payment/checkout-url',
@@ -119,7 +140,11 @@ export class PlatformClient {
   }
 
   /** POST /payment/finish-checkout. [ours] body: `{service_id, transaction_id}`. */
-  async finishCheckout(input: { serviceId: number; transactionId: string; idempotencyKey?: string }): Promise<void> {
+  async finishCheckout(input: {
+    serviceId: number;
+    transactionId: string;
+    idempotencyKey?: string;
+  }): Promise<void> {
     await this.http.send({
       method: 'POST',
       path: '/payment/finish-checkout',
@@ -129,7 +154,11 @@ export class PlatformClient {
   }
 
   /** POST /payment/cancel-checkout. [ours] body: `{service_id, reason}`. */
-  async cancelCheckout(input: { serviceId: number; reason: string; idempotencyKey?: string }): Promise<void> {
+  async cancelCheckout(input: {
+    serviceId: number;
+    reason: string;
+    idempotencyKey?: string;
+  }): Promise<void> {
     await this.http.send({
       method: 'POST',
       path: '/payment/cancel-checkout',

@@ -3,11 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
-import {
-  classifyStatus,
-  describeNetworkFailure,
-  parseRetryAfterMs,
-} from './answer-classification';
+import { classifyStatus, describeNetworkFailure, parseRetryAfterMs } from './answer-classification';
 import { platformErrorSchema } from './schemas';
 
 export interface PlatformHttpOptions {
@@ -141,20 +137,37 @@ export class PlatformHttp {
     } catch (error) {
       const code = axios.isAxiosError(error) ? error.code : undefined;
       const reason = describeNetworkFailure(code);
-      this.logger.debug('platform request failed', { method: request.method, path: request.path, code, durationMs: Date.now() - started });
-      throw new AppError('PLATFORM_UNAVAILABLE', `The platform could not be reached (${reason}) on ${where}.`);
+      this.logger.debug('platform request failed', {
+        method: request.method,
+        path: request.path,
+        code,
+        durationMs: Date.now() - started,
+      });
+      throw new AppError(
+        'PLATFORM_UNAVAILABLE',
+        `The platform could not be reached (${reason}) on ${where}.`,
+      );
     }
     const status = response.status;
-    this.logger.debug('platform answered', { method: request.method, path: request.path, status, durationMs: Date.now() - started });
+    this.logger.debug('platform answered', {
+      method: request.method,
+      path: request.path,
+      status,
+      durationMs: Date.now() - started,
+    });
     const text = typeof response.data === 'string' ? response.data : '';
     const klass = classifyStatus(status);
     if (klass === 'success') return { status, body: parseJson(text, where) };
     const platformMessage = readPlatformMessage(text);
     const message = `The platform answered ${status} to ${where}${platformMessage ? `: ${platformMessage}` : '.'}`;
-    throw new AppError(klass === 'transient' ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_REJECTED', message, {
-      upstreamStatus: status,
-      retryAfterMs: parseRetryAfterMs(response.headers['retry-after']),
-    });
+    throw new AppError(
+      klass === 'transient' ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_REJECTED',
+      message,
+      {
+        upstreamStatus: status,
+        retryAfterMs: parseRetryAfterMs(response.headers['retry-after']),
+      },
+    );
   }
 }
 

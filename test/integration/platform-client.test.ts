@@ -36,12 +36,15 @@ describe('platform client against the simulator', () => {
     expect(page.count).toBe(30);
     const last = await platform.client.listServices({}, { limit: 10, offset: 20 });
     expect(last.next).toBeNull();
-    expect(last.items[0]?.status?.created_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/);
+    expect(last.items[0]?.status?.created_date).toMatch(
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/,
+    );
   });
 
   it('passes filters through to the platform', async () => {
     const approved = [];
-    for await (const item of platform.client.iterateServices({ status: 6 }, { pageSize: 4 })) approved.push(item);
+    for await (const item of platform.client.iterateServices({ status: 6 }, { pageSize: 4 }))
+      approved.push(item);
     expect(approved.length).toBeGreaterThan(0);
     expect(approved.every((s) => s.status?.code === 6)).toBe(true);
   });
@@ -68,15 +71,37 @@ describe('platform client against the simulator', () => {
 
   it('links an ERP order code with PUT internal_code', async () => {
     await expect(platform.client.linkService(1002, 'ERP-77')).resolves.toBe(true);
-    const page = await platform.client.listServices({ internal_code: 'ERP-77' }, { limit: 5, offset: 0 });
+    const page = await platform.client.listServices(
+      { internal_code: 'ERP-77' },
+      { limit: 5, offset: 0 },
+    );
     expect(page.items.map((s) => s.id)).toEqual([1002]);
   });
 
   it('sends payment calls with their bodies and Idempotency-Key', async () => {
-    await platform.client.postCheckoutUrl({ serviceId: 1001, checkoutUrl: 'https://pay.example/c/1', idempotencyKey: 'k-1' });
-    await platform.client.finishCheckout({ serviceId: 1001, transactionId: 'tx-9', idempotencyKey: 'k-2' });
-    await platform.client.cancelCheckout({ serviceId: 1002, reason: 'declined', idempotencyKey: 'k-3' });
-    expect(platform.simulator.state.payments.map((c) => [c.endpoint, c.body, c.idempotencyKey, c.status])).toEqual([
+    await platform.client.postCheckoutUrl({
+      serviceId: 1001,
+      checkoutUrl: 'https://pay.example/c/1',
+      idempotencyKey: 'k-1',
+    });
+    await platform.client.finishCheckout({
+      serviceId: 1001,
+      transactionId: 'tx-9',
+      idempotencyKey: 'k-2',
+    });
+    await platform.client.cancelCheckout({
+      serviceId: 1002,
+      reason: 'declined',
+      idempotencyKey: 'k-3',
+    });
+    expect(
+      platform.simulator.state.payments.map((c) => [
+        c.endpoint,
+        c.body,
+        c.idempotencyKey,
+        c.status,
+      ]),
+    ).toEqual([
       ['checkout-url', { service_id: 1001, checkout_url: 'https://pay.example/c/1' }, 'k-1', 200],
       ['finish-checkout', { service_id: 1001, transaction_id: 'tx-9' }, 'k-2', 200],
       ['cancel-checkout', { service_id: 1002, reason: 'declined' }, 'k-3', 200],
@@ -96,13 +121,19 @@ describe('platform client against the simulator', () => {
     platform.simulator.faults.add({ match: '/services', status: 503, times: 2 });
     const lookup = await platform.client.getService(1001);
     expect(lookup.found).toBe(true);
-    expect(platform.log.entries().filter((e) => e.message === 'platform request retrying')).toHaveLength(2);
+    expect(
+      platform.log.entries().filter((e) => e.message === 'platform request retrying'),
+    ).toHaveLength(2);
   });
 
   it('gives up on a GET after its brief retries with a transient error', async () => {
     platform.simulator.faults.add({ match: '/services', status: 502 });
     const error = await caught(platform.client.getService(1001));
-    expect(error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', retryable: true, upstreamStatus: 502 });
+    expect(error).toMatchObject({
+      code: 'PLATFORM_UNAVAILABLE',
+      retryable: true,
+      upstreamStatus: 502,
+    });
   });
 
   it('honours a short Retry-After on 429 for GETs', async () => {
@@ -115,20 +146,37 @@ describe('platform client against the simulator', () => {
   it('hands a long Retry-After back to the caller instead of sleeping', async () => {
     platform.simulator.faults.add({ match: '/services', status: 429, retryAfterS: 120 });
     const error = await caught(platform.client.getService(1001));
-    expect(error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', retryable: true, retryAfterMs: 120_000, upstreamStatus: 429 });
+    expect(error).toMatchObject({
+      code: 'PLATFORM_UNAVAILABLE',
+      retryable: true,
+      retryAfterMs: 120_000,
+      upstreamStatus: 429,
+    });
   });
 
   it('never retries a POST inside the client', async () => {
     platform.simulator.faults.add({ match: '/payment/', status: 503, retryAfterS: 0 });
-    const error = await caught(platform.client.finishCheckout({ serviceId: 1001, transactionId: 'tx' }));
-    expect(error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', retryable: true, upstreamStatus: 503 });
+    const error = await caught(
+      platform.client.finishCheckout({ serviceId: 1001, transactionId: 'tx' }),
+    );
+    expect(error).toMatchObject({
+      code: 'PLATFORM_UNAVAILABLE',
+      retryable: true,
+      upstreamStatus: 503,
+    });
     expect(platform.simulator.faults.list()).toHaveLength(1);
     expect(platform.simulator.state.payments).toHaveLength(0);
   });
 
   it('reports a 400 on a payment call as permanent, with the platform message', async () => {
-    const error = await caught(platform.client.finishCheckout({ serviceId: 1001, transactionId: '' }));
-    expect(error).toMatchObject({ code: 'PLATFORM_REJECTED', retryable: false, upstreamStatus: 400 });
+    const error = await caught(
+      platform.client.finishCheckout({ serviceId: 1001, transactionId: '' }),
+    );
+    expect(error).toMatchObject({
+      code: 'PLATFORM_REJECTED',
+      retryable: false,
+      upstreamStatus: 400,
+    });
     expect(error.message).toContain('Invalid body for /payment/finish-checkout.');
   });
 
@@ -145,7 +193,9 @@ describe('platform client against the simulator', () => {
   it('times out a platform that answers slower than the timeout', async () => {
     const client = clientFor(platform.baseUrl, { timeoutMs: 200, getRetries: 0 });
     platform.simulator.faults.add({ match: '/payment/', latencyMs: 1000 });
-    const error = await caught(client.postCheckoutUrl({ serviceId: 1001, checkoutUrl: 'https://x.example/' }));
+    const error = await caught(
+      client.postCheckoutUrl({ serviceId: 1001, checkoutUrl: 'https://x.example/' }),
+    );
     expect(error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', retryable: true });
   });
 
@@ -162,7 +212,9 @@ describe('platform client against the simulator', () => {
     expect(error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', retryable: true });
     expect(error.message).toContain('connection refused');
     await new Promise((resolve) => setTimeout(resolve, 600));
-    await expect(platform.client.cancelCheckout({ serviceId: 1001, reason: 'x' })).resolves.toBeUndefined();
+    await expect(
+      platform.client.cancelCheckout({ serviceId: 1001, reason: 'x' }),
+    ).resolves.toBeUndefined();
   });
 
   it('reports a malformed body as a bad response', async () => {
@@ -172,7 +224,12 @@ describe('platform client against the simulator', () => {
   });
 
   it('names the field when the answer has the wrong shape', async () => {
-    const server = await serve((app) => app.get('/services/:id', (_req, res) => void res.json({ id: 5, status: { code: 'approved' } })));
+    const server = await serve((app) =>
+      app.get(
+        '/services/:id',
+        (_req, res) => void res.json({ id: 5, status: { code: 'approved' } }),
+      ),
+    );
     try {
       const client = clientFor(server.url);
       const error = await caught(client.getService(5));
@@ -194,9 +251,11 @@ describe('platform client against the simulator', () => {
     try {
       const client = clientFor(server.url);
       const seen: number[] = [];
-      const error = await caught((async () => {
-        for await (const item of client.iterateServices({}, { pageSize: 1 })) seen.push(item.id);
-      })());
+      const error = await caught(
+        (async () => {
+          for await (const item of client.iterateServices({}, { pageSize: 1 })) seen.push(item.id);
+        })(),
+      );
       expect(error.code).toBe('PLATFORM_PAGINATION_LOOP');
       expect(seen).toEqual([1, 2]);
     } finally {
@@ -212,7 +271,10 @@ describe('pagination over 10,000 services', () => {
       let count = 0;
       let previous = 0;
       let pages = 0;
-      for await (const item of client.iterateServices({}, { pageSize: 250, onPage: () => (pages += 1) })) {
+      for await (const item of client.iterateServices(
+        {},
+        { pageSize: 250, onPage: () => (pages += 1) },
+      )) {
         expect(item.id).toBe(previous === 0 ? 1001 : previous + 1);
         previous = item.id;
         count += 1;
@@ -227,11 +289,18 @@ describe('pagination over 10,000 services', () => {
 
 function clientFor(baseUrl: string, options: Partial<PlatformClientOptions> = {}): PlatformClient {
   return new PlatformClient({
-    ...DEMO_CREDENTIALS, baseUrl, timeoutMs: 1000, logger: captureLog().logger, getRetryBaseMs: 20, ...options,
+    ...DEMO_CREDENTIALS,
+    baseUrl,
+    timeoutMs: 1000,
+    logger: captureLog().logger,
+    getRetryBaseMs: 20,
+    ...options,
   });
 }
 
-async function serve(define: (app: express.Express) => void): Promise<{ url: string; close: () => Promise<void> }> {
+async function serve(
+  define: (app: express.Express) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();
   define(app);
   const server: Server = app.listen(0, '127.0.0.1');
@@ -240,6 +309,10 @@ async function serve(define: (app: express.Express) => void): Promise<{ url: str
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { connect } from 'node:net';
 import { freePort } from './free-port';
 
 export interface TestRedis {
@@ -15,19 +15,27 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-async function waitForPing(url: string, timeoutMs = 5000): Promise<void> {
+/** Sends a raw PING over TCP; resolves true on +PONG. No client library, so nothing lingers. */
+function pingOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(500);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('timeout', () => socket.destroy());
+    socket.once('error', () => resolve(false));
+    socket.once('close', () => resolve(false));
+  });
+}
+
+async function waitForPing(port: number, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-    try {
-      await client.connect();
-      if ((await client.ping()) === 'PONG') return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    } finally {
-      client.disconnect();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!(await pingOnce(port))) {
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 30));
   }
 }
 
@@ -38,19 +46,35 @@ async function waitForPing(url: string, timeoutMs = 5000): Promise<void> {
 export async function startTestRedis(options: { appendOnly?: boolean } = {}): Promise<TestRedis> {
   if (process.env.REDIS_URL) {
     const url = process.env.REDIS_URL;
-    return { url, private: false, stop: async () => {}, start: async () => {}, close: async () => {} };
+    return {
+      url,
+      private: false,
+      stop: async () => {},
+      start: async () => {},
+      close: async () => {},
+    };
   }
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-redis-'));
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-    '--appendonly', options.appendOnly ? 'yes' : 'no', '--maxmemory-policy', 'noeviction',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    options.appendOnly ? 'yes' : 'no',
+    '--maxmemory-policy',
+    'noeviction',
   ];
   const start = async (): Promise<void> => {
     child = spawn('redis-server', args, { stdio: 'ignore' });
-    await waitForPing(url);
+    await waitForPing(port);
   };
   const stop = async (): Promise<void> => {
     const running = child;

@@ -5,7 +5,8 @@ import { errorFields, type Logger } from '../../infra/logger';
 
 /** body-parser's error types, mapped to ours. */
 const BODY_ERRORS: Record<string, () => AppError> = {
-  'entity.parse.failed': () => new AppError('MALFORMED_JSON', 'The request body is not valid JSON.'),
+  'entity.parse.failed': () =>
+    new AppError('MALFORMED_JSON', 'The request body is not valid JSON.'),
   'entity.too.large': () => new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.'),
   'encoding.unsupported': () =>
     new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported.'),
@@ -42,7 +43,8 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const known = toAppError(error);
-    const appError = known ?? new AppError('INTERNAL', 'Something went wrong; the log has the details.');
+    const appError =
+      known ?? new AppError('INTERNAL', 'Something went wrong; the log has the details.');
     if (known) {
       logger.log(appError.status >= 500 ? 'error' : 'warn', 'request failed', {
         code: appError.code,
@@ -52,7 +54,11 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
         errMessage: appError.message,
       });
     } else {
-      logger.error('request crashed', { method: req.method, path: req.path, ...errorFields(error) });
+      logger.error('request crashed', {
+        method: req.method,
+        path: req.path,
+        ...errorFields(error),
+      });
     }
     if (appError.retryAfterMs !== undefined) {
       res.setHeader('retry-after', String(Math.ceil(appError.retryAfterMs / 1000)));

@@ -121,7 +121,10 @@ export class PlatformSimulator {
     if (!this.connector) throw new Error('simulator has no connector checkout route configured');
     const response = await fetch(this.connector.checkoutUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.connector.token}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${this.connector.token}`,
+      },
       body: JSON.stringify({ service_id: serviceId }),
       signal: AbortSignal.timeout(10_000),
     });

@@ -18,31 +18,100 @@ function random(seed: number): () => number {
 const BOARDS = [
   { internal_code: 'MDF-BR-TX-15', description: 'MDF Branco TX 15mm', thickness: 15, price: 289.9 },
   { internal_code: 'MDF-BR-TX-18', description: 'MDF Branco TX 18mm', thickness: 18, price: 329.9 },
-  { internal_code: 'MDF-CV-HN-18', description: 'MDF Carvalho Hanover 18mm', thickness: 18, price: 412.5 },
+  {
+    internal_code: 'MDF-CV-HN-18',
+    description: 'MDF Carvalho Hanover 18mm',
+    thickness: 18,
+    price: 412.5,
+  },
   { internal_code: 'MDF-LF-18', description: 'MDF Louro Freijó 18mm', thickness: 18, price: 398.0 },
-  { internal_code: 'MDP-CZ-CR-15', description: 'MDP Cinza Cristal 15mm', thickness: 15, price: 219.9 },
+  {
+    internal_code: 'MDP-CZ-CR-15',
+    description: 'MDP Cinza Cristal 15mm',
+    thickness: 15,
+    price: 219.9,
+  },
 ] as const;
-const BACK_BOARD = { internal_code: 'MDF-BR-6', description: 'MDF Branco 6mm (fundo)', thickness: 6, price: 129.9 };
+const BACK_BOARD = {
+  internal_code: 'MDF-BR-6',
+  description: 'MDF Branco 6mm (fundo)',
+  thickness: 6,
+  price: 129.9,
+};
 
 const EDGES = {
-  'MDF-BR-TX-15': { internal_code: 'FITA-BR-22', description: 'Fita de borda PVC Branco TX 22x0,45mm', width: 22, price: 1.35 },
-  'MDF-BR-TX-18': { internal_code: 'FITA-BR-22', description: 'Fita de borda PVC Branco TX 22x0,45mm', width: 22, price: 1.35 },
-  'MDF-CV-HN-18': { internal_code: 'FITA-CV-22', description: 'Fita de borda PVC Carvalho Hanover 22x1mm', width: 22, price: 2.9 },
-  'MDF-LF-18': { internal_code: 'FITA-LF-22', description: 'Fita de borda PVC Louro Freijó 22x1mm', width: 22, price: 2.75 },
-  'MDP-CZ-CR-15': { internal_code: 'FITA-CZ-22', description: 'Fita de borda PVC Cinza Cristal 22x0,45mm', width: 22, price: 1.6 },
+  'MDF-BR-TX-15': {
+    internal_code: 'FITA-BR-22',
+    description: 'Fita de borda PVC Branco TX 22x0,45mm',
+    width: 22,
+    price: 1.35,
+  },
+  'MDF-BR-TX-18': {
+    internal_code: 'FITA-BR-22',
+    description: 'Fita de borda PVC Branco TX 22x0,45mm',
+    width: 22,
+    price: 1.35,
+  },
+  'MDF-CV-HN-18': {
+    internal_code: 'FITA-CV-22',
+    description: 'Fita de borda PVC Carvalho Hanover 22x1mm',
+    width: 22,
+    price: 2.9,
+  },
+  'MDF-LF-18': {
+    internal_code: 'FITA-LF-22',
+    description: 'Fita de borda PVC Louro Freijó 22x1mm',
+    width: 22,
+    price: 2.75,
+  },
+  'MDP-CZ-CR-15': {
+    internal_code: 'FITA-CZ-22',
+    description: 'Fita de borda PVC Cinza Cristal 22x0,45mm',
+    width: 22,
+    price: 1.6,
+  },
 } as const;
 
 const COMPONENTS = [
-  { internal_code: 'DOB-35-AMORT', description: 'Dobradiça caneco 35mm com amortecedor', unit: 'un', price: 12.9 },
-  { internal_code: 'CORR-TEL-450', description: 'Corrediça telescópica 450mm (par)', unit: 'par', price: 38.5 },
-  { internal_code: 'PUX-PERF-AL', description: 'Puxador perfil alumínio 1m', unit: 'm', price: 24.0 },
-  { internal_code: 'PAR-40-CENTO', description: 'Parafuso 4,0x40mm (cento)', unit: 'cento', price: 9.8 },
+  {
+    internal_code: 'DOB-35-AMORT',
+    description: 'Dobradiça caneco 35mm com amortecedor',
+    unit: 'un',
+    price: 12.9,
+  },
+  {
+    internal_code: 'CORR-TEL-450',
+    description: 'Corrediça telescópica 450mm (par)',
+    unit: 'par',
+    price: 38.5,
+  },
+  {
+    internal_code: 'PUX-PERF-AL',
+    description: 'Puxador perfil alumínio 1m',
+    unit: 'm',
+    price: 24.0,
+  },
+  {
+    internal_code: 'PAR-40-CENTO',
+    description: 'Parafuso 4,0x40mm (cento)',
+    unit: 'cento',
+    price: 9.8,
+  },
 ] as const;
 
-const PART_FUNCTIONS = ['Lateral', 'Base', 'Tampo', 'Prateleira', 'Porta', 'Divisória', 'Frente de gaveta'] as const;
+const PART_FUNCTIONS = [
+  'Lateral',
+  'Base',
+  'Tampo',
+  'Prateleira',
+  'Porta',
+  'Divisória',
+  'Frente de gaveta',
+] as const;
 const STATUS_CYCLE = [4, 4, 4, 6, 7, 9, 4, 6] as const;
 
-const pick = <T>(items: readonly T[], r: () => number): T => items[Math.floor(r() * items.length)] as T;
+const pick = <T>(items: readonly T[], r: () => number): T =>
+  items[Math.floor(r() * items.length)] as T;
 const money = (value: number): number => Math.round(value * 100) / 100;
 
 /** "YYYY-MM-DD HH:MM:SS", zoneless, the way real answers carry dates [seen]. */
@@ -53,8 +122,11 @@ function platformDateText(date: Date): string {
 /** The status block of a service: dates filled in as far as its code has come. */
 export function buildStatus(id: number, code: number, seed: number): Record<string, unknown> {
   const r = random(seed * 7919 + id);
-  const created = new Date(Date.UTC(2026, 0, 5) + Math.floor(r() * 300) * 86_400_000 + Math.floor(r() * 36_000_000));
-  const later = (days: number): string => platformDateText(new Date(created.getTime() + days * 86_400_000));
+  const created = new Date(
+    Date.UTC(2026, 0, 5) + Math.floor(r() * 300) * 86_400_000 + Math.floor(r() * 36_000_000),
+  );
+  const later = (days: number): string =>
+    platformDateText(new Date(created.getTime() + days * 86_400_000));
   return {
     code,
     created_date: platformDateText(created),
@@ -101,7 +173,14 @@ function buildParts(r: () => number, board: (typeof BOARDS)[number]) {
             z: board.thickness,
             startSide: 'c1',
             horizontalDrills: [100, c - 100].map((x) => ({
-              corner: 'c1l1', direction: 'x', x, y: 22, z: board.thickness / 2, depth: 13, diameter: 35, face: 'A',
+              corner: 'c1l1',
+              direction: 'x',
+              x,
+              y: 22,
+              z: board.thickness / 2,
+              depth: 13,
+              diameter: 35,
+              face: 'A',
             })),
           }
         : null,
@@ -116,8 +195,13 @@ export function buildService(id: number, seed: number): Record<string, unknown> 
   const parts = buildParts(r, board);
   const area = parts.reduce((sum, p) => sum + (p.c * p.l * p.quantity) / 1e6, 0);
   const sheets = Math.max(1, Math.ceil(area / (2.75 * 1.85 * 0.85)));
-  const edgeMeters = Math.ceil(parts.reduce((sum, p) => sum + ((p.c + p.l) * 2 * p.quantity) / 1000, 0));
-  const drills = parts.reduce((sum, p) => sum + (p.machining?.horizontalDrills.length ?? 0) * p.quantity, 0);
+  const edgeMeters = Math.ceil(
+    parts.reduce((sum, p) => sum + ((p.c + p.l) * 2 * p.quantity) / 1000, 0),
+  );
+  const drills = parts.reduce(
+    (sum, p) => sum + (p.machining?.horizontalDrills.length ?? 0) * p.quantity,
+    0,
+  );
   const doors = parts.filter((p) => p.function === 'Porta').reduce((sum, p) => sum + p.quantity, 0);
   const edge = EDGES[board.internal_code];
   const code = seededStatusCode(id);
@@ -132,7 +216,11 @@ export function buildService(id: number, seed: number): Record<string, unknown> 
       edging: { price: money(edgeMeters * 1.9), quantity: edgeMeters },
       machining: {
         price: money(drills * 1.5),
-        resume: { drills: drills ? [{ diameter: 35, quantity: drills }] : [], rip: [], filister: [] },
+        resume: {
+          drills: drills ? [{ diameter: 35, quantity: drills }] : [],
+          rip: [],
+          filister: [],
+        },
       },
       packing: { price: 25 },
       delivery: { price: r() < 0.5 ? 0 : 89.9 },

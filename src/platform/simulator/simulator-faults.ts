@@ -59,7 +59,8 @@ export class SimulatorFaults {
 
   private take(method: string, path: string): ParsedRule | undefined {
     const rule = this.rules.find(
-      (r) => path.startsWith(r.match) && (!r.method || r.method === method) && this.chance() < r.rate,
+      (r) =>
+        path.startsWith(r.match) && (!r.method || r.method === method) && this.chance() < r.rate,
     );
     if (rule?.times !== undefined) {
       rule.times -= 1;
@@ -88,9 +89,15 @@ export class SimulatorFaults {
           return;
         }
         if (rule.status !== undefined) {
-          if (rule.retryAfterS !== undefined) res.setHeader('retry-after', String(rule.retryAfterS));
+          if (rule.retryAfterS !== undefined)
+            res.setHeader('retry-after', String(rule.retryAfterS));
           res.status(rule.status).json({
-            error: { code: rule.status, status_code: rule.status, message: 'Injected fault.', context: null },
+            error: {
+              code: rule.status,
+              status_code: rule.status,
+              message: 'Injected fault.',
+              context: null,
+            },
           });
           return;
         }

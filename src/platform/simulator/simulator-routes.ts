@@ -39,8 +39,14 @@ const listQuery = z.looseObject({
 
 const serviceIdBody = z.number().int().positive();
 const paymentBodies = {
-  'checkout-url': z.object({ service_id: serviceIdBody, checkout_url: z.url({ protocol: /^https?$/ }) }),
-  'finish-checkout': z.object({ service_id: serviceIdBody, transaction_id: z.string().min(1).max(255) }),
+  'checkout-url': z.object({
+    service_id: serviceIdBody,
+    checkout_url: z.url({ protocol: /^https?$/ }),
+  }),
+  'finish-checkout': z.object({
+    service_id: serviceIdBody,
+    transaction_id: z.string().min(1).max(255),
+  }),
   'cancel-checkout': z.object({ service_id: serviceIdBody, reason: z.string().max(1000) }),
 } as const;
 
@@ -54,11 +60,13 @@ export function platformRoutes(state: SimulatorState): Router {
     if (!query.success) return platformError(res, 400, 'Invalid limit, offset or status.');
     const { offset, status, internal_code: internalCode } = query.data;
     const limit = Math.min(query.data.limit ?? state.defaultPageSize, state.maxPageSize);
-    const matching = state.serviceIds().filter(
-      (id) =>
-        (status === undefined || state.statusCode(id) === status) &&
-        (internalCode === undefined || state.internalCode(id) === internalCode),
-    );
+    const matching = state
+      .serviceIds()
+      .filter(
+        (id) =>
+          (status === undefined || state.statusCode(id) === status) &&
+          (internalCode === undefined || state.internalCode(id) === internalCode),
+      );
     const next = offset + limit < matching.length ? offset + limit : null;
     res.json({
       resource: matching.slice(offset, offset + limit).map((id) => state.listItem(id)),
@@ -76,7 +84,8 @@ export function platformRoutes(state: SimulatorState): Router {
     const id = Number(req.params.id);
     if (!state.exists(id)) return platformError(res, 404, 'Record not found.');
     const body = z.object({ internal_code: z.string().min(1).max(64) }).safeParse(req.body);
-    if (!body.success) return platformError(res, 400, 'Field internal_code is required and must be a string.');
+    if (!body.success)
+      return platformError(res, 400, 'Field internal_code is required and must be a string.');
     state.override(id, { internal_code: body.data.internal_code });
     res.json(state.listItem(id));
   });

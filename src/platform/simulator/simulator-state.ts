@@ -40,7 +40,11 @@ export class SimulatorState {
   ) {}
 
   exists(id: number): boolean {
-    return Number.isSafeInteger(id) && id >= this.firstServiceId && id < this.firstServiceId + this.serviceCount;
+    return (
+      Number.isSafeInteger(id) &&
+      id >= this.firstServiceId &&
+      id < this.firstServiceId + this.serviceCount
+    );
   }
 
   /** Every service id, ascending (the platform's list order). */
@@ -63,14 +67,22 @@ export class SimulatorState {
   }
 
   /** The light item of GET /services. */
-  listItem(id: number): { id: number; internal_code: string | null; status: Record<string, unknown> } {
+  listItem(id: number): {
+    id: number;
+    internal_code: string | null;
+    status: Record<string, unknown>;
+  } {
     return { id, internal_code: this.internalCode(id), status: this.statusBlock(id) };
   }
 
   /** The detail of GET /services/:id, or undefined when there is no such service. */
   service(id: number): Record<string, unknown> | undefined {
     if (!this.exists(id)) return undefined;
-    return { ...buildService(id, this.seed), internal_code: this.internalCode(id), status: this.statusBlock(id) };
+    return {
+      ...buildService(id, this.seed),
+      internal_code: this.internalCode(id),
+      status: this.statusBlock(id),
+    };
   }
 
   override(id: number, change: Override): void {

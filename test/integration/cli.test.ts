@@ -1,0 +1,112 @@
+import { runCli } from '../../src/cli/program';
+import {
+  DEMO_CREDENTIALS,
+  PlatformSimulator,
+} from '../../src/platform/simulator/platform-simulator';
+import { BufferStream } from '../support/buffer-stream';
+
+describe('connector CLI against the simulator', () => {
+  let simulator: PlatformSimulator;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    simulator = new PlatformSimulator({ serviceCount: 23 });
+    const url = await simulator.start();
+    env = {
+      PLATFORM_BASE_URL: url,
+      PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+      PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+      PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+    };
+  });
+  afterAll(() => simulator.stop());
+
+  async function run(args: string[], extraEnv: Record<string, string> = {}) {
+    const stdout = new BufferStream();
+    const stderr = new BufferStream();
+    const code = await runCli(args, { env: { ...env, ...extraEnv }, stdout, stderr });
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  }
+
+  it('lists every service as JSON across pages, with progress on stderr', async () => {
+    const result = await run(['services', 'list', '--format', 'json', '--page-size', '10']);
+    expect(result.code).toBe(0);
+    const items = JSON.parse(result.stdout) as Array<{ id: number }>;
+    expect(items.map((s) => s.id)).toEqual(Array.from({ length: 23 }, (_, i) => 1001 + i));
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'fetched 10 of 23',
+      'fetched 20 of 23',
+      'fetched 23 of 23',
+    ]);
+  });
+
+  it('lists as NDJSON with a status filter', async () => {
+    const result = await run(['services', 'list', '--format', 'ndjson', '--status', '6']);
+    const items = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: { code: number } });
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((s) => s.status.code === 6)).toBe(true);
+  });
+
+  it('lists as CSV with a header, escaping fields', async () => {
+    await run(['services', 'link', '1001', 'ERP "A", 1']);
+    const result = await run(['services', 'list', '--format', 'csv', '--max', '2']);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toBe('id,internal_code,status_code,status_name,created_date');
+    expect(lines[1]).toMatch(/^1001,"ERP ""A"", 1",4,quote generated,2026-/);
+    expect(lines).toHaveLength(3);
+  });
+
+  it('lists as a table by default, with passthrough filters', async () => {
+    const result = await run(['services', 'list', '--filter', 'internal_code=PED-001003']);
+    expect(result.stdout.split('\n')[0]).toMatch(/^ID\s+INTERNAL_CODE\s+STATUS_CODE/);
+    expect(result.stdout).toContain('PED-001003');
+    expect(result.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('gets one service in full', async () => {
+    const result = await run(['services', 'get', '1005']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: 1005, parts: expect.any(Array) });
+  });
+
+  it('links an ERP order code', async () => {
+    const result = await run(['services', 'link', '1007', 'ERP-7']);
+    expect(result).toMatchObject({ code: 0, stdout: 'service 1007 linked to ERP order ERP-7\n' });
+    expect(simulator.state.internalCode(1007)).toBe('ERP-7');
+  });
+
+  it('exits 1 for an unknown service and for a platform failure', async () => {
+    expect(await run(['services', 'get', '4242'])).toMatchObject({
+      code: 1,
+      stderr: 'error: service 4242 not found\n',
+    });
+    const failed = await run(['services', 'get', '1001'], { PLATFORM_PASSWORD: 'wrong-password' });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('401');
+    expect(failed.stderr).not.toContain('wrong-password');
+  });
+
+  it('exits 2 on usage errors', async () => {
+    expect((await run(['services', 'get', 'abc'])).code).toBe(2);
+    expect((await run(['services', 'list', '--format', 'xml'])).code).toBe(2);
+    expect((await run(['nonsense'])).code).toBe(2);
+  });
+
+  it('exits 78 naming the missing variables', async () => {
+    const stdout = new BufferStream();
+    const stderr = new BufferStream();
+    const code = await runCli(['services', 'list'], { env: {}, stdout, stderr });
+    expect(code).toBe(78);
+    expect(stderr.text()).toContain('config error: PLATFORM_BASE_URL: is required');
+  });
+
+  it('prints help with exit 0', async () => {
+    const result = await run(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('services');
+    expect(result.stdout).toContain('simulator');
+  });
+});

@@ -1,0 +1,114 @@
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { closeHttpServer } from '../../src/infra/shutdown';
+import {
+  DEMO_CREDENTIALS,
+  PlatformSimulator,
+} from '../../src/platform/simulator/platform-simulator';
+import { freePort } from '../support/free-port';
+import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { spawnTs } from '../support/spawn-ts';
+
+describe('the connector process', () => {
+  it('exits 78 with one line per problem and no stack trace when the environment is empty', async () => {
+    const proc = spawnTs('src/main/server.ts', [], {});
+    expect(await proc.exited).toBe(78);
+    const lines = proc.stderr().trim().split('\n');
+    expect(lines).toContain('config error: PLATFORM_BASE_URL: is required');
+    expect(lines.every((line) => line.startsWith('config error: '))).toBe(true);
+    expect(proc.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  describe('running', () => {
+    let redis: TestRedis;
+    let simulator: PlatformSimulator;
+    beforeAll(async () => {
+      redis = await startTestRedis();
+      simulator = new PlatformSimulator();
+      await simulator.start();
+    });
+    afterAll(async () => {
+      await simulator.stop();
+      await redis.close();
+    });
+
+    it('serves health and readiness, then shuts down cleanly on SIGTERM', async () => {
+      const port = await freePort();
+      const proc = spawnTs('src/main/server.ts', [], {
+        PORT: String(port),
+        REDIS_URL: redis.url,
+        PLATFORM_BASE_URL: simulator.url,
+        PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+        PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+        PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+        CHECKOUT_ROUTE_TOKEN: 'process-test-token-0123456789',
+        NODE_ENV: 'production',
+      });
+      try {
+        await proc.waitForOutput(/connector started/);
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+        const started = Date.now();
+        proc.child.kill('SIGTERM');
+        expect(await proc.exited).toBe(0);
+        expect(Date.now() - started).toBeLessThan(15_000);
+        const lines = proc
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { message: string });
+        expect(lines.map((l) => l.message)).toEqual(
+          expect.arrayContaining(['shutdown started', 'shutdown complete']),
+        );
+        expect(proc.stdout()).not.toContain('process-test-token-0123456789');
+      } finally {
+        proc.child.kill('SIGKILL');
+      }
+    });
+  });
+
+  it('runs the simulator from the CLI until SIGINT', async () => {
+    const port = await freePort();
+    const proc = spawnTs(
+      'src/main/cli.ts',
+      ['simulator', '--port', String(port), '--services', '5'],
+      {},
+    );
+    try {
+      await proc.waitForOutput(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      const auth = Buffer.from(`${DEMO_CREDENTIALS.email}:${DEMO_CREDENTIALS.password}`).toString(
+        'base64',
+      );
+      const res = await fetch(`http://127.0.0.1:${port}/services`, {
+        headers: {
+          authorization: `Basic ${auth}`,
+          'x-dreamfactory-api-key': DEMO_CREDENTIALS.apiKey,
+        },
+      });
+      expect(((await res.json()) as { meta: { count: number } }).meta.count).toBe(5);
+      proc.child.kill('SIGINT');
+      expect(await proc.exited).toBe(0);
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('closeHttpServer', () => {
+  it('lets an in-flight request finish while refusing new connections', async () => {
+    const server = createServer((_req, res) => {
+      setTimeout(() => res.end('finished'), 300);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
+    const inFlight = fetch(url).then((res) => res.text());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = closeHttpServer(server, 5000);
+    await expect(fetch(url)).rejects.toThrow();
+    await expect(inFlight).resolves.toBe('finished');
+    await closed;
+    expect(server.listening).toBe(false);
+  });
+});

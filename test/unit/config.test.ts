@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, loadPlatformConfig } from '../../src/config';
+
+const emptyDir = mkdtempSync(path.join(tmpdir(), 'connector-config-'));
+const valid = {
+  PLATFORM_BASE_URL: 'https://apis.example.com/',
+  PLATFORM_EMAIL: 'erp@example.com',
+  PLATFORM_PASSWORD: 'pw-123456',
+  PLATFORM_API_KEY: 'key-abcdef',
+  CHECKOUT_ROUTE_TOKEN: 'a-token-of-16-chars-or-more',
+};
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env, emptyDir);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults of config/defaults.env', () => {
+    const config = loadConfig(valid, emptyDir);
+    expect(config).toMatchObject({
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      role: 'all',
+      redis: { url: 'redis://127.0.0.1:6379', prefix: 'connector' },
+      platform: { baseUrl: 'https://apis.example.com', timeoutMs: 10000, pageSize: 50 },
+      checkout: { routePath: '/checkout', provider: 'sandbox', currency: 'BRL' },
+      dashboard: undefined,
+      shutdownTimeoutMs: 15000,
+    });
+  });
+
+  it('is frozen', () => {
+    const config = loadConfig(valid, emptyDir);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.platform)).toBe(true);
+  });
+
+  it('names every missing required variable, one line each', () => {
+    expect(problems({})).toEqual([
+      'PLATFORM_BASE_URL: is required',
+      'PLATFORM_EMAIL: is required',
+      'PLATFORM_PASSWORD: is required',
+      'PLATFORM_API_KEY: is required',
+      'CHECKOUT_ROUTE_TOKEN: is required',
+    ]);
+  });
+
+  it('says what is wrong with invalid values without echoing secrets', () => {
+    const lines = problems({
+      ...valid,
+      PORT: 'eighty',
+      REDIS_URL: 'http://x',
+      CHECKOUT_ROUTE_TOKEN: 'short',
+      PAYMENT_PROVIDER: 'paypal',
+      CURRENCY: 'real',
+    });
+    expect(lines.map((line) => line.split(':')[0])).toEqual([
+      'PORT',
+      'REDIS_URL',
+      'CHECKOUT_ROUTE_TOKEN',
+      'PAYMENT_PROVIDER',
+      'CURRENCY',
+    ]);
+    expect(lines.join('\n')).not.toContain('short');
+    expect(lines.find((l) => l.startsWith('CHECKOUT_ROUTE_TOKEN'))).toContain(
+      'at least 16 characters',
+    );
+  });
+
+  it('treats empty values as unset', () => {
+    expect(
+      loadConfig({ ...valid, DASHBOARD_USER: '', DASHBOARD_PASSWORD: '', PORT: '' }, emptyDir),
+    ).toMatchObject({ port: 3000, dashboard: undefined });
+  });
+
+  it('requires the dashboard user and password together', () => {
+    expect(problems({ ...valid, DASHBOARD_USER: 'ops' })).toEqual([
+      'DASHBOARD_PASSWORD: DASHBOARD_USER and DASHBOARD_PASSWORD go together: set both or neither',
+    ]);
+    expect(
+      loadConfig(
+        { ...valid, DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'long-enough-pw' },
+        emptyDir,
+      ).dashboard,
+    ).toEqual({ user: 'ops', password: 'long-enough-pw' });
+  });
+
+  it('reads a .env file, which the environment overrides', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'connector-dotenv-'));
+    writeFileSync(
+      path.join(dir, '.env'),
+      'PORT=4100\nLOG_LEVEL=debug\n# a comment\nPLATFORM_TIMEOUT_MS="2500"\n',
+    );
+    const config = loadConfig({ ...valid, LOG_LEVEL: 'warn' }, dir);
+    expect(config.port).toBe(4100);
+    expect(config.log.level).toBe('warn');
+    expect(config.platform.timeoutMs).toBe(2500);
+  });
+
+  it('lists every secret, including the Basic credentials as sent', () => {
+    const config = loadConfig(
+      { ...valid, DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'long-enough-pw' },
+      emptyDir,
+    );
+    expect(config.secrets).toEqual(
+      expect.arrayContaining([
+        'pw-123456',
+        'key-abcdef',
+        'a-token-of-16-chars-or-more',
+        'long-enough-pw',
+        Buffer.from('erp@example.com:pw-123456').toString('base64'),
+      ]),
+    );
+  });
+
+  it('gives the CLI only the platform part, without the checkout token', () => {
+    const { CHECKOUT_ROUTE_TOKEN: _unused, ...platformOnly } = valid;
+    expect(loadPlatformConfig(platformOnly, emptyDir).platform.baseUrl).toBe(
+      'https://apis.example.com',
+    );
+  });
+});
+
+describe('config/.env.example', () => {
+  const example = readFileSync(path.join(__dirname, '..', '..', 'config', '.env.example'), 'utf8');
+  const lines = example.split('\n');
+  const names = lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]);
+
+  it('lists exactly the variables of the schema', () => {
+    expect([...names].sort()).toEqual([...CONFIG_VARIABLES].sort());
+  });
+
+  it('explains each variable on the line above it', () => {
+    for (const name of names) {
+      const index = lines.findIndex((l) => l.startsWith(`${name}=`));
+      expect(`${name}: ${lines[index - 1]}`).toMatch(new RegExp(`^${name}: # .{10,}`));
+    }
+  });
+
+  it('is itself a valid configuration', () => {
+    const values = Object.fromEntries(
+      lines
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => [l.split('=')[0], l.slice(l.indexOf('=') + 1)]),
+    );
+    expect(() => loadConfig(values, emptyDir)).not.toThrow();
+  });
+});
+
+describe('config/defaults.env', () => {
+  it('names only variables the schema knows and no secrets', () => {
+    const defaults = readFileSync(
+      path.join(__dirname, '..', '..', 'config', 'defaults.env'),
+      'utf8',
+    );
+    const names = defaults
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => l.split('=')[0] as string);
+    for (const name of names) expect(CONFIG_VARIABLES).toContain(name);
+    expect(names.some((n) => /PASSWORD|TOKEN|API_KEY/.test(n))).toBe(false);
+  });
+});
