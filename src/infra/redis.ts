@@ -39,6 +39,21 @@ export async function pingRedis(redis: Redis, timeoutMs = 1000): Promise<boolean
   }
 }
 
+/** Resolves true once the connection is ready, false after `timeoutMs`. Never throws. */
+export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const done = (ready: boolean): void => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = (): void => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.on('ready', onReady);
+  });
+}
+
 /** Closes a connection politely, falling back to disconnect when Redis is unreachable. */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import { createApp } from '../http/app';
 import { createLogger, type Logger } from '../infra/logger';
 import { createMetrics } from '../infra/metrics';
-import { closeRedis, createRedis, pingRedis } from '../infra/redis';
+import { closeRedis, createRedis, pingRedis, waitForRedis } from '../infra/redis';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
 
 export interface RunningConnector {
@@ -31,6 +31,9 @@ export async function startConnector(
   redis.on('error', (error) =>
     logger.warn('redis connection error', { errMessage: error.message }),
   );
+  if (!(await waitForRedis(redis, 5000))) {
+    logger.warn('redis not reachable yet; /readyz answers 503 until it is', { timeoutMs: 5000 });
+  }
 
   const app = createApp({ logger, metrics, isReady: () => pingRedis(redis) });
   const server = app.listen(config.port, options.host ?? '0.0.0.0');

@@ -1,6 +1,6 @@
 import { createApp } from '../../src/http/app';
 import { createMetrics } from '../../src/infra/metrics';
-import { closeRedis, createRedis, pingRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, pingRedis, waitForRedis } from '../../src/infra/redis';
 import { listen } from '../support/http-app';
 import { captureLog } from '../support/log-capture';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
@@ -15,6 +15,7 @@ describe('the HTTP app', () => {
     redis = await startTestRedis();
     connection = createRedis(redis.url, 'producer', 'test');
     connection.on('error', () => {});
+    expect(await waitForRedis(connection, 5000)).toBe(true);
     const app = createApp({
       logger: log.logger,
       metrics: createMetrics(),

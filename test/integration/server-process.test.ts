@@ -5,7 +5,6 @@ import {
   DEMO_CREDENTIALS,
   PlatformSimulator,
 } from '../../src/platform/simulator/platform-simulator';
-import { freePort } from '../support/free-port';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
 import { spawnTs } from '../support/spawn-ts';
 
@@ -33,9 +32,9 @@ describe('the connector process', () => {
     });
 
     it('serves health and readiness, then shuts down cleanly on SIGTERM', async () => {
-      const port = await freePort();
+      // Port 0 and the port from the log: a port picked beforehand can be taken by a parallel suite.
       const proc = spawnTs('src/main/server.ts', [], {
-        PORT: String(port),
+        PORT: '0',
         REDIS_URL: redis.url,
         PLATFORM_BASE_URL: simulator.url,
         PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
@@ -45,7 +44,9 @@ describe('the connector process', () => {
         NODE_ENV: 'production',
       });
       try {
-        await proc.waitForOutput(/connector started/);
+        const port = Number(
+          /"port":(\d+)/.exec(await proc.waitForOutput(/connector started.*/))?.[1],
+        );
         expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
         expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
         const started = Date.now();
@@ -68,14 +69,10 @@ describe('the connector process', () => {
   });
 
   it('runs the simulator from the CLI until SIGINT', async () => {
-    const port = await freePort();
-    const proc = spawnTs(
-      'src/main/cli.ts',
-      ['simulator', '--port', String(port), '--services', '5'],
-      {},
-    );
+    const proc = spawnTs('src/main/cli.ts', ['simulator', '--port', '0', '--services', '5'], {});
     try {
-      await proc.waitForOutput(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      const listening = await proc.waitForOutput(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      const port = Number(/:(\d+)$/.exec(listening)?.[1]);
       const auth = Buffer.from(`${DEMO_CREDENTIALS.email}:${DEMO_CREDENTIALS.password}`).toString(
         'base64',
       );

@@ -15,28 +15,45 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-/** Sends a raw PING over TCP; resolves true on +PONG. No client library, so nothing lingers. */
-function pingOnce(port: number): Promise<boolean> {
+/**
+ * Asks the server on `port` for its process id over raw TCP (no client library, so nothing
+ * lingers). Comparing it with our child's pid proves we reached our own server, not another
+ * suite's that raced us for the port.
+ */
+function serverPid(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
+    let reply = '';
     socket.setTimeout(500);
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
+    socket.once('connect', () => socket.write('INFO server\r\n'));
+    socket.on('data', (data) => {
+      reply += data.toString();
+      const match = /process_id:(\d+)/.exec(reply);
+      if (match) {
+        socket.destroy();
+        resolve(Number(match[1]));
+      }
     });
     socket.once('timeout', () => socket.destroy());
-    socket.once('error', () => resolve(false));
-    socket.once('close', () => resolve(false));
+    socket.once('error', () => resolve(undefined));
+    socket.once('close', () => resolve(undefined));
   });
 }
 
-async function waitForPing(port: number, timeoutMs = 5000): Promise<void> {
+/** Waits until our child answers on `port`; false if it exited first (port taken). */
+async function waitForOwnServer(
+  child: ChildProcess,
+  port: number,
+  timeoutMs = 5000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await pingOnce(port))) {
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) return false;
+    if ((await serverPid(port)) === child.pid) return true;
     await new Promise((resolve) => setTimeout(resolve, 30));
   }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server on port ${port} did not start`);
 }
 
 /**
@@ -54,27 +71,30 @@ export async function startTestRedis(options: { appendOnly?: boolean } = {}): Pr
       close: async () => {},
     };
   }
-  const port = await freePort();
+  let port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-redis-'));
-  const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    options.appendOnly ? 'yes' : 'no',
-    '--maxmemory-policy',
-    'noeviction',
-  ];
+  const spawnServer = (): ChildProcess =>
+    spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '']
+        .concat(['--appendonly', options.appendOnly ? 'yes' : 'no'])
+        .concat(['--maxmemory-policy', 'noeviction']),
+      { stdio: 'ignore' },
+    );
+  // The first start may lose a race for the port with another suite: then take another port.
+  for (let attempt = 1; ; attempt += 1) {
+    child = spawnServer();
+    if (await waitForOwnServer(child, port)) break;
+    if (attempt === 5) throw new Error('could not start a private redis-server');
+    port = await freePort();
+  }
+  const url = `redis://127.0.0.1:${port}`;
   const start = async (): Promise<void> => {
-    child = spawn('redis-server', args, { stdio: 'ignore' });
-    await waitForPing(port);
+    child = spawnServer();
+    if (!(await waitForOwnServer(child, port))) {
+      throw new Error(`port ${port} was taken while redis-server was stopped`);
+    }
   };
   const stop = async (): Promise<void> => {
     const running = child;
@@ -85,7 +105,6 @@ export async function startTestRedis(options: { appendOnly?: boolean } = {}): Pr
       running.kill('SIGTERM');
     });
   };
-  await start();
   return {
     url,
     private: true,
