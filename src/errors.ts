@@ -10,13 +10,7 @@ export const ERROR_CATALOGUE = {
     text: 'The request has a missing or invalid field.',
   },
   MALFORMED_JSON: { status: 400, retryable: false, text: 'The body is not valid JSON.' },
-  UNAUTHORIZED: { status: 401, retryable: false, text: 'Missing or wrong credentials.' },
   NOT_FOUND: { status: 404, retryable: false, text: 'No such route or resource.' },
-  SERVICE_NOT_FOUND: {
-    status: 404,
-    retryable: false,
-    text: 'The platform has no service with that id.',
-  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, text: 'The body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -31,7 +25,7 @@ export const ERROR_CATALOGUE = {
   PLATFORM_REJECTED: {
     status: 502,
     retryable: false,
-    text: 'The platform refused the request with a 4xx answer.',
+    text: 'The platform refused the request (a 3xx, or a 4xx other than 408/425/429).',
   },
   PLATFORM_BAD_RESPONSE: {
     status: 502,
@@ -43,7 +37,6 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The platform repeated a page offset; listing stopped.',
   },
-  REDIS_UNAVAILABLE: { status: 503, retryable: true, text: 'Redis does not answer.' },
   INTERNAL: {
     status: 500,
     retryable: false,

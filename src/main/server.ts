@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from '../config';
 import { startConnector } from './compose';
-
-/** Exit code for a configuration problem (EX_CONFIG in sysexits.h). */
-export const EXIT_CONFIG = 78;
+import { EXIT_CONFIG } from './exit-codes';
 
 async function main(): Promise<void> {
   let config;

@@ -1,68 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { connect } from 'node:net';
-import { freePort } from './free-port';
+import { startPrivateRedis, type PrivateRedis } from '../../src/infra/private-redis';
 
-export interface TestRedis {
-  url: string;
-  /** False when REDIS_URL was given: that server cannot be stopped by the test. */
-  private: boolean;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-  /** Stops the server for good and removes its data directory. */
-  close(): Promise<void>;
-}
+export type TestRedis = PrivateRedis;
 
-/**
- * Asks the server on `port` for its process id over raw TCP (no client library, so nothing
- * lingers). Comparing it with our child's pid proves we reached our own server, not another
- * suite's that raced us for the port.
- */
-function serverPid(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let reply = '';
-    socket.setTimeout(500);
-    socket.once('connect', () => socket.write('INFO server\r\n'));
-    socket.on('data', (data) => {
-      reply += data.toString();
-      const match = /process_id:(\d+)/.exec(reply);
-      if (match) {
-        socket.destroy();
-        resolve(Number(match[1]));
-      }
-    });
-    socket.once('timeout', () => socket.destroy());
-    socket.once('error', () => resolve(undefined));
-    socket.once('close', () => resolve(undefined));
-  });
-}
-
-/** Waits until our child answers on `port`; false if it exited first (port taken). */
-async function waitForOwnServer(
-  child: ChildProcess,
-  port: number,
-  timeoutMs = 5000,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) return false;
-    if ((await serverPid(port)) === child.pid) return true;
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`redis-server on port ${port} did not start`);
-}
-
-/**
- * A private redis-server on a free port, with its own data directory (append-only on when
- * asked), which a test can stop and start again. Uses REDIS_URL instead when it is set.
- */
+/** A private redis-server for one suite, or the server of REDIS_URL when that is set. */
 export async function startTestRedis(options: { appendOnly?: boolean } = {}): Promise<TestRedis> {
-  if (process.env.REDIS_URL) {
-    const url = process.env.REDIS_URL;
+  const url = process.env.REDIS_URL;
+  if (url) {
     return {
       url,
       private: false,
@@ -71,48 +14,5 @@ export async function startTestRedis(options: { appendOnly?: boolean } = {}): Pr
       close: async () => {},
     };
   }
-  let port = await freePort();
-  const dir = mkdtempSync(path.join(tmpdir(), 'connector-redis-'));
-  let child: ChildProcess | undefined;
-  const spawnServer = (): ChildProcess =>
-    spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '']
-        .concat(['--appendonly', options.appendOnly ? 'yes' : 'no'])
-        .concat(['--maxmemory-policy', 'noeviction']),
-      { stdio: 'ignore' },
-    );
-  // The first start may lose a race for the port with another suite: then take another port.
-  for (let attempt = 1; ; attempt += 1) {
-    child = spawnServer();
-    if (await waitForOwnServer(child, port)) break;
-    if (attempt === 5) throw new Error('could not start a private redis-server');
-    port = await freePort();
-  }
-  const url = `redis://127.0.0.1:${port}`;
-  const start = async (): Promise<void> => {
-    child = spawnServer();
-    if (!(await waitForOwnServer(child, port))) {
-      throw new Error(`port ${port} was taken while redis-server was stopped`);
-    }
-  };
-  const stop = async (): Promise<void> => {
-    const running = child;
-    child = undefined;
-    if (!running || running.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      running.once('exit', () => resolve());
-      running.kill('SIGTERM');
-    });
-  };
-  return {
-    url,
-    private: true,
-    start,
-    stop,
-    close: async () => {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return startPrivateRedis(options);
 }

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect } from 'node:net';
+import { freePort } from './free-port';
+
+/** A redis-server child process of our own, for the demo and the tests. */
+export interface PrivateRedis {
+  url: string;
+  /** False when an outside Redis was used instead: it cannot be stopped from here. */
+  private: boolean;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the server for good and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Asks the server on `port` for its process id over raw TCP (no client library, so nothing
+ * lingers). Comparing it with our child's pid proves we reached our own server, not another
+ * suite's that raced us for the port.
+ */
+function serverPid(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(500);
+    socket.once('connect', () => socket.write('INFO server\r\n'));
+    socket.on('data', (data) => {
+      reply += data.toString();
+      const match = /process_id:(\d+)/.exec(reply);
+      if (match) {
+        socket.destroy();
+        resolve(Number(match[1]));
+      }
+    });
+    socket.once('timeout', () => socket.destroy());
+    socket.once('error', () => resolve(undefined));
+    socket.once('close', () => resolve(undefined));
+  });
+}
+
+/** Waits until our child answers on `port`; false if it exited first (port taken). */
+async function waitForOwnServer(
+  child: ChildProcess,
+  port: number,
+  timeoutMs = 5000,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) return false;
+    if ((await serverPid(port)) === child.pid) return true;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server on port ${port} did not start`);
+}
+
+/**
+ * Starts redis-server (from PATH) on a free loopback port with its own data directory
+ * (append-only on when asked). It can be stopped and started again on the same port.
+ */
+export async function startPrivateRedis(
+  options: { appendOnly?: boolean } = {},
+): Promise<PrivateRedis> {
+  let port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), 'connector-redis-'));
+  let child: ChildProcess | undefined;
+  const spawnServer = (): ChildProcess =>
+    spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '']
+        .concat(['--appendonly', options.appendOnly ? 'yes' : 'no'])
+        .concat(['--maxmemory-policy', 'noeviction']),
+      { stdio: 'ignore' },
+    );
+  // The first start may lose a race for the port with another suite: then take another port.
+  for (let attempt = 1; ; attempt += 1) {
+    child = spawnServer();
+    if (await waitForOwnServer(child, port)) break;
+    if (attempt === 5) throw new Error('could not start a private redis-server');
+    port = await freePort();
+  }
+  const url = `redis://127.0.0.1:${port}`;
+  const start = async (): Promise<void> => {
+    child = spawnServer();
+    if (!(await waitForOwnServer(child, port))) {
+      throw new Error(`port ${port} was taken while redis-server was stopped`);
+    }
+  };
+  const stop = async (): Promise<void> => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      running.once('exit', () => resolve());
+      running.kill('SIGTERM');
+    });
+  };
+  return {
+    url,
+    private: true,
+    start,
+    stop,
+    close: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
