@@ -7,11 +7,9 @@ const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8
 
 describe('README stays true', () => {
   it('documents exactly the error codes of the catalogue, with their status and retryability', () => {
-    const rows = [...readme.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*(\d{3})\s*\|\s*(yes|no)\s*\|/gm)].map((m) => [
-      m[1],
-      Number(m[2]),
-      m[3] === 'yes',
-    ]);
+    const rows = [
+      ...readme.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*(\d{3})\s*\|\s*(yes|no)\s*\|/gm),
+    ].map((m) => [m[1], Number(m[2]), m[3] === 'yes']);
     const catalogue = Object.entries(ERROR_CATALOGUE).map(([code, entry]) => [
       code,
       entry.status,
