@@ -7,4 +7,5 @@ module.exports = {
   // Integration tests start real servers and a private redis-server; two cores, two workers.
   maxWorkers: 2,
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
