@@ -12,6 +12,13 @@ export interface ServicePage {
   count: number | undefined;
 }
 
+/** What every payment call carries: the service, and the key that makes retries safe. */
+export interface PaymentCall {
+  serviceId: number;
+  /** Sent as the Idempotency-Key header; the same on every attempt of one notification. */
+  idempotencyKey?: string;
+}
+
 export type ServiceLookup = { found: true; service: Service } | { found: false };
 
 export interface PlatformClientOptions extends PlatformHttpOptions {
@@ -126,44 +133,30 @@ export class PlatformClient {
   }
 
   /** POST /payment/checkout-url. [ours] body: `{service_id, checkout_url}`. */
-  async postCheckoutUrl(input: {
-    serviceId: number;
-    checkoutUrl: string;
-    idempotencyKey?: string;
-  }): Promise<void> {
-    await this.http.send({
-      method: 'POST',
-      path: '/payment/checkout-url',
-      body: { service_id: input.serviceId, checkout_url: input.checkoutUrl },
-      idempotencyKey: input.idempotencyKey,
-    });
+  postCheckoutUrl(input: PaymentCall & { checkoutUrl: string }): Promise<void> {
+    return this.postPayment('checkout-url', input, { checkout_url: input.checkoutUrl });
   }
 
   /** POST /payment/finish-checkout. [ours] body: `{service_id, transaction_id}`. */
-  async finishCheckout(input: {
-    serviceId: number;
-    transactionId: string;
-    idempotencyKey?: string;
-  }): Promise<void> {
-    await this.http.send({
-      method: 'POST',
-      path: '/payment/finish-checkout',
-      body: { service_id: input.serviceId, transaction_id: input.transactionId },
-      idempotencyKey: input.idempotencyKey,
-    });
+  finishCheckout(input: PaymentCall & { transactionId: string }): Promise<void> {
+    return this.postPayment('finish-checkout', input, { transaction_id: input.transactionId });
   }
 
   /** POST /payment/cancel-checkout. [ours] body: `{service_id, reason}`. */
-  async cancelCheckout(input: {
-    serviceId: number;
-    reason: string;
-    idempotencyKey?: string;
-  }): Promise<void> {
+  cancelCheckout(input: PaymentCall & { reason: string }): Promise<void> {
+    return this.postPayment('cancel-checkout', input, { reason: input.reason });
+  }
+
+  private async postPayment(
+    endpoint: 'checkout-url' | 'finish-checkout' | 'cancel-checkout',
+    call: PaymentCall,
+    fields: Record<string, string>,
+  ): Promise<void> {
     await this.http.send({
       method: 'POST',
-      path: '/payment/cancel-checkout',
-      body: { service_id: input.serviceId, reason: input.reason },
-      idempotencyKey: input.idempotencyKey,
+      path: `/payment/${endpoint}`,
+      body: { service_id: call.serviceId, ...fields },
+      idempotencyKey: call.idempotencyKey,
     });
   }
 }
