@@ -41,6 +41,7 @@ const serverShape = {
   CHECKOUT_ROUTE_PATH: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /'),
   CHECKOUT_ROUTE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe', 'mercadopago']),
+  CHECKOUT_EXPIRY_MINUTES: positiveInt.min(5).max(1440),
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
   DASHBOARD_USER: z.string().min(1).optional(),
   DASHBOARD_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
@@ -81,11 +82,18 @@ export interface Config {
   env: 'production' | 'development' | 'test';
   role: 'all' | 'api' | 'worker';
   port: number;
+  /** Empty only when PORT is 0 and PUBLIC_URL unset: then it is the listening address. */
   publicUrl: string;
   log: LogConfig;
   redis: { url: string; prefix: string };
   platform: PlatformConfig;
-  checkout: { routePath: string; routeToken: string; provider: string; currency: string };
+  checkout: {
+    routePath: string;
+    routeToken: string;
+    provider: string;
+    currency: string;
+    expiryMs: number;
+  };
   dashboard: { user: string; password: string } | undefined;
   notify: { maxAttempts: number; backoffMs: number };
   shutdownTimeoutMs: number;
@@ -175,7 +183,11 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     env: raw.NODE_ENV,
     role: raw.ROLE,
     port: raw.PORT,
-    publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
+    // With PORT=0 (tests) and no PUBLIC_URL, the composition root fills in the real port.
+    publicUrl: (raw.PUBLIC_URL ?? (raw.PORT === 0 ? '' : `http://localhost:${raw.PORT}`)).replace(
+      /\/+$/,
+      '',
+    ),
     log: logConfig(raw),
     redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
     platform,
@@ -184,6 +196,7 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       routeToken: raw.CHECKOUT_ROUTE_TOKEN,
       provider: raw.PAYMENT_PROVIDER,
       currency: raw.CURRENCY,
+      expiryMs: raw.CHECKOUT_EXPIRY_MINUTES * 60_000,
     },
     dashboard,
     notify: { maxAttempts: raw.NOTIFY_MAX_ATTEMPTS, backoffMs: raw.NOTIFY_BACKOFF_MS },

@@ -10,7 +10,18 @@ export const ERROR_CATALOGUE = {
     text: 'The request has a missing or invalid field.',
   },
   MALFORMED_JSON: { status: 400, retryable: false, text: 'The body is not valid JSON.' },
+  UNAUTHORIZED: { status: 401, retryable: false, text: 'Missing or wrong token.' },
   NOT_FOUND: { status: 404, retryable: false, text: 'No such route or resource.' },
+  UNKNOWN_PROVIDER: {
+    status: 404,
+    retryable: false,
+    text: 'No payment provider of that name is configured.',
+  },
+  CHECKOUT_ALREADY_PAID: {
+    status: 409,
+    retryable: false,
+    text: 'The service was already paid; no new checkout is opened.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, text: 'The body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

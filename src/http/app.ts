@@ -11,8 +11,10 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   isReady: () => Promise<boolean>;
-  /** Feature routers mounted after the health routes (checkout, webhooks, dashboard...). */
+  /** Feature routers mounted after the health routes (checkout, pages, dashboard...). */
   routers?: Router[];
+  /** Routers that read the raw body themselves (webhooks): mounted before the body parsers. */
+  rawBodyRouters?: Router[];
   /** Largest accepted body; 100 kB is far above any legitimate call the connector receives. */
   bodyLimit?: string;
 }
@@ -25,6 +27,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext());
   app.use(observeRequests(deps.logger, deps.metrics));
   app.use(helmet());
+  for (const router of deps.rawBodyRouters ?? []) app.use(router);
   const limit = deps.bodyLimit ?? '100kb';
   app.use(express.json({ limit }));
   app.use(express.urlencoded({ extended: false, limit, parameterLimit: 100 }));

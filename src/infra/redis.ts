@@ -6,8 +6,17 @@ import { Redis, type RedisOptions } from 'ioredis';
  */
 export type RedisProfile = 'producer' | 'worker';
 
-export function createRedis(url: string, profile: RedisProfile, name = 'connector'): Redis {
+/** Connection options for a profile, from a redis:// or rediss:// URL. */
+export function redisOptions(url: string, profile: RedisProfile, name = 'connector'): RedisOptions {
+  const parsed = new URL(url);
+  const db = Number(parsed.pathname.replace('/', '') || 0);
   const common: RedisOptions = {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    db: Number.isInteger(db) ? db : 0,
+    tls: parsed.protocol === 'rediss:' ? {} : undefined,
     connectionName: `${name}-${profile}`,
     // Reconnect forever, backing off to 2 s, so a restarted Redis is picked up again.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
@@ -19,7 +28,11 @@ export function createRedis(url: string, profile: RedisProfile, name = 'connecto
     profile === 'worker'
       ? { maxRetriesPerRequest: null, enableReadyCheck: true }
       : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 };
-  return new Redis(url, { ...common, ...profileOptions });
+  return { ...common, ...profileOptions };
+}
+
+export function createRedis(url: string, profile: RedisProfile, name = 'connector'): Redis {
+  return new Redis(redisOptions(url, profile, name));
 }
 
 /** Resolves true when Redis answers PING within `timeoutMs`. Never throws. */

@@ -22,31 +22,35 @@ async function redisForDemo(): Promise<{ url: string; redis?: PrivateRedis }> {
   }
 }
 
+async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
 /**
  * The whole product on one machine, with no outside account: a private Redis, the platform
- * simulator and the connector, wired together.
+ * simulator and the connector with the sandbox provider. The simulator asks for a checkout
+ * for a seeded service, and the checkout URL is printed to open in a browser.
  */
 async function main(): Promise<void> {
   const { url: redisUrl, redis } = await redisForDemo();
   const token = randomBytes(18).toString('base64url');
   const port = Number(process.env.PORT ?? 3000);
-  const simulator = new PlatformSimulator({
-    connector: { checkoutUrl: `http://127.0.0.1:${port}/checkout`, token },
-    logger: createLogger({
-      level: 'info',
-      format: 'pretty',
-      secrets: [token],
-      component: 'simulator',
-    }),
-  });
-  const platformUrl = await simulator.start();
+  const pretty = (component: string) =>
+    createLogger({ level: 'info', format: 'pretty', secrets: [token], component });
+  const simulator = new PlatformSimulator({ logger: pretty('platform') });
+  const platformUrl = await simulator.start(Number(process.env.SIMULATOR_PORT ?? 0));
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'development',
-    LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty',
     PORT: String(port),
     REDIS_URL: redisUrl,
-    QUEUE_PREFIX: 'demo',
+    QUEUE_PREFIX: `demo-${randomBytes(3).toString('hex')}`,
     PLATFORM_BASE_URL: platformUrl,
     PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
     PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
@@ -55,20 +59,37 @@ async function main(): Promise<void> {
     CHECKOUT_ROUTE_TOKEN: token,
     PAYMENT_PROVIDER: 'sandbox',
   });
-  const connector = await startConnector(config, { exit: () => undefined });
+  const connector = await startConnector(config, {
+    logger: pretty('connector'),
+    exit: () => undefined,
+  });
+  simulator.connectTo({ checkoutUrl: `${connector.url}/checkout`, token });
 
+  const serviceId = simulator.state.firstServiceId;
   say();
   say(`  platform simulator  ${platformUrl}  (${simulator.state.serviceCount} seeded services)`);
-  say(`  connector           http://localhost:${port}`);
+  say(`  connector           ${connector.publicUrl}   health: /healthz  metrics: /metrics`);
   say(`  redis               ${redisUrl}${redis ? ' (private, removed on exit)' : ''}`);
-  say(`  health / metrics    http://localhost:${port}/healthz  http://localhost:${port}/metrics`);
+  say(`  dashboard           ${connector.publicUrl}/admin/queues (comes with the delivery work)`);
   say();
-  say('  Try the platform client against the simulator in another terminal:');
+  say(`  The platform asks the connector for a checkout for service ${serviceId}...`);
+  const answer = await simulator.requestCheckout(serviceId);
+  say(`  connector answered ${answer.status} ${JSON.stringify(answer.body)}`);
+  const checkoutUrl = await waitFor(() => simulator.checkoutUrlFor(serviceId), 15_000);
+  say();
+  if (checkoutUrl) {
+    say(`  Open the checkout in a browser, then Pay or Decline:`);
+    say(`    ${checkoutUrl}`);
+  } else {
+    say('  No checkout URL arrived within 15 s; the log above says why.');
+  }
+  say();
+  say('  Ask for another checkout (services 1001-1025):');
   say(
-    `    PLATFORM_BASE_URL=${platformUrl} PLATFORM_EMAIL=${DEMO_CREDENTIALS.email} PLATFORM_PASSWORD=${DEMO_CREDENTIALS.password} PLATFORM_API_KEY=${DEMO_CREDENTIALS.apiKey} npx connector services list`,
+    `    curl -X POST ${platformUrl}/__simulator/checkout-requests -H 'content-type: application/json' -d '{"service_id": 1002}'`,
   );
-  say();
-  say('  Coming next: the checkout flow (a checkout URL to open in a browser) and the dashboard.');
+  say('  See what the platform received:');
+  say(`    curl ${platformUrl}/__simulator/calls`);
   say('  Ctrl-C stops everything.');
   say();
 

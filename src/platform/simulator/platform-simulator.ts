@@ -52,7 +52,7 @@ export class PlatformSimulator {
   private port = 0;
   private host = '127.0.0.1';
   private readonly sockets = new Set<Socket>();
-  private readonly connector: SimulatorOptions['connector'];
+  private connector: SimulatorOptions['connector'];
   private readonly logger: Logger | undefined;
 
   constructor(options: SimulatorOptions = {}) {
@@ -68,6 +68,12 @@ export class PlatformSimulator {
     this.connector = options.connector;
     this.logger = options.logger;
     this.app = this.buildApp();
+    this.state.onPayment = (call) =>
+      this.logger?.info(`platform received ${call.endpoint}`, {
+        serviceId: call.serviceId,
+        status: call.status,
+        body: call.body,
+      });
   }
 
   /** Base URL once started, e.g. http://127.0.0.1:4000. */
@@ -109,6 +115,18 @@ export class PlatformSimulator {
         this.logger?.error('simulator could not listen again', { err: String(error) });
       });
     }, ms).unref();
+  }
+
+  /** Aims the platform's side of the flow at a connector's checkout route. */
+  connectTo(connector: { checkoutUrl: string; token: string }): void {
+    this.connector = connector;
+  }
+
+  /** The latest checkout URL the platform received for a service. */
+  checkoutUrlFor(serviceId: number): string | undefined {
+    const calls = this.accepted('checkout-url').filter((call) => call.serviceId === serviceId);
+    const body = calls.at(-1)?.body as { checkout_url?: string } | undefined;
+    return body?.checkout_url;
   }
 
   /** Payment calls received on `endpoint` that the simulator accepted (2xx). */

@@ -27,6 +27,8 @@ interface Override {
 /** The simulated platform's data: seeded services, the changes made to them, and the calls received. */
 export class SimulatorState {
   readonly payments: RecordedPaymentCall[] = [];
+  /** Called with every payment call received (the simulator logs them). */
+  onPayment: ((call: RecordedPaymentCall) => void) | undefined;
   private readonly overrides = new Map<number, Override>();
   private ids: number[] | undefined;
 
@@ -90,6 +92,8 @@ export class SimulatorState {
   }
 
   recordPayment(call: Omit<RecordedPaymentCall, 'receivedAt'>): void {
-    this.payments.push({ ...call, receivedAt: new Date().toISOString() });
+    const recorded = { ...call, receivedAt: new Date().toISOString() };
+    this.payments.push(recorded);
+    this.onPayment?.(recorded);
   }
 }

@@ -1,0 +1,57 @@
+import type { Service } from '../platform/schemas';
+import type { ChargeLine, Money } from './checkout-record';
+
+/** What a service costs: the total and the lines that make it up. */
+export interface Charge {
+  amount: Money;
+  lines: ChargeLine[];
+}
+
+/**
+ * Prices a service. The default sums the service's own prices; an integrator whose ERP knows
+ * the order total can plug in another source in the composition root.
+ */
+export type AmountSource = (service: Service, currency: string) => Promise<Charge> | Charge;
+
+const cents = (value: number | null | undefined, quantity: number | null | undefined = 1): number =>
+  Math.round((value ?? 0) * (quantity ?? 0) * 100);
+
+const LABOUR = [
+  ['cutting', 'Corte'],
+  ['edging', 'Aplicação de fita de borda'],
+  ['machining', 'Usinagem e furação'],
+  ['packing', 'Embalagem'],
+  ['delivery', 'Entrega'],
+] as const;
+
+/**
+ * [ours] The platform has no total field (PLATFORM.md): the amount is the sum of the labour
+ * prices plus price x quantity of every board, edge and component. Lines of zero are left out.
+ */
+export const computedAmount: AmountSource = (service, currency) => {
+  const lines: ChargeLine[] = [];
+  const add = (label: string, amountMinor: number): void => {
+    if (amountMinor !== 0) lines.push({ label, amountMinor });
+  };
+  for (const item of service.materials?.boards ?? []) {
+    add(
+      `${item.description ?? item.internal_code ?? 'Chapa'} × ${item.quantity ?? 0}`,
+      cents(item.price, item.quantity),
+    );
+  }
+  for (const item of service.materials?.edges ?? []) {
+    add(
+      `${item.description ?? item.internal_code ?? 'Fita de borda'} × ${item.quantity ?? 0}${item.unit ? ` ${item.unit}` : ''}`,
+      cents(item.price, item.quantity),
+    );
+  }
+  for (const item of service.materials?.components ?? []) {
+    add(
+      `${item.description ?? item.internal_code ?? 'Componente'} × ${item.quantity ?? 0}`,
+      cents(item.price, item.quantity),
+    );
+  }
+  for (const [key, label] of LABOUR) add(label, cents(service.labour?.[key]?.price));
+  const amountMinor = lines.reduce((sum, line) => sum + line.amountMinor, 0);
+  return { amount: { amountMinor, currency }, lines };
+};

@@ -1,0 +1,33 @@
+import type { PaymentProvider } from '../payments/payment-provider';
+import type { PlatformClient } from '../platform/platform-client';
+import type { AmountSource } from './amount-source';
+import type { CheckoutJobs, CheckoutStore, Clock } from './ports';
+
+/** The logging the use cases need; winston's logger fits it. */
+export interface Log {
+  info(message: string, fields?: Record<string, unknown>): unknown;
+  warn(message: string, fields?: Record<string, unknown>): unknown;
+  error(message: string, fields?: Record<string, unknown>): unknown;
+}
+
+/** The platform calls the checkout flow makes. */
+export type CheckoutPlatform = Pick<
+  PlatformClient,
+  'getService' | 'postCheckoutUrl' | 'finishCheckout' | 'cancelCheckout'
+>;
+
+/** Everything the checkout use cases work with, given by the composition root. */
+export interface CheckoutDeps {
+  store: CheckoutStore;
+  jobs: CheckoutJobs;
+  platform: CheckoutPlatform;
+  provider: PaymentProvider;
+  amountSource: AmountSource;
+  currency: string;
+  publicUrl: string;
+  /** How long a checkout stays payable. */
+  expiryMs: number;
+  clock: Clock;
+  newCheckoutId: () => string;
+  log: Log;
+}

@@ -1,0 +1,77 @@
+import type { ChargeLine, Money } from '../payments/money';
+
+export type { ChargeLine, Money };
+
+/**
+ * The checkout state machine. A checkout is one attempt to collect payment for one service.
+ *
+ *   requested -> url_sent -> processing -> paid | declined | expired | failed -> reported
+ *
+ * Outcomes (paid, declined, expired, failed) are sticky: once one is recorded no other can
+ * replace it. `reported` means the platform acknowledged the finish or cancel.
+ */
+export const CHECKOUT_STATES = [
+  'requested',
+  'url_sent',
+  'processing',
+  'paid',
+  'declined',
+  'expired',
+  'failed',
+  'reported',
+] as const;
+export type CheckoutState = (typeof CHECKOUT_STATES)[number];
+export type CheckoutOutcome = 'paid' | 'declined' | 'expired' | 'failed';
+
+const OUTCOMES: readonly CheckoutState[] = ['paid', 'declined', 'expired', 'failed'];
+const OPEN: readonly CheckoutState[] = ['requested', 'url_sent', 'processing'];
+
+/** Which states each state may move to. */
+export const NEXT_STATES: Readonly<Record<CheckoutState, readonly CheckoutState[]>> = {
+  requested: ['url_sent', 'processing', ...OUTCOMES],
+  url_sent: ['processing', ...OUTCOMES],
+  processing: OUTCOMES,
+  paid: ['reported'],
+  declined: ['reported'],
+  expired: ['reported'],
+  failed: ['reported'],
+  reported: [],
+};
+
+/** The states from which `to` may be reached. */
+export function statesLeadingTo(to: CheckoutState): CheckoutState[] {
+  return CHECKOUT_STATES.filter((from) => NEXT_STATES[from].includes(to));
+}
+
+export function isOpen(state: CheckoutState): boolean {
+  return OPEN.includes(state);
+}
+
+export function isOutcome(state: CheckoutState): state is CheckoutOutcome {
+  return OUTCOMES.includes(state);
+}
+
+export interface CheckoutRecord {
+  checkoutId: string;
+  serviceId: number;
+  state: CheckoutState;
+  /** The outcome, kept when the state moves on to `reported`. */
+  outcome?: CheckoutOutcome;
+  provider: string;
+  providerRef?: string;
+  url?: string;
+  amount?: Money;
+  lines?: ChargeLine[];
+  transactionId?: string;
+  reason?: string;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+}
+
+/** The platform notification an outcome calls for. */
+export type NotificationKind = 'finish' | 'cancel';
+
+export function notificationFor(outcome: CheckoutOutcome): NotificationKind {
+  return outcome === 'paid' ? 'finish' : 'cancel';
+}

@@ -1,0 +1,66 @@
+import type {
+  ChargeLine,
+  CheckoutOutcome,
+  CheckoutRecord,
+  CheckoutState,
+  Money,
+  NotificationKind,
+} from './checkout-record';
+
+/** The result of asking for a checkout for a service. */
+export type OpenResult =
+  | { kind: 'created'; record: CheckoutRecord }
+  | { kind: 'open'; record: CheckoutRecord; requestNumber: number }
+  | { kind: 'already_paid'; record: CheckoutRecord };
+
+/** Where checkouts live. Every method is atomic. */
+export interface CheckoutStore {
+  /** Creates a checkout unless the service has an open one (returned instead) or a paid one. */
+  openForService(input: {
+    checkoutId: string;
+    serviceId: number;
+    provider: string;
+    now: Date;
+    expiresAt: Date;
+  }): Promise<OpenResult>;
+  get(checkoutId: string): Promise<CheckoutRecord | undefined>;
+  findByProviderRef(provider: string, providerRef: string): Promise<CheckoutRecord | undefined>;
+  /** Stores what the provider created, once; returns the record as it stands after. */
+  attachProviderCheckout(
+    checkoutId: string,
+    attach: { providerRef: string; url: string; amount: Money; lines: ChargeLine[] },
+    now: Date,
+  ): Promise<CheckoutRecord>;
+  /**
+   * Moves to `to` when the current state allows it. Returns whether it moved and the
+   * state as it stands after.
+   */
+  transition(
+    checkoutId: string,
+    to: CheckoutState,
+    fields: { transactionId?: string; reason?: string },
+    now: Date,
+  ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
+}
+
+/** A finish or cancel to deliver to the platform. */
+export interface Notification {
+  checkoutId: string;
+  serviceId: number;
+  kind: NotificationKind;
+  outcome: CheckoutOutcome;
+  transactionId?: string;
+  reason?: string;
+}
+
+/** The queues the use cases hand work to. */
+export interface CheckoutJobs {
+  /** Creates the provider checkout (once) and posts its URL to the platform. */
+  produce(checkoutId: string, jobKey: string): Promise<void>;
+  /** Checks the checkout once it is due to expire. */
+  scheduleExpiry(checkoutId: string, at: Date): Promise<void>;
+  /** Delivers a finish or cancel, at least once; enqueuing the same one twice is a no-op. */
+  notify(notification: Notification): Promise<void>;
+}
+
+export type Clock = () => Date;

@@ -1,0 +1,92 @@
+import type { CheckoutDeps } from './checkout-deps';
+import { isOpen, type CheckoutRecord } from './checkout-record';
+import { recordOutcome } from './settle-checkout';
+
+export type ProduceResult =
+  'url_sent' | 'closed' | 'unknown_service' | 'nothing_to_charge' | 'missing';
+
+/**
+ * Makes the checkout URL and hands it to the platform: reads the service, prices it, creates
+ * the provider checkout (once: a re-run finds it stored) and posts the URL. A repeat request
+ * posts the same URL again. Platform and provider failures are thrown for the queue to retry.
+ */
+export async function produceCheckout(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  jobKey: string,
+): Promise<ProduceResult> {
+  const record = await deps.store.get(checkoutId);
+  if (!record) return 'missing';
+  if (!isOpen(record.state)) return 'closed';
+  let current: CheckoutRecord = record;
+  if (!current.url) {
+    const lookup = await deps.platform.getService(record.serviceId);
+    if (!lookup.found) {
+      // [ours] No cancel: the platform says the service does not exist, so a cancel for it
+      // could only be refused. The checkout ends as failed and an error is logged.
+      deps.log.error('checkout for an unknown service', {
+        checkoutId,
+        serviceId: record.serviceId,
+      });
+      await recordOutcome(
+        deps,
+        record,
+        'failed',
+        { reason: 'service not found' },
+        { notify: false },
+      );
+      return 'unknown_service';
+    }
+    const charge = await deps.amountSource(lookup.service, deps.currency);
+    if (charge.amount.amountMinor <= 0) {
+      deps.log.error('checkout with nothing to charge', {
+        checkoutId,
+        serviceId: record.serviceId,
+      });
+      await recordOutcome(deps, record, 'failed', { reason: 'nothing to charge' });
+      return 'nothing_to_charge';
+    }
+    const returnUrl = `${deps.publicUrl}/return/${deps.provider.name}?checkout_id=${encodeURIComponent(checkoutId)}`;
+    const created = await deps.provider.createCheckout({
+      checkoutId,
+      serviceId: record.serviceId,
+      amount: charge.amount,
+      lines: charge.lines,
+      description: `Pedido ${record.serviceId}`,
+      returnUrl,
+      cancelUrl: `${returnUrl}&cancelled=1`,
+      expiresAt: new Date(record.expiresAt),
+    });
+    current = await deps.store.attachProviderCheckout(
+      checkoutId,
+      { ...created, ...charge },
+      deps.clock(),
+    );
+  }
+  await deps.platform.postCheckoutUrl({
+    serviceId: current.serviceId,
+    checkoutUrl: current.url ?? '',
+    idempotencyKey: `checkout-url:${jobKey}`,
+  });
+  await deps.store.transition(checkoutId, 'url_sent', {}, deps.clock());
+  deps.log.info('checkout url sent to the platform', { checkoutId, serviceId: current.serviceId });
+  return 'url_sent';
+}
+
+/**
+ * The queue gave up on producing a checkout. If the URL never reached the platform the
+ * checkout fails and the platform gets its cancel; a failed re-send leaves the checkout open,
+ * since the customer may still pay with the URL sent before.
+ */
+export async function abandonCheckout(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  reason: string,
+): Promise<void> {
+  const record = await deps.store.get(checkoutId);
+  if (!record || record.state !== 'requested') return;
+  if (record.providerRef) {
+    await deps.provider.cancelCheckout?.({ providerRef: record.providerRef, checkoutId });
+  }
+  await recordOutcome(deps, record, 'failed', { reason });
+}

@@ -1,0 +1,47 @@
+import type { CheckoutDeps } from './checkout-deps';
+import type { CheckoutRecord } from './checkout-record';
+
+export type RequestCheckoutResult =
+  | { kind: 'accepted'; checkoutId: string; repeat: boolean }
+  | { kind: 'already_paid'; checkout: CheckoutRecord };
+
+/**
+ * The platform asks for a checkout for a service. One open checkout per service: a repeat
+ * while it is open re-sends the same URL (never a second payment); a request after it ended
+ * starts a new one; a service already paid gets no new checkout.
+ */
+export async function requestCheckout(
+  deps: CheckoutDeps,
+  serviceId: number,
+): Promise<RequestCheckoutResult> {
+  const now = deps.clock();
+  const result = await deps.store.openForService({
+    checkoutId: deps.newCheckoutId(),
+    serviceId,
+    provider: deps.provider.name,
+    now,
+    expiresAt: new Date(now.getTime() + deps.expiryMs),
+  });
+  const { record } = result;
+  if (result.kind === 'already_paid') {
+    deps.log.warn('checkout refused: service already paid', {
+      serviceId,
+      checkoutId: record.checkoutId,
+    });
+    return { kind: 'already_paid', checkout: record };
+  }
+  // While the URL is still being made, the same job id dedupes the request; once it was sent,
+  // each repeat is a job of its own that posts the same URL again.
+  const jobKey =
+    result.kind === 'open' && record.state !== 'requested'
+      ? `${record.checkoutId}:resend:${result.requestNumber}`
+      : record.checkoutId;
+  await deps.jobs.produce(record.checkoutId, jobKey);
+  await deps.jobs.scheduleExpiry(record.checkoutId, new Date(record.expiresAt));
+  deps.log.info(result.kind === 'created' ? 'checkout requested' : 'checkout requested again', {
+    serviceId,
+    checkoutId: record.checkoutId,
+    state: record.state,
+  });
+  return { kind: 'accepted', checkoutId: record.checkoutId, repeat: result.kind === 'open' };
+}

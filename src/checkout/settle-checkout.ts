@@ -1,0 +1,93 @@
+import type { PaymentStatus } from '../payments/payment-provider';
+import type { CheckoutDeps } from './checkout-deps';
+import {
+  notificationFor,
+  type CheckoutOutcome,
+  type CheckoutRecord,
+  type CheckoutState,
+} from './checkout-record';
+
+/** The checkout state a provider status leads to; undefined while the payment is pending. */
+function targetState(status: PaymentStatus): CheckoutState | undefined {
+  switch (status.state) {
+    case 'paid':
+      return 'paid';
+    case 'failed':
+    case 'canceled':
+      return 'declined';
+    case 'expired':
+      return 'expired';
+    case 'processing':
+      return 'processing';
+    case 'pending':
+      return undefined;
+  }
+}
+
+function defaultReason(target: CheckoutState): string | undefined {
+  if (target === 'paid') return undefined;
+  return target === 'expired' ? 'checkout expired' : `payment ${target}`;
+}
+
+/**
+ * Records an outcome once and enqueues its one notification. Called by every path that
+ * learns an outcome (webhook, sandbox buttons, redirect, expiry, failure); the atomic
+ * transition makes the first caller the only one that notifies.
+ */
+export async function recordOutcome(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  outcome: CheckoutOutcome,
+  fields: { transactionId?: string; reason?: string },
+  options: { notify?: boolean } = {},
+): Promise<boolean> {
+  const { moved, state } = await deps.store.transition(
+    record.checkoutId,
+    outcome,
+    fields,
+    deps.clock(),
+  );
+  if (!moved) {
+    deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });
+    return false;
+  }
+  deps.log.info('checkout outcome recorded', {
+    checkoutId: record.checkoutId,
+    serviceId: record.serviceId,
+    outcome,
+  });
+  if (options.notify === false) return true;
+  await deps.jobs.notify({
+    checkoutId: record.checkoutId,
+    serviceId: record.serviceId,
+    kind: notificationFor(outcome),
+    outcome,
+    ...fields,
+  });
+  return true;
+}
+
+/**
+ * Asks the provider for the truth about a checkout and applies it. A webhook, a redirect or
+ * a sandbox button is only a hint that it is worth asking.
+ */
+export async function syncFromProvider(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+): Promise<CheckoutRecord> {
+  if (!record.providerRef) return record;
+  const status = await deps.provider.getStatus({
+    providerRef: record.providerRef,
+    checkoutId: record.checkoutId,
+  });
+  const target = targetState(status);
+  if (target === 'processing') {
+    await deps.store.transition(record.checkoutId, 'processing', {}, deps.clock());
+  } else if (target) {
+    await recordOutcome(deps, record, target as CheckoutOutcome, {
+      transactionId: status.transactionId,
+      reason: status.reason ?? defaultReason(target),
+    });
+  }
+  return (await deps.store.get(record.checkoutId)) ?? record;
+}

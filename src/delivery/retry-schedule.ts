@@ -1,0 +1,20 @@
+/**
+ * The delay before retry number `attempt` (1 = the first retry) of a platform notification:
+ * exponential from `baseMs`, capped at `capMs`, with +-20% jitter so that many retries after
+ * an outage do not arrive together. With the defaults (5 s base, 6 h cap, 40 attempts) the
+ * schedule runs about a week.
+ */
+export function notificationRetryDelayMs(
+  attempt: number,
+  baseMs: number,
+  capMs = 6 * 3_600_000,
+  random: () => number = Math.random,
+): number {
+  const exponential = baseMs * 2 ** Math.max(0, attempt - 1);
+  const capped = Math.min(exponential, capMs);
+  return Math.round(capped * (0.8 + random() * 0.4));
+}
+
+/** The fast schedule of producing a checkout while the customer waits: 1, 2, 4, 8 s. */
+export const PRODUCE_ATTEMPTS = 5;
+export const PRODUCE_BACKOFF_MS = 1000;

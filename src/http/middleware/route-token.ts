@@ -1,0 +1,32 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import { AppError } from '../../errors';
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** The token from `Authorization: Bearer`, `X-Api-Key` or `?token=`, in that order. */
+function presentedToken(req: Request): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+  const query = typeof req.query.token === 'string' ? req.query.token : undefined;
+  return bearer ?? req.get('x-api-key') ?? query;
+}
+
+/** Refuses requests without the shared token; compares digests in constant time. */
+export function requireRouteToken(token: string): RequestHandler {
+  const expected = digest(token);
+  return (req, _res, next) => {
+    const given = presentedToken(req);
+    if (given === undefined) {
+      return next(
+        new AppError(
+          'UNAUTHORIZED',
+          'A token is required: Authorization: Bearer, X-Api-Key or ?token=.',
+        ),
+      );
+    }
+    if (!timingSafeEqual(digest(given), expected)) {
+      return next(new AppError('UNAUTHORIZED', 'The token is not valid.'));
+    }
+    next();
+  };
+}

@@ -1,0 +1,47 @@
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** "R$ 1.234,56" for BRL; other currencies in their pt-BR form. */
+export function formatMoney(amountMinor: number, currency: string): string {
+  return new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(amountMinor / 100);
+}
+
+const STYLE = `
+  :root { --ink:#1f2933; --muted:#616e7c; --line:#e4e7eb; --brand:#0b7a53; --bg:#f5f7fa; --bad:#b42318; }
+  * { box-sizing: border-box; }
+  body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--ink); background:var(--bg); }
+  main { max-width:560px; margin:0 auto; padding:32px 16px 48px; }
+  .card { background:#fff; border:1px solid var(--line); border-radius:12px; padding:28px; box-shadow:0 1px 3px rgba(0,0,0,.06); }
+  .eyebrow { font-size:13px; letter-spacing:.06em; text-transform:uppercase; color:var(--muted); margin:0 0 4px; }
+  h1 { font-size:24px; margin:0 0 20px; }
+  .badge { display:inline-block; font-size:12px; font-weight:600; padding:2px 8px; border-radius:999px; background:#fff4e5; color:#8a4b00; margin-left:8px; vertical-align:middle; }
+  table { width:100%; border-collapse:collapse; margin:0 0 16px; }
+  td { padding:8px 0; border-bottom:1px solid var(--line); vertical-align:top; }
+  td.amount { text-align:right; white-space:nowrap; padding-left:16px; font-variant-numeric:tabular-nums; }
+  tr.total td { border-bottom:none; font-weight:700; font-size:20px; padding-top:14px; }
+  .actions { display:flex; gap:12px; flex-wrap:wrap; margin-top:8px; }
+  .actions form { flex:1 1 200px; margin:0; }
+  button { width:100%; font:inherit; font-weight:600; padding:14px 18px; border-radius:8px; cursor:pointer; border:1px solid transparent; }
+  button.pay { background:var(--brand); color:#fff; }
+  button.pay:hover { background:#08603f; }
+  button.decline { background:#fff; color:var(--bad); border-color:#f3c5c1; }
+  .note { color:var(--muted); font-size:14px; margin:18px 0 0; }
+  .status { font-size:18px; margin:0 0 8px; }
+  .ok { color:var(--brand); } .bad { color:var(--bad); }
+`;
+
+/** A complete page in the connector's plain, shop-like style. */
+export function renderPage(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="pt-BR">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body><main>${body}</main></body>
+</html>`;
+}

@@ -1,0 +1,59 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { CheckoutDeps } from '../../checkout/checkout-deps';
+import { requestCheckout } from '../../checkout/request-checkout';
+import { AppError } from '../../errors';
+import { requireRouteToken } from '../middleware/route-token';
+
+const serviceIdValue = z.union([
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,15}$/, 'must be a positive integer')
+    .transform(Number),
+]);
+
+function invalidServiceId(problem: string): AppError {
+  return new AppError('VALIDATION_FAILED', 'service_id is missing or invalid.', {
+    details: [{ field: 'service_id', problem }],
+  });
+}
+
+/** `service_id` from a JSON or form body, or the query; integer or numeric string. */
+function readServiceId(req: Request): number {
+  const fromBody: unknown = (req.body as Record<string, unknown> | undefined)?.service_id;
+  const fromQuery: unknown = req.query.service_id;
+  const given = fromBody ?? fromQuery;
+  if (given === undefined) throw invalidServiceId('is required (JSON body, form body or query)');
+  const parsed = serviceIdValue.safeParse(given);
+  if (!parsed.success || parsed.data <= 0) throw invalidServiceId('must be a positive integer');
+  if (
+    fromBody !== undefined &&
+    fromQuery !== undefined &&
+    String(fromQuery).trim() !== String(fromBody).trim()
+  ) {
+    throw invalidServiceId('the body and the query disagree');
+  }
+  return parsed.data;
+}
+
+/** The checkout route the platform calls: answers 202 at once, the URL follows by POST. */
+export function checkoutRoutes(deps: CheckoutDeps, route: { path: string; token: string }): Router {
+  const router = Router();
+  router.post(route.path, requireRouteToken(route.token), async (req, res) => {
+    const serviceId = readServiceId(req);
+    const result = await requestCheckout(deps, serviceId);
+    if (result.kind === 'already_paid') {
+      throw new AppError('CHECKOUT_ALREADY_PAID', `Service ${serviceId} was already paid.`, {
+        details: [
+          { field: 'service_id', problem: `checkout ${result.checkout.checkoutId} is paid` },
+        ],
+      });
+    }
+    res
+      .status(202)
+      .json({ service_id: serviceId, checkout_id: result.checkoutId, status: 'accepted' });
+  });
+  return router;
+}

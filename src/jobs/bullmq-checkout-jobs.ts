@@ -1,0 +1,69 @@
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import type { CheckoutJobs, Notification } from '../checkout/ports';
+import { PRODUCE_ATTEMPTS, PRODUCE_BACKOFF_MS } from '../delivery/retry-schedule';
+import { currentLogContext } from '../infra/log-context';
+import {
+  jobIds,
+  QUEUES,
+  type ExpireJob,
+  type NotificationJob,
+  type ProduceJob,
+} from './queue-names';
+
+const DAY_S = 86_400;
+
+/** Completed jobs are trimmed; failed ones stay for weeks, for operators to look at and retry. */
+const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+  removeOnComplete: { age: 7 * DAY_S, count: 10_000 },
+  removeOnFail: { age: 30 * DAY_S },
+};
+
+/** The checkout use cases' queues, on BullMQ. */
+export class BullmqCheckoutJobs implements CheckoutJobs {
+  readonly checkoutQueue: Queue;
+  readonly notificationQueue: Queue;
+
+  constructor(
+    connection: ConnectionOptions,
+    prefix: string,
+    private readonly settings: { notifyMaxAttempts: number; produceBackoffMs?: number },
+  ) {
+    this.checkoutQueue = new Queue(QUEUES.checkout, { connection, prefix });
+    this.notificationQueue = new Queue(QUEUES.notifications, { connection, prefix });
+  }
+
+  async produce(checkoutId: string, jobKey: string): Promise<void> {
+    const data: ProduceJob = { checkoutId, jobKey, requestId: currentLogContext().requestId };
+    await this.checkoutQueue.add('produce', data, {
+      jobId: jobIds.produce(jobKey),
+      attempts: PRODUCE_ATTEMPTS,
+      backoff: { type: 'exponential', delay: this.settings.produceBackoffMs ?? PRODUCE_BACKOFF_MS },
+      ...RETENTION,
+    });
+  }
+
+  async scheduleExpiry(checkoutId: string, at: Date): Promise<void> {
+    const data: ExpireJob = { checkoutId, requestId: currentLogContext().requestId };
+    await this.checkoutQueue.add('expire', data, {
+      jobId: jobIds.expire(checkoutId, at),
+      delay: Math.max(0, at.getTime() - Date.now()),
+      attempts: 20,
+      backoff: { type: 'exponential', delay: 5000 },
+      ...RETENTION,
+    });
+  }
+
+  async notify(notification: Notification): Promise<void> {
+    const data: NotificationJob = { ...notification, requestId: currentLogContext().requestId };
+    await this.notificationQueue.add(notification.kind, data, {
+      jobId: jobIds.notify(notification.kind, notification.checkoutId),
+      attempts: this.settings.notifyMaxAttempts,
+      backoff: { type: 'notification' },
+      ...RETENTION,
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.checkoutQueue.close(), this.notificationQueue.close()]);
+  }
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** Queue names; the Redis prefix (QUEUE_PREFIX) keeps several connectors apart. */
+export const QUEUES = { checkout: 'checkout', notifications: 'notifications' } as const;
+
+const checkoutId = z.string().regex(/^chk_[A-Za-z0-9]+$/);
+
+export const produceJobSchema = z.object({
+  checkoutId,
+  jobKey: z.string(),
+  requestId: z.string().optional(),
+});
+export const expireJobSchema = z.object({ checkoutId, requestId: z.string().optional() });
+export const notificationJobSchema = z.object({
+  checkoutId,
+  serviceId: z.number().int().positive(),
+  kind: z.enum(['finish', 'cancel']),
+  outcome: z.enum(['paid', 'declined', 'expired', 'failed']),
+  transactionId: z.string().optional(),
+  reason: z.string().optional(),
+  requestId: z.string().optional(),
+});
+
+export type ProduceJob = z.infer<typeof produceJobSchema>;
+export type ExpireJob = z.infer<typeof expireJobSchema>;
+export type NotificationJob = z.infer<typeof notificationJobSchema>;
+
+/**
+ * BullMQ job ids: ':' is reserved (BullMQ rejects it), and one id per piece of work makes a
+ * second add of the same work a no-op.
+ */
+export const jobIds = {
+  produce: (jobKey: string) => `produce-${jobKey.replace(/:/g, '-')}`,
+  expire: (checkoutId: string, at: Date) => `expire-${checkoutId}-${at.getTime()}`,
+  notify: (kind: 'finish' | 'cancel', checkoutId: string) => `${kind}-${checkoutId}`,
+};

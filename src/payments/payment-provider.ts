@@ -1,0 +1,55 @@
+import type { ChargeLine, Money } from './money';
+
+/** What the connector asks a provider to collect. */
+export interface CheckoutRequest {
+  checkoutId: string;
+  serviceId: number;
+  amount: Money;
+  lines: ChargeLine[];
+  /** A one-line description shown by the provider, e.g. "Pedido 1004". */
+  description: string;
+  /** Where the customer lands after paying, and after giving up. */
+  returnUrl: string;
+  cancelUrl: string;
+  expiresAt: Date;
+}
+
+export interface CreatedCheckout {
+  providerRef: string;
+  url: string;
+}
+
+/** The provider's truth about a payment. */
+export type PaymentState = 'pending' | 'processing' | 'paid' | 'failed' | 'canceled' | 'expired';
+
+export interface PaymentStatus {
+  state: PaymentState;
+  /** The provider's payment id, sent to the platform with finish. */
+  transactionId?: string;
+  /** A short, customer-safe reason for failed or canceled payments. */
+  reason?: string;
+}
+
+/** A verified webhook: which payment it is about (a hint; the status is read from the provider). */
+export type WebhookHint = { ignore: string } | { providerRef: string; eventId: string };
+
+export interface WebhookInput {
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  rawBody: Buffer;
+}
+
+/**
+ * One payment provider behind one interface. Adapters take their base URL, secrets and
+ * clock as parameters, so tests can aim them at a loopback fake. Creating a checkout must be
+ * idempotent by `checkoutId`.
+ */
+export interface PaymentProvider {
+  readonly name: string;
+  createCheckout(request: CheckoutRequest): Promise<CreatedCheckout>;
+  getStatus(ref: { providerRef: string; checkoutId: string }): Promise<PaymentStatus>;
+  /** Verifies a webhook; throws AppError UNAUTHORIZED when the signature is wrong. */
+  parseWebhook(input: WebhookInput): Promise<WebhookHint>;
+  /** Makes a superseded or expired checkout unpayable, where the provider allows it. */
+  cancelCheckout?(ref: { providerRef: string; checkoutId: string }): Promise<void>;
+}

@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ChargeLine, Money } from '../money';
+import type {
+  CheckoutRequest,
+  CreatedCheckout,
+  PaymentProvider,
+  PaymentState,
+  PaymentStatus,
+  WebhookHint,
+} from '../payment-provider';
+
+/** A sandbox payment as its page shows it. */
+export interface SandboxPayment {
+  checkoutId: string;
+  serviceId: number;
+  description: string;
+  amount: Money;
+  lines: ChargeLine[];
+  state: PaymentState;
+  transactionId?: string;
+  expiresAt: string;
+  returnUrl: string;
+  cancelUrl: string;
+}
+
+// Creates once, so a re-run of the checkout job returns the same payment.
+const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'data', ARGV[1], 'state', 'pending')
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1`;
+
+// Settles a pending payment; anything else is left as it is and returned.
+const SETTLE = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return false end
+if state == 'pending' then
+  if tonumber(ARGV[3]) > tonumber(ARGV[4]) then
+    redis.call('HSET', KEYS[1], 'state', 'expired')
+    return 'expired'
+  end
+  redis.call('HSET', KEYS[1], 'state', ARGV[1], 'transactionId', ARGV[2])
+  return ARGV[1]
+end
+return state`;
+
+const RETENTION_MS = 30 * 86_400_000;
+
+/**
+ * The built-in provider: the connector serves the payment page itself, and its Pay and
+ * Decline buttons feed the same outcome path a real provider's webhook does.
+ */
+export class SandboxProvider implements PaymentProvider {
+  readonly name = 'sandbox';
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: { prefix: string; publicUrl: string; now?: () => Date },
+  ) {}
+
+  private key(checkoutId: string): string {
+    return `${this.options.prefix}:sandbox:${checkoutId}`;
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
+    const payment: Omit<SandboxPayment, 'state'> = {
+      checkoutId: request.checkoutId,
+      serviceId: request.serviceId,
+      description: request.description,
+      amount: request.amount,
+      lines: request.lines,
+      expiresAt: request.expiresAt.toISOString(),
+      returnUrl: request.returnUrl,
+      cancelUrl: request.cancelUrl,
+    };
+    await this.redis.eval(
+      CREATE,
+      1,
+      this.key(request.checkoutId),
+      JSON.stringify(payment),
+      RETENTION_MS,
+    );
+    return {
+      providerRef: `sbx_${request.checkoutId}`,
+      url: `${this.options.publicUrl}/sandbox/checkout/${encodeURIComponent(request.checkoutId)}`,
+    };
+  }
+
+  /** The payment behind a sandbox page, or undefined for an unknown id. */
+  async payment(checkoutId: string): Promise<SandboxPayment | undefined> {
+    const fields = await this.redis.hgetall(this.key(checkoutId));
+    if (!fields.data || !fields.state) return undefined;
+    const data = JSON.parse(fields.data) as Omit<SandboxPayment, 'state'>;
+    const expired = fields.state === 'pending' && Date.parse(data.expiresAt) < this.now().getTime();
+    return {
+      ...data,
+      state: expired ? 'expired' : (fields.state as PaymentState),
+      transactionId: fields.transactionId,
+    };
+  }
+
+  /** What the Pay and Decline buttons do. Paying twice changes nothing. */
+  async settle(checkoutId: string, outcome: 'paid' | 'failed'): Promise<PaymentState | undefined> {
+    const transactionId = `sbx_pay_${randomBytes(8).toString('hex')}`;
+    const state = (await this.redis.eval(
+      SETTLE,
+      1,
+      this.key(checkoutId),
+      outcome,
+      transactionId,
+      this.now().getTime(),
+      await this.expiresAtMs(checkoutId),
+    )) as PaymentState | null;
+    return state ?? undefined;
+  }
+
+  private async expiresAtMs(checkoutId: string): Promise<number> {
+    const data = await this.redis.hget(this.key(checkoutId), 'data');
+    return data ? Date.parse((JSON.parse(data) as SandboxPayment).expiresAt) : 0;
+  }
+
+  async getStatus(ref: { providerRef: string; checkoutId: string }): Promise<PaymentStatus> {
+    const payment = await this.payment(ref.checkoutId);
+    if (!payment) return { state: 'expired', reason: 'unknown sandbox payment' };
+    if (payment.state === 'failed') return { state: 'failed', reason: 'declined in the sandbox' };
+    return { state: payment.state, transactionId: payment.transactionId };
+  }
+
+  async cancelCheckout(ref: { providerRef: string; checkoutId: string }): Promise<void> {
+    await this.redis.eval(
+      `if redis.call('HGET', KEYS[1], 'state') == 'pending' then redis.call('HSET', KEYS[1], 'state', 'expired') end return 1`,
+      1,
+      this.key(ref.checkoutId),
+    );
+  }
+
+  async parseWebhook(): Promise<WebhookHint> {
+    return { ignore: 'the sandbox has no webhooks: its page reports outcomes directly' };
+  }
+}

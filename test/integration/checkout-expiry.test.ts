@@ -1,0 +1,50 @@
+import { eventually, startHarness, type Harness } from '../support/harness';
+
+describe('a checkout nobody pays', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ start: { expiryMs: 1500 } });
+  });
+  afterAll(() => h.stop());
+
+  it('expires, is reported as one cancel, and can no longer be paid', async () => {
+    const answer = await h.simulator.requestCheckout(1020);
+    const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
+    const url = await eventually(() => h.simulator.checkoutUrlFor(1020));
+    const cancel = await eventually(
+      () => h.simulator.accepted('cancel-checkout').find((c) => c.serviceId === 1020),
+      10_000,
+      'cancel',
+    );
+    expect(cancel.body).toEqual({ service_id: 1020, reason: 'checkout expired' });
+    expect(cancel.idempotencyKey).toBe(`cancel:${checkoutId}`);
+
+    const page = await (await fetch(url)).text();
+    expect(page).toContain('Este link de pagamento expirou.');
+    expect(page).not.toContain('Pagar R$');
+    const late = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(late.status).toBe(303);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      h.simulator.accepted('finish-checkout').filter((c) => c.serviceId === 1020),
+    ).toHaveLength(0);
+    expect((await h.connector.deps.store.get(checkoutId))?.outcome).toBe('expired');
+  });
+
+  it('lets a payment made just before expiry win', async () => {
+    const answer = await h.simulator.requestCheckout(1021);
+    const url = await eventually(() => h.simulator.checkoutUrlFor(1021));
+    await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(
+      h.simulator.accepted('finish-checkout').filter((c) => c.serviceId === 1021),
+    ).toHaveLength(1);
+    expect(
+      h.simulator.accepted('cancel-checkout').filter((c) => c.serviceId === 1021),
+    ).toHaveLength(0);
+    const record = await h.connector.deps.store.get(
+      (answer.body as { checkout_id: string }).checkout_id,
+    );
+    expect(record?.outcome).toBe('paid');
+  });
+});

@@ -1,0 +1,267 @@
+import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url, { method: 'POST', body, headers, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // an HTML page or an empty redirect
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+describe('checkout flow with the sandbox provider', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ start: { produceBackoffMs: 50 } });
+  });
+  afterAll(() => h.stop());
+
+  const checkoutUrlOf = (serviceId: number) =>
+    eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, `checkout url of ${serviceId}`);
+  const calls = (
+    endpoint: 'checkout-url' | 'finish-checkout' | 'cancel-checkout',
+    serviceId: number,
+  ) => h.simulator.accepted(endpoint).filter((c) => c.serviceId === serviceId);
+
+  it('walks a checkout from request to finish', async () => {
+    const requested = await h.simulator.requestCheckout(1001);
+    expect(requested.status).toBe(202);
+    expect(requested.body).toEqual({
+      service_id: 1001,
+      checkout_id: expect.stringMatching(/^chk_[0-9a-f]{24}$/),
+      status: 'accepted',
+    });
+    const checkoutId = (requested.body as { checkout_id: string }).checkout_id;
+
+    const url = await checkoutUrlOf(1001);
+    expect(url).toBe(`${h.url}/sandbox/checkout/${checkoutId}`);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Pedido nº 1001');
+    expect(html).toMatch(/R\$\s?[\d.]+,\d{2}/);
+
+    const paid = await post(`${url}/pay`, '');
+    expect(paid.status).toBe(303);
+    const returnUrl = paid.headers.get('location') ?? '';
+    expect(returnUrl).toBe(`${h.url}/return/sandbox?checkout_id=${checkoutId}`);
+    expect(await (await fetch(returnUrl)).text()).toContain('Pagamento confirmado');
+
+    const finish = await eventually(() => calls('finish-checkout', 1001)[0], 10_000, 'finish');
+    expect(finish.body).toEqual({
+      service_id: 1001,
+      transaction_id: expect.stringMatching(/^sbx_pay_[0-9a-f]{16}$/),
+    });
+    expect(finish.idempotencyKey).toBe(`finish:${checkoutId}`);
+    await eventually(async () =>
+      (await h.connector.deps.store.get(checkoutId))?.state === 'reported' ? true : undefined,
+    );
+    expect(calls('cancel-checkout', 1001)).toHaveLength(0);
+  });
+
+  it('reports a declined payment as one cancel', async () => {
+    await h.simulator.requestCheckout(1002);
+    const url = await checkoutUrlOf(1002);
+    expect((await post(`${url}/decline`, '')).status).toBe(303);
+    const cancel = await eventually(() => calls('cancel-checkout', 1002)[0], 10_000, 'cancel');
+    expect(cancel.body).toEqual({ service_id: 1002, reason: 'declined in the sandbox' });
+    expect(calls('finish-checkout', 1002)).toHaveLength(0);
+  });
+
+  it('changes nothing when the customer pays twice, or declines after paying', async () => {
+    await h.simulator.requestCheckout(1003);
+    const url = await checkoutUrlOf(1003);
+    await Promise.all([post(`${url}/pay`, ''), post(`${url}/pay`, ''), post(`${url}/decline`, '')]);
+    await post(`${url}/pay`, '');
+    await eventually(() => calls('finish-checkout', 1003)[0] ?? calls('cancel-checkout', 1003)[0]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls('finish-checkout', 1003).length + calls('cancel-checkout', 1003).length).toBe(1);
+    expect(await (await fetch(url)).text()).toMatch(/já foi pago|foi recusado/);
+  });
+
+  it('re-sends the same URL on a repeat request and creates no second payment', async () => {
+    const first = await h.simulator.requestCheckout(1004);
+    const url = await checkoutUrlOf(1004);
+    const second = await h.simulator.requestCheckout(1004);
+    expect((second.body as { checkout_id: string }).checkout_id).toBe(
+      (first.body as { checkout_id: string }).checkout_id,
+    );
+    await eventually(() => (calls('checkout-url', 1004).length >= 2 ? true : undefined));
+    const urls = calls('checkout-url', 1004).map(
+      (c) => (c.body as { checkout_url: string }).checkout_url,
+    );
+    expect(new Set(urls)).toEqual(new Set([url]));
+    expect(new Set(calls('checkout-url', 1004).map((c) => c.idempotencyKey)).size).toBe(
+      urls.length,
+    );
+  });
+
+  it('creates exactly one checkout for twenty concurrent requests', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h.simulator.requestCheckout(1005)),
+    );
+    expect(answers.every((a) => a.status === 202)).toBe(true);
+    expect(new Set(answers.map((a) => (a.body as { checkout_id: string }).checkout_id)).size).toBe(
+      1,
+    );
+    await checkoutUrlOf(1005);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const urls = calls('checkout-url', 1005).map(
+      (c) => (c.body as { checkout_url: string }).checkout_url,
+    );
+    expect(new Set(urls).size).toBe(1);
+    const keys = await h.connector.deps.store.get(
+      (answers[0]!.body as { checkout_id: string }).checkout_id,
+    );
+    expect(keys?.state).toBe('url_sent');
+  });
+
+  it('starts a new checkout after the previous one ended, and refuses one after payment', async () => {
+    const first = await h.simulator.requestCheckout(1006);
+    const firstUrl = await checkoutUrlOf(1006);
+    await post(`${firstUrl}/decline`, '');
+    await eventually(() => calls('cancel-checkout', 1006)[0]);
+    const second = await h.simulator.requestCheckout(1006);
+    expect(second.status).toBe(202);
+    expect((second.body as { checkout_id: string }).checkout_id).not.toBe(
+      (first.body as { checkout_id: string }).checkout_id,
+    );
+    const secondUrl = await eventually(() => {
+      const url = h.simulator.checkoutUrlFor(1006);
+      return url !== firstUrl ? url : undefined;
+    });
+    await post(`${secondUrl}/pay`, '');
+    await eventually(() => calls('finish-checkout', 1006)[0]);
+    const third = await h.simulator.requestCheckout(1006);
+    expect(third.status).toBe(409);
+    expect((third.body as { error: { code: string } }).error.code).toBe('CHECKOUT_ALREADY_PAID');
+  });
+
+  it('fails an unknown service fast, with no URL and no cancel', async () => {
+    const answer = await h.simulator.requestCheckout(9999);
+    expect(answer.status).toBe(202);
+    const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
+    const record = await eventually(async () => {
+      const r = await h.connector.deps.store.get(checkoutId);
+      return r?.state === 'failed' ? r : undefined;
+    });
+    expect(record.reason).toBe('service not found');
+    expect(calls('checkout-url', 9999)).toHaveLength(0);
+    expect(calls('cancel-checkout', 9999)).toHaveLength(0);
+    expect(
+      h.log
+        .entries()
+        .some((e) => e.message === 'checkout for an unknown service' && e.level === 'error'),
+    ).toBe(true);
+  });
+
+  it('retries posting the URL while the platform fails, then delivers it', async () => {
+    h.simulator.faults.add({ match: '/payment/checkout-url', status: 503, times: 2 });
+    await h.simulator.requestCheckout(1007);
+    await checkoutUrlOf(1007);
+    expect(
+      h.simulator.state.payments.filter(
+        (c) => c.endpoint === 'checkout-url' && c.serviceId === 1007,
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('cancels when the URL can never be posted', async () => {
+    h.simulator.faults.add({ match: '/payment/checkout-url', status: 503 });
+    try {
+      const answer = await h.simulator.requestCheckout(1008);
+      const cancel = await eventually(
+        () => calls('cancel-checkout', 1008)[0],
+        15_000,
+        'cancel after giving up',
+      );
+      expect(cancel.body).toEqual({
+        service_id: 1008,
+        reason: 'checkout could not be produced (PLATFORM_UNAVAILABLE)',
+      });
+      const record = await h.connector.deps.store.get(
+        (answer.body as { checkout_id: string }).checkout_id,
+      );
+      expect(record?.state).toBe('reported');
+      expect(record?.outcome).toBe('failed');
+    } finally {
+      h.simulator.faults.clear();
+    }
+  });
+});
+
+describe('the checkout route refuses bad callers and bad input', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.stop());
+  const route = () => `${h.url}/checkout`;
+  const json = { 'content-type': 'application/json' };
+
+  it.each([
+    ['no token', {}, ''],
+    ['a wrong bearer token', { authorization: 'Bearer wrong-token-value' }, ''],
+    ['a wrong api key', { 'x-api-key': 'nope' }, ''],
+    ['a wrong query token', {}, '?token=nope'],
+  ])('answers 401 to %s', async (_name, headers, query) => {
+    const res = await post(`${route()}${query}`, '{"service_id": 1001}', { ...json, ...headers });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it.each([
+    ['X-Api-Key', { 'x-api-key': ROUTE_TOKEN }, ''],
+    ['?token=', {}, `?token=${ROUTE_TOKEN}`],
+  ])('accepts the token as %s', async (_name, headers, query) => {
+    const res = await post(`${route()}${query}`, '{"service_id": "1010"}', { ...json, ...headers });
+    expect(res.status).toBe(202);
+    expect(res.body.service_id).toBe(1010);
+  });
+
+  it('accepts a form body and a query parameter', async () => {
+    const auth = { authorization: `Bearer ${ROUTE_TOKEN}` };
+    const form = await post(route(), 'service_id=1011', {
+      ...auth,
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(form.status).toBe(202);
+    expect(form.body.service_id).toBe(1011);
+    const query = await post(`${route()}?service_id=1012`, '', auth);
+    expect(query.status).toBe(202);
+    expect(query.body.service_id).toBe(1012);
+  });
+
+  it.each([
+    ['missing', '{}'],
+    ['not a number', '{"service_id": "abc"}'],
+    ['negative', '{"service_id": -5}'],
+    ['a fraction', '{"service_id": 10.5}'],
+    ['an object', '{"service_id": {"$gt": 1}}'],
+    ['absurdly large', '{"service_id": 123456789012345678901234567890}'],
+  ])('answers 400 when service_id is %s', async (_name, body) => {
+    const res = await post(route(), body, { ...json, authorization: `Bearer ${ROUTE_TOKEN}` });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'service_id', problem: expect.any(String) }],
+    });
+  });
+
+  it('answers malformed JSON with 400 and a log line, and the token never reaches the log', async () => {
+    const res = await post(route(), '{"service_id": ', {
+      ...json,
+      authorization: `Bearer ${ROUTE_TOKEN}`,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MALFORMED_JSON');
+    expect(h.log.text()).not.toContain(ROUTE_TOKEN);
+  });
+});

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config';
+import { startConnector, type RunningConnector, type StartOptions } from '../../src/main/compose';
+import {
+  DEMO_CREDENTIALS,
+  PlatformSimulator,
+  type SimulatorOptions,
+} from '../../src/platform/simulator/platform-simulator';
+import { captureLog, type CapturedLog } from './log-capture';
+import { startTestRedis, type TestRedis } from './redis-server';
+
+export const ROUTE_TOKEN = 'test-route-token-0123456789';
+
+export interface Harness {
+  redis: TestRedis;
+  simulator: PlatformSimulator;
+  connector: RunningConnector;
+  log: CapturedLog;
+  /** The connector's base URL. */
+  url: string;
+  prefix: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole product on loopback: a private redis-server (or REDIS_URL), the platform
+ * simulator aimed at the connector's checkout route, and the connector itself, with a queue
+ * prefix of its own so tests never see each other's data.
+ */
+export async function startHarness(
+  options: {
+    env?: Record<string, string>;
+    simulator?: SimulatorOptions;
+    start?: StartOptions;
+    redis?: TestRedis;
+  } = {},
+): Promise<Harness> {
+  const redis = options.redis ?? (await startTestRedis());
+  const simulator = new PlatformSimulator({ serviceCount: 40, ...options.simulator });
+  const platformUrl = await simulator.start();
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const log = captureLog({ level: 'debug', secrets: [ROUTE_TOKEN] });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: prefix,
+    PLATFORM_BASE_URL: platformUrl,
+    PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+    PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+    PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+    PLATFORM_TIMEOUT_MS: '2000',
+    CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
+    NOTIFY_BACKOFF_MS: '100',
+    ...options.env,
+  });
+  const connector = await startConnector(config, {
+    logger: log.logger,
+    host: '127.0.0.1',
+    exit: () => undefined,
+    ...options.start,
+  });
+  simulator.connectTo({
+    checkoutUrl: `${connector.url}${config.checkout.routePath}`,
+    token: ROUTE_TOKEN,
+  });
+  return {
+    redis,
+    simulator,
+    connector,
+    log,
+    url: connector.url,
+    prefix,
+    stop: async () => {
+      await connector.shutdown.run('test done');
+      await simulator.stop();
+      if (!options.redis) await redis.close();
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
