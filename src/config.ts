@@ -47,10 +47,22 @@ const serverShape = {
   DASHBOARD_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
   NOTIFY_MAX_ATTEMPTS: positiveInt,
   NOTIFY_BACKOFF_MS: positiveInt,
+  JOB_LOCK_MS: positiveInt,
+  RECONCILE_INTERVAL_MS: positiveInt.min(100),
   SHUTDOWN_TIMEOUT_MS: positiveInt,
 };
 
+/** A job may make up to four platform calls (a GET with two retries, then a POST). */
+export const minJobLockMs = (platformTimeoutMs: number): number => 4 * platformTimeoutMs + 10_000;
+
 const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
+  if (env.JOB_LOCK_MS < minJobLockMs(env.PLATFORM_TIMEOUT_MS)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['JOB_LOCK_MS'],
+      message: `must be at least 4 x PLATFORM_TIMEOUT_MS + 10 s (${minJobLockMs(env.PLATFORM_TIMEOUT_MS)}), or a slow platform call lets a second worker run the same job`,
+    });
+  }
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({
       code: 'custom',
@@ -96,6 +108,7 @@ export interface Config {
   };
   dashboard: { user: string; password: string } | undefined;
   notify: { maxAttempts: number; backoffMs: number };
+  jobs: { lockMs: number; reconcileIntervalMs: number };
   shutdownTimeoutMs: number;
   /** Values that must never reach a log line or an error answer. */
   secrets: string[];
@@ -200,6 +213,7 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     },
     dashboard,
     notify: { maxAttempts: raw.NOTIFY_MAX_ATTEMPTS, backoffMs: raw.NOTIFY_BACKOFF_MS },
+    jobs: { lockMs: raw.JOB_LOCK_MS, reconcileIntervalMs: raw.RECONCILE_INTERVAL_MS },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     secrets: [
       ...platformSecrets(platform),
@@ -208,6 +222,18 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     ],
   };
   return deepFreeze(config);
+}
+
+/** Only what the CLI's queue commands need: Redis and the key prefix. Throws ConfigError. */
+export function loadQueueConfig(
+  env: Env = process.env,
+  cwd?: string,
+): { redis: { url: string; prefix: string } } {
+  const raw = parseOrThrow(
+    z.object({ REDIS_URL: serverShape.REDIS_URL, QUEUE_PREFIX: serverShape.QUEUE_PREFIX }),
+    readEnvironment(env, cwd),
+  );
+  return { redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX } };
 }
 
 /** Only what the CLI's platform commands need: no checkout token, no Redis. Throws ConfigError. */

@@ -41,6 +41,15 @@ export interface CheckoutStore {
     fields: { transactionId?: string; reason?: string },
     now: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
+  /** The service's latest checkout. */
+  latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
+  /** Ids of checkouts not yet reported, soonest expiry first. */
+  activeCheckouts(limit: number): Promise<string[]>;
+  /** Takes a checkout off the active list (nothing left to do for it), with a note. */
+  retire(checkoutId: string, note?: { field: 'cancelDropped'; value: string }): Promise<void>;
+  /** Remembers, for days, which notification the platform acknowledged. */
+  recordDelivery(checkoutId: string, kind: NotificationKind): Promise<void>;
+  deliveryOf(checkoutId: string): Promise<NotificationKind | undefined>;
 }
 
 /** A finish or cancel to deliver to the platform. */

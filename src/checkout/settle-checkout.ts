@@ -56,7 +56,10 @@ export async function recordOutcome(
     serviceId: record.serviceId,
     outcome,
   });
-  if (options.notify === false) return true;
+  if (options.notify === false) {
+    await deps.store.retire(record.checkoutId);
+    return true;
+  }
   await deps.jobs.notify({
     checkoutId: record.checkoutId,
     serviceId: record.serviceId,

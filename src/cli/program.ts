@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { AppError } from '../errors';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
+import { notificationsCommand } from './notifications-commands';
 import { servicesCommand } from './services-commands';
 import { simulatorCommand } from './simulator-command';
 
@@ -22,6 +23,7 @@ function buildProgram(io: CliIo): Command {
     'checkout connector: the platform, a payment provider and your ERP',
   );
   program.addCommand(servicesCommand(io));
+  program.addCommand(notificationsCommand(io));
   program.addCommand(simulatorCommand(io));
   configureTree(program, io);
   return program;

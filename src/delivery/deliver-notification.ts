@@ -1,32 +1,53 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { Notification } from '../checkout/ports';
 
+export type DeliveryResult = 'delivered' | 'duplicate' | 'superseded';
+
 /**
- * Delivers one finish or cancel to the platform. Every attempt carries the same
- * Idempotency-Key; failures are thrown for the queue's retry schedule.
+ * Delivers one finish or cancel to the platform, at most once as far as the connector can
+ * tell: a notification already acknowledged is not sent again (nor a cancel after a finish),
+ * and a cancel of an old checkout is dropped, and recorded, when a newer checkout of the same
+ * service was paid. Every attempt carries the same Idempotency-Key; failures are thrown.
  */
 export async function deliverNotification(
   deps: Pick<CheckoutDeps, 'platform' | 'store' | 'clock' | 'log'>,
   notification: Notification,
-): Promise<void> {
-  const idempotencyKey = `${notification.kind}:${notification.checkoutId}`;
-  if (notification.kind === 'finish') {
+): Promise<DeliveryResult> {
+  const { checkoutId, serviceId, kind } = notification;
+  const delivered = await deps.store.deliveryOf(checkoutId);
+  if (delivered) {
+    deps.log.info('notification already delivered', { checkoutId, serviceId, kind, delivered });
+    await deps.store.transition(checkoutId, 'reported', {}, deps.clock());
+    return 'duplicate';
+  }
+  if (kind === 'cancel') {
+    const latest = await deps.store.latestForService(serviceId);
+    if (latest && latest.checkoutId !== checkoutId && latest.outcome === 'paid') {
+      deps.log.warn('stale cancel dropped: a newer checkout of the service was paid', {
+        checkoutId,
+        serviceId,
+        paidCheckoutId: latest.checkoutId,
+      });
+      await deps.store.retire(checkoutId, { field: 'cancelDropped', value: latest.checkoutId });
+      return 'superseded';
+    }
+  }
+  const idempotencyKey = `${kind}:${checkoutId}`;
+  if (kind === 'finish') {
     await deps.platform.finishCheckout({
-      serviceId: notification.serviceId,
-      transactionId: notification.transactionId ?? notification.checkoutId,
+      serviceId,
+      transactionId: notification.transactionId ?? checkoutId,
       idempotencyKey,
     });
   } else {
     await deps.platform.cancelCheckout({
-      serviceId: notification.serviceId,
+      serviceId,
       reason: notification.reason ?? notification.outcome,
       idempotencyKey,
     });
   }
-  await deps.store.transition(notification.checkoutId, 'reported', {}, deps.clock());
-  deps.log.info('platform notified', {
-    checkoutId: notification.checkoutId,
-    serviceId: notification.serviceId,
-    kind: notification.kind,
-  });
+  await deps.store.recordDelivery(checkoutId, kind);
+  await deps.store.transition(checkoutId, 'reported', {}, deps.clock());
+  deps.log.info('platform notified', { checkoutId, serviceId, kind });
+  return 'delivered';
 }

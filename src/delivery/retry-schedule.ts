@@ -15,6 +15,24 @@ export function notificationRetryDelayMs(
   return Math.round(capped * (0.8 + random() * 0.4));
 }
 
+/** Longest Retry-After the connector waits for; a longer one is capped to this. */
+export const RETRY_AFTER_CAP_MS = 3_600_000;
+
+/**
+ * The delay before the next attempt: the schedule, or the platform's Retry-After when that is
+ * longer (capped at an hour, so a wild value cannot park a payment fact for days).
+ */
+export function notificationBackoffMs(
+  attemptsMade: number,
+  baseMs: number,
+  retryAfterMs?: number,
+): number {
+  const scheduled = notificationRetryDelayMs(attemptsMade, baseMs);
+  return retryAfterMs === undefined
+    ? scheduled
+    : Math.max(scheduled, Math.min(retryAfterMs, RETRY_AFTER_CAP_MS));
+}
+
 /** The fast schedule of producing a checkout while the customer waits: 1, 2, 4, 8 s. */
 export const PRODUCE_ATTEMPTS = 5;
 export const PRODUCE_BACKOFF_MS = 1000;

@@ -15,6 +15,8 @@ export interface AppDeps {
   routers?: Router[];
   /** Routers that read the raw body themselves (webhooks): mounted before the body parsers. */
   rawBodyRouters?: Router[];
+  /** The dashboard: its own UI assets and scripts, so mounted before helmet's CSP. */
+  adminRouters?: Router[];
   /** Largest accepted body; 100 kB is far above any legitimate call the connector receives. */
   bodyLimit?: string;
 }
@@ -26,6 +28,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.use(requestContext());
   app.use(observeRequests(deps.logger, deps.metrics));
+  for (const router of deps.adminRouters ?? []) app.use(router);
   app.use(helmet());
   for (const router of deps.rawBodyRouters ?? []) app.use(router);
   const limit = deps.bodyLimit ?? '100kb';

@@ -1,23 +1,86 @@
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { Queue } from 'bullmq';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
   httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
+  /** One per delivery attempt of a finish or cancel, by what came of it. */
+  notificationAttempts: Counter<'kind' | 'result'>;
+  /** From the outcome being accepted (job enqueued) to the platform's 2xx. */
+  notificationLatency: Histogram<'kind'>;
 }
+
+/** What the queue gauges read of a BullMQ queue. */
+export type ObservedQueue = Pick<Queue, 'name' | 'getJobCounts' | 'getJobs'>;
 
 /**
  * A registry of the process's own (not prom-client's global one), so several apps can live in
- * one test process: default Node metrics plus the HTTP request-duration histogram.
+ * one test process: default Node metrics, HTTP durations and the delivery metrics.
  */
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const httpRequestDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP requests served, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
+  return {
+    registry,
+    httpRequestDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests served, by method, route pattern and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    notificationAttempts: new Counter({
+      name: 'connector_notification_attempts_total',
+      help: 'Delivery attempts of finish/cancel, by result: delivered, transient, misconfigured, permanent, duplicate, superseded',
+      labelNames: ['kind', 'result'] as const,
+      registers: [registry],
+    }),
+    notificationLatency: new Histogram({
+      name: 'connector_notification_delivery_seconds',
+      help: 'From the outcome being accepted to the platform acknowledging the finish/cancel',
+      labelNames: ['kind'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 21600, 86400],
+      registers: [registry],
+    }),
+  };
+}
+
+const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
+
+/** Queue depth by state, the failed-set size, and the age of the oldest job still waiting. */
+export function observeQueues(
+  metrics: Metrics,
+  queues: ObservedQueue[],
+  now: () => number = Date.now,
+): void {
+  new Gauge({
+    name: 'connector_queue_jobs',
+    help: 'Jobs per queue and state (failed is the failed set operators look at)',
+    labelNames: ['queue', 'state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      for (const queue of queues) {
+        const counts = await queue.getJobCounts(...COUNTED_STATES);
+        for (const state of COUNTED_STATES)
+          this.set({ queue: queue.name, state }, counts[state] ?? 0);
+      }
+    },
   });
-  return { registry, httpRequestDuration };
+  new Gauge({
+    name: 'connector_queue_oldest_waiting_seconds',
+    help: 'Age of the oldest job waiting or waiting to be retried, per queue (0 when none)',
+    labelNames: ['queue'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      for (const queue of queues) {
+        const oldest = await Promise.all(
+          (['wait', 'delayed'] as const).map((type) => queue.getJobs([type], 0, 0, true)),
+        );
+        const stamps = oldest.flat().flatMap((job) => (job ? [job.timestamp] : []));
+        const age = stamps.length ? (now() - Math.min(...stamps)) / 1000 : 0;
+        this.set({ queue: queue.name }, Math.max(0, age));
+      }
+    },
+  });
 }

@@ -28,8 +28,10 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
     prefix: string,
     private readonly settings: { notifyMaxAttempts: number; produceBackoffMs?: number },
   ) {
-    this.checkoutQueue = new Queue(QUEUES.checkout, { connection, prefix });
-    this.notificationQueue = new Queue(QUEUES.notifications, { connection, prefix });
+    // Event streams are trimmed, so Redis memory stays bounded however long the connector runs.
+    const streams = { events: { maxLen: 10_000 } };
+    this.checkoutQueue = new Queue(QUEUES.checkout, { connection, prefix, streams });
+    this.notificationQueue = new Queue(QUEUES.notifications, { connection, prefix, streams });
   }
 
   async produce(checkoutId: string, jobKey: string): Promise<void> {
@@ -61,6 +63,19 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
       backoff: { type: 'notification' },
       ...RETENTION,
     });
+  }
+
+  /** The reconciler, as a BullMQ job scheduler: one schedule however many workers upsert it. */
+  async scheduleReconciler(everyMs: number): Promise<void> {
+    await this.checkoutQueue.upsertJobScheduler(
+      'reconcile',
+      { every: everyMs },
+      {
+        name: 'reconcile',
+        data: {},
+        opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
+      },
+    );
   }
 
   async close(): Promise<void> {

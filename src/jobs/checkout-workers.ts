@@ -2,18 +2,20 @@ import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bu
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { expireCheckout } from '../checkout/expire-checkout';
 import { abandonCheckout, produceCheckout } from '../checkout/produce-checkout';
+import { reconcileCheckouts } from '../checkout/reconcile-checkouts';
 import { deliverNotification } from '../delivery/deliver-notification';
-import { notificationRetryDelayMs } from '../delivery/retry-schedule';
+import { judgeDelivery } from '../delivery/delivery-policy';
+import { notificationBackoffMs } from '../delivery/retry-schedule';
 import { AppError } from '../errors';
 import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
+import type { Metrics } from '../infra/metrics';
 import { classifyStatus } from '../platform/answer-classification';
 import { expireJobSchema, notificationJobSchema, produceJobSchema, QUEUES } from './queue-names';
 
 /** A short, secret-free reason for a cancel, from whatever stopped the checkout. */
 function abandonReason(error: unknown): string {
-  if (error instanceof AppError) return `checkout could not be produced (${error.code})`;
-  return 'checkout could not be produced (INTERNAL)';
+  return `checkout could not be produced (${error instanceof AppError ? error.code : 'INTERNAL'})`;
 }
 
 /** Whether a retry can help: transient answers, and misconfiguration a person may fix. */
@@ -42,65 +44,110 @@ export interface WorkerOptions {
   connection: ConnectionOptions;
   prefix: string;
   notifyBackoffMs: number;
+  /** Longest a job may run before another worker may take it over. */
+  lockDurationMs: number;
+  /** Reconciler: checkouts untouched for this long are looked at again. */
+  reconcileStaleMs: number;
   logger: Logger;
+  metrics: Metrics;
   concurrency?: number;
+}
+
+function checkoutProcessor(deps: CheckoutDeps, options: WorkerOptions) {
+  return async (job: Job) => {
+    if (job.name === 'reconcile') {
+      return reconcileCheckouts(deps, { staleMs: options.reconcileStaleMs, limit: 500 });
+    }
+    if (job.name === 'expire') {
+      const data = expireJobSchema.parse(job.data);
+      return inJobContext(job, data.requestId, () => expireCheckout(deps, data.checkoutId));
+    }
+    const data = produceJobSchema.parse(job.data);
+    return inJobContext(job, data.requestId, async () => {
+      try {
+        return await produceCheckout(deps, data.checkoutId, data.jobKey);
+      } catch (error) {
+        if (worthRetrying(error) && !isFinalAttempt(job)) throw error;
+        options.logger.error('checkout abandoned', {
+          checkoutId: data.checkoutId,
+          ...errorFields(error),
+        });
+        await abandonCheckout(deps, data.checkoutId, abandonReason(error));
+        throw new UnrecoverableError(abandonReason(error));
+      }
+    });
+  };
+}
+
+function notificationProcessor(deps: CheckoutDeps, options: WorkerOptions) {
+  const { metrics, logger } = options;
+  return async (job: Job) => {
+    const data = notificationJobSchema.parse(job.data);
+    return inJobContext(job, data.requestId, async () => {
+      let thrown: unknown;
+      let result: string | undefined;
+      try {
+        result = await deliverNotification(deps, data);
+      } catch (error) {
+        thrown = error;
+      }
+      const verdict = judgeDelivery(thrown);
+      if (verdict.action === 'delivered') {
+        metrics.notificationAttempts.inc({ kind: data.kind, result: result ?? 'delivered' });
+        if (result === 'delivered')
+          metrics.notificationLatency.observe(
+            { kind: data.kind },
+            (Date.now() - job.timestamp) / 1000,
+          );
+        return result;
+      }
+      const klass =
+        thrown instanceof AppError && thrown.upstreamStatus !== undefined
+          ? classifyStatus(thrown.upstreamStatus)
+          : 'transient';
+      metrics.notificationAttempts.inc({ kind: data.kind, result: klass });
+      if (verdict.action === 'give_up') {
+        logger.error('notification refused by the platform; moved to the failed set', {
+          checkoutId: data.checkoutId,
+          kind: data.kind,
+          reason: verdict.reason,
+        });
+        throw new UnrecoverableError(verdict.reason);
+      }
+      if (verdict.alert) {
+        logger.error('platform refuses the connector: check PLATFORM_* credentials and URL', {
+          checkoutId: data.checkoutId,
+          kind: data.kind,
+          reason: verdict.reason,
+        });
+      }
+      throw thrown;
+    });
+  };
 }
 
 /** The checkout and notification workers; processors stay thin over the use cases. */
 export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions): Worker[] {
   const { logger } = options;
-  const checkoutWorker = new Worker(
-    QUEUES.checkout,
-    async (job) => {
-      if (job.name === 'expire') {
-        const data = expireJobSchema.parse(job.data);
-        return inJobContext(job, data.requestId, () => expireCheckout(deps, data.checkoutId));
-      }
-      const data = produceJobSchema.parse(job.data);
-      return inJobContext(job, data.requestId, async () => {
-        try {
-          return await produceCheckout(deps, data.checkoutId, data.jobKey);
-        } catch (error) {
-          if (worthRetrying(error) && !isFinalAttempt(job)) throw error;
-          logger.error('checkout abandoned', {
-            checkoutId: data.checkoutId,
-            ...errorFields(error),
-          });
-          await abandonCheckout(deps, data.checkoutId, abandonReason(error));
-          throw new UnrecoverableError(abandonReason(error));
-        }
-      });
-    },
-    {
-      connection: options.connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency ?? 10,
-    },
-  );
-
+  const common = {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency ?? 10,
+    lockDuration: options.lockDurationMs,
+  };
+  const checkoutWorker = new Worker(QUEUES.checkout, checkoutProcessor(deps, options), common);
   const notificationWorker = new Worker(
     QUEUES.notifications,
-    async (job) => {
-      const data = notificationJobSchema.parse(job.data);
-      return inJobContext(job, data.requestId, async () => {
-        try {
-          await deliverNotification(deps, data);
-        } catch (error) {
-          if (worthRetrying(error)) throw error;
-          throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
-        }
-      });
-    },
+    notificationProcessor(deps, options),
     {
-      connection: options.connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency ?? 10,
+      ...common,
       settings: {
-        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => {
-          const scheduled = notificationRetryDelayMs(attemptsMade, options.notifyBackoffMs);
-          const asked = error instanceof AppError ? error.retryAfterMs : undefined;
-          return asked === undefined ? scheduled : Math.max(scheduled, Math.min(asked, 3_600_000));
-        },
+        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
+          notificationBackoffMs(
+            attemptsMade,
+            options.notifyBackoffMs,
+            error instanceof AppError ? error.retryAfterMs : undefined,
+          ),
       },
     },
   );
@@ -110,9 +157,8 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
       logger.warn('worker connection error', { queue: worker.name, errMessage: error.message }),
     );
     worker.on('failed', (job, error) => {
-      const final = job
-        ? job.attemptsMade >= (job.opts.attempts ?? 1) || error instanceof UnrecoverableError
-        : true;
+      const final =
+        !job || error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
       logger.log(
         final ? 'error' : 'warn',
         final ? 'job failed for good' : 'job failed, will retry',

@@ -5,14 +5,16 @@ import type { Router } from 'express';
 import type { Worker } from 'bullmq';
 import { computedAmount, type AmountSource } from '../checkout/amount-source';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
-import type { Config } from '../config';
+import { ConfigError, type Config } from '../config';
 import { createApp } from '../http/app';
 import { checkoutRoutes } from '../http/routes/checkout-routes';
+import { dashboardRoutes } from '../http/routes/dashboard-routes';
 import { paymentPageRoutes } from '../http/routes/payment-page-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
 import { createLogger, type Logger } from '../infra/logger';
-import { createMetrics } from '../infra/metrics';
+import { createMetrics, observeQueues } from '../infra/metrics';
 import { closeRedis, createRedis, pingRedis, redisOptions, waitForRedis } from '../infra/redis';
+import { readEvictionPolicy } from '../infra/redis-safety';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
@@ -29,6 +31,7 @@ export interface RunningConnector {
   logger: Logger;
   shutdown: Shutdown;
   deps: CheckoutDeps;
+  jobs: BullmqCheckoutJobs;
 }
 
 export interface StartOptions {
@@ -41,6 +44,26 @@ export interface StartOptions {
   expiryMs?: number;
   /** Tests shorten the first retry delay of producing a checkout (1 s by default). */
   produceBackoffMs?: number;
+}
+
+/**
+ * Refuses to run on a Redis that may evict keys in production (queued notifications could
+ * vanish), and warns elsewhere.
+ */
+async function checkRedisSafety(
+  redis: ReturnType<typeof createRedis>,
+  config: Config,
+  logger: Logger,
+): Promise<void> {
+  const policy = await readEvictionPolicy(redis);
+  if (policy === 'noeviction') return;
+  if (policy === undefined) {
+    logger.warn('could not read maxmemory-policy; make sure Redis is set to noeviction');
+    return;
+  }
+  const problem = `REDIS_URL: Redis may evict keys (maxmemory-policy ${policy}); set maxmemory-policy noeviction so queued notifications are never dropped`;
+  if (config.env === 'production') throw new ConfigError([problem]);
+  logger.warn('redis may evict keys', { maxmemoryPolicy: policy });
 }
 
 /**
@@ -59,7 +82,12 @@ export async function startConnector(
   redis.on('error', (error) =>
     logger.warn('redis connection error', { errMessage: error.message }),
   );
-  if (!(await waitForRedis(redis, 5000))) {
+  if (await waitForRedis(redis, 5000)) {
+    await checkRedisSafety(redis, config, logger).catch(async (error: unknown) => {
+      await closeRedis(redis);
+      throw error;
+    });
+  } else {
     logger.warn('redis not reachable yet; /readyz answers 503 until it is', { timeoutMs: 5000 });
   }
 
@@ -71,18 +99,17 @@ export async function startConnector(
   const port = typeof address === 'object' && address ? address.port : config.port;
   const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
 
-  const store = new RedisCheckoutStore(redis, config.redis.prefix);
   const jobs = new BullmqCheckoutJobs(
     redisOptions(config.redis.url, 'producer', `${config.redis.prefix}-queue`),
     config.redis.prefix,
-    { notifyMaxAttempts: config.notify.maxAttempts, produceBackoffMs: options.produceBackoffMs },
+    {
+      notifyMaxAttempts: config.notify.maxAttempts,
+      produceBackoffMs: options.produceBackoffMs,
+    },
   );
-  const sandbox = new SandboxProvider(redis, {
-    prefix: config.redis.prefix,
-    publicUrl,
-  });
+  const sandbox = new SandboxProvider(redis, { prefix: config.redis.prefix, publicUrl });
   const deps: CheckoutDeps = {
-    store,
+    store: new RedisCheckoutStore(redis, config.redis.prefix),
     jobs,
     platform: new PlatformClient({ ...config.platform, logger }),
     provider: sandbox,
@@ -94,6 +121,7 @@ export async function startConnector(
     newCheckoutId: () => `chk_${randomBytes(12).toString('hex')}`,
     log: logger,
   };
+  observeQueues(metrics, [jobs.checkoutQueue, jobs.notificationQueue]);
 
   const serveApi = config.role !== 'worker';
   const routers: Router[] = serveApi
@@ -105,27 +133,40 @@ export async function startConnector(
         paymentPageRoutes(deps, sandbox),
       ]
     : [];
+  const adminRouters =
+    serveApi && config.dashboard
+      ? [dashboardRoutes([jobs.checkoutQueue, jobs.notificationQueue], config.dashboard)]
+      : [];
   const app = createApp({
     logger,
     metrics,
     isReady: () => pingRedis(redis),
     routers,
     rawBodyRouters: serveApi ? [webhookRoutes(deps, logger)] : [],
+    adminRouters,
   });
   server.on('request', app);
 
-  const workers: Worker[] =
-    config.role === 'api'
-      ? []
-      : startCheckoutWorkers(deps, {
-          connection: redisOptions(config.redis.url, 'worker', `${config.redis.prefix}-worker`),
-          prefix: config.redis.prefix,
-          notifyBackoffMs: config.notify.backoffMs,
-          logger,
-        });
+  let workers: Worker[] = [];
+  if (config.role !== 'api') {
+    workers = startCheckoutWorkers(deps, {
+      connection: redisOptions(config.redis.url, 'worker', `${config.redis.prefix}-worker`),
+      prefix: config.redis.prefix,
+      notifyBackoffMs: config.notify.backoffMs,
+      lockDurationMs: config.jobs.lockMs,
+      reconcileStaleMs: 2 * config.jobs.reconcileIntervalMs,
+      logger,
+      metrics,
+    });
+    await jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
+  }
 
   const shutdown = new Shutdown(logger, config.shutdownTimeoutMs, options.exit);
-  shutdown.add('http', () => closeHttpServer(server, config.shutdownTimeoutMs - 4000));
+  shutdown.add('http', () =>
+    closeHttpServer(server, Math.max(1000, config.shutdownTimeoutMs - 5000)),
+  );
+  // close() stops taking jobs and waits for the ones in hand; a job cut short by the deadline
+  // is picked up again by another worker once its lock lapses.
   shutdown.add('workers', async () => {
     await Promise.all(workers.map((worker) => worker.close()));
   });
@@ -137,6 +178,7 @@ export async function startConnector(
     port,
     publicUrl,
     provider: sandbox.name,
+    dashboard: adminRouters.length > 0,
   });
-  return { server, url: `http://127.0.0.1:${port}`, publicUrl, logger, shutdown, deps };
+  return { server, url: `http://127.0.0.1:${port}`, publicUrl, logger, shutdown, deps, jobs };
 }

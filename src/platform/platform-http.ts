@@ -157,7 +157,10 @@ export class PlatformHttp {
     });
     const text = typeof response.data === 'string' ? response.data : '';
     const klass = classifyStatus(status);
-    if (klass === 'success') return { status, body: parseJson(text, where) };
+    // A 2xx to a POST or PUT is an acceptance whatever its body says; only GETs need the body.
+    if (klass === 'success') {
+      return { status, body: request.method === 'GET' ? parseJson(text, where) : text };
+    }
     const platformMessage = readPlatformMessage(text);
     const message = `The platform answered ${status} to ${where}${platformMessage ? `: ${platformMessage}` : '.'}`;
     throw new AppError(

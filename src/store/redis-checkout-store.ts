@@ -6,22 +6,26 @@ import {
   type CheckoutRecord,
   type CheckoutState,
   type Money,
+  type NotificationKind,
 } from '../checkout/checkout-record';
 import type { CheckoutStore, OpenResult } from '../checkout/ports';
 
 /*
- * Keys (all under the QUEUE_PREFIX):
- *   checkout:<id>                    hash, the record
- *   checkout:service:<serviceId>     the id of the service's latest checkout
- *   checkout:ref:<provider>:<ref>    the id of the checkout a provider reference belongs to
+ * Keys (all under the QUEUE_PREFIX; never `<prefix>:<queue name>:...`, which is BullMQ's):
+ *   chk:<id>                         hash, the record
+ *   chk-service:<serviceId>          the id of the service's latest checkout
+ *   chk-ref:<provider>:<ref>         the id of the checkout a provider reference belongs to
+ *   chk-active                       zset of checkouts not yet reported, scored by expiry
+ *   delivered:<id>                   the notification delivered for a checkout (8 days)
  * Scripts build record keys from ids, so the store needs a single Redis (not a cluster).
  */
 
-// KEYS[1] service pointer, KEYS[2] new record. ARGV: prefix, newId, serviceId, provider, now, expiresAt.
+// KEYS[1] service pointer, KEYS[2] new record, KEYS[3] active index.
+// ARGV: prefix, newId, serviceId, provider, now, expiresAt, expiresAtMs.
 const OPEN_FOR_SERVICE = `
 local current = redis.call('GET', KEYS[1])
 if current then
-  local key = ARGV[1] .. ':checkout:' .. current
+  local key = ARGV[1] .. ':chk:' .. current
   local state = redis.call('HGET', key, 'state')
   local outcome = redis.call('HGET', key, 'outcome')
   if state == 'requested' or state == 'url_sent' or state == 'processing' then
@@ -32,6 +36,7 @@ end
 redis.call('HSET', KEYS[2], 'checkoutId', ARGV[2], 'serviceId', ARGV[3], 'provider', ARGV[4],
   'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1)
 redis.call('SET', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
 return {'created', ARGV[2], 1}`;
 
 // KEYS[1] record, KEYS[2] provider index. ARGV: providerRef, url, amount, currency, lines, now.
@@ -44,7 +49,8 @@ if not redis.call('HGET', KEYS[1], 'providerRef') then
 end
 return 1`;
 
-// KEYS[1] record. ARGV: to, isOutcome, now, retentionMs, then allowed from-states, then '--', field pairs.
+// KEYS[1] record, KEYS[2] active index.
+// ARGV: to, isOutcome, now, retentionMs, then allowed from-states, then '--', field pairs.
 const TRANSITION = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {0, false} end
@@ -60,6 +66,9 @@ if ARGV[2] == '1' then
   redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
 end
+if ARGV[1] == 'reported' then
+  redis.call('ZREM', KEYS[2], redis.call('HGET', KEYS[1], 'checkoutId'))
+end
 i = i + 1
 while ARGV[i] do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
@@ -69,6 +78,8 @@ return {1, ARGV[1]}`;
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
+/** What was delivered is remembered this long, so a repeat of the same outcome is a no-op. */
+export const DELIVERED_RETENTION_MS = 8 * 86_400_000;
 
 /** The checkout store on Redis; every change is one Lua script, so it is atomic. */
 export class RedisCheckoutStore implements CheckoutStore {
@@ -78,11 +89,24 @@ export class RedisCheckoutStore implements CheckoutStore {
   ) {}
 
   private recordKey(checkoutId: string): string {
-    return `${this.prefix}:checkout:${checkoutId}`;
+    return `${this.prefix}:chk:${checkoutId}`;
+  }
+
+  /** Checkouts not yet settled and reported, scored by expiry: what the reconciler walks. */
+  private get activeKey(): string {
+    return `${this.prefix}:chk-active`;
+  }
+
+  private serviceKey(serviceId: number): string {
+    return `${this.prefix}:chk-service:${serviceId}`;
+  }
+
+  private deliveredKey(checkoutId: string): string {
+    return `${this.prefix}:delivered:${checkoutId}`;
   }
 
   private refKey(provider: string, providerRef: string): string {
-    return `${this.prefix}:checkout:ref:${provider}:${providerRef}`;
+    return `${this.prefix}:chk-ref:${provider}:${providerRef}`;
   }
 
   async openForService(input: {
@@ -94,15 +118,17 @@ export class RedisCheckoutStore implements CheckoutStore {
   }): Promise<OpenResult> {
     const [kind, checkoutId, requestNumber] = (await this.redis.eval(
       OPEN_FOR_SERVICE,
-      2,
-      `${this.prefix}:checkout:service:${input.serviceId}`,
+      3,
+      this.serviceKey(input.serviceId),
       this.recordKey(input.checkoutId),
+      this.activeKey,
       this.prefix,
       input.checkoutId,
       input.serviceId,
       input.provider,
       input.now.toISOString(),
       input.expiresAt.toISOString(),
+      input.expiresAt.getTime(),
     )) as [OpenResult['kind'], string, number];
     const record = await this.get(checkoutId);
     if (!record) throw new Error(`checkout ${checkoutId} vanished while opening`);
@@ -175,8 +201,9 @@ export class RedisCheckoutStore implements CheckoutStore {
     const pairs = Object.entries(fields).flatMap(([k, v]) => (v === undefined ? [] : [k, v]));
     const [moved, state] = (await this.redis.eval(
       TRANSITION,
-      1,
+      2,
       this.recordKey(checkoutId),
+      this.activeKey,
       to,
       isOutcome(to) ? '1' : '0',
       now.toISOString(),
@@ -186,5 +213,32 @@ export class RedisCheckoutStore implements CheckoutStore {
       ...pairs,
     )) as [number, string | null];
     return { moved: moved === 1, state: (state ?? undefined) as CheckoutState | undefined };
+  }
+
+  async latestForService(serviceId: number): Promise<CheckoutRecord | undefined> {
+    const checkoutId = await this.redis.get(this.serviceKey(serviceId));
+    return checkoutId ? this.get(checkoutId) : undefined;
+  }
+
+  async activeCheckouts(limit: number): Promise<string[]> {
+    return this.redis.zrange(this.activeKey, 0, limit - 1);
+  }
+
+  async retire(
+    checkoutId: string,
+    note?: { field: 'cancelDropped'; value: string },
+  ): Promise<void> {
+    const multi = this.redis.multi().zrem(this.activeKey, checkoutId);
+    if (note) multi.hset(this.recordKey(checkoutId), note.field, note.value);
+    await multi.exec();
+  }
+
+  async recordDelivery(checkoutId: string, kind: NotificationKind): Promise<void> {
+    await this.redis.set(this.deliveredKey(checkoutId), kind, 'PX', DELIVERED_RETENTION_MS, 'NX');
+  }
+
+  async deliveryOf(checkoutId: string): Promise<NotificationKind | undefined> {
+    return ((await this.redis.get(this.deliveredKey(checkoutId))) ?? undefined) as
+      NotificationKind | undefined;
   }
 }

@@ -1,0 +1,39 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Router } from 'express';
+import type { Queue } from 'bullmq';
+import { basicAuth } from '../middleware/basic-auth';
+
+export const DASHBOARD_PATH = '/admin/queues';
+
+/**
+ * The operators' queue dashboard (bull-board) behind basic auth: failed deliveries with their
+ * reason, retry one or all, clean. Only mounted when DASHBOARD_USER and DASHBOARD_PASSWORD are set.
+ */
+export function dashboardRoutes(
+  queues: Queue[],
+  credentials: { user: string; password: string },
+): Router {
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath(DASHBOARD_PATH);
+  createBullBoard({
+    queues: queues.map(
+      (queue) => new BullMQAdapter(queue, { description: DESCRIPTIONS[queue.name] }),
+    ),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Checkout connector' } },
+  });
+  const router = Router();
+  router.use(
+    DASHBOARD_PATH,
+    basicAuth(credentials.user, credentials.password, 'connector dashboard'),
+    serverAdapter.getRouter() as Router,
+  );
+  return router;
+}
+
+const DESCRIPTIONS: Record<string, string> = {
+  checkout: 'Producing checkout URLs, expiry checks and the reconciler',
+  notifications: 'finish-checkout and cancel-checkout deliveries to the platform',
+};

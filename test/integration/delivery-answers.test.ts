@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { deliverNotification } from '../../src/delivery/deliver-notification';
+import { judgeDelivery, type DeliveryVerdict } from '../../src/delivery/delivery-policy';
+import { closeRedis, createRedis } from '../../src/infra/redis';
+import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
+import { captureLog } from '../support/log-capture';
+import { startPlatform } from '../support/platform';
+import { startTestRedis, type TestRedis } from '../support/redis-server';
+
+/** The answer table of DELIVERY.md, row by row, over real HTTP against the simulator. */
+describe('delivery answer table', () => {
+  let redis: TestRedis;
+  let connection: ReturnType<typeof createRedis>;
+  let platform: Awaited<ReturnType<typeof startPlatform>>;
+  let store: RedisCheckoutStore;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    connection = createRedis(redis.url, 'worker', 'answers');
+    store = new RedisCheckoutStore(connection, `t${randomBytes(4).toString('hex')}`);
+    platform = await startPlatform({}, { timeoutMs: 300 });
+  });
+  afterAll(async () => {
+    await platform.simulator.stop();
+    await closeRedis(connection);
+    await redis.close();
+  });
+  afterEach(() => platform.simulator.faults.clear());
+
+  async function attempt(): Promise<DeliveryVerdict> {
+    const checkoutId = `chk_${randomBytes(6).toString('hex')}`;
+    const deps = {
+      platform: platform.client,
+      store,
+      clock: () => new Date(),
+      log: captureLog().logger,
+    };
+    try {
+      await deliverNotification(deps, {
+        checkoutId,
+        serviceId: 1001,
+        kind: 'finish',
+        outcome: 'paid',
+        transactionId: 'tx-1',
+      });
+      return judgeDelivery();
+    } catch (error) {
+      return judgeDelivery(error);
+    }
+  }
+
+  // Every row has four entries: jest takes a test function with more parameters than the row
+  // has for a callback-style test.
+  const rows: Array<[string, DeliveryVerdict['action'], number, boolean]> = [
+    ['200', 'delivered', 200, false],
+    ['201', 'delivered', 201, false],
+    ['204', 'delivered', 204, false],
+    ['301', 'retry', 301, true],
+    ['302', 'retry', 302, true],
+    ['400', 'give_up', 400, false],
+    ['401', 'retry', 401, true],
+    ['403', 'retry', 403, true],
+    ['404', 'retry', 404, true],
+    ['408', 'retry', 408, false],
+    ['409', 'give_up', 409, false],
+    ['422', 'give_up', 422, false],
+    ['425', 'retry', 425, false],
+    ['429', 'retry', 429, false],
+    ['500', 'retry', 500, false],
+    ['502', 'retry', 502, false],
+    ['503', 'retry', 503, false],
+  ];
+
+  it.each(rows)('%s -> %s', async (_name, action, status, alert) => {
+    platform.simulator.faults.add({ match: '/payment/finish-checkout', status });
+    const verdict = await attempt();
+    expect(verdict.action).toBe(action);
+    if (verdict.action === 'retry') expect(verdict.alert).toBe(alert);
+    if (verdict.action === 'give_up') expect(verdict.reason).toContain(`answered ${status}`);
+  });
+
+  it('429 with Retry-After carries the wait', async () => {
+    platform.simulator.faults.add({
+      match: '/payment/finish-checkout',
+      status: 429,
+      retryAfterS: 30,
+    });
+    expect(await attempt()).toMatchObject({ action: 'retry', alert: false, retryAfterMs: 30_000 });
+  });
+
+  it('a timeout -> retry', async () => {
+    platform.simulator.faults.add({ match: '/payment/finish-checkout', hang: true });
+    expect(await attempt()).toMatchObject({
+      action: 'retry',
+      alert: false,
+      reason: expect.stringContaining('timed out'),
+    });
+  });
+
+  it('a reset connection -> retry', async () => {
+    platform.simulator.faults.add({ match: '/payment/finish-checkout', reset: true });
+    expect(await attempt()).toMatchObject({ action: 'retry', alert: false });
+  });
+
+  it('a refused connection -> retry', async () => {
+    await platform.simulator.refuseConnections(300);
+    expect(await attempt()).toMatchObject({
+      action: 'retry',
+      alert: false,
+      reason: expect.stringContaining('connection refused'),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  });
+
+  it('a 2xx with a body that is not JSON -> delivered', async () => {
+    platform.simulator.faults.add({ match: '/payment/finish-checkout', malformed: true });
+    expect((await attempt()).action).toBe('delivered');
+  });
+});
