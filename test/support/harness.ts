@@ -12,6 +12,8 @@ import { startTestRedis, type TestRedis } from './redis-server';
 export const ROUTE_TOKEN = 'test-route-token-0123456789';
 
 export interface Harness {
+  /** Starts another connector process-in-process on the same Redis, prefix and simulator. */
+  addConnector(env?: Record<string, string>): Promise<RunningConnector>;
   redis: TestRedis;
   simulator: PlatformSimulator;
   connector: RunningConnector;
@@ -40,20 +42,24 @@ export async function startHarness(
   const platformUrl = await simulator.start();
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const log = captureLog({ level: 'debug', secrets: [ROUTE_TOKEN] });
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    PORT: '0',
-    REDIS_URL: redis.url,
-    QUEUE_PREFIX: prefix,
-    PLATFORM_BASE_URL: platformUrl,
-    PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
-    PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
-    PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
-    PLATFORM_TIMEOUT_MS: '2000',
-    CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
-    NOTIFY_BACKOFF_MS: '100',
-    ...options.env,
-  });
+  const configFor = (extra: Record<string, string> = {}) =>
+    loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: prefix,
+      PLATFORM_BASE_URL: platformUrl,
+      PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+      PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+      PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+      PLATFORM_TIMEOUT_MS: '2000',
+      CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
+      NOTIFY_BACKOFF_MS: '100',
+      ...options.env,
+      ...extra,
+    });
+  const config = configFor();
+  const extras: RunningConnector[] = [];
   const connector = await startConnector(config, {
     logger: log.logger,
     host: '127.0.0.1',
@@ -71,7 +77,19 @@ export async function startHarness(
     log,
     url: connector.url,
     prefix,
+    addConnector: async (env) => {
+      // Every process of one deployment shares the public URL: here, the first connector's.
+      const extra = await startConnector(configFor({ PUBLIC_URL: connector.url, ...env }), {
+        logger: log.logger,
+        host: '127.0.0.1',
+        exit: () => undefined,
+        ...options.start,
+      });
+      extras.push(extra);
+      return extra;
+    },
     stop: async () => {
+      for (const extra of extras) await extra.shutdown.run('test done');
       await connector.shutdown.run('test done');
       await simulator.stop();
       if (!options.redis) await redis.close();

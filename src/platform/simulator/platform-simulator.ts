@@ -48,6 +48,8 @@ export class PlatformSimulator {
   readonly state: SimulatorState;
   readonly faults: SimulatorFaults;
   readonly app: Express;
+  /** Every request to /payment/*, faulted or not, in arrival order. */
+  readonly arrivals: Array<{ path: string; at: number }> = [];
   private server: Server | undefined;
   private port = 0;
   private host = '127.0.0.1';
@@ -162,6 +164,10 @@ export class PlatformSimulator {
     app.disable('x-powered-by');
     app.use(express.json({ limit: '1mb' }));
     app.use('/__simulator', this.controlRoutes());
+    app.use((req, _res, next) => {
+      if (req.path.startsWith('/payment/')) this.arrivals.push({ path: req.path, at: Date.now() });
+      next();
+    });
     app.use(this.faults.middleware());
     app.use(platformRoutes(this.state));
     app.use((_req, res) => platformError(res, 404, 'Resource not found.'));

@@ -1,0 +1,151 @@
+import { eventually, startHarness, type Harness } from '../support/harness';
+
+const checkoutIdOf = (answer: { body: unknown }) =>
+  (answer.body as { checkout_id: string }).checkout_id;
+
+describe('delivery guarantees', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { RECONCILE_INTERVAL_MS: '300' } });
+  });
+  afterAll(() => h.stop());
+
+  const accepted = (endpoint: 'finish-checkout' | 'cancel-checkout', serviceId: number) =>
+    h.simulator.accepted(endpoint).filter((c) => c.serviceId === serviceId);
+  const pay = async (serviceId: number, action: 'pay' | 'decline' = 'pay') => {
+    const answer = await h.simulator.requestCheckout(serviceId);
+    const url = await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+    await fetch(`${url}/${action}`, { method: 'POST', redirect: 'manual' });
+    return checkoutIdOf(answer);
+  };
+
+  it('makes a repeated outcome a no-op even after its job was removed from Redis', async () => {
+    const checkoutId = await pay(1001);
+    await eventually(() => accepted('finish-checkout', 1001)[0]);
+    const job = await h.connector.jobs.notificationQueue.getJob(`finish-${checkoutId}`);
+    await eventually(async () => ((await job?.isCompleted()) ? true : undefined));
+    await job?.remove();
+    const record = await h.connector.deps.store.get(checkoutId);
+    await h.connector.deps.jobs.notify({
+      checkoutId,
+      serviceId: 1001,
+      kind: 'finish',
+      outcome: 'paid',
+      transactionId: record?.transactionId,
+    });
+    const again = await eventually(async () => {
+      const found = await h.connector.jobs.notificationQueue.getJob(`finish-${checkoutId}`);
+      return found && (await found.isCompleted()) ? found : undefined;
+    });
+    expect(again.returnvalue).toBe('duplicate');
+    expect(accepted('finish-checkout', 1001)).toHaveLength(1);
+  });
+
+  it('never sends a cancel after the finish of the same checkout', async () => {
+    const checkoutId = await pay(1002);
+    await eventually(() => accepted('finish-checkout', 1002)[0]);
+    await h.connector.deps.jobs.notify({
+      checkoutId,
+      serviceId: 1002,
+      kind: 'cancel',
+      outcome: 'declined',
+      reason: 'stray',
+    });
+    const job = await eventually(() =>
+      h.connector.jobs.notificationQueue.getJob(`cancel-${checkoutId}`),
+    );
+    await eventually(async () => ((await job.isCompleted()) ? true : undefined));
+    expect(accepted('cancel-checkout', 1002)).toHaveLength(0);
+  });
+
+  it('drops, and records, a stale cancel when a newer checkout of the service was paid', async () => {
+    h.simulator.faults.add({ match: '/payment/cancel-checkout', status: 503 });
+    const declined = await pay(1003, 'decline');
+    const firstUrl = h.simulator.checkoutUrlFor(1003);
+    await eventually(() =>
+      h.simulator.arrivals.some((a) => a.path === '/payment/cancel-checkout') ? true : undefined,
+    );
+    const second = checkoutIdOf(await h.simulator.requestCheckout(1003));
+    const secondUrl = await eventually(() => {
+      const url = h.simulator.checkoutUrlFor(1003);
+      return url !== firstUrl ? url : undefined;
+    });
+    await fetch(`${secondUrl}/pay`, { method: 'POST', redirect: 'manual' });
+    await eventually(() => accepted('finish-checkout', 1003)[0]);
+    h.simulator.faults.clear();
+    const job = await eventually(
+      async () => {
+        const found = await h.connector.jobs.notificationQueue.getJob(`cancel-${declined}`);
+        return found && (await found.isCompleted()) ? found : undefined;
+      },
+      10_000,
+      'stale cancel settled',
+    );
+    expect(job.returnvalue).toBe('superseded');
+    const paid = second;
+    expect(accepted('cancel-checkout', 1003)).toHaveLength(0);
+    expect(
+      h.log
+        .entries()
+        .some(
+          (e) =>
+            e.message === 'stale cancel dropped: a newer checkout of the service was paid' &&
+            e.paidCheckoutId === paid,
+        ),
+    ).toBe(true);
+  });
+
+  it('heals a lost webhook: the reconciler reads the provider and delivers the finish', async () => {
+    const answer = await h.simulator.requestCheckout(1004);
+    const checkoutId = checkoutIdOf(answer);
+    await eventually(() => h.simulator.checkoutUrlFor(1004));
+    // The provider took the payment, but its notification never reached the connector.
+    const sandbox = h.connector.deps.provider as unknown as {
+      settle(id: string, o: 'paid'): Promise<unknown>;
+    };
+    await sandbox.settle(checkoutId, 'paid');
+    const finish = await eventually(
+      () => accepted('finish-checkout', 1004)[0],
+      10_000,
+      'finish from the reconciler',
+    );
+    expect(finish.body).toMatchObject({
+      service_id: 1004,
+      transaction_id: expect.stringMatching(/^sbx_pay_/),
+    });
+  });
+
+  it('respects Retry-After on 429 before delivering', async () => {
+    h.simulator.faults.add({
+      match: '/payment/finish-checkout',
+      status: 429,
+      retryAfterS: 2,
+      times: 1,
+    });
+    const before = h.simulator.arrivals.length;
+    await pay(1005);
+    const finish = await eventually(
+      () => accepted('finish-checkout', 1005)[0],
+      10_000,
+      'finish after Retry-After',
+    );
+    const refused = h.simulator.arrivals
+      .slice(before)
+      .find((a) => a.path === '/payment/finish-checkout');
+    expect(refused).toBeDefined();
+    expect(Date.parse(finish.receivedAt) - (refused?.at ?? 0)).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('exposes delivery metrics', async () => {
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    expect(text).toMatch(
+      /connector_notification_attempts_total\{kind="finish",result="delivered"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /connector_notification_attempts_total\{kind="finish",result="duplicate"\} [1-9]/,
+    );
+    expect(text).toMatch(/connector_notification_delivery_seconds_count\{kind="finish"\} [1-9]/);
+    expect(text).toMatch(/connector_queue_jobs\{queue="notifications",state="failed"\} 0/);
+    expect(text).toMatch(/connector_queue_oldest_waiting_seconds\{queue="notifications"\} \d/);
+  });
+});
