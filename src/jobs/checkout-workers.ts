@@ -134,6 +134,9 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
     prefix: options.prefix,
     concurrency: options.concurrency ?? 10,
     lockDuration: options.lockDurationMs,
+    // Look for jobs of crashed workers twice per lock period, so they are recovered soon
+    // after their lock lapses.
+    stalledInterval: Math.min(30_000, Math.round(options.lockDurationMs / 2)),
   };
   const checkoutWorker = new Worker(QUEUES.checkout, checkoutProcessor(deps, options), common);
   const notificationWorker = new Worker(
