@@ -40,9 +40,15 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promis
 async function main(): Promise<void> {
   const { url: redisUrl, redis } = await redisForDemo();
   const token = randomBytes(18).toString('base64url');
+  const dashboardPassword = randomBytes(9).toString('base64url');
   const port = Number(process.env.PORT ?? 3000);
   const pretty = (component: string) =>
-    createLogger({ level: 'info', format: 'pretty', secrets: [token], component });
+    createLogger({
+      level: 'info',
+      format: 'pretty',
+      secrets: [token, dashboardPassword],
+      component,
+    });
   const simulator = new PlatformSimulator({ logger: pretty('platform') });
   const platformUrl = await simulator.start(Number(process.env.SIMULATOR_PORT ?? 0));
   const config = loadConfig({
@@ -58,6 +64,8 @@ async function main(): Promise<void> {
     CHECKOUT_ROUTE_PATH: '/checkout',
     CHECKOUT_ROUTE_TOKEN: token,
     PAYMENT_PROVIDER: 'sandbox',
+    DASHBOARD_USER: 'ops',
+    DASHBOARD_PASSWORD: dashboardPassword,
   });
   const connector = await startConnector(config, {
     logger: pretty('connector'),
@@ -70,7 +78,9 @@ async function main(): Promise<void> {
   say(`  platform simulator  ${platformUrl}  (${simulator.state.serviceCount} seeded services)`);
   say(`  connector           ${connector.publicUrl}   health: /healthz  metrics: /metrics`);
   say(`  redis               ${redisUrl}${redis ? ' (private, removed on exit)' : ''}`);
-  say(`  dashboard           ${connector.publicUrl}/admin/queues (comes with the delivery work)`);
+  say(
+    `  dashboard           ${connector.publicUrl}/admin/queues  (user ops, password ${dashboardPassword})`,
+  );
   say();
   say(`  The platform asks the connector for a checkout for service ${serviceId}...`);
   const answer = await simulator.requestCheckout(serviceId);

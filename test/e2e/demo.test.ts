@@ -15,6 +15,12 @@ describe('npm run demo', () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Pedido nº 1001');
       expect((await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+      const dashboard = /dashboard\s+(\S+)\s+\(user ops, password (\S+)\)/.exec(demo.stdout());
+      expect(dashboard).not.toBeNull();
+      const auth = Buffer.from(`ops:${dashboard?.[2] ?? ''}`).toString('base64');
+      expect(
+        (await fetch(dashboard?.[1] ?? '', { headers: { authorization: `Basic ${auth}` } })).status,
+      ).toBe(200);
       await demo.waitForOutput(/platform received finish-checkout/);
       await demo.waitForOutput(/platform notified/);
       demo.child.kill('SIGINT');

@@ -1,0 +1,210 @@
+/*
+ * Delivery throughput and latency: the connector's notification pipeline (delivered-record,
+ * supersession check, answer table, metrics, state transition) against a bare BullMQ worker
+ * making the same POST, in the same run, on the same Redis and simulator. The simulator runs
+ * in a child process so it does not share this process's CPU.
+ *
+ *   burst:     N notifications enqueued at once; deliveries per second.
+ *   unloaded:  one notification at a time; ms from enqueue (outcome accepted) to the
+ *              platform receiving it, p50 and p99.
+ *
+ * Run: npm run bench:delivery
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import axios from 'axios';
+import { Queue, Worker } from 'bullmq';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/infra/logger';
+import { startPrivateRedis } from '../src/infra/private-redis';
+import { redisOptions } from '../src/infra/redis';
+import { startConnector } from '../src/main/compose';
+import { DEMO_CREDENTIALS } from '../src/platform/simulator/platform-simulator';
+
+const BURST = Number(process.env.BENCH_BURST ?? 2000);
+const UNLOADED = Number(process.env.BENCH_UNLOADED ?? 200);
+const CONCURRENCY = 10;
+
+async function startSimulator(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--require',
+      require.resolve('tsx/cjs'),
+      path.join(__dirname, '..', 'src', 'main', 'cli.ts'),
+      'simulator',
+      '--port',
+      '0',
+      '--services',
+      '5000',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'error' },
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on('exit', () => reject(new Error('simulator exited')));
+  });
+  return { url, stop: () => child.kill('SIGINT') };
+}
+
+type Received = {
+  serviceId: number;
+  receivedAt: string;
+  endpoint: string;
+  body: { transaction_id?: string };
+};
+
+async function received(simulatorUrl: string): Promise<Map<string, number>> {
+  const { data } = await axios.get<{ payments: Received[] }>(`${simulatorUrl}/__simulator/calls`);
+  return new Map(
+    data.payments
+      .filter((p) => p.endpoint === 'finish-checkout')
+      .map((p) => [p.body.transaction_id ?? '', Date.parse(p.receivedAt)]),
+  );
+}
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+interface Runner {
+  enqueue(tag: string, serviceId: number): Promise<number>;
+  drained(): Promise<void>;
+}
+
+async function measure(label: string, runner: Runner, simulatorUrl: string) {
+  const burstStarted = Date.now();
+  await Promise.all(
+    Array.from({ length: BURST }, (_, i) => runner.enqueue(`${label}-b${i}`, 1001 + (i % 4000))),
+  );
+  await runner.drained();
+  const seconds = (Date.now() - burstStarted) / 1000;
+  const enqueuedAt = new Map<string, number>();
+  for (let i = 0; i < UNLOADED; i += 1) {
+    const tag = `${label}-u${i}`;
+    enqueuedAt.set(tag, await runner.enqueue(tag, 1001 + i));
+    await runner.drained();
+  }
+  const arrivals = await received(simulatorUrl);
+  const latencies = [...enqueuedAt].map(([tag, at]) => (arrivals.get(tag) ?? NaN) - at);
+  const delivered = [...arrivals.keys()].filter((tag) => tag.startsWith(`${label}-`)).length;
+  return {
+    label,
+    delivered,
+    perSecond: BURST / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+async function main(): Promise<void> {
+  const redis = await startPrivateRedis();
+  const simulator = await startSimulator();
+  const auth = {
+    authorization: `Basic ${Buffer.from(`${DEMO_CREDENTIALS.email}:${DEMO_CREDENTIALS.password}`).toString('base64')}`,
+    'x-dreamfactory-api-key': DEMO_CREDENTIALS.apiKey,
+  };
+  try {
+    // Baseline: a bare BullMQ worker making the same POST.
+    const bareQueue = new Queue('bare', {
+      connection: redisOptions(redis.url, 'producer'),
+      prefix: 'bench',
+    });
+    const http = axios.create({ baseURL: simulator.url, headers: auth, timeout: 10_000 });
+    const bareWorker = new Worker(
+      'bare',
+      async (job) => {
+        await http.post(
+          '/payment/finish-checkout',
+          { service_id: job.data.serviceId, transaction_id: job.data.tag },
+          { headers: { 'idempotency-key': job.data.tag } },
+        );
+      },
+      { connection: redisOptions(redis.url, 'worker'), prefix: 'bench', concurrency: CONCURRENCY },
+    );
+    const drained = (queue: Queue) => async () => {
+      while ((await queue.getJobCountByTypes('wait', 'active', 'delayed', 'prioritized')) > 0)
+        await new Promise((r) => setTimeout(r, 2));
+    };
+    const bare = await measure(
+      'bare',
+      {
+        enqueue: async (tag, serviceId) => {
+          const job = await bareQueue.add(
+            'finish',
+            { tag, serviceId },
+            { removeOnComplete: true, attempts: 3 },
+          );
+          return job.timestamp;
+        },
+        drained: drained(bareQueue),
+      },
+      simulator.url,
+    );
+    await bareWorker.close();
+    await bareQueue.close();
+
+    // The connector's pipeline.
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PORT: '0',
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: 'bench-connector',
+      PLATFORM_BASE_URL: simulator.url,
+      PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+      PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+      PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+      CHECKOUT_ROUTE_TOKEN: 'bench-token-0123456789',
+      LOG_LEVEL: 'warn',
+    });
+    const connector = await startConnector(config, {
+      logger: createLogger({ level: 'warn', format: 'json', secrets: [] }),
+      host: '127.0.0.1',
+      exit: () => undefined,
+    });
+    let counter = 0;
+    const ours = await measure(
+      'connector',
+      {
+        enqueue: async (tag, serviceId) => {
+          const checkoutId = `chk_bench${(counter += 1)}`;
+          const at = Date.now();
+          await connector.deps.jobs.notify({
+            checkoutId,
+            serviceId,
+            kind: 'finish',
+            outcome: 'paid',
+            transactionId: tag,
+          });
+          return at;
+        },
+        drained: drained(connector.jobs.notificationQueue),
+      },
+      simulator.url,
+    );
+    await connector.shutdown.run('bench done');
+
+    for (const r of [bare, ours]) {
+      console.log(
+        `${r.label.padEnd(10)} burst ${BURST}: ${r.perSecond.toFixed(0).padStart(5)} deliveries/s   unloaded (${UNLOADED}): p50 ${r.p50} ms, p99 ${r.p99} ms   delivered ${r.delivered}/${BURST + UNLOADED}`,
+      );
+    }
+    console.log(
+      `ratio (connector / bare worker): ${(ours.perSecond / bare.perSecond).toFixed(2)}  (target >= 0.80); connector p99 unloaded ${ours.p99} ms (target < 100 ms)`,
+    );
+  } finally {
+    simulator.stop();
+    await redis.close();
+  }
+}
+
+void main();
