@@ -10,8 +10,6 @@
  *
  * Run: npm run bench:delivery
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import axios from 'axios';
 import { Queue, Worker } from 'bullmq';
 import { loadConfig } from '../src/config';
@@ -19,41 +17,12 @@ import { createLogger } from '../src/infra/logger';
 import { startPrivateRedis } from '../src/infra/private-redis';
 import { redisOptions } from '../src/infra/redis';
 import { startConnector } from '../src/main/compose';
+import { startSimulatorProcess } from './simulator-process';
 import { DEMO_CREDENTIALS } from '../src/platform/simulator/platform-simulator';
 
 const BURST = Number(process.env.BENCH_BURST ?? 2000);
 const UNLOADED = Number(process.env.BENCH_UNLOADED ?? 200);
 const CONCURRENCY = 10;
-
-async function startSimulator(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--require',
-      require.resolve('tsx/cjs'),
-      path.join(__dirname, '..', 'src', 'main', 'cli.ts'),
-      'simulator',
-      '--port',
-      '0',
-      '--services',
-      '5000',
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'error' },
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', () => reject(new Error('simulator exited')));
-  });
-  return { url, stop: () => child.kill('SIGINT') };
-}
 
 type Received = {
   serviceId: number;
@@ -108,7 +77,7 @@ async function measure(label: string, runner: Runner, simulatorUrl: string) {
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
-  const simulator = await startSimulator();
+  const simulator = await startSimulatorProcess(5000);
   const auth = {
     authorization: `Basic ${Buffer.from(`${DEMO_CREDENTIALS.email}:${DEMO_CREDENTIALS.password}`).toString('base64')}`,
     'x-dreamfactory-api-key': DEMO_CREDENTIALS.apiKey,

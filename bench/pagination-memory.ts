@@ -6,10 +6,9 @@
  *
  * Run: npm run bench:pagination
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { createLogger } from '../src/infra/logger';
 import { PlatformClient } from '../src/platform/platform-client';
+import { startSimulatorProcess } from './simulator-process';
 import { DEMO_CREDENTIALS } from '../src/platform/simulator/platform-simulator';
 import type { ServiceListItem } from '../src/platform/schemas';
 
@@ -21,33 +20,6 @@ if (!gc) throw new Error('run with node --expose-gc');
 function liveHeap(): number {
   gc!();
   return process.memoryUsage().heapUsed;
-}
-
-async function startSimulator(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--require',
-      require.resolve('tsx/cjs'),
-      path.join(__dirname, '..', 'src', 'main', 'cli.ts'),
-      'simulator',
-      '--port',
-      '0',
-      '--services',
-      String(SERVICES),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', () => reject(new Error('simulator exited')));
-  });
-  return { url, stop: () => child.kill('SIGINT') };
 }
 
 async function measure(
@@ -64,7 +36,7 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  const simulator = await startSimulator();
+  const simulator = await startSimulatorProcess(SERVICES);
   const client = new PlatformClient({
     baseUrl: simulator.url,
     ...DEMO_CREDENTIALS,

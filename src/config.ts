@@ -40,7 +40,11 @@ const serverShape = {
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
   CHECKOUT_ROUTE_PATH: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /'),
   CHECKOUT_ROUTE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
-  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe', 'mercadopago']),
+  // stripe and mercadopago are planned (CONTRACT.md); until their adapters exist, refusing
+  // them beats running a sandbox where real payments were expected.
+  PAYMENT_PROVIDER: z.enum(['sandbox'], {
+    error: 'only sandbox is available in this version (stripe and mercadopago are coming)',
+  }),
   CHECKOUT_EXPIRY_MINUTES: positiveInt.min(5).max(1440),
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
   DASHBOARD_USER: z.string().min(1).optional(),

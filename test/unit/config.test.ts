@@ -75,6 +75,12 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses a payment provider whose adapter does not exist yet', () => {
+    expect(problems({ ...valid, PAYMENT_PROVIDER: 'stripe' })).toEqual([
+      'PAYMENT_PROVIDER: only sandbox is available in this version (stripe and mercadopago are coming)',
+    ]);
+  });
+
   it('treats empty values as unset', () => {
     expect(
       loadConfig({ ...valid, DASHBOARD_USER: '', DASHBOARD_PASSWORD: '', PORT: '' }, emptyDir),
