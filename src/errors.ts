@@ -48,6 +48,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The platform repeated a page offset; listing stopped.',
   },
+  REDIS_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    text: 'Redis does not answer; nothing was recorded, try again.',
+  },
   INTERNAL: {
     status: 500,
     retryable: false,

@@ -83,3 +83,20 @@ export async function closeRedis(redis: Redis): Promise<void> {
   }
   redis.disconnect();
 }
+
+const UNAVAILABLE = [
+  "Stream isn't writeable",
+  'Connection is closed',
+  'Reached the max retries per request limit',
+  'connect ECONNREFUSED',
+  'READONLY',
+];
+
+/** True for the errors ioredis (and BullMQ through it) raise while Redis is away. */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === 'MaxRetriesPerRequestError' ||
+    UNAVAILABLE.some((text) => error.message.includes(text))
+  );
+}

@@ -255,6 +255,29 @@ describe('the checkout route refuses bad callers and bad input', () => {
     });
   });
 
+  it('answers 503 REDIS_UNAVAILABLE while Redis is down, and works again after', async () => {
+    if (!h.redis.private) return; // a shared REDIS_URL cannot be stopped
+    const auth = { ...json, authorization: `Bearer ${ROUTE_TOKEN}` };
+    await h.redis.stop();
+    try {
+      const res = await post(route(), '{"service_id": 1013}', auth);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ code: 'REDIS_UNAVAILABLE' });
+      expect(res.headers.get('content-type')).toContain('application/json');
+    } finally {
+      await h.redis.start();
+    }
+    const again = await eventually(
+      async () => {
+        const res = await post(route(), '{"service_id": 1013}', auth);
+        return res.status === 202 ? res : undefined;
+      },
+      10_000,
+      'the route to recover',
+    );
+    expect(again.body.service_id).toBe(1013);
+  });
+
   it('answers malformed JSON with 400 and a log line, and the token never reaches the log', async () => {
     const res = await post(route(), '{"service_id": ', {
       ...json,

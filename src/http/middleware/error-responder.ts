@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError, type ErrorDetail } from '../../errors';
 import { errorFields, type Logger } from '../../infra/logger';
+import { isRedisUnavailable } from '../../infra/redis';
 
 /** body-parser's error types, mapped to ours. */
 const BODY_ERRORS: Record<string, () => AppError> = {
@@ -32,6 +33,12 @@ function toAppError(error: unknown): AppError | undefined {
     return new AppError('VALIDATION_FAILED', 'The request is invalid.', {
       details: zodDetails(error),
     });
+  }
+  if (isRedisUnavailable(error)) {
+    return new AppError(
+      'REDIS_UNAVAILABLE',
+      'The connector cannot reach Redis right now; try again shortly.',
+    );
   }
   const type = (error as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && BODY_ERRORS[type]) return BODY_ERRORS[type]();
