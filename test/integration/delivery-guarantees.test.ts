@@ -1,4 +1,4 @@
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { completedJob, eventually, startHarness, type Harness } from '../support/harness';
 
 const checkoutIdOf = (answer: { body: unknown }) =>
   (answer.body as { checkout_id: string }).checkout_id;
@@ -22,9 +22,8 @@ describe('delivery guarantees', () => {
   it('makes a repeated outcome a no-op even after its job was removed from Redis', async () => {
     const checkoutId = await pay(1001);
     await eventually(() => accepted('finish-checkout', 1001)[0]);
-    const job = await h.connector.jobs.notificationQueue.getJob(`finish-${checkoutId}`);
-    await eventually(async () => ((await job?.isCompleted()) ? true : undefined));
-    await job?.remove();
+    const job = await completedJob(h.connector.jobs.notificationQueue, `finish-${checkoutId}`);
+    await job.remove();
     const record = await h.connector.deps.store.get(checkoutId);
     await h.connector.deps.jobs.notify({
       checkoutId,
@@ -33,10 +32,7 @@ describe('delivery guarantees', () => {
       outcome: 'paid',
       transactionId: record?.transactionId,
     });
-    const again = await eventually(async () => {
-      const found = await h.connector.jobs.notificationQueue.getJob(`finish-${checkoutId}`);
-      return found && (await found.isCompleted()) ? found : undefined;
-    });
+    const again = await completedJob(h.connector.jobs.notificationQueue, `finish-${checkoutId}`);
     expect(again.returnvalue).toBe('duplicate');
     expect(accepted('finish-checkout', 1001)).toHaveLength(1);
   });
@@ -51,10 +47,8 @@ describe('delivery guarantees', () => {
       outcome: 'declined',
       reason: 'stray',
     });
-    const job = await eventually(() =>
-      h.connector.jobs.notificationQueue.getJob(`cancel-${checkoutId}`),
-    );
-    await eventually(async () => ((await job.isCompleted()) ? true : undefined));
+    const job = await completedJob(h.connector.jobs.notificationQueue, `cancel-${checkoutId}`);
+    expect(job.returnvalue).toBe('duplicate');
     expect(accepted('cancel-checkout', 1002)).toHaveLength(0);
   });
 
@@ -73,14 +67,7 @@ describe('delivery guarantees', () => {
     await fetch(`${secondUrl}/pay`, { method: 'POST', redirect: 'manual' });
     await eventually(() => accepted('finish-checkout', 1003)[0]);
     h.simulator.faults.clear();
-    const job = await eventually(
-      async () => {
-        const found = await h.connector.jobs.notificationQueue.getJob(`cancel-${declined}`);
-        return found && (await found.isCompleted()) ? found : undefined;
-      },
-      10_000,
-      'stale cancel settled',
-    );
+    const job = await completedJob(h.connector.jobs.notificationQueue, `cancel-${declined}`);
     expect(job.returnvalue).toBe('superseded');
     const paid = second;
     expect(accepted('cancel-checkout', 1003)).toHaveLength(0);

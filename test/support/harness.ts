@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Job, Queue } from 'bullmq';
 import { loadConfig } from '../../src/config';
 import { startConnector, type RunningConnector, type StartOptions } from '../../src/main/compose';
 import {
@@ -110,4 +111,18 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** Waits until job `jobId` of `queue` has completed, and returns it as stored then. */
+export async function completedJob(queue: Queue, jobId: string, timeoutMs = 10_000): Promise<Job> {
+  return eventually(
+    async () => {
+      const job = await queue.getJob(jobId);
+      if (!job || (await job.getState()) !== 'completed') return undefined;
+      // Read again: the object fetched before completing holds no return value.
+      return queue.getJob(jobId);
+    },
+    timeoutMs,
+    `job ${jobId} to complete`,
+  );
 }
