@@ -255,6 +255,21 @@ describe('the checkout route refuses bad callers and bad input', () => {
     });
   });
 
+  it('answers webhooks: the sandbox has none, unknown providers are refused, huge bodies too', async () => {
+    const sandbox = await post(`${h.url}/webhooks/sandbox`, '{"id": "evt_1"}', json);
+    expect(sandbox.status).toBe(200);
+    expect(sandbox.body).toEqual({
+      received: true,
+      ignored: expect.stringContaining('no webhooks'),
+    });
+    const unknown = await post(`${h.url}/webhooks/paypal`, '{}', json);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('UNKNOWN_PROVIDER');
+    const huge = await post(`${h.url}/webhooks/sandbox`, 'x'.repeat(300 * 1024), json);
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('answers 503 REDIS_UNAVAILABLE while Redis is down, and works again after', async () => {
     if (!h.redis.private) return; // a shared REDIS_URL cannot be stopped
     const auth = { ...json, authorization: `Bearer ${ROUTE_TOKEN}` };
