@@ -56,7 +56,10 @@ const serverShape = {
   SHUTDOWN_TIMEOUT_MS: positiveInt,
 };
 
-/** A job may make up to four platform calls (a GET with two retries, then a POST). */
+/**
+ * A checkout job makes two platform calls (GET the service, POST the URL) and one provider
+ * call, each bounded by about PLATFORM_TIMEOUT_MS; four of them plus 10 s leaves a margin.
+ */
 export const minJobLockMs = (platformTimeoutMs: number): number => 4 * platformTimeoutMs + 10_000;
 
 const serverSchema = z.object(serverShape).superRefine((env, ctx) => {

@@ -103,8 +103,3 @@ export class AppError extends Error {
     return ERROR_CATALOGUE[this.code].status;
   }
 }
-
-/** True when the value is an AppError (also across module copies in tests). */
-export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError;
-}

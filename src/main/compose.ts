@@ -111,7 +111,8 @@ export async function startConnector(
   const deps: CheckoutDeps = {
     store: new RedisCheckoutStore(redis, config.redis.prefix),
     jobs,
-    platform: new PlatformClient({ ...config.platform, logger }),
+    // Retries live in the queues (STYLE.md rule 4): the client under the jobs makes one attempt.
+    platform: new PlatformClient({ ...config.platform, logger, getRetries: 0 }),
     provider: sandbox,
     amountSource: options.amountSource ?? computedAmount,
     currency: config.checkout.currency,
