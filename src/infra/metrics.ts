@@ -61,7 +61,9 @@ export function observeQueues(
     async collect() {
       this.reset();
       for (const queue of queues) {
-        const counts = await queue.getJobCounts(...COUNTED_STATES);
+        // While Redis is away the queue gauges are left out; the rest of /metrics still answers.
+        const counts = await queue.getJobCounts(...COUNTED_STATES).catch(() => undefined);
+        if (!counts) continue;
         for (const state of COUNTED_STATES)
           this.set({ queue: queue.name, state }, counts[state] ?? 0);
       }
@@ -73,10 +75,12 @@ export function observeQueues(
     labelNames: ['queue'] as const,
     registers: [metrics.registry],
     async collect() {
+      this.reset();
       for (const queue of queues) {
         const oldest = await Promise.all(
           (['wait', 'delayed'] as const).map((type) => queue.getJobs([type], 0, 0, true)),
-        );
+        ).catch(() => undefined);
+        if (!oldest) continue;
         const stamps = oldest.flat().flatMap((job) => (job ? [job.timestamp] : []));
         const age = stamps.length ? (now() - Math.min(...stamps)) / 1000 : 0;
         this.set({ queue: queue.name }, Math.max(0, age));

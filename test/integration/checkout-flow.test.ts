@@ -279,6 +279,10 @@ describe('the checkout route refuses bad callers and bad input', () => {
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({ code: 'REDIS_UNAVAILABLE' });
       expect(res.headers.get('content-type')).toContain('application/json');
+      const metrics = await fetch(`${h.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('process_cpu_user_seconds_total');
+      expect((await fetch(`${h.url}/readyz`)).status).toBe(503);
     } finally {
       await h.redis.start();
     }

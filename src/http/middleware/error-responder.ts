@@ -38,6 +38,7 @@ function toAppError(error: unknown): AppError | undefined {
     return new AppError(
       'REDIS_UNAVAILABLE',
       'The connector cannot reach Redis right now; try again shortly.',
+      { cause: (error as Error).message },
     );
   }
   const type = (error as { type?: unknown } | null)?.type;
@@ -59,6 +60,7 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
         method: req.method,
         path: req.path,
         errMessage: appError.message,
+        ...(typeof appError.cause === 'string' ? { cause: appError.cause } : {}),
       });
     } else {
       logger.error('request crashed', {
