@@ -23,6 +23,9 @@ export function redisOptions(url: string, profile: RedisProfile, name = 'connect
     // After a failover the old primary answers READONLY: reconnect to find the new one.
     reconnectOnError: (error) => error.message.startsWith('READONLY'),
     lazyConnect: false,
+    // On disconnect ioredis ends the socket and destroys it if it has not closed after this long;
+    // a socket that died already never closes again, so its 2 s default only delays exit.
+    disconnectTimeout: 500,
   };
   const profileOptions: RedisOptions =
     profile === 'worker'
@@ -33,6 +36,36 @@ export function redisOptions(url: string, profile: RedisProfile, name = 'connect
 
 export function createRedis(url: string, profile: RedisProfile, name = 'connector'): Redis {
   return new Redis(redisOptions(url, profile, name));
+}
+
+/**
+ * The workers' connection, for two gaps between ioredis and BullMQ:
+ * - ioredis emits 'end' from a socket's close handler, so `disconnect()` on a client that is
+ *   waiting to reconnect (no socket) stops the reconnecting but never ends it, and BullMQ's
+ *   Worker.close(), which waits for 'end', waits forever (taskforcesh/bullmq#4656). Such a client
+ *   here ends at once, as ioredis ends a client that never connected.
+ * - BullMQ duplicates the connection for each worker's blocking reads; the copies are the same
+ *   class and are remembered, so a shutdown that cannot wait drops them all with `disconnectAll`.
+ */
+export class WorkerRedis extends Redis {
+  private readonly copies: Redis[] = [];
+
+  override disconnect(reconnect = false): void {
+    // 'wait' makes ioredis run its close handler now: status 'end', queued commands rejected.
+    if (!reconnect && this.status === 'reconnecting') this.status = 'wait';
+    super.disconnect(reconnect);
+  }
+
+  override duplicate(override?: Partial<RedisOptions>): Redis {
+    const copy = new WorkerRedis({ ...this.options, ...override });
+    this.copies.push(copy);
+    return copy;
+  }
+
+  /** Drops this connection and every copy at once, without waiting for Redis. */
+  disconnectAll(): void {
+    for (const client of [this, ...this.copies]) client.disconnect();
+  }
 }
 
 /** Resolves true when Redis answers PING within `timeoutMs`. Never throws. */

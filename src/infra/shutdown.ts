@@ -10,6 +10,7 @@ type Step = { name: string; run: () => Promise<void> };
 export class Shutdown {
   private readonly steps: Step[] = [];
   private started: Promise<void> | undefined;
+  private startedAt: number | undefined;
 
   constructor(
     private readonly logger: Logger,
@@ -29,6 +30,13 @@ export class Shutdown {
     }
   }
 
+  /** Milliseconds left before the deadline (the whole timeout before shutdown starts). */
+  remainingMs(): number {
+    return this.startedAt === undefined
+      ? this.timeoutMs
+      : Math.max(0, this.timeoutMs - (Date.now() - this.startedAt));
+  }
+
   /** Runs every step once, however often it is called. */
   run(reason: string): Promise<void> {
     this.started ??= this.runSteps(reason);
@@ -36,6 +44,7 @@ export class Shutdown {
   }
 
   private async runSteps(reason: string): Promise<void> {
+    this.startedAt = Date.now();
     this.logger.info('shutdown started', { reason, timeoutMs: this.timeoutMs });
     const deadline = setTimeout(() => {
       this.logger.error('shutdown timed out, exiting', { timeoutMs: this.timeoutMs });
@@ -44,6 +53,7 @@ export class Shutdown {
     deadline.unref();
     for (const step of this.steps) {
       try {
+        this.logger.debug('shutdown step', { step: step.name });
         await step.run();
       } catch (error) {
         this.logger.warn('shutdown step failed', { step: step.name, ...errorFields(error) });
@@ -72,4 +82,23 @@ export function closeHttpServer(server: Server, graceMs: number): Promise<void> 
     });
     server.closeIdleConnections();
   });
+}
+
+/** Waits for `work` at most `ms`; true when it settled in time (a rejection counts as settled). */
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

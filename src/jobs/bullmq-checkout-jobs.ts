@@ -78,6 +78,14 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
     );
   }
 
+  /** Resolves once both queues have checked their Redis connection. */
+  async ready(): Promise<void> {
+    await Promise.all([
+      this.checkoutQueue.waitUntilReady(),
+      this.notificationQueue.waitUntilReady(),
+    ]);
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.checkoutQueue.close(), this.notificationQueue.close()]);
   }

@@ -40,7 +40,10 @@ function inJobContext<T>(
 }
 
 export interface WorkerOptions {
-  /** Options, not a client: BullMQ then owns its connections and closes them. */
+  /**
+   * Options or a client with `maxRetriesPerRequest: null`. BullMQ closes the copies it makes for
+   * blocking reads; a client passed in is shared by the workers and closed by its owner.
+   */
   connection: ConnectionOptions;
   prefix: string;
   notifyBackoffMs: number;

@@ -13,9 +13,16 @@ import { paymentPageRoutes } from '../http/routes/payment-page-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
 import { createLogger, type Logger } from '../infra/logger';
 import { createMetrics, observeQueues } from '../infra/metrics';
-import { closeRedis, createRedis, pingRedis, redisOptions, waitForRedis } from '../infra/redis';
+import {
+  closeRedis,
+  createRedis,
+  pingRedis,
+  WorkerRedis,
+  redisOptions,
+  waitForRedis,
+} from '../infra/redis';
 import { readEvictionPolicy } from '../infra/redis-safety';
-import { closeHttpServer, Shutdown } from '../infra/shutdown';
+import { closeHttpServer, settlesWithin, Shutdown } from '../infra/shutdown';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
 import { SandboxProvider } from '../payments/sandbox/sandbox-provider';
@@ -82,7 +89,8 @@ export async function startConnector(
   redis.on('error', (error) =>
     logger.warn('redis connection error', { errMessage: error.message }),
   );
-  if (await waitForRedis(redis, 5000)) {
+  const redisReachable = await waitForRedis(redis, 5000);
+  if (redisReachable) {
     await checkRedisSafety(redis, config, logger).catch(async (error: unknown) => {
       await closeRedis(redis);
       throw error;
@@ -99,14 +107,12 @@ export async function startConnector(
   const port = typeof address === 'object' && address ? address.port : config.port;
   const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
 
-  const jobs = new BullmqCheckoutJobs(
-    redisOptions(config.redis.url, 'producer', `${config.redis.prefix}-queue`),
-    config.redis.prefix,
-    {
-      notifyMaxAttempts: config.notify.maxAttempts,
-      produceBackoffMs: options.produceBackoffMs,
-    },
-  );
+  // The queues share the producer connection, which is closed here (Queue.close leaves a shared
+  // connection open), so it ends even when BullMQ's own quit would fail on a broken link.
+  const jobs = new BullmqCheckoutJobs(redis, config.redis.prefix, {
+    notifyMaxAttempts: config.notify.maxAttempts,
+    produceBackoffMs: options.produceBackoffMs,
+  });
   const sandbox = new SandboxProvider(redis, { prefix: config.redis.prefix, publicUrl });
   const deps: CheckoutDeps = {
     store: new RedisCheckoutStore(redis, config.redis.prefix),
@@ -149,9 +155,13 @@ export async function startConnector(
   server.on('request', app);
 
   let workers: Worker[] = [];
+  let workerConnection: WorkerRedis | undefined;
   if (config.role !== 'api') {
+    workerConnection = new WorkerRedis(
+      redisOptions(config.redis.url, 'worker', `${config.redis.prefix}-worker`),
+    );
     workers = startCheckoutWorkers(deps, {
-      connection: redisOptions(config.redis.url, 'worker', `${config.redis.prefix}-worker`),
+      connection: workerConnection,
       prefix: config.redis.prefix,
       notifyBackoffMs: config.notify.backoffMs,
       lockDurationMs: config.jobs.lockMs,
@@ -161,15 +171,34 @@ export async function startConnector(
     });
     await jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
   }
+  // BullMQ checks its connections asynchronously; a shutdown while that check is in flight would
+  // leave it failing with no listener. With Redis up the check takes milliseconds: wait for it.
+  if (redisReachable) {
+    await settlesWithin(
+      Promise.all([jobs.ready(), ...workers.map((worker) => worker.waitUntilReady())]),
+      5000,
+    );
+  }
 
   const shutdown = new Shutdown(logger, config.shutdownTimeoutMs, options.exit);
   shutdown.add('http', () =>
     closeHttpServer(server, Math.max(1000, config.shutdownTimeoutMs - 5000)),
   );
-  // close() stops taking jobs and waits for the ones in hand; a job cut short by the deadline
-  // is picked up again by another worker once its lock lapses.
+  // close() stops taking jobs and waits for the ones in hand, for what is left of the deadline
+  // minus time to close the queues and Redis; then the workers' connections are dropped. A job
+  // cut short is picked up again by another worker once its lock lapses.
   shutdown.add('workers', async () => {
-    await Promise.all(workers.map((worker) => worker.close()));
+    if (!workerConnection) return;
+    const graceMs = Math.max(500, shutdown.remainingMs() - 2000);
+    const closing = Promise.all(workers.map((worker) => worker.close()));
+    if (await settlesWithin(closing, graceMs)) {
+      await closeRedis(workerConnection);
+    } else {
+      logger.warn('workers did not close in time; their jobs are retried when their locks lapse', {
+        graceMs,
+      });
+      workerConnection.disconnectAll();
+    }
   });
   shutdown.add('queues', () => jobs.close());
   shutdown.add('redis', () => closeRedis(redis));

@@ -1,3 +1,5 @@
+import { Queue } from 'bullmq';
+import { jobIds, QUEUES } from '../../src/jobs/queue-names';
 import {
   DEMO_CREDENTIALS,
   PlatformSimulator,
@@ -19,18 +21,22 @@ describe('a worker told to stop mid-delivery', () => {
     await redis.close();
   });
 
-  it('finishes the delivery in hand and exits 0 within 15 s', async () => {
-    const proc = spawnTs('src/main/server.ts', [], {
+  const start = (prefix: string, env: Record<string, string> = {}) =>
+    spawnTs('src/main/server.ts', [], {
       NODE_ENV: 'production',
       PORT: '0',
       REDIS_URL: redis.url,
-      QUEUE_PREFIX: 'shutdown',
+      QUEUE_PREFIX: prefix,
       PLATFORM_BASE_URL: simulator.url,
       PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
       PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
       PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
       CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
+      ...env,
     });
+
+  it('finishes the delivery in hand and exits 0 within 15 s', async () => {
+    const proc = start('shutdown');
     try {
       const started = await proc.waitForOutput(/"message":"connector started".*/);
       const url = /"publicUrl":"([^"]+)"/.exec(started)?.[1] ?? '';
@@ -50,6 +56,46 @@ describe('a worker told to stop mid-delivery', () => {
       expect(proc.stdout()).toContain('"message":"shutdown complete"');
     } finally {
       proc.child.kill('SIGKILL');
+    }
+  });
+
+  it('leaves a delivery that outlasts the deadline to be retried, and still exits 0', async () => {
+    simulator.faults.clear();
+    const proc = start('overrun', {
+      SHUTDOWN_TIMEOUT_MS: '3000',
+      PLATFORM_TIMEOUT_MS: '5000',
+      JOB_LOCK_MS: '30000',
+    });
+    const queue = new Queue(QUEUES.notifications, {
+      connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) },
+      prefix: 'overrun',
+    });
+    try {
+      const started = await proc.waitForOutput(/"message":"connector started".*/);
+      const url = /"publicUrl":"([^"]+)"/.exec(started)?.[1] ?? '';
+      simulator.connectTo({ checkoutUrl: `${url}/checkout`, token: ROUTE_TOKEN });
+      const answer = await simulator.requestCheckout(1002);
+      const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
+      const checkoutUrl = await eventually(() => simulator.checkoutUrlFor(1002));
+      simulator.faults.add({ match: '/payment/finish-checkout', hang: true });
+      const paidAt = Date.now();
+      await fetch(`${checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' });
+      await eventually(() =>
+        simulator.arrivals.find((a) => a.path === '/payment/finish-checkout' && a.at >= paidAt),
+      );
+      const stopping = Date.now();
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+      expect(Date.now() - stopping).toBeLessThan(3000);
+      expect(proc.stdout()).toContain('"message":"workers did not close in time');
+      expect(proc.stdout()).toContain('"message":"shutdown complete"');
+      // The job is still held under its lock, so the stalled-job check hands it to the next worker.
+      const job = await queue.getJob(jobIds.notify('finish', checkoutId));
+      expect(await job?.getState()).toBe('active');
+    } finally {
+      simulator.faults.clear();
+      proc.child.kill('SIGKILL');
+      await queue.close();
     }
   });
 });

@@ -1,0 +1,62 @@
+import { once } from 'node:events';
+import { redisOptions, WorkerRedis } from '../../src/infra/redis';
+import { startHarness } from '../support/harness';
+import { startTestRedis } from '../support/redis-server';
+
+describe('graceful shutdown', () => {
+  it('completes within its deadline right after Redis restarted', async () => {
+    const exits: number[] = [];
+    const h = await startHarness({
+      env: { SHUTDOWN_TIMEOUT_MS: '8000' },
+      start: { exit: (code) => void exits.push(code) },
+    });
+    if (!h.redis.private) {
+      await h.stop();
+      return; // a shared REDIS_URL cannot be restarted by a test
+    }
+    try {
+      await h.redis.stop();
+      await h.redis.start();
+      const started = Date.now();
+      await h.connector.shutdown.run('test');
+      const tookMs = Date.now() - started;
+      expect(exits).toEqual([]);
+      expect(tookMs).toBeLessThan(8000);
+      const messages = h.log.entries().map((e) => e.message);
+      expect(messages).toContain('shutdown complete');
+      expect(messages).not.toContain('shutdown timed out, exiting');
+      // The workers closed by themselves, not by the fallback that drops their connections.
+      expect(messages.filter((m) => String(m).startsWith('workers did not close'))).toEqual([]);
+    } finally {
+      await h.stop();
+    }
+  }, 30_000);
+
+  it('ends a worker connection that is waiting to reconnect, and rejects what it queued', async () => {
+    const redis = await startTestRedis();
+    if (!redis.private) return; // a shared REDIS_URL cannot be stopped by a test
+    const client = new WorkerRedis(redisOptions(redis.url, 'worker', 'ending'));
+    client.on('error', () => undefined);
+    try {
+      await once(client, 'ready');
+      const copy = client.duplicate();
+      copy.on('error', () => undefined);
+      await once(copy, 'ready');
+      await redis.stop();
+      // events.once would reject on the 'error' of a refused reconnect: listen by hand.
+      await new Promise((resolve) => copy.once('reconnecting', resolve));
+      const queued = copy.get('k').then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      const ended = new Promise((resolve) => copy.once('end', resolve));
+      copy.disconnect();
+      await ended;
+      expect(copy.status).toBe('end');
+      expect(await queued).toBe('Connection is closed.');
+    } finally {
+      client.disconnect();
+      await redis.close();
+    }
+  });
+});
