@@ -243,6 +243,40 @@ export function loadQueueConfig(
   return { redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX } };
 }
 
+/**
+ * Only what `checkout start` needs: where the connector's checkout route is, its token, and
+ * Redis (to read the checkout's URL). Throws ConfigError.
+ */
+export function loadCheckoutRouteConfig(
+  env: Env = process.env,
+  cwd?: string,
+): {
+  connectorUrl: string;
+  routePath: string;
+  routeToken: string;
+  redis: { url: string; prefix: string };
+  secrets: string[];
+} {
+  const raw = parseOrThrow(
+    z.object({
+      PORT: serverShape.PORT,
+      PUBLIC_URL: serverShape.PUBLIC_URL,
+      CHECKOUT_ROUTE_PATH: serverShape.CHECKOUT_ROUTE_PATH,
+      CHECKOUT_ROUTE_TOKEN: serverShape.CHECKOUT_ROUTE_TOKEN,
+      REDIS_URL: serverShape.REDIS_URL,
+      QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
+    }),
+    readEnvironment(env, cwd),
+  );
+  return deepFreeze({
+    connectorUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
+    routePath: raw.CHECKOUT_ROUTE_PATH,
+    routeToken: raw.CHECKOUT_ROUTE_TOKEN,
+    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    secrets: [raw.CHECKOUT_ROUTE_TOKEN],
+  });
+}
+
 /** Only what the CLI's platform commands need: no checkout token, no Redis. Throws ConfigError. */
 export function loadPlatformConfig(
   env: Env = process.env,

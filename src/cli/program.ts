@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { AppError } from '../errors';
+import { checkoutCommand } from './checkout-commands';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
 import { notificationsCommand } from './notifications-commands';
 import { servicesCommand } from './services-commands';
@@ -23,6 +24,7 @@ function buildProgram(io: CliIo): Command {
     'checkout connector: the platform, a payment provider and your ERP',
   );
   program.addCommand(servicesCommand(io));
+  program.addCommand(checkoutCommand(io));
   program.addCommand(notificationsCommand(io));
   program.addCommand(simulatorCommand(io));
   configureTree(program, io);

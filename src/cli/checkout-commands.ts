@@ -1,0 +1,134 @@
+import axios, { type AxiosResponse } from 'axios';
+import { Command, Option } from 'commander';
+import { isOpen, type CheckoutRecord } from '../checkout/checkout-record';
+import { loadCheckoutRouteConfig } from '../config';
+import { closeRedis, createRedis, waitForRedis } from '../infra/redis';
+import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { parsePositiveInt } from './services-commands';
+
+const REQUEST_TIMEOUT_MS = 10_000;
+const POLL_MS = 200;
+
+interface StartOptions {
+  url?: string;
+  wait?: number;
+  format: 'text' | 'json';
+}
+
+interface Accepted {
+  service_id: number;
+  checkout_id: string;
+  status: string;
+}
+
+/** What the connector said, as one line; never the token. */
+function refusal(response: AxiosResponse): string {
+  const error = (response.data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return typeof error?.message === 'string'
+    ? `${error.message} (${String(error.code)})`
+    : `the connector answered ${response.status}`;
+}
+
+async function askForCheckout(
+  endpoint: string,
+  token: string,
+  serviceId: number,
+): Promise<Accepted> {
+  let response: AxiosResponse;
+  try {
+    response = await axios.post(
+      endpoint,
+      { service_id: serviceId },
+      {
+        headers: { authorization: `Bearer ${token}` },
+        timeout: REQUEST_TIMEOUT_MS,
+        validateStatus: () => true,
+      },
+    );
+  } catch (error) {
+    const reason = (error as { code?: string; message?: string }).code ?? String(error);
+    throw new CliFailure(`cannot reach the connector at ${endpoint}: ${reason}`, EXIT.failure);
+  }
+  const body = response.data as Partial<Accepted> | null;
+  if (response.status !== 202 || typeof body?.checkout_id !== 'string') {
+    throw new CliFailure(`checkout refused: ${refusal(response)}`, EXIT.failure);
+  }
+  return body as Accepted;
+}
+
+/** Reads the checkout until it has a URL, ends, or `waitMs` passes. */
+async function waitForUrl(
+  store: RedisCheckoutStore,
+  checkoutId: string,
+  waitMs: number,
+): Promise<CheckoutRecord | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const record = await store.get(checkoutId);
+    if (record && (record.url || !isOpen(record.state))) return record;
+    if (Date.now() >= deadline) return record;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+async function startCheckout(io: CliIo, serviceId: number, options: StartOptions): Promise<void> {
+  const config = loadCheckoutRouteConfig(io.env);
+  const endpoint = `${(options.url ?? config.connectorUrl).replace(/\/+$/, '')}${config.routePath}`;
+  const accepted = await askForCheckout(endpoint, config.routeToken, serviceId);
+  let record: CheckoutRecord | undefined;
+  if (options.wait !== undefined) {
+    const redis = createRedis(config.redis.url, 'producer', 'connector-cli');
+    redis.on('error', () => undefined); // a failed read below says what went wrong
+    try {
+      if (!(await waitForRedis(redis, 5000)))
+        throw new CliFailure('cannot reach Redis at REDIS_URL to read the checkout', EXIT.failure);
+      record = await waitForUrl(
+        new RedisCheckoutStore(redis, config.redis.prefix),
+        accepted.checkout_id,
+        options.wait * 1000,
+      );
+    } finally {
+      await closeRedis(redis);
+    }
+  }
+  const result = {
+    ...accepted,
+    ...(record ? { state: record.state, checkout_url: record.url } : {}),
+  };
+  if (options.format === 'json') {
+    await write(io.stdout, `${JSON.stringify(result)}\n`);
+  } else {
+    await write(io.stdout, `checkout ${accepted.checkout_id} accepted for service ${serviceId}\n`);
+    if (record?.url) await write(io.stdout, `${record.url}\n`);
+  }
+  if (options.wait === undefined || record?.url) return;
+  throw new CliFailure(
+    record
+      ? `no checkout URL after ${options.wait} s: the checkout is ${record.state}${record.reason ? ` (${record.reason})` : ''}`
+      : `checkout ${accepted.checkout_id} not found in Redis: are REDIS_URL and QUEUE_PREFIX the connector's?`,
+    EXIT.failure,
+  );
+}
+
+/** `checkout start`: ask the connector for a checkout, as the platform does. */
+export function checkoutCommand(io: CliIo): Command {
+  const checkout = new Command('checkout').description('checkouts for platform services');
+  checkout
+    .command('start')
+    .description(
+      "ask the running connector for a checkout for a service, as the platform does (the URL also goes to the platform's checkout-url)",
+    )
+    .argument('<service_id>', 'the service to collect payment for', parsePositiveInt)
+    .option('--url <url>', "the connector's base URL (default: PUBLIC_URL, else localhost:PORT)")
+    .option(
+      '--wait <seconds>',
+      'wait up to this long for the checkout URL and print it (reads Redis)',
+      parsePositiveInt,
+    )
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'),
+    )
+    .action((serviceId: number, options: StartOptions) => startCheckout(io, serviceId, options));
+  return checkout;
+}
