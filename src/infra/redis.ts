@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { settlesWithin } from './settles-within';
 
 /**
  * Two connection profiles, as BullMQ advises: producers (HTTP handlers, readiness checks) fail
@@ -34,20 +35,24 @@ export function redisOptions(url: string, profile: RedisProfile, name = 'connect
   return { ...common, ...profileOptions };
 }
 
-export function createRedis(url: string, profile: RedisProfile, name = 'connector'): Redis {
-  return new Redis(redisOptions(url, profile, name));
+export function createRedis(
+  url: string,
+  profile: RedisProfile,
+  name = 'connector',
+): ConnectorRedis {
+  return new ConnectorRedis(redisOptions(url, profile, name));
 }
 
 /**
- * The workers' connection, for two gaps between ioredis and BullMQ:
+ * Every connection of the connector, for two gaps between ioredis and BullMQ:
  * - ioredis emits 'end' from a socket's close handler, so `disconnect()` on a client that is
  *   waiting to reconnect (no socket) stops the reconnecting but never ends it, and BullMQ's
  *   Worker.close(), which waits for 'end', waits forever (taskforcesh/bullmq#4656). Such a client
  *   here ends at once, as ioredis ends a client that never connected.
- * - BullMQ duplicates the connection for each worker's blocking reads; the copies are the same
+ * - BullMQ duplicates a worker's connection for its blocking reads; the copies are the same
  *   class and are remembered, so a shutdown that cannot wait drops them all with `disconnectAll`.
  */
-export class WorkerRedis extends Redis {
+export class ConnectorRedis extends Redis {
   private readonly copies: Redis[] = [];
 
   override disconnect(reconnect = false): void {
@@ -57,7 +62,7 @@ export class WorkerRedis extends Redis {
   }
 
   override duplicate(override?: Partial<RedisOptions>): Redis {
-    const copy = new WorkerRedis({ ...this.options, ...override });
+    const copy = new ConnectorRedis({ ...this.options, ...override });
     this.copies.push(copy);
     return copy;
   }
@@ -70,19 +75,11 @@ export class WorkerRedis extends Redis {
 
 /** Resolves true when Redis answers PING within `timeoutMs`. Never throws. */
 export async function pingRedis(redis: Redis, timeoutMs = 1000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    const answer = redis.ping().then(
-      (reply) => reply === 'PONG',
-      () => false,
-    );
-    return await Promise.race([answer, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const answer = redis.ping().then(
+    (reply) => reply === 'PONG',
+    () => false,
+  );
+  return (await settlesWithin(answer, timeoutMs)) && answer;
 }
 
 /** Resolves true once the connection is ready, false after `timeoutMs`. Never throws. */
@@ -103,17 +100,8 @@ export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boo
 /** Closes a connection politely, falling back to disconnect when Redis is unreachable. */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      redis.quit(),
-      new Promise((resolve) => (timer = setTimeout(resolve, 500))),
-    ]);
-  } catch {
-    // Already closing or unreachable: disconnect below is enough.
-  } finally {
-    clearTimeout(timer);
-  }
+  // Already closing or unreachable, quit fails or hangs: the disconnect below is enough.
+  await settlesWithin(redis.quit(), 500);
   redis.disconnect();
 }
 

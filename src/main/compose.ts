@@ -17,12 +17,12 @@ import {
   closeRedis,
   createRedis,
   pingRedis,
-  WorkerRedis,
-  redisOptions,
   waitForRedis,
+  type ConnectorRedis,
 } from '../infra/redis';
 import { readEvictionPolicy } from '../infra/redis-safety';
-import { closeHttpServer, settlesWithin, Shutdown } from '../infra/shutdown';
+import { settlesWithin } from '../infra/settles-within';
+import { closeHttpServer, Shutdown } from '../infra/shutdown';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
 import { SandboxProvider } from '../payments/sandbox/sandbox-provider';
@@ -155,11 +155,9 @@ export async function startConnector(
   server.on('request', app);
 
   let workers: Worker[] = [];
-  let workerConnection: WorkerRedis | undefined;
+  let workerConnection: ConnectorRedis | undefined;
   if (config.role !== 'api') {
-    workerConnection = new WorkerRedis(
-      redisOptions(config.redis.url, 'worker', `${config.redis.prefix}-worker`),
-    );
+    workerConnection = createRedis(config.redis.url, 'worker', `${config.redis.prefix}-worker`);
     workers = startCheckoutWorkers(deps, {
       connection: workerConnection,
       prefix: config.redis.prefix,

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { redisOptions, WorkerRedis } from '../../src/infra/redis';
+import { createRedis } from '../../src/infra/redis';
 import { startHarness } from '../support/harness';
 import { startTestRedis } from '../support/redis-server';
 
@@ -32,10 +32,10 @@ describe('graceful shutdown', () => {
     }
   }, 30_000);
 
-  it('ends a worker connection that is waiting to reconnect, and rejects what it queued', async () => {
+  it('ends a connection that is waiting to reconnect, and rejects what it queued', async () => {
     const redis = await startTestRedis();
     if (!redis.private) return; // a shared REDIS_URL cannot be stopped by a test
-    const client = new WorkerRedis(redisOptions(redis.url, 'worker', 'ending'));
+    const client = createRedis(redis.url, 'worker', 'ending');
     client.on('error', () => undefined);
     try {
       await once(client, 'ready');
