@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { classifyStatus } from '../platform/answer-classification';
+import { classifyStatus, type AnswerClass } from '../platform/answer-classification';
 
 /**
  * What to do after one delivery attempt of a finish or cancel. The one answer table of
@@ -16,7 +16,14 @@ import { classifyStatus } from '../platform/answer-classification';
  */
 export type DeliveryVerdict =
   | { action: 'delivered' }
-  | { action: 'retry'; alert: boolean; reason: string; retryAfterMs?: number }
+  | {
+      action: 'retry';
+      /** How the answer classifies; no answer at all counts as transient. */
+      answer: Extract<AnswerClass, 'transient' | 'misconfigured'>;
+      alert: boolean;
+      reason: string;
+      retryAfterMs?: number;
+    }
   | { action: 'give_up'; reason: string };
 
 /** Judges the outcome of one attempt: `undefined` for success, else what was thrown. */
@@ -25,6 +32,7 @@ export function judgeDelivery(error?: unknown): DeliveryVerdict {
   if (!(error instanceof AppError)) {
     return {
       action: 'retry',
+      answer: 'transient',
       alert: true,
       reason: error instanceof Error ? error.message : String(error),
     };
@@ -32,7 +40,7 @@ export function judgeDelivery(error?: unknown): DeliveryVerdict {
   if (error.upstreamStatus === undefined) {
     // No answer at all (timeout, reset, refused) or an unreadable one: the platform may have
     // the notification or not; the Idempotency-Key makes sending it again safe.
-    return { action: 'retry', alert: false, reason: error.message };
+    return { action: 'retry', answer: 'transient', alert: false, reason: error.message };
   }
   switch (classifyStatus(error.upstreamStatus)) {
     case 'success':
@@ -40,12 +48,13 @@ export function judgeDelivery(error?: unknown): DeliveryVerdict {
     case 'transient':
       return {
         action: 'retry',
+        answer: 'transient',
         alert: false,
         reason: error.message,
         retryAfterMs: error.retryAfterMs,
       };
     case 'misconfigured':
-      return { action: 'retry', alert: true, reason: error.message };
+      return { action: 'retry', answer: 'misconfigured', alert: true, reason: error.message };
     case 'permanent':
       return { action: 'give_up', reason: error.message };
   }

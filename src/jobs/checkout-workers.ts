@@ -104,11 +104,10 @@ function notificationProcessor(deps: CheckoutDeps, options: WorkerOptions) {
           );
         return result;
       }
-      const klass =
-        thrown instanceof AppError && thrown.upstreamStatus !== undefined
-          ? classifyStatus(thrown.upstreamStatus)
-          : 'transient';
-      metrics.notificationAttempts.inc({ kind: data.kind, result: klass });
+      metrics.notificationAttempts.inc({
+        kind: data.kind,
+        result: verdict.action === 'give_up' ? 'permanent' : verdict.answer,
+      });
       if (verdict.action === 'give_up') {
         logger.error('notification refused by the platform; moved to the failed set', {
           checkoutId: data.checkoutId,

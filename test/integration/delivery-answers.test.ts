@@ -75,7 +75,11 @@ describe('delivery answer table', () => {
     platform.simulator.faults.add({ match: '/payment/finish-checkout', status });
     const verdict = await attempt();
     expect(verdict.action).toBe(action);
-    if (verdict.action === 'retry') expect(verdict.alert).toBe(alert);
+    if (verdict.action === 'retry') {
+      expect(verdict.alert).toBe(alert);
+      // Among answers with a status, only the misconfigured ones alert.
+      expect(verdict.answer).toBe(alert ? 'misconfigured' : 'transient');
+    }
     if (verdict.action === 'give_up') expect(verdict.reason).toContain(`answered ${status}`);
   });
 
