@@ -1,10 +1,7 @@
 import { startPrivateRedis, type PrivateRedis } from '../../src/infra/private-redis';
-import {
-  DEMO_CREDENTIALS,
-  PlatformSimulator,
-} from '../../src/platform/simulator/platform-simulator';
+import { PlatformSimulator } from '../../src/platform/simulator/platform-simulator';
 import { eventually, ROUTE_TOKEN } from '../support/harness';
-import { spawnTs, type Spawned } from '../support/spawn-ts';
+import { connectorStarted, spawnConnector, type Spawned } from '../support/spawn-ts';
 
 /**
  * The promise of DELIVERY.md under fire: a few hundred paid checkouts while the platform fails
@@ -30,31 +27,22 @@ describe('delivery under faults', () => {
     await redis.close();
   });
 
-  const baseEnv = () => ({
-    NODE_ENV: 'production',
+  const faultEnv = {
     LOG_LEVEL: 'info',
-    PORT: '0',
-    REDIS_URL: redis.url,
     QUEUE_PREFIX: 'faults',
-    PLATFORM_BASE_URL: simulator.url,
-    PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
-    PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
-    PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
     PLATFORM_TIMEOUT_MS: '1000',
     JOB_LOCK_MS: '14000',
-    CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
     NOTIFY_BACKOFF_MS: '200',
     RECONCILE_INTERVAL_MS: '2000',
-  });
+  };
 
   async function start(
     role: 'api' | 'worker',
     extra: Record<string, string> = {},
   ): Promise<{ proc: Spawned; url: string }> {
-    const proc = spawnTs('src/main/server.ts', [], { ...baseEnv(), ROLE: role, ...extra });
+    const proc = spawnConnector(redis.url, simulator.url, { ...faultEnv, ROLE: role, ...extra });
     processes.push(proc);
-    const line = await proc.waitForOutput(/"message":"connector started".*/, 20_000);
-    const publicUrl = /"publicUrl":"([^"]+)"/.exec(line)?.[1] ?? '';
+    const { publicUrl } = await connectorStarted(proc, 20_000);
     return { proc, url: publicUrl };
   }
 

@@ -1,12 +1,9 @@
 import { Queue } from 'bullmq';
 import { jobIds, QUEUES } from '../../src/jobs/queue-names';
-import {
-  DEMO_CREDENTIALS,
-  PlatformSimulator,
-} from '../../src/platform/simulator/platform-simulator';
+import { PlatformSimulator } from '../../src/platform/simulator/platform-simulator';
 import { eventually, ROUTE_TOKEN } from '../support/harness';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
-import { spawnTs } from '../support/spawn-ts';
+import { connectorStarted, spawnConnector } from '../support/spawn-ts';
 
 describe('a worker told to stop mid-delivery', () => {
   let redis: TestRedis;
@@ -22,25 +19,13 @@ describe('a worker told to stop mid-delivery', () => {
   });
 
   const start = (prefix: string, env: Record<string, string> = {}) =>
-    spawnTs('src/main/server.ts', [], {
-      NODE_ENV: 'production',
-      PORT: '0',
-      REDIS_URL: redis.url,
-      QUEUE_PREFIX: prefix,
-      PLATFORM_BASE_URL: simulator.url,
-      PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
-      PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
-      PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
-      CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
-      ...env,
-    });
+    spawnConnector(redis.url, simulator.url, { QUEUE_PREFIX: prefix, ...env });
 
   it('finishes the delivery in hand and exits 0 within 15 s', async () => {
     const proc = start('shutdown');
     try {
-      const started = await proc.waitForOutput(/"message":"connector started".*/);
-      const url = /"publicUrl":"([^"]+)"/.exec(started)?.[1] ?? '';
-      simulator.connectTo({ checkoutUrl: `${url}/checkout`, token: ROUTE_TOKEN });
+      const { publicUrl } = await connectorStarted(proc);
+      simulator.connectTo({ checkoutUrl: `${publicUrl}/checkout`, token: ROUTE_TOKEN });
       await simulator.requestCheckout(1001);
       const checkoutUrl = await eventually(() => simulator.checkoutUrlFor(1001));
       simulator.faults.add({ match: '/payment/finish-checkout', latencyMs: 3000 });
@@ -71,9 +56,8 @@ describe('a worker told to stop mid-delivery', () => {
       prefix: 'overrun',
     });
     try {
-      const started = await proc.waitForOutput(/"message":"connector started".*/);
-      const url = /"publicUrl":"([^"]+)"/.exec(started)?.[1] ?? '';
-      simulator.connectTo({ checkoutUrl: `${url}/checkout`, token: ROUTE_TOKEN });
+      const { publicUrl } = await connectorStarted(proc);
+      simulator.connectTo({ checkoutUrl: `${publicUrl}/checkout`, token: ROUTE_TOKEN });
       const answer = await simulator.requestCheckout(1002);
       const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
       const checkoutUrl = await eventually(() => simulator.checkoutUrlFor(1002));

@@ -6,7 +6,7 @@ import {
   PlatformSimulator,
 } from '../../src/platform/simulator/platform-simulator';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
-import { spawnTs } from '../support/spawn-ts';
+import { connectorStarted, spawnConnector, spawnTs } from '../support/spawn-ts';
 
 describe('the connector process', () => {
   it('exits 78 with one line per problem and no stack trace when the environment is empty', async () => {
@@ -33,20 +33,11 @@ describe('the connector process', () => {
 
     it('serves health and readiness, then shuts down cleanly on SIGTERM', async () => {
       // Port 0 and the port from the log: a port picked beforehand can be taken by a parallel suite.
-      const proc = spawnTs('src/main/server.ts', [], {
-        PORT: '0',
-        REDIS_URL: redis.url,
-        PLATFORM_BASE_URL: simulator.url,
-        PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
-        PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
-        PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+      const proc = spawnConnector(redis.url, simulator.url, {
         CHECKOUT_ROUTE_TOKEN: 'process-test-token-0123456789',
-        NODE_ENV: 'production',
       });
       try {
-        const port = Number(
-          /"port":(\d+)/.exec(await proc.waitForOutput(/connector started.*/))?.[1],
-        );
+        const { port } = await connectorStarted(proc);
         expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
         expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
         const started = Date.now();

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DEMO_CREDENTIALS } from '../../src/platform/simulator/platform-simulator';
+import { ROUTE_TOKEN } from './harness';
 
 export const ROOT = path.join(__dirname, '..', '..');
 
@@ -47,4 +49,38 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
     throw new Error(`output never matched ${pattern}; stdout: ${out}; stderr: ${err}`);
   };
   return { child, stdout: () => out, stderr: () => err, exited, waitForOutput };
+}
+
+/**
+ * The connector's server in production mode on a free port, against a Redis and a platform
+ * (the simulator's demo credentials), with the test route token; `env` adds or overrides.
+ */
+export function spawnConnector(
+  redisUrl: string,
+  platformUrl: string,
+  env: Record<string, string> = {},
+): Spawned {
+  return spawnTs('src/main/server.ts', [], {
+    NODE_ENV: 'production',
+    PORT: '0',
+    REDIS_URL: redisUrl,
+    PLATFORM_BASE_URL: platformUrl,
+    PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+    PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+    PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+    CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
+    ...env,
+  });
+}
+
+/** Waits for the connector's JSON 'connector started' line; the port and public URL it gives. */
+export async function connectorStarted(
+  proc: Spawned,
+  timeoutMs?: number,
+): Promise<{ port: number; publicUrl: string }> {
+  const line = await proc.waitForOutput(/"message":"connector started".*/, timeoutMs);
+  return {
+    port: Number(/"port":(\d+)/.exec(line)?.[1]),
+    publicUrl: /"publicUrl":"([^"]+)"/.exec(line)?.[1] ?? '',
+  };
 }
