@@ -50,7 +50,7 @@ const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] a
 /** Queue depth by state, the failed-set size, and the age of the oldest job still waiting. */
 export function observeQueues(
   metrics: Metrics,
-  queues: ObservedQueue[],
+  queues: readonly ObservedQueue[],
   now: () => number = Date.now,
 ): void {
   new Gauge({

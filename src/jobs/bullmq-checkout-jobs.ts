@@ -22,6 +22,8 @@ const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
 export class BullmqCheckoutJobs implements CheckoutJobs {
   readonly checkoutQueue: Queue;
   readonly notificationQueue: Queue;
+  /** Both, for what watches every queue (metrics, dashboard, readiness, close). */
+  readonly queues: readonly Queue[];
 
   constructor(
     connection: ConnectionOptions,
@@ -32,6 +34,7 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
     const streams = { events: { maxLen: 10_000 } };
     this.checkoutQueue = new Queue(QUEUES.checkout, { connection, prefix, streams });
     this.notificationQueue = new Queue(QUEUES.notifications, { connection, prefix, streams });
+    this.queues = [this.checkoutQueue, this.notificationQueue];
   }
 
   async produce(checkoutId: string, jobKey: string): Promise<void> {
@@ -87,6 +90,6 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.checkoutQueue.close(), this.notificationQueue.close()]);
+    await Promise.all(this.queues.map((queue) => queue.close()));
   }
 }

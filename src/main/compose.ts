@@ -128,7 +128,7 @@ export async function startConnector(
     newCheckoutId: () => `chk_${randomBytes(12).toString('hex')}`,
     log: logger,
   };
-  observeQueues(metrics, [jobs.checkoutQueue, jobs.notificationQueue]);
+  observeQueues(metrics, jobs.queues);
 
   const serveApi = config.role !== 'worker';
   const routers: Router[] = serveApi
@@ -141,9 +141,7 @@ export async function startConnector(
       ]
     : [];
   const adminRouters =
-    serveApi && config.dashboard
-      ? [dashboardRoutes([jobs.checkoutQueue, jobs.notificationQueue], config.dashboard)]
-      : [];
+    serveApi && config.dashboard ? [dashboardRoutes(jobs.queues, config.dashboard)] : [];
   const app = createApp({
     logger,
     metrics,

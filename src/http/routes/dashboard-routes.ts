@@ -12,7 +12,7 @@ export const DASHBOARD_PATH = '/admin/queues';
  * reason, retry one or all, clean. Only mounted when DASHBOARD_USER and DASHBOARD_PASSWORD are set.
  */
 export function dashboardRoutes(
-  queues: Queue[],
+  queues: readonly Queue[],
   credentials: { user: string; password: string },
 ): Router {
   const serverAdapter = new ExpressAdapter();
