@@ -1,14 +1,9 @@
 import type { PaymentStatus } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
-import {
-  notificationFor,
-  type CheckoutOutcome,
-  type CheckoutRecord,
-  type CheckoutState,
-} from './checkout-record';
+import { notificationFor, type CheckoutOutcome, type CheckoutRecord } from './checkout-record';
 
 /** The checkout state a provider status leads to; undefined while the payment is pending. */
-function targetState(status: PaymentStatus): CheckoutState | undefined {
+function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | undefined {
   switch (status.state) {
     case 'paid':
       return 'paid';
@@ -24,7 +19,7 @@ function targetState(status: PaymentStatus): CheckoutState | undefined {
   }
 }
 
-function defaultReason(target: CheckoutState): string | undefined {
+function defaultReason(target: CheckoutOutcome): string | undefined {
   if (target === 'paid') return undefined;
   return target === 'expired' ? 'checkout expired' : `payment ${target}`;
 }
@@ -87,7 +82,7 @@ export async function syncFromProvider(
   if (target === 'processing') {
     await deps.store.transition(record.checkoutId, 'processing', {}, deps.clock());
   } else if (target) {
-    await recordOutcome(deps, record, target as CheckoutOutcome, {
+    await recordOutcome(deps, record, target, {
       transactionId: status.transactionId,
       reason: status.reason ?? defaultReason(target),
     });
