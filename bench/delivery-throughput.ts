@@ -18,7 +18,7 @@ import { startPrivateRedis } from '../src/infra/private-redis';
 import { redisOptions } from '../src/infra/redis';
 import { startConnector } from '../src/main/compose';
 import { startSimulatorProcess } from './simulator-process';
-import { DEMO_CREDENTIALS } from '../src/platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 
 const BURST = Number(process.env.BENCH_BURST ?? 2000);
 const UNLOADED = Number(process.env.BENCH_UNLOADED ?? 200);

@@ -9,7 +9,7 @@
 import { createLogger } from '../src/infra/logger';
 import { PlatformClient } from '../src/platform/platform-client';
 import { startSimulatorProcess } from './simulator-process';
-import { DEMO_CREDENTIALS } from '../src/platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 import type { ServiceListItem } from '../src/platform/schemas';
 
 const SERVICES = 10_000;

@@ -1,4 +1,4 @@
-import type { Service } from '../platform/schemas';
+import { textOf, type Service } from '../platform/schemas';
 import type { ChargeLine, Money } from './checkout-record';
 
 /** What a service costs: the total and the lines that make it up. */
@@ -24,6 +24,12 @@ const LABOUR = [
   ['delivery', 'Entrega'],
 ] as const;
 
+const MATERIALS = [
+  ['boards', 'Chapa'],
+  ['edges', 'Fita de borda'],
+  ['components', 'Componente'],
+] as const;
+
 /**
  * [ours] The platform has no total field (PLATFORM.md): the amount is the sum of the labour
  * prices plus price x quantity of every board, edge and component. Lines of zero are left out.
@@ -33,23 +39,14 @@ export const computedAmount: AmountSource = (service, currency) => {
   const add = (label: string, amountMinor: number): void => {
     if (amountMinor !== 0) lines.push({ label, amountMinor });
   };
-  for (const item of service.materials?.boards ?? []) {
-    add(
-      `${item.description ?? item.internal_code ?? 'Chapa'} × ${item.quantity ?? 0}`,
-      cents(item.price, item.quantity),
-    );
-  }
-  for (const item of service.materials?.edges ?? []) {
-    add(
-      `${item.description ?? item.internal_code ?? 'Fita de borda'} × ${item.quantity ?? 0}${item.unit ? ` ${item.unit}` : ''}`,
-      cents(item.price, item.quantity),
-    );
-  }
-  for (const item of service.materials?.components ?? []) {
-    add(
-      `${item.description ?? item.internal_code ?? 'Componente'} × ${item.quantity ?? 0}`,
-      cents(item.price, item.quantity),
-    );
+  for (const [kind, fallback] of MATERIALS) {
+    for (const item of service.materials?.[kind] ?? []) {
+      const unit = textOf(item.unit);
+      add(
+        `${textOf(item.description) ?? textOf(item.internal_code) ?? fallback} × ${item.quantity ?? 0}${unit ? ` ${unit}` : ''}`,
+        cents(item.price, item.quantity),
+      );
+    }
   }
   for (const [key, label] of LABOUR) add(label, cents(service.labour?.[key]?.price));
   const amountMinor = lines.reduce((sum, line) => sum + line.amountMinor, 0);

@@ -1,4 +1,10 @@
-import { SERVICE_STATUS_NAMES, type ServiceListItem } from '../platform/schemas';
+import {
+  dateTextOf,
+  SERVICE_STATUS_NAMES,
+  statusCodeOf,
+  textOf,
+  type ServiceListItem,
+} from '../platform/schemas';
 
 export const LIST_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -6,13 +12,14 @@ export type ListFormat = (typeof LIST_FORMATS)[number];
 const COLUMNS = ['id', 'internal_code', 'status_code', 'status_name', 'created_date'] as const;
 
 function row(item: ServiceListItem): string[] {
-  const code = item.status?.code;
+  const code = statusCodeOf(item.status);
+  const status = item.status as { created_date?: unknown } | null | undefined;
   return [
     String(item.id),
-    item.internal_code ?? '',
+    textOf(item.internal_code) ?? '',
     code === undefined ? '' : String(code),
     code === undefined ? '' : (SERVICE_STATUS_NAMES[code] ?? 'unknown'),
-    item.status?.created_date ?? '',
+    dateTextOf(status?.created_date) ?? '',
   ];
 }
 

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { once } from 'node:events';
 import { createLogger } from '../infra/logger';
-import { DEMO_CREDENTIALS, PlatformSimulator } from '../platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simulator';
 import { write, type CliIo } from './cli-io';
 import { parsePositiveInt } from './services-commands';
 

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { startPrivateRedis, type PrivateRedis } from '../infra/private-redis';
-import { DEMO_CREDENTIALS, PlatformSimulator } from '../platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simulator';
 import { startConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';
 

@@ -1,6 +1,13 @@
 import { AppError } from '../errors';
 import { PlatformHttp, type PlatformHttpOptions } from './platform-http';
-import { serviceListSchema, serviceSchema, type Service, type ServiceListItem } from './schemas';
+import {
+  documentedServiceListSchema,
+  documentedServiceSchema,
+  serviceListSchema,
+  serviceSchema,
+  type Service,
+  type ServiceListItem,
+} from './schemas';
 
 /** Filters passed through to GET /services as given (`status`, `internal_code`, dates...). */
 export type ServiceFilters = Record<string, string | number>;
@@ -65,6 +72,7 @@ export class PlatformClient {
         query: { ...filters, limit: page.limit, offset: page.offset },
       },
       serviceListSchema,
+      documentedServiceListSchema,
     );
     return {
       items: body.resource,
@@ -107,8 +115,9 @@ export class PlatformClient {
   async getService(id: number): Promise<ServiceLookup> {
     try {
       const service = await this.http.sendAndParse(
-        { method: 'GET', path: servicePath(id) },
+        { method: 'GET', path: servicePath(id), route: '/services/:id' },
         serviceSchema,
+        documentedServiceSchema,
       );
       return { found: true, service };
     } catch (error) {

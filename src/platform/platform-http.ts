@@ -4,7 +4,7 @@ import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
 import { classifyStatus, describeNetworkFailure, parseRetryAfterMs } from './answer-classification';
-import { platformErrorSchema } from './schemas';
+import { platformErrorSchema, unexpectedFields } from './schemas';
 
 export interface PlatformHttpOptions {
   baseUrl: string;
@@ -29,6 +29,8 @@ export interface PlatformRequest {
   query?: Record<string, string | number>;
   body?: unknown;
   idempotencyKey?: string;
+  /** The path's pattern for logs, e.g. `/services/:id` (the path itself when absent). */
+  route?: string;
 }
 
 export interface PlatformAnswer {
@@ -37,6 +39,8 @@ export interface PlatformAnswer {
 }
 
 const USER_AGENT = 'checkout-connector/0.1';
+/** Bounds the memory of warned fields whatever the platform sends. */
+const MAX_WARNED_FIELDS = 10_000;
 
 /**
  * HTTP to the platform: auth headers, a hard deadline per request, JSON parsing by hand (so
@@ -50,6 +54,8 @@ export class PlatformHttp {
   private readonly getRetries: number;
   private readonly getRetryBaseMs: number;
   private readonly getRetryMaxWaitMs: number;
+  /** Fields already warned about, so a shape the platform keeps sending is logged once. */
+  private readonly warnedFields = new Set<string>();
 
   constructor(options: PlatformHttpOptions) {
     this.logger = options.logger;
@@ -96,11 +102,23 @@ export class PlatformHttp {
     }
   }
 
-  /** Sends, then validates the JSON answer against `schema`; a mismatch names the field. */
-  async sendAndParse<T>(request: PlatformRequest, schema: ZodType<T>): Promise<T> {
+  /**
+   * Sends, then reads the JSON answer with `schema`, which covers only what the connector uses
+   * (a mismatch is PLATFORM_BAD_RESPONSE naming the field). Where the answer differs from the
+   * `documented` schema elsewhere, the fields are logged as a warning, once per field for the
+   * life of the process, and passed on as they came.
+   */
+  async sendAndParse<T>(
+    request: PlatformRequest,
+    schema: ZodType<T>,
+    documented?: ZodType,
+  ): Promise<T> {
     const answer = await this.send(request);
     const result = schema.safeParse(answer.body);
-    if (result.success) return result.data;
+    if (result.success) {
+      if (documented) this.warnUnexpected(request, documented, answer.body);
+      return result.data;
+    }
     const details = result.error.issues.slice(0, 10).map((issue) => ({
       field: issue.path.join('.') || '(body)',
       problem: issue.message,
@@ -110,6 +128,22 @@ export class PlatformHttp {
       `The platform's answer to ${request.method} ${request.path} has an unexpected shape at ${details[0]?.field ?? '(body)'}.`,
       { details },
     );
+  }
+
+  private warnUnexpected(request: PlatformRequest, documented: ZodType, body: unknown): void {
+    const where = `${request.method} ${request.route ?? request.path}`;
+    const fresh = unexpectedFields(documented, body).filter((field) => {
+      const key = `${where} ${field.field}`;
+      if (this.warnedFields.has(key) || this.warnedFields.size >= MAX_WARNED_FIELDS) return false;
+      this.warnedFields.add(key);
+      return true;
+    });
+    if (fresh.length === 0) return;
+    this.logger.warn('platform answer has unexpected fields', {
+      request: where,
+      fields: fresh,
+      handling: 'kept as sent; the checkout reads only ids, status and prices',
+    });
   }
 
   private retryDelayMs(error: unknown, attempt: number, attempts: number): number | undefined {

@@ -2,8 +2,13 @@ import { z } from 'zod';
 
 /*
  * Every assumption about the shape of the platform's answers lives here (PLATFORM.md marks
- * them [doc], [seen] or [ours]). Schemas are lenient: unknown fields pass through, optional
- * blocks may be missing, numbers may arrive as numeric strings (DreamFactory often does that).
+ * them [doc], [seen] or [ours]). Two kinds of schema:
+ * - the *read* schemas (`serviceSchema`, `serviceListSchema`) parse strictly only what the
+ *   connector uses: ids, the status code, paging, the priced lines. A mismatch there is
+ *   PLATFORM_BAD_RESPONSE. Every other field passes through exactly as the platform sent it.
+ * - the *documented* schemas describe every block as PLATFORM.md knows it. They never reject an
+ *   answer: `unexpectedFields` compares an answer with them, and the client logs what differs
+ *   once as a warning. Numbers may arrive as numeric strings (DreamFactory often does that).
  */
 
 /** An integer, or a string of digits. */
@@ -51,8 +56,6 @@ export const platformDate = z.string().transform((text, ctx) => {
   return date.toISOString();
 });
 
-const optionalDate = platformDate.nullish();
-
 /** Status codes with known names [doc names, seen codes]; others are valid too. */
 export const SERVICE_STATUS_NAMES: Readonly<Record<number, string>> = {
   4: 'quote generated',
@@ -61,21 +64,32 @@ export const SERVICE_STATUS_NAMES: Readonly<Record<number, string>> = {
   9: 'produced',
 };
 
-export const serviceStatusSchema = z.looseObject({
-  code: intLike,
-  created_date: optionalDate,
-  budgeted_date: optionalDate,
-  purchased_date: optionalDate,
-  authorized_date: optionalDate,
-  finished_date: optionalDate,
+// ---- Read schemas: what the connector uses, parsed strictly; the rest passes through. ----
+
+const price = { price: decimalLike.nullish() };
+const priceAndQuantity = { ...price, quantity: decimalLike.nullish() };
+const pricedItems = z.array(z.looseObject(priceAndQuantity)).nullish();
+
+/** GET /services/:id as the checkout reads it: the id, the status code and the priced lines. */
+export const serviceSchema = z.looseObject({
+  id: intLike,
+  status: z.looseObject({ code: intLike }).nullish(),
+  labour: z
+    .looseObject({
+      cutting: z.looseObject(price).nullish(),
+      edging: z.looseObject(price).nullish(),
+      machining: z.looseObject(price).nullish(),
+      packing: z.looseObject(price).nullish(),
+      delivery: z.looseObject(price).nullish(),
+    })
+    .nullish(),
+  materials: z
+    .looseObject({ boards: pricedItems, edges: pricedItems, components: pricedItems })
+    .nullish(),
 });
 
-/** One item of GET /services: light, no prices or parts [seen]. */
-export const serviceListItemSchema = z.looseObject({
-  id: intLike,
-  internal_code: codeLike.nullish(),
-  status: serviceStatusSchema.nullish(),
-});
+/** One item of GET /services as read: only the id is required to make sense. */
+export const serviceListItemSchema = z.looseObject({ id: intLike });
 
 /** GET /services: items in `resource`, paging in `meta` [doc meta.next, seen resource]. */
 export const serviceListSchema = z.looseObject({
@@ -87,94 +101,76 @@ export const serviceListSchema = z.looseObject({
   }),
 });
 
-const priced = { price: decimalLike.nullish() };
-const pricedQuantity = { ...priced, quantity: decimalLike.nullish() };
+// ---- Documented schemas: every known block, for the warnings only. ----
+
+const optionalDate = platformDate.nullish();
+const text = z.string().nullish();
+
+export const serviceStatusSchema = z.looseObject({
+  code: intLike,
+  created_date: optionalDate,
+  budgeted_date: optionalDate,
+  purchased_date: optionalDate,
+  authorized_date: optionalDate,
+  finished_date: optionalDate,
+});
+
+/** GET /services with its light items: id, ERP code, status; no prices or parts [seen]. */
+export const documentedServiceListSchema = z.looseObject({
+  resource: z.array(
+    z.looseObject({
+      id: intLike,
+      internal_code: codeLike.nullish(),
+      status: serviceStatusSchema.nullish(),
+    }),
+  ),
+});
+
 const countedBy = (key: 'diameter' | 'thickness') =>
   z.array(z.looseObject({ [key]: decimalLike.nullish(), quantity: decimalLike.nullish() }));
 
-export const labourSchema = z.looseObject({
-  cutting: z.looseObject(pricedQuantity).nullish(),
-  edging: z.looseObject(pricedQuantity).nullish(),
-  machining: z
-    .looseObject({
-      ...priced,
-      resume: z
-        .looseObject({
-          drills: countedBy('diameter').nullish(),
-          rip: countedBy('thickness').nullish(),
-          filister: countedBy('thickness').nullish(),
-        })
-        .nullish(),
-    })
-    .nullish(),
-  packing: z.looseObject(priced).nullish(),
-  delivery: z.looseObject(priced).nullish(),
-});
-
 const material = {
   internal_code: codeLike.nullish(),
-  ...pricedQuantity,
-  description: z.string().nullish(),
+  ...priceAndQuantity,
+  description: text,
   thickness: decimalLike.nullish(),
 };
 
-export const materialsSchema = z.looseObject({
-  boards: z
-    .array(
-      z.looseObject({
-        ...material,
-        parts: intLike.nullish(),
-        length: decimalLike.nullish(),
-        width: decimalLike.nullish(),
-      }),
-    )
-    .nullish(),
-  edges: z
-    .array(
-      z.looseObject({
-        ...material,
-        width: decimalLike.nullish(),
-        unit: z.string().nullish(),
-        applied: decimalLike.nullish(),
-      }),
-    )
-    .nullish(),
-  components: z.array(z.looseObject({ ...material, unit: z.string().nullish() })).nullish(),
-});
-
 /**
  * [ours] ServicePartInfo is not in the public reference; it is modelled on the platform's JSON
- * part import format: dimensions `c` (length) and `l` (width) in mm, edge tapes on each side,
- * the board material, and optional machining with horizontal drills.
+ * part import format, with the types its guide writes (PLATFORM.md): dimensions `c` (length)
+ * and `l` (width) in mm, edge tapes on each side (a name or null), the board material, and
+ * optional machining whose `startSide` and drill `corner` are numbers, `direction` and `face`
+ * strings. More machining attributes exist (vertical drills...): unknown fields pass.
  */
 export const servicePartSchema = z.looseObject({
-  quantity: intLike.nullish(),
+  quantity: decimalLike.nullish(),
   c: decimalLike.nullish(),
   l: decimalLike.nullish(),
-  function: z.string().nullish(),
-  complement: z.string().nullish(),
+  function: text,
+  complement: text,
   material: codeLike.nullish(),
-  c1: z.string().nullish(),
-  c2: z.string().nullish(),
-  l1: z.string().nullish(),
-  l2: z.string().nullish(),
+  c1: text,
+  c2: text,
+  l1: text,
+  l2: text,
   machining: z
     .looseObject({
       x: decimalLike.nullish(),
       y: decimalLike.nullish(),
       z: decimalLike.nullish(),
-      startSide: z.string().nullish(),
+      startSide: decimalLike.nullish(),
       horizontalDrills: z
         .array(
           z.looseObject({
-            corner: z.string().nullish(),
-            direction: z.string().nullish(),
+            corner: decimalLike.nullish(),
+            direction: text,
             x: decimalLike.nullish(),
             y: decimalLike.nullish(),
             z: decimalLike.nullish(),
             depth: decimalLike.nullish(),
             diameter: decimalLike.nullish(),
-            face: z.string().nullish(),
+            face: text,
           }),
         )
         .nullish(),
@@ -182,17 +178,115 @@ export const servicePartSchema = z.looseObject({
     .nullish(),
 });
 
-/** GET /services/:id [doc fields; `parts` per SPEC.md]. */
-export const serviceSchema = z.looseObject({
+/** GET /services/:id with every block PLATFORM.md knows [doc fields; `parts` per SPEC.md]. */
+export const documentedServiceSchema = z.looseObject({
   id: intLike,
   internal_code: codeLike.nullish(),
-  observation: z.string().nullish(),
+  observation: text,
   status: serviceStatusSchema.nullish(),
   client: z.looseObject({ internal_code: codeLike.nullish() }).nullish(),
-  labour: labourSchema.nullish(),
-  materials: materialsSchema.nullish(),
+  labour: z
+    .looseObject({
+      cutting: z.looseObject(priceAndQuantity).nullish(),
+      edging: z.looseObject(priceAndQuantity).nullish(),
+      machining: z
+        .looseObject({
+          ...price,
+          resume: z
+            .looseObject({
+              drills: countedBy('diameter').nullish(),
+              rip: countedBy('thickness').nullish(),
+              filister: countedBy('thickness').nullish(),
+            })
+            .nullish(),
+        })
+        .nullish(),
+      packing: z.looseObject(price).nullish(),
+      delivery: z.looseObject(price).nullish(),
+    })
+    .nullish(),
+  materials: z
+    .looseObject({
+      boards: z
+        .array(
+          z.looseObject({
+            ...material,
+            parts: intLike.nullish(),
+            length: decimalLike.nullish(),
+            width: decimalLike.nullish(),
+          }),
+        )
+        .nullish(),
+      edges: z
+        .array(
+          z.looseObject({
+            ...material,
+            width: decimalLike.nullish(),
+            unit: text,
+            applied: decimalLike.nullish(),
+          }),
+        )
+        .nullish(),
+      components: z.array(z.looseObject({ ...material, unit: text })).nullish(),
+    })
+    .nullish(),
   parts: z.array(servicePartSchema).nullish(),
 });
+
+/** One field of an answer that is not what the documentation says, e.g. `parts[].c`. */
+export interface UnexpectedField {
+  field: string;
+  problem: string;
+}
+
+/**
+ * Where `value` differs from the documented `schema`: the path of each field with array
+ * indices folded (`parts[].machining`), and the problem. Never the value itself.
+ */
+export function unexpectedFields(schema: z.ZodType, value: unknown): UnexpectedField[] {
+  const result = schema.safeParse(value);
+  if (result.success) return [];
+  const seen = new Set<string>();
+  const fields: UnexpectedField[] = [];
+  for (const issue of result.error.issues) {
+    const field = fieldPath(issue.path);
+    if (seen.has(field)) continue;
+    seen.add(field);
+    fields.push({ field, problem: issue.message });
+  }
+  return fields;
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const key of path) {
+    if (typeof key === 'number') text += '[]';
+    else text += text === '' ? String(key) : `.${String(key)}`;
+  }
+  return text || '(body)';
+}
+
+// ---- Reading fields that pass through as they came. ----
+
+/** A field shown as text: strings as they are, numbers written out, anything else undefined. */
+export function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** A status code read from a status block that passed through; undefined when unreadable. */
+export function statusCodeOf(status: unknown): number | undefined {
+  if (!status || typeof status !== 'object') return undefined;
+  const code = intLike.safeParse((status as { code?: unknown }).code);
+  return code.success ? code.data : undefined;
+}
+
+/** A platform date as ISO-8601 UTC when it reads as one; otherwise its text as it came. */
+export function dateTextOf(value: unknown): string | undefined {
+  const parsed = platformDate.safeParse(value);
+  return parsed.success ? parsed.data : textOf(value);
+}
 
 /** DreamFactory's error body [seen]. */
 export const platformErrorSchema = z.looseObject({
@@ -205,5 +299,6 @@ export const platformErrorSchema = z.looseObject({
 
 export type ServiceStatus = z.output<typeof serviceStatusSchema>;
 export type ServiceListItem = z.output<typeof serviceListItemSchema>;
+/** A service as read: typed where the connector uses it, every other field as it came. */
 export type Service = z.output<typeof serviceSchema>;
 export type ServicePartInfo = z.output<typeof servicePartSchema>;

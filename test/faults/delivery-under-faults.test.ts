@@ -1,5 +1,5 @@
 import { startPrivateRedis, type PrivateRedis } from '../../src/infra/private-redis';
-import { PlatformSimulator } from '../../src/platform/simulator/platform-simulator';
+import { PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { eventually, ROUTE_TOKEN } from '../support/harness';
 import { connectorStarted, spawnConnector, type Spawned } from '../support/spawn-ts';
 

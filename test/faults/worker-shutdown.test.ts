@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { jobIds, QUEUES } from '../../src/jobs/queue-names';
-import { PlatformSimulator } from '../../src/platform/simulator/platform-simulator';
+import { PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { eventually, ROUTE_TOKEN } from '../support/harness';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
 import { connectorStarted, spawnConnector } from '../support/spawn-ts';

@@ -1,8 +1,5 @@
 import { runCli } from '../../src/cli/program';
-import {
-  DEMO_CREDENTIALS,
-  PlatformSimulator,
-} from '../../src/platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { BufferStream } from '../support/buffer-stream';
 
 describe('connector CLI against the simulator', () => {

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { runCli } from '../../src/cli/program';
 import { ConfigError, loadConfig } from '../../src/config';
 import { startConnector } from '../../src/main/compose';
-import { DEMO_CREDENTIALS } from '../../src/platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { BufferStream } from '../support/buffer-stream';
 import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
 import { captureLog } from '../support/log-capture';

@@ -1,7 +1,7 @@
 import { createApp } from '../../src/http/app';
 import { createMetrics } from '../../src/infra/metrics';
 import { PlatformClient } from '../../src/platform/platform-client';
-import { PlatformSimulator } from '../../src/platform/simulator/platform-simulator';
+import { PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { listen } from '../support/http-app';
 import { captureLog } from '../support/log-capture';
 

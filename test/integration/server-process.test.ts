@@ -1,10 +1,7 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { closeHttpServer } from '../../src/infra/shutdown';
-import {
-  DEMO_CREDENTIALS,
-  PlatformSimulator,
-} from '../../src/platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
 import { connectorStarted, spawnConnector, spawnTs } from '../support/spawn-ts';
 

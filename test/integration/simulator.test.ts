@@ -1,8 +1,5 @@
 import express from 'express';
-import {
-  DEMO_CREDENTIALS,
-  PlatformSimulator,
-} from '../../src/platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { listen } from '../support/http-app';
 
 const auth = {

@@ -6,7 +6,7 @@ import {
   DEMO_CREDENTIALS,
   PlatformSimulator,
   type SimulatorOptions,
-} from '../../src/platform/simulator/platform-simulator';
+} from '../../src/simulator/platform-simulator';
 import { captureLog, type CapturedLog } from './log-capture';
 import { startTestRedis, type TestRedis } from './redis-server';
 

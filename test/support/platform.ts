@@ -3,7 +3,7 @@ import {
   DEMO_CREDENTIALS,
   PlatformSimulator,
   type SimulatorOptions,
-} from '../../src/platform/simulator/platform-simulator';
+} from '../../src/simulator/platform-simulator';
 import { captureLog } from './log-capture';
 
 /** A started simulator and a client aimed at it, both on loopback. */

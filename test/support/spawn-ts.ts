@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DEMO_CREDENTIALS } from '../../src/platform/simulator/platform-simulator';
+import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { ROUTE_TOKEN } from './harness';
 
 export const ROOT = path.join(__dirname, '..', '..');

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import express, { Router, type Express } from 'express';
 import { z } from 'zod';
-import type { Logger } from '../../infra/logger';
+import type { Logger } from '../infra/logger';
 import { SimulatorFaults, type FaultRule } from './simulator-faults';
 import { platformError, platformRoutes } from './simulator-routes';
 import {

@@ -22,6 +22,8 @@ export interface RecordedPaymentCall {
 interface Override {
   internal_code?: string;
   status?: Record<string, unknown>;
+  /** Serves this body as the service's detail, exactly as given (odd shapes included). */
+  detail?: Record<string, unknown>;
 }
 
 /** The simulated platform's data: seeded services, the changes made to them, and the calls received. */
@@ -80,6 +82,8 @@ export class SimulatorState {
   /** The detail of GET /services/:id, or undefined when there is no such service. */
   service(id: number): Record<string, unknown> | undefined {
     if (!this.exists(id)) return undefined;
+    const detail = this.overrides.get(id)?.detail;
+    if (detail) return detail;
     return {
       ...buildService(id, this.seed),
       internal_code: this.internalCode(id),
