@@ -10,6 +10,7 @@
  *
  * Run: npm run bench:delivery
  */
+import { newCheckoutId } from '../src/checkout/checkout-record';
 import axios from 'axios';
 import { Queue, Worker } from 'bullmq';
 import { loadConfig } from '../src/config';
@@ -140,12 +141,11 @@ async function main(): Promise<void> {
       host: '127.0.0.1',
       exit: () => undefined,
     });
-    let counter = 0;
     const ours = await measure(
       'connector',
       {
         enqueue: async (tag, serviceId) => {
-          const checkoutId = `chk_bench${(counter += 1)}`;
+          const checkoutId = newCheckoutId();
           const at = Date.now();
           await connector.deps.jobs.notify({
             checkoutId,

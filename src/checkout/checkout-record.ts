@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ChargeLine, Money } from '../payments/money';
 
 export type { ChargeLine, Money };
@@ -24,7 +25,8 @@ export type CheckoutState = (typeof CHECKOUT_STATES)[number];
 export type CheckoutOutcome = 'paid' | 'declined' | 'expired' | 'failed';
 
 const OUTCOMES: readonly CheckoutState[] = ['paid', 'declined', 'expired', 'failed'];
-const OPEN: readonly CheckoutState[] = ['requested', 'url_sent', 'processing'];
+/** States in which the customer may still pay; the store's scripts are built from this list. */
+export const OPEN_STATES: readonly CheckoutState[] = ['requested', 'url_sent', 'processing'];
 
 /** Which states each state may move to. */
 export const NEXT_STATES: Readonly<Record<CheckoutState, readonly CheckoutState[]>> = {
@@ -44,7 +46,7 @@ export function statesLeadingTo(to: CheckoutState): CheckoutState[] {
 }
 
 export function isOpen(state: CheckoutState): boolean {
-  return OPEN.includes(state);
+  return OPEN_STATES.includes(state);
 }
 
 export function isOutcome(state: CheckoutState): state is CheckoutOutcome {
@@ -67,6 +69,26 @@ export interface CheckoutRecord {
   createdAt: string;
   updatedAt: string;
   expiresAt: string;
+}
+
+/** The one format of checkout ids: `chk_` and 24 hex digits (12 random bytes). */
+export const CHECKOUT_ID_PATTERN = /^chk_[0-9a-f]{24}$/;
+
+/** A fresh checkout id. */
+export function newCheckoutId(): string {
+  return `chk_${randomBytes(12).toString('hex')}`;
+}
+
+/** Whether `value` is a checkout id (links, job data and queries are checked with it). */
+export function isCheckoutId(value: unknown): value is string {
+  return typeof value === 'string' && CHECKOUT_ID_PATTERN.test(value);
+}
+
+/** The notification the platform acknowledged for a checkout, if it did (`reported`). */
+export function acknowledgedNotification(record: CheckoutRecord): NotificationKind | undefined {
+  return record.state === 'reported' && record.outcome
+    ? notificationFor(record.outcome)
+    : undefined;
 }
 
 /** The platform notification an outcome calls for. */

@@ -33,7 +33,8 @@ export interface CheckoutStore {
   ): Promise<CheckoutRecord>;
   /**
    * Moves to `to` when the current state allows it. Returns whether it moved and the
-   * state as it stands after.
+   * state as it stands after. `reported` is the one record that the platform acknowledged the
+   * outcome's notification.
    */
   transition(
     checkoutId: string,
@@ -43,13 +44,22 @@ export interface CheckoutStore {
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
   /** The service's latest checkout. */
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
-  /** Ids of checkouts not yet reported, soonest expiry first. */
-  activeCheckouts(limit: number): Promise<string[]>;
-  /** Takes a checkout off the active list (nothing left to do for it), with a note. */
+  /**
+   * Ids of checkouts not yet reported whose last change or look was before `before`, the
+   * longest-waiting first. Checkouts whose delivery failed for good are not among them.
+   */
+  dueCheckouts(before: Date, limit: number): Promise<string[]>;
+  /** Notes that the reconciler looked at these checkouts now: they go to the back of the line. */
+  markLooked(checkoutIds: readonly string[], now: Date): Promise<void>;
+  /** How many checkouts are due (see `dueCheckouts`), and when the longest-waiting one was last looked at. */
+  reconcileBacklog(before: Date): Promise<{ due: number; oldestSince: Date | undefined }>;
+  /**
+   * Takes a checkout whose notification failed for good out of the reconciler's line: the failed
+   * set and the dashboard own it now; a retry that delivers it reports it as usual.
+   */
+  parkFailedDelivery(checkoutId: string, now: Date): Promise<void>;
+  /** Takes a checkout off the reconciler's line (nothing left to do for it), with a note. */
   retire(checkoutId: string, note?: { field: 'cancelDropped'; value: string }): Promise<void>;
-  /** Remembers, for days, which notification the platform acknowledged. */
-  recordDelivery(checkoutId: string, kind: NotificationKind): Promise<void>;
-  deliveryOf(checkoutId: string): Promise<NotificationKind | undefined>;
 }
 
 /** A finish or cancel to deliver to the platform. */

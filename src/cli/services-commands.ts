@@ -26,7 +26,14 @@ function platformClient(io: CliIo): PlatformClient {
     stream: io.stderr,
     component: 'cli',
   });
-  return new PlatformClient({ ...config.platform, logger, pageSize: config.platform.pageSize });
+  // A person is waiting: a short retry of GETs on a transient failure (the server's jobs make
+  // one attempt and leave retries to their queues).
+  return new PlatformClient({
+    ...config.platform,
+    logger,
+    pageSize: config.platform.pageSize,
+    getRetries: 2,
+  });
 }
 
 interface ListOptions {

@@ -1,11 +1,13 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
+import { acknowledgedNotification } from '../checkout/checkout-record';
 import type { Notification } from '../checkout/ports';
 
 export type DeliveryResult = 'delivered' | 'duplicate' | 'superseded';
 
 /**
  * Delivers one finish or cancel to the platform, at most once as far as the connector can
- * tell: a notification already acknowledged is not sent again (nor a cancel after a finish),
+ * tell: a notification already acknowledged (the checkout is `reported`, kept 30 days) is not
+ * sent again (nor a cancel after a finish),
  * and a cancel of an old checkout is dropped, and recorded, when a newer checkout of the same
  * service was paid. Every attempt carries the same Idempotency-Key; failures are thrown.
  */
@@ -14,10 +16,10 @@ export async function deliverNotification(
   notification: Notification,
 ): Promise<DeliveryResult> {
   const { checkoutId, serviceId, kind } = notification;
-  const delivered = await deps.store.deliveryOf(checkoutId);
+  const record = await deps.store.get(checkoutId);
+  const delivered = record && acknowledgedNotification(record);
   if (delivered) {
     deps.log.info('notification already delivered', { checkoutId, serviceId, kind, delivered });
-    await deps.store.transition(checkoutId, 'reported', {}, deps.clock());
     return 'duplicate';
   }
   if (kind === 'cancel') {
@@ -46,7 +48,7 @@ export async function deliverNotification(
       idempotencyKey,
     });
   }
-  await deps.store.recordDelivery(checkoutId, kind);
+  // One write records that the platform acknowledged it, and takes the checkout out of line.
   await deps.store.transition(checkoutId, 'reported', {}, deps.clock());
   deps.log.info('platform notified', { checkoutId, serviceId, kind });
   return 'delivered';

@@ -29,6 +29,10 @@ export type DeliveryVerdict =
 /** Judges the outcome of one attempt: `undefined` for success, else what was thrown. */
 export function judgeDelivery(error?: unknown): DeliveryVerdict {
   if (error === undefined) return { action: 'delivered' };
+  if (error instanceof AppError && !error.retryable) {
+    // The error says no retry can help: the same verdict the job layer reaches from it.
+    return { action: 'give_up', reason: error.message };
+  }
   if (!(error instanceof AppError)) {
     return {
       action: 'retry',
@@ -56,6 +60,7 @@ export function judgeDelivery(error?: unknown): DeliveryVerdict {
     case 'misconfigured':
       return { action: 'retry', answer: 'misconfigured', alert: true, reason: error.message };
     case 'permanent':
-      return { action: 'give_up', reason: error.message };
+      // A retryable error with a permanent status does not arise from the platform client.
+      return { action: 'retry', answer: 'transient', alert: true, reason: error.message };
   }
 }

@@ -1,7 +1,14 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { CheckoutJobs, Notification } from '../checkout/ports';
-import { PRODUCE_ATTEMPTS, PRODUCE_BACKOFF_MS } from '../delivery/retry-schedule';
+
 import { currentLogContext } from '../infra/log-context';
+import {
+  EXPIRE_ATTEMPTS,
+  EXPIRE_BACKOFF_MS,
+  PRODUCE_ATTEMPTS,
+  PRODUCE_BACKOFF_MS,
+  RECONCILE_ATTEMPTS,
+} from './retry-schedules';
 import {
   jobIds,
   QUEUES,
@@ -52,8 +59,8 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
     await this.checkoutQueue.add('expire', data, {
       jobId: jobIds.expire(checkoutId, at),
       delay: Math.max(0, at.getTime() - Date.now()),
-      attempts: 20,
-      backoff: { type: 'exponential', delay: 5000 },
+      attempts: EXPIRE_ATTEMPTS,
+      backoff: { type: 'exponential', delay: EXPIRE_BACKOFF_MS },
       ...RETENTION,
     });
   }
@@ -76,7 +83,11 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
       {
         name: 'reconcile',
         data: {},
-        opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
+        opts: {
+          attempts: RECONCILE_ATTEMPTS,
+          removeOnComplete: { count: 100 },
+          removeOnFail: { count: 1000 },
+        },
       },
     );
   }

@@ -1,43 +1,23 @@
-import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { expireCheckout } from '../checkout/expire-checkout';
 import { abandonCheckout, produceCheckout } from '../checkout/produce-checkout';
 import { reconcileCheckouts } from '../checkout/reconcile-checkouts';
 import { deliverNotification } from '../delivery/deliver-notification';
 import { judgeDelivery } from '../delivery/delivery-policy';
-import { notificationBackoffMs } from '../delivery/retry-schedule';
 import { AppError } from '../errors';
-import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
-import { classifyStatus } from '../platform/answer-classification';
-import { expireJobSchema, notificationJobSchema, produceJobSchema, QUEUES } from './queue-names';
-
-/** A short, secret-free reason for a cancel, from whatever stopped the checkout. */
-function abandonReason(error: unknown): string {
-  return `checkout could not be produced (${error instanceof AppError ? error.code : 'INTERNAL'})`;
-}
-
-/** Whether a retry can help: transient answers, and misconfiguration a person may fix. */
-function worthRetrying(error: unknown): boolean {
-  if (!(error instanceof AppError)) return true;
-  if (error.retryable) return true;
-  return (
-    error.upstreamStatus !== undefined && classifyStatus(error.upstreamStatus) === 'misconfigured'
-  );
-}
-
-function isFinalAttempt(job: Job): boolean {
-  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-}
-
-function inJobContext<T>(
-  job: Job,
-  requestId: string | undefined,
-  fn: () => Promise<T>,
-): Promise<T> {
-  return runWithLogContext({ jobId: job.id, queue: job.queueName, requestId }, fn);
-}
+import {
+  expireJobSchema,
+  notificationJobSchema,
+  produceJobSchema,
+  QUEUES,
+  reconcileJobSchema,
+  type NotificationJob,
+} from './queue-names';
+import { notificationBackoffMs } from './retry-schedules';
+import { jobHandler, runProcessor } from './run-processor';
 
 export interface WorkerOptions {
   /**
@@ -49,83 +29,90 @@ export interface WorkerOptions {
   notifyBackoffMs: number;
   /** Longest a job may run before another worker may take it over. */
   lockDurationMs: number;
-  /** Reconciler: checkouts untouched for this long are looked at again. */
-  reconcileStaleMs: number;
+  /** The reconciler's schedule: checkouts untouched this long are looked at again. */
+  reconcileIntervalMs: number;
   logger: Logger;
   metrics: Metrics;
   concurrency?: number;
 }
 
-function checkoutProcessor(deps: CheckoutDeps, options: WorkerOptions) {
-  return async (job: Job) => {
-    if (job.name === 'reconcile') {
-      return reconcileCheckouts(deps, { staleMs: options.reconcileStaleMs, limit: 500 });
-    }
-    if (job.name === 'expire') {
-      const data = expireJobSchema.parse(job.data);
-      return inJobContext(job, data.requestId, () => expireCheckout(deps, data.checkoutId));
-    }
-    const data = produceJobSchema.parse(job.data);
-    return inJobContext(job, data.requestId, async () => {
-      try {
-        return await produceCheckout(deps, data.checkoutId, data.jobKey);
-      } catch (error) {
-        if (worthRetrying(error) && !isFinalAttempt(job)) throw error;
+/** A short, secret-free reason for a cancel, from whatever stopped the checkout. */
+function abandonReason(error: unknown): string {
+  return `checkout could not be produced (${error instanceof AppError ? error.code : 'INTERNAL'})`;
+}
+
+function checkoutHandlers(deps: CheckoutDeps, options: WorkerOptions) {
+  return {
+    produce: jobHandler({
+      schema: produceJobSchema,
+      run: (data) => produceCheckout(deps, data.checkoutId, data.jobKey),
+      onFinalFailure: async (data, error) => {
         options.logger.error('checkout abandoned', {
           checkoutId: data.checkoutId,
           ...errorFields(error),
         });
         await abandonCheckout(deps, data.checkoutId, abandonReason(error));
-        throw new UnrecoverableError(abandonReason(error));
-      }
-    });
+      },
+    }),
+    expire: jobHandler({
+      schema: expireJobSchema,
+      run: (data) => expireCheckout(deps, data.checkoutId),
+    }),
+    reconcile: jobHandler({
+      schema: reconcileJobSchema,
+      run: () =>
+        reconcileCheckouts(deps, {
+          staleMs: options.reconcileIntervalMs,
+          // Leave the rest of the interval free, so passes do not pile up.
+          budgetMs: Math.round(options.reconcileIntervalMs * 0.8),
+        }),
+    }),
   };
 }
 
-function notificationProcessor(deps: CheckoutDeps, options: WorkerOptions) {
+/** Delivers, and counts every attempt by what came of it; errors are rethrown as they are. */
+async function deliverCounted(
+  deps: CheckoutDeps,
+  options: WorkerOptions,
+  data: NotificationJob,
+  enqueuedAt: number,
+): Promise<string> {
   const { metrics, logger } = options;
-  return async (job: Job) => {
-    const data = notificationJobSchema.parse(job.data);
-    return inJobContext(job, data.requestId, async () => {
-      let thrown: unknown;
-      let result: string | undefined;
-      try {
-        result = await deliverNotification(deps, data);
-      } catch (error) {
-        thrown = error;
-      }
-      const verdict = judgeDelivery(thrown);
-      if (verdict.action === 'delivered') {
-        metrics.notificationAttempts.inc({ kind: data.kind, result: result ?? 'delivered' });
-        if (result === 'delivered')
-          metrics.notificationLatency.observe(
-            { kind: data.kind },
-            (Date.now() - job.timestamp) / 1000,
-          );
-        return result;
-      }
-      metrics.notificationAttempts.inc({
+  try {
+    const result = await deliverNotification(deps, data);
+    metrics.notificationAttempts.inc({ kind: data.kind, result });
+    if (result === 'delivered')
+      metrics.notificationLatency.observe({ kind: data.kind }, (Date.now() - enqueuedAt) / 1000);
+    return result;
+  } catch (error) {
+    const verdict = judgeDelivery(error);
+    const result = verdict.action === 'retry' ? verdict.answer : 'permanent';
+    metrics.notificationAttempts.inc({ kind: data.kind, result });
+    if (verdict.action === 'retry' && verdict.alert) {
+      logger.error('platform refuses the connector: check PLATFORM_* credentials and URL', {
+        checkoutId: data.checkoutId,
         kind: data.kind,
-        result: verdict.action === 'give_up' ? 'permanent' : verdict.answer,
+        reason: verdict.reason,
       });
-      if (verdict.action === 'give_up') {
-        logger.error('notification refused by the platform; moved to the failed set', {
-          checkoutId: data.checkoutId,
-          kind: data.kind,
-          reason: verdict.reason,
-        });
-        throw new UnrecoverableError(verdict.reason);
-      }
-      if (verdict.alert) {
-        logger.error('platform refuses the connector: check PLATFORM_* credentials and URL', {
-          checkoutId: data.checkoutId,
-          kind: data.kind,
-          reason: verdict.reason,
-        });
-      }
-      throw thrown;
-    });
-  };
+    }
+    throw error;
+  }
+}
+
+function notificationHandlers(deps: CheckoutDeps, options: WorkerOptions) {
+  const notification = jobHandler({
+    schema: notificationJobSchema,
+    run: (data, job) => deliverCounted(deps, options, data, job.timestamp),
+    onFinalFailure: async (data, error) => {
+      options.logger.error('notification moved to the failed set', {
+        checkoutId: data.checkoutId,
+        kind: data.kind,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
+    },
+  });
+  return { finish: notification, cancel: notification };
 }
 
 /** The checkout and notification workers; processors stay thin over the use cases. */
@@ -140,10 +127,14 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
     // after their lock lapses.
     stalledInterval: Math.min(30_000, Math.round(options.lockDurationMs / 2)),
   };
-  const checkoutWorker = new Worker(QUEUES.checkout, checkoutProcessor(deps, options), common);
+  const checkoutWorker = new Worker(
+    QUEUES.checkout,
+    runProcessor(checkoutHandlers(deps, options), logger),
+    common,
+  );
   const notificationWorker = new Worker(
     QUEUES.notifications,
-    notificationProcessor(deps, options),
+    runProcessor(notificationHandlers(deps, options), logger),
     {
       ...common,
       settings: {
@@ -170,6 +161,7 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
         {
           queue: worker.name,
           jobId: job?.id,
+          jobName: job?.name,
           attemptsMade: job?.attemptsMade,
           errMessage: error.message,
         },

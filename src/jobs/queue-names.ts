@@ -1,9 +1,16 @@
 import { z } from 'zod';
+import { CHECKOUT_ID_PATTERN } from '../checkout/checkout-record';
 
 /** Queue names; the Redis prefix (QUEUE_PREFIX) keeps several connectors apart. */
 export const QUEUES = { checkout: 'checkout', notifications: 'notifications' } as const;
 
-const checkoutId = z.string().regex(/^chk_[A-Za-z0-9]+$/);
+/** The job names of each queue; a job of any other name fails for good. */
+export const JOB_NAMES = {
+  checkout: ['produce', 'expire', 'reconcile'],
+  notifications: ['finish', 'cancel'],
+} as const;
+
+const checkoutId = z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id');
 
 export const produceJobSchema = z.object({
   checkoutId,
@@ -11,6 +18,7 @@ export const produceJobSchema = z.object({
   requestId: z.string().optional(),
 });
 export const expireJobSchema = z.object({ checkoutId, requestId: z.string().optional() });
+export const reconcileJobSchema = z.object({ requestId: z.string().optional() });
 export const notificationJobSchema = z.object({
   checkoutId,
   serviceId: z.number().int().positive(),

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { Router } from 'express';
 import type { Worker } from 'bullmq';
 import { computedAmount, type AmountSource } from '../checkout/amount-source';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
+import { newCheckoutId } from '../checkout/checkout-record';
 import { ConfigError, type Config } from '../config';
 import { createApp } from '../http/app';
 import { checkoutRoutes } from '../http/routes/checkout-routes';
@@ -117,15 +117,15 @@ export async function startConnector(
   const deps: CheckoutDeps = {
     store: new RedisCheckoutStore(redis, config.redis.prefix),
     jobs,
-    // Retries live in the queues (STYLE.md rule 4): the client under the jobs makes one attempt.
-    platform: new PlatformClient({ ...config.platform, logger, getRetries: 0 }),
+    // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
+    platform: new PlatformClient({ ...config.platform, logger }),
     provider: sandbox,
     amountSource: options.amountSource ?? computedAmount,
     currency: config.checkout.currency,
     publicUrl,
     expiryMs: options.expiryMs ?? config.checkout.expiryMs,
     clock: () => new Date(),
-    newCheckoutId: () => `chk_${randomBytes(12).toString('hex')}`,
+    newCheckoutId,
     log: logger,
   };
   observeQueues(metrics, jobs.queues);
@@ -161,7 +161,7 @@ export async function startConnector(
       prefix: config.redis.prefix,
       notifyBackoffMs: config.notify.backoffMs,
       lockDurationMs: config.jobs.lockMs,
-      reconcileStaleMs: 2 * config.jobs.reconcileIntervalMs,
+      reconcileIntervalMs: config.jobs.reconcileIntervalMs,
       logger,
       metrics,
     });

@@ -13,7 +13,10 @@ export interface PlatformHttpOptions {
   apiKey: string;
   timeoutMs: number;
   logger: Logger;
-  /** Extra attempts of idempotent GETs on a transient failure. POSTs and PUTs never retry here. */
+  /**
+   * Extra attempts of idempotent GETs on a transient failure; 0 by default, since under the
+   * queues retries belong to the jobs. The CLI opts in. POSTs and PUTs never retry here.
+   */
   getRetries?: number;
   /** First delay between GET attempts; it grows fourfold, with jitter. */
   getRetryBaseMs?: number;
@@ -60,7 +63,7 @@ export class PlatformHttp {
   constructor(options: PlatformHttpOptions) {
     this.logger = options.logger;
     this.timeoutMs = options.timeoutMs;
-    this.getRetries = options.getRetries ?? 2;
+    this.getRetries = options.getRetries ?? 0;
     this.getRetryBaseMs = options.getRetryBaseMs ?? 250;
     this.getRetryMaxWaitMs = options.getRetryMaxWaitMs ?? 5000;
     const basic = Buffer.from(`${options.email}:${options.password}`).toString('base64');
@@ -147,7 +150,8 @@ export class PlatformHttp {
   }
 
   private retryDelayMs(error: unknown, attempt: number, attempts: number): number | undefined {
-    if (!(error instanceof AppError) || !error.retryable || attempt >= attempts) return undefined;
+    const transient = error instanceof AppError && error.code === 'PLATFORM_UNAVAILABLE';
+    if (!transient || attempt >= attempts) return undefined;
     const backoff = this.getRetryBaseMs * 4 ** (attempt - 1);
     const jittered = backoff / 2 + Math.random() * (backoff / 2);
     const waitMs = error.retryAfterMs ?? jittered;
@@ -203,6 +207,9 @@ export class PlatformHttp {
       {
         upstreamStatus: status,
         retryAfterMs: parseRetryAfterMs(response.headers['retry-after']),
+        // A misconfiguration (401, 403, 404, 3xx) may be fixed by a person while the queues
+        // keep retrying; every other refusal is final.
+        retryable: klass !== 'permanent',
       },
     );
   }

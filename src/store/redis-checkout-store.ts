@@ -6,107 +6,28 @@ import {
   type CheckoutRecord,
   type CheckoutState,
   type Money,
-  type NotificationKind,
 } from '../checkout/checkout-record';
 import type { CheckoutStore, OpenResult } from '../checkout/ports';
-
-/*
- * Keys (all under the QUEUE_PREFIX; never `<prefix>:<queue name>:...`, which is BullMQ's):
- *   chk:<id>                         hash, the record
- *   chk-service:<serviceId>          the id of the service's latest checkout
- *   chk-ref:<provider>:<ref>         the id of the checkout a provider reference belongs to
- *   chk-active                       zset of checkouts not yet reported, scored by expiry
- *   delivered:<id>                   the notification delivered for a checkout (8 days)
- * Scripts build record keys from ids, so the store needs a single Redis (not a cluster).
- */
-
-// KEYS[1] service pointer, KEYS[2] new record, KEYS[3] active index.
-// ARGV: prefix, newId, serviceId, provider, now, expiresAt, expiresAtMs.
-const OPEN_FOR_SERVICE = `
-local current = redis.call('GET', KEYS[1])
-if current then
-  local key = ARGV[1] .. ':chk:' .. current
-  local state = redis.call('HGET', key, 'state')
-  local outcome = redis.call('HGET', key, 'outcome')
-  if state == 'requested' or state == 'url_sent' or state == 'processing' then
-    return {'open', current, redis.call('HINCRBY', key, 'requests', 1)}
-  end
-  if outcome == 'paid' then return {'already_paid', current, 0} end
-end
-redis.call('HSET', KEYS[2], 'checkoutId', ARGV[2], 'serviceId', ARGV[3], 'provider', ARGV[4],
-  'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1)
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
-return {'created', ARGV[2], 1}`;
-
-// KEYS[1] record, KEYS[2] provider index. ARGV: providerRef, url, amount, currency, lines, now.
-const ATTACH = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if not redis.call('HGET', KEYS[1], 'providerRef') then
-  redis.call('HSET', KEYS[1], 'providerRef', ARGV[1], 'url', ARGV[2], 'amountMinor', ARGV[3],
-    'currency', ARGV[4], 'lines', ARGV[5], 'updatedAt', ARGV[6])
-  redis.call('SET', KEYS[2], redis.call('HGET', KEYS[1], 'checkoutId'), 'PX', ARGV[7])
-end
-return 1`;
-
-// KEYS[1] record, KEYS[2] active index.
-// ARGV: to, isOutcome, now, retentionMs, then allowed from-states, then '--', field pairs.
-const TRANSITION = `
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return {0, false} end
-local i = 5
-local allowed = false
-while ARGV[i] ~= '--' do
-  if ARGV[i] == state then allowed = true end
-  i = i + 1
-end
-if not allowed then return {0, state} end
-redis.call('HSET', KEYS[1], 'state', ARGV[1], 'updatedAt', ARGV[3])
-if ARGV[2] == '1' then
-  redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
-end
-if ARGV[1] == 'reported' then
-  redis.call('ZREM', KEYS[2], redis.call('HGET', KEYS[1], 'checkoutId'))
-end
-i = i + 1
-while ARGV[i] do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  i = i + 2
-end
-return {1, ARGV[1]}`;
+import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
+import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
-/** What was delivered is remembered this long, so a repeat of the same outcome is a no-op. */
-export const DELIVERED_RETENTION_MS = 8 * 86_400_000;
+/** Parked checkouts are remembered as long as BullMQ keeps their failed jobs. */
+const KEEP_PARKED_MS = 30 * 86_400_000;
 
-/** The checkout store on Redis; every change is one Lua script, so it is atomic. */
+/**
+ * The checkout store on Redis; every change is one Lua script, so it is atomic. Scripts build
+ * record keys from ids, so the store needs a single Redis (not a cluster).
+ */
 export class RedisCheckoutStore implements CheckoutStore {
+  private readonly keys: CheckoutKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  private recordKey(checkoutId: string): string {
-    return `${this.prefix}:chk:${checkoutId}`;
-  }
-
-  /** Checkouts not yet settled and reported, scored by expiry: what the reconciler walks. */
-  private get activeKey(): string {
-    return `${this.prefix}:chk-active`;
-  }
-
-  private serviceKey(serviceId: number): string {
-    return `${this.prefix}:chk-service:${serviceId}`;
-  }
-
-  private deliveredKey(checkoutId: string): string {
-    return `${this.prefix}:delivered:${checkoutId}`;
-  }
-
-  private refKey(provider: string, providerRef: string): string {
-    return `${this.prefix}:chk-ref:${provider}:${providerRef}`;
+    prefix: string,
+  ) {
+    this.keys = checkoutKeys(prefix);
   }
 
   async openForService(input: {
@@ -119,16 +40,16 @@ export class RedisCheckoutStore implements CheckoutStore {
     const [kind, checkoutId, requestNumber] = (await this.redis.eval(
       OPEN_FOR_SERVICE,
       3,
-      this.serviceKey(input.serviceId),
-      this.recordKey(input.checkoutId),
-      this.activeKey,
-      this.prefix,
+      this.keys.service(input.serviceId),
+      this.keys.record(input.checkoutId),
+      this.keys.due,
+      this.keys.recordPrefix,
       input.checkoutId,
       input.serviceId,
       input.provider,
       input.now.toISOString(),
       input.expiresAt.toISOString(),
-      input.expiresAt.getTime(),
+      input.now.getTime(),
     )) as [OpenResult['kind'], string, number];
     const record = await this.get(checkoutId);
     if (!record) throw new Error(`checkout ${checkoutId} vanished while opening`);
@@ -137,7 +58,7 @@ export class RedisCheckoutStore implements CheckoutStore {
   }
 
   async get(checkoutId: string): Promise<CheckoutRecord | undefined> {
-    const h = await this.redis.hgetall(this.recordKey(checkoutId));
+    const h = await this.redis.hgetall(this.keys.record(checkoutId));
     if (!h.checkoutId || !h.state) return undefined;
     const amount: Money | undefined =
       h.amountMinor && h.currency
@@ -165,7 +86,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     provider: string,
     providerRef: string,
   ): Promise<CheckoutRecord | undefined> {
-    const checkoutId = await this.redis.get(this.refKey(provider, providerRef));
+    const checkoutId = await this.redis.get(this.keys.ref(provider, providerRef));
     return checkoutId ? this.get(checkoutId) : undefined;
   }
 
@@ -178,9 +99,10 @@ export class RedisCheckoutStore implements CheckoutStore {
     if (!record) throw new Error(`checkout ${checkoutId} not found`);
     await this.redis.eval(
       ATTACH,
-      2,
-      this.recordKey(checkoutId),
-      this.refKey(record.provider, attach.providerRef),
+      3,
+      this.keys.record(checkoutId),
+      this.keys.ref(record.provider, attach.providerRef),
+      this.keys.due,
       attach.providerRef,
       attach.url,
       attach.amount.amountMinor,
@@ -188,6 +110,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       JSON.stringify(attach.lines),
       now.toISOString(),
       RETENTION_MS,
+      now.getTime(),
     );
     return (await this.get(checkoutId)) ?? record;
   }
@@ -201,13 +124,15 @@ export class RedisCheckoutStore implements CheckoutStore {
     const pairs = Object.entries(fields).flatMap(([k, v]) => (v === undefined ? [] : [k, v]));
     const [moved, state] = (await this.redis.eval(
       TRANSITION,
-      2,
-      this.recordKey(checkoutId),
-      this.activeKey,
+      3,
+      this.keys.record(checkoutId),
+      this.keys.due,
+      this.keys.parked,
       to,
       isOutcome(to) ? '1' : '0',
       now.toISOString(),
       RETENTION_MS,
+      now.getTime(),
       ...statesLeadingTo(to),
       '--',
       ...pairs,
@@ -216,29 +141,49 @@ export class RedisCheckoutStore implements CheckoutStore {
   }
 
   async latestForService(serviceId: number): Promise<CheckoutRecord | undefined> {
-    const checkoutId = await this.redis.get(this.serviceKey(serviceId));
+    const checkoutId = await this.redis.get(this.keys.service(serviceId));
     return checkoutId ? this.get(checkoutId) : undefined;
   }
 
-  async activeCheckouts(limit: number): Promise<string[]> {
-    return this.redis.zrange(this.activeKey, 0, limit - 1);
+  async dueCheckouts(before: Date, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.due, '-inf', before.getTime(), 'LIMIT', 0, limit);
+  }
+
+  async markLooked(checkoutIds: readonly string[], now: Date): Promise<void> {
+    if (checkoutIds.length === 0) return;
+    const pairs = checkoutIds.flatMap((id) => [now.getTime(), id]);
+    // XX: a checkout reported or parked meanwhile is not put back in line.
+    await this.redis.zadd(this.keys.due, 'XX', ...pairs);
+  }
+
+  async reconcileBacklog(before: Date): Promise<{ due: number; oldestSince: Date | undefined }> {
+    const [due, oldest] = await Promise.all([
+      this.redis.zcount(this.keys.due, '-inf', before.getTime()),
+      this.redis.zrange(this.keys.due, 0, 0, 'WITHSCORES'),
+    ]);
+    const since = oldest[1] === undefined ? undefined : new Date(Number(oldest[1]));
+    return { due, oldestSince: due > 0 ? since : undefined };
+  }
+
+  async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {
+    await this.redis.eval(
+      PARK,
+      3,
+      this.keys.record(checkoutId),
+      this.keys.due,
+      this.keys.parked,
+      now.getTime(),
+      KEEP_PARKED_MS,
+      checkoutId,
+    );
   }
 
   async retire(
     checkoutId: string,
     note?: { field: 'cancelDropped'; value: string },
   ): Promise<void> {
-    const multi = this.redis.multi().zrem(this.activeKey, checkoutId);
-    if (note) multi.hset(this.recordKey(checkoutId), note.field, note.value);
+    const multi = this.redis.multi().zrem(this.keys.due, checkoutId);
+    if (note) multi.hset(this.keys.record(checkoutId), note.field, note.value);
     await multi.exec();
-  }
-
-  async recordDelivery(checkoutId: string, kind: NotificationKind): Promise<void> {
-    await this.redis.set(this.deliveredKey(checkoutId), kind, 'PX', DELIVERED_RETENTION_MS, 'NX');
-  }
-
-  async deliveryOf(checkoutId: string): Promise<NotificationKind | undefined> {
-    return ((await this.redis.get(this.deliveredKey(checkoutId))) ?? undefined) as
-      NotificationKind | undefined;
   }
 }

@@ -1,3 +1,4 @@
+import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { randomBytes } from 'node:crypto';
 import { deliverNotification } from '../../src/delivery/deliver-notification';
 import { judgeDelivery, type DeliveryVerdict } from '../../src/delivery/delivery-policy';
@@ -28,7 +29,7 @@ describe('delivery answer table', () => {
   afterEach(() => platform.simulator.faults.clear());
 
   async function attempt(): Promise<DeliveryVerdict> {
-    const checkoutId = `chk_${randomBytes(6).toString('hex')}`;
+    const checkoutId = newCheckoutId();
     const deps = {
       platform: platform.client,
       store,

@@ -24,7 +24,8 @@ describe('platform client against the simulator', () => {
   let platform: Started;
 
   beforeEach(async () => {
-    platform = await startPlatform({ serviceCount: 30 });
+    // The CLI's client: brief GET retries on transient answers.
+    platform = await startPlatform({ serviceCount: 30 }, { getRetries: 2 });
   });
   afterEach(async () => {
     await platform.simulator.stop();
@@ -114,13 +115,39 @@ describe('platform client against the simulator', () => {
     ]);
   });
 
-  it('turns a 401 into a permanent error carrying the platform message', async () => {
-    const client = clientFor(platform.baseUrl, { password: 'wrong' });
+  it('turns a 401 into a rejection the queues keep retrying (a person must fix it)', async () => {
+    const log = captureLog();
+    const client = clientFor(platform.baseUrl, {
+      password: 'wrong',
+      getRetries: 2,
+      logger: log.logger,
+    });
     const error = await caught(client.getService(1001));
     expect(error.code).toBe('PLATFORM_REJECTED');
-    expect(error.retryable).toBe(false);
+    expect(error.retryable).toBe(true);
     expect(error.upstreamStatus).toBe(401);
     expect(error.message).toContain('Invalid credentials supplied.');
+    // The client's own brief GET retries are for transient answers only.
+    expect(log.entries().filter((e) => e.message === 'platform request retrying')).toEqual([]);
+  });
+
+  it('turns a 400 into a rejection no retry can help', async () => {
+    platform.simulator.faults.add({ match: '/services', status: 400 });
+    const error = await caught(platform.client.getService(1001));
+    expect(error).toMatchObject({
+      code: 'PLATFORM_REJECTED',
+      retryable: false,
+      upstreamStatus: 400,
+    });
+  });
+
+  it('makes one attempt by default', async () => {
+    platform.simulator.faults.add({ match: '/services', status: 503, times: 1 });
+    const client = clientFor(platform.baseUrl);
+    await expect(caught(client.getService(1001))).resolves.toMatchObject({
+      code: 'PLATFORM_UNAVAILABLE',
+    });
+    await expect(client.getService(1001)).resolves.toMatchObject({ found: true });
   });
 
   it('retries a GET after a 503 and succeeds', async () => {

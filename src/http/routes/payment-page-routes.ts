@@ -1,11 +1,9 @@
 import { Router } from 'express';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
-import { isOpen } from '../../checkout/checkout-record';
+import { isCheckoutId, isOpen } from '../../checkout/checkout-record';
 import { syncFromProvider } from '../../checkout/settle-checkout';
 import type { SandboxProvider } from '../../payments/sandbox/sandbox-provider';
 import { notFoundPage, returnPage, sandboxPaymentPage } from '../pages/checkout-pages';
-
-const CHECKOUT_ID = /^chk_[A-Za-z0-9]{1,64}$/;
 
 /** The customer's pages: the provider's return target, and the sandbox payment page. */
 export function paymentPageRoutes(
@@ -16,7 +14,7 @@ export function paymentPageRoutes(
 
   router.get('/return/:provider', async (req, res) => {
     const checkoutId = typeof req.query.checkout_id === 'string' ? req.query.checkout_id : '';
-    const record = CHECKOUT_ID.test(checkoutId) ? await deps.store.get(checkoutId) : undefined;
+    const record = isCheckoutId(checkoutId) ? await deps.store.get(checkoutId) : undefined;
     if (!record || record.provider !== req.params.provider) {
       res.status(404).type('html').send(notFoundPage());
       return;
@@ -29,7 +27,7 @@ export function paymentPageRoutes(
   if (!sandbox) return router;
 
   router.get('/sandbox/checkout/:checkoutId', async (req, res) => {
-    const payment = CHECKOUT_ID.test(req.params.checkoutId)
+    const payment = isCheckoutId(req.params.checkoutId)
       ? await sandbox.payment(req.params.checkoutId)
       : undefined;
     if (!payment) {
@@ -45,7 +43,7 @@ export function paymentPageRoutes(
   ] as const) {
     router.post(`/sandbox/checkout/:checkoutId/${action}`, async (req, res) => {
       const checkoutId = req.params.checkoutId;
-      const record = CHECKOUT_ID.test(checkoutId) ? await deps.store.get(checkoutId) : undefined;
+      const record = isCheckoutId(checkoutId) ? await deps.store.get(checkoutId) : undefined;
       const payment = record ? await sandbox.payment(checkoutId) : undefined;
       if (!record || !payment) {
         res.status(404).type('html').send(notFoundPage());

@@ -2,7 +2,7 @@ import {
   notificationBackoffMs,
   notificationRetryDelayMs,
   RETRY_AFTER_CAP_MS,
-} from '../../src/delivery/retry-schedule';
+} from '../../src/jobs/retry-schedules';
 import { loadConfig } from '../../src/config';
 import path from 'node:path';
 

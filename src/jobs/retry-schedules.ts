@@ -1,3 +1,8 @@
+/*
+ * Every retry schedule of the connector's jobs, in one place. Retries live in the queues only
+ * (STYLE.md rule 4): the platform client under a job makes one attempt.
+ */
+
 /**
  * The delay before retry number `attempt` (1 = the first retry) of a platform notification:
  * exponential from `baseMs`, capped at `capMs`, with +-20% jitter so that many retries after
@@ -36,3 +41,13 @@ export function notificationBackoffMs(
 /** The fast schedule of producing a checkout while the customer waits: 1, 2, 4, 8 s. */
 export const PRODUCE_ATTEMPTS = 5;
 export const PRODUCE_BACKOFF_MS = 1000;
+
+/**
+ * The expiry check: 20 attempts from 5 s, doubling (capped by BullMQ's exponential at hours);
+ * the reconciler expires the checkout if every attempt fails.
+ */
+export const EXPIRE_ATTEMPTS = 20;
+export const EXPIRE_BACKOFF_MS = 5000;
+
+/** The reconciler runs on a schedule of its own; a failed pass is simply the next one. */
+export const RECONCILE_ATTEMPTS = 1;

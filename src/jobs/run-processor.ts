@@ -1,0 +1,80 @@
+import { UnrecoverableError, type Job, type Processor } from 'bullmq';
+import type { ZodType } from 'zod';
+import { AppError } from '../errors';
+import { runWithLogContext } from '../infra/log-context';
+import { errorFields, type Logger } from '../infra/logger';
+
+/** What one job name runs: its data's schema, the use case, and its last word on failure. */
+export interface JobHandler<T extends { requestId?: string }> {
+  schema: ZodType<T>;
+  /** Runs the use case. Whatever it throws is retried or not by `jobOutcomeFor` alone. */
+  run(data: T, job: Job): Promise<unknown>;
+  /**
+   * Runs once, when the job will not be tried again (its error cannot be retried, or this was
+   * its last attempt): abandon the checkout, park the delivery. Its own failure is logged.
+   */
+  onFinalFailure?(data: T, error: unknown): Promise<void>;
+}
+
+/** Builds a handler; typed so that `run` sees the schema's output. */
+export function jobHandler<T extends { requestId?: string }>(
+  handler: JobHandler<T>,
+): JobHandler<T> {
+  return handler;
+}
+
+/**
+ * What a failed attempt leads to. An AppError says itself whether a retry can help; anything
+ * else (a bug, Redis going away) is retried, since the next attempt may pass. `final` is true
+ * when no attempt follows.
+ */
+export function jobOutcomeFor(
+  error: unknown,
+  job: Pick<Job, 'attemptsMade' | 'opts'>,
+): { final: boolean; thrown: Error } {
+  if (error instanceof AppError && !error.retryable) {
+    return { final: true, thrown: new UnrecoverableError(error.message) };
+  }
+  const thrown = error instanceof Error ? error : new Error(String(error));
+  return { final: job.attemptsMade + 1 >= (job.opts.attempts ?? 1), thrown };
+}
+
+/**
+ * The one processor of a queue: finds the handler of the job's name (an unknown name fails for
+ * good), checks the data, stamps the log context, runs the use case, and on failure asks
+ * `jobOutcomeFor` whether to retry, calling the handler's last word when not.
+ */
+export function runProcessor(
+  handlers: Readonly<Record<string, JobHandler<{ requestId?: string }>>>,
+  logger: Logger,
+): Processor {
+  return async (job: Job) => {
+    const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
+    if (!handler) throw new UnrecoverableError(`unknown job name "${job.name}"`);
+    const parsed = handler.schema.safeParse(job.data);
+    if (!parsed.success) {
+      const field = parsed.error.issues[0]?.path.join('.') || '(data)';
+      throw new UnrecoverableError(`job data does not fit "${job.name}" at ${field}`);
+    }
+    const data = parsed.data;
+    return runWithLogContext(
+      { jobId: job.id, queue: job.queueName, requestId: data.requestId },
+      async () => {
+        try {
+          return await handler.run(data, job);
+        } catch (error) {
+          const outcome = jobOutcomeFor(error, job);
+          if (outcome.final && handler.onFinalFailure) {
+            await handler.onFinalFailure(data, error).catch((lastWordError: unknown) =>
+              logger.error('job failure handling failed', {
+                jobName: job.name,
+                ...errorFields(lastWordError),
+              }),
+            );
+          }
+          throw outcome.thrown;
+        }
+      },
+    );
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The one layout of the checkout store's keys, all under the QUEUE_PREFIX (never
+ * `<prefix>:<queue name>:...`, which is BullMQ's). The Lua scripts get these keys, or the
+ * record key's prefix, as arguments and build nothing of their own.
+ *
+ *   chk:<id>                  hash, the record
+ *   chk-service:<serviceId>   the id of the service's latest checkout
+ *   chk-ref:<provider>:<ref>  the id of the checkout a provider reference belongs to
+ *   chk-due                   zset of checkouts not yet reported, scored by when they last
+ *                             changed or were looked at: the reconciler's line
+ *   chk-parked                zset of checkouts whose notification failed for good, scored by
+ *                             when: the failed set and the dashboard own them
+ */
+export interface CheckoutKeys {
+  /** `record(id)` is `recordPrefix + id`. */
+  recordPrefix: string;
+  record(checkoutId: string): string;
+  service(serviceId: number): string;
+  ref(provider: string, providerRef: string): string;
+  due: string;
+  parked: string;
+}
+
+export function checkoutKeys(prefix: string): CheckoutKeys {
+  const recordPrefix = `${prefix}:chk:`;
+  return {
+    recordPrefix,
+    record: (checkoutId) => `${recordPrefix}${checkoutId}`,
+    service: (serviceId) => `${prefix}:chk-service:${serviceId}`,
+    ref: (provider, providerRef) => `${prefix}:chk-ref:${provider}:${providerRef}`,
+    due: `${prefix}:chk-due`,
+    parked: `${prefix}:chk-parked`,
+  };
+}

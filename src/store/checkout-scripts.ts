@@ -1,0 +1,84 @@
+import { OPEN_STATES } from '../checkout/checkout-record';
+
+/*
+ * The store's Lua scripts. Each change of a checkout is one script, so it is atomic. State
+ * names come from the checkout module's constants, so the scripts and the TypeScript cannot
+ * disagree about which states are open.
+ */
+
+const luaSet = (values: readonly string[]): string =>
+  `{${values.map((value) => `['${value}'] = true`).join(', ')}}`;
+
+// KEYS[1] service pointer, KEYS[2] new record, KEYS[3] due line.
+// ARGV: record key prefix, newId, serviceId, provider, now, expiresAt, nowMs.
+export const OPEN_FOR_SERVICE = `
+local open = ${luaSet(OPEN_STATES)}
+local current = redis.call('GET', KEYS[1])
+if current then
+  local key = ARGV[1] .. current
+  local state = redis.call('HGET', key, 'state')
+  if state and open[state] then
+    return {'open', current, redis.call('HINCRBY', key, 'requests', 1)}
+  end
+  if redis.call('HGET', key, 'outcome') == 'paid' then return {'already_paid', current, 0} end
+end
+redis.call('HSET', KEYS[2], 'checkoutId', ARGV[2], 'serviceId', ARGV[3], 'provider', ARGV[4],
+  'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1)
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
+return {'created', ARGV[2], 1}`;
+
+// KEYS[1] record, KEYS[2] provider index, KEYS[3] due line.
+// ARGV: providerRef, url, amount, currency, lines, now, retentionMs, nowMs.
+export const ATTACH = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if not redis.call('HGET', KEYS[1], 'providerRef') then
+  redis.call('HSET', KEYS[1], 'providerRef', ARGV[1], 'url', ARGV[2], 'amountMinor', ARGV[3],
+    'currency', ARGV[4], 'lines', ARGV[5], 'updatedAt', ARGV[6])
+  local id = redis.call('HGET', KEYS[1], 'checkoutId')
+  redis.call('SET', KEYS[2], id, 'PX', ARGV[7])
+  redis.call('ZADD', KEYS[3], 'XX', ARGV[8], id)
+end
+return 1`;
+
+// KEYS[1] record, KEYS[2] due line, KEYS[3] parked set.
+// ARGV: to, isOutcome, now, retentionMs, nowMs, then allowed from-states, then '--', field pairs.
+// Moving to 'reported' (the platform acknowledged) takes the checkout out of both lines, in the
+// same step that records it.
+export const TRANSITION = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {0, false} end
+local i = 6
+local allowed = false
+while ARGV[i] ~= '--' do
+  if ARGV[i] == state then allowed = true end
+  i = i + 1
+end
+if not allowed then return {0, state} end
+local id = redis.call('HGET', KEYS[1], 'checkoutId')
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'updatedAt', ARGV[3])
+if ARGV[2] == '1' then
+  redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+end
+if ARGV[1] == 'reported' then
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
+else
+  redis.call('ZADD', KEYS[2], 'XX', ARGV[5], id)
+end
+i = i + 1
+while ARGV[i] do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+return {1, ARGV[1]}`;
+
+// KEYS[1] record, KEYS[2] due line, KEYS[3] parked set. ARGV: nowMs, keepParkedMs, checkoutId.
+// A checkout already reported (a retry got through first) is not parked.
+export const PARK = `
+if redis.call('HGET', KEYS[1], 'state') == 'reported' then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[1], ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1] - ARGV[2])
+return 1`;
