@@ -45,14 +45,15 @@ export interface CheckoutStore {
   /** The service's latest checkout. */
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
   /**
-   * Ids of checkouts not yet reported whose last change or look was before `before`, the
-   * longest-waiting first. Checkouts whose delivery failed for good are not among them.
+   * Ids of checkouts not yet reported that are due for a look by `now`, the most overdue
+   * first. A change of state makes a checkout due a short while later (the store's
+   * `firstLookMs`); checkouts whose delivery failed for good are not among them.
    */
-  dueCheckouts(before: Date, limit: number): Promise<string[]>;
-  /** Notes that the reconciler looked at these checkouts now: they go to the back of the line. */
-  markLooked(checkoutIds: readonly string[], now: Date): Promise<void>;
-  /** How many checkouts are due (see `dueCheckouts`), and when the longest-waiting one was last looked at. */
-  reconcileBacklog(before: Date): Promise<{ due: number; oldestSince: Date | undefined }>;
+  dueCheckouts(now: Date, limit: number): Promise<string[]>;
+  /** Sets when each checkout is next due for a look (one not in line stays out). */
+  scheduleLooks(looks: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void>;
+  /** How many checkouts are due by `now`, and since when the most overdue one is due. */
+  reconcileBacklog(now: Date): Promise<{ due: number; oldestDueAt: Date | undefined }>;
   /**
    * Takes a checkout whose notification failed for good out of the reconciler's line: the failed
    * set and the dashboard own it now; a retry that delivers it reports it as usual.

@@ -17,23 +17,38 @@ export interface ReconcileReport {
 }
 
 export interface ReconcileOptions {
-  /** A checkout untouched and unlooked-at for this long is looked at again. */
-  staleMs: number;
+  /** How often passes run. A checkout is looked at again at least this long after a look. */
+  intervalMs: number;
   /** How long one pass may keep working; the rest waits for the next pass. */
   budgetMs: number;
+  /** The longest wait between two looks at a checkout that stays silent. */
+  maxWaitMs?: number;
   /** Ids read from the line at a time. */
   batchSize?: number;
   /** Checkouts looked at together. */
   concurrency?: number;
 }
 
+/** Default of `maxWaitMs`: a checkout silent for hours is still asked about every 15 minutes. */
+export const MAX_LOOK_WAIT_MS = 15 * 60_000;
+
+/**
+ * When to look at a checkout again, from how long it has been silent: the longer the silence,
+ * the rarer the look (half the silence), between one interval and `maxWaitMs`. Providers are
+ * asked often about fresh checkouts, where a lost webhook matters most, and rarely about old ones.
+ */
+export function nextLookDelayMs(silentMs: number, intervalMs: number, maxWaitMs: number): number {
+  return Math.round(Math.min(maxWaitMs, Math.max(intervalMs, silentMs / 2)));
+}
+
 /**
  * Heals what a lost webhook, a lost job or a lost Redis write left behind. Checkouts wait in
- * one line ordered by when they last changed or were looked at; a pass walks the line from
- * the longest-waiting one, looks at each once and sends it to the back, until nothing
- * untouched for `staleMs` is left or the time budget is spent. So every checkout is reached
- * within a bounded time whatever their number, and the backlog is counted. Checkouts whose
- * delivery failed for good are not in the line: the failed set and the dashboard own them.
+ * one line ordered by when they are next due for a look: a change makes a checkout due shortly
+ * after, and each look sets the next one further out the longer it stays silent. A pass takes
+ * the due checkouts, most overdue first, looks at each once and schedules its next look, until
+ * none is due or the time budget is spent; so every checkout is reached within a bounded time
+ * whatever their number, and what is left is counted as the backlog. Checkouts whose delivery
+ * failed for good are not in the line: the failed set and the dashboard own them.
  */
 export async function reconcileCheckouts(
   deps: CheckoutDeps,
@@ -49,15 +64,16 @@ export async function reconcileCheckouts(
     errors: 0,
     backlog: 0,
   };
-  const started = deps.clock().getTime();
-  const before = new Date(started - options.staleMs);
-  const batchSize = options.batchSize ?? 200;
-  while (deps.clock().getTime() - started < options.budgetMs) {
-    const ids = await deps.store.dueCheckouts(before, batchSize);
+  const started = deps.clock();
+  const maxWaitMs = options.maxWaitMs ?? MAX_LOOK_WAIT_MS;
+  while (deps.clock().getTime() - started.getTime() < options.budgetMs) {
+    const ids = await deps.store.dueCheckouts(started, options.batchSize ?? 200);
     if (ids.length === 0) break;
-    await forEachLimited(ids, options.concurrency ?? 16, async (checkoutId) => {
+    const looks: Array<{ checkoutId: string; at: Date }> = [];
+    await forEachLimited(ids, options.concurrency ?? 32, async (checkoutId) => {
+      let silentMs = 0;
       try {
-        await lookAt(deps, checkoutId, report);
+        silentMs = await lookAt(deps, checkoutId, report);
       } catch (error) {
         report.errors += 1;
         deps.log.warn('reconciler could not look at a checkout', {
@@ -65,28 +81,31 @@ export async function reconcileCheckouts(
           errMessage: error instanceof Error ? error.message : String(error),
         });
       }
+      const delayMs = nextLookDelayMs(silentMs, options.intervalMs, maxWaitMs);
+      looks.push({ checkoutId, at: new Date(deps.clock().getTime() + delayMs) });
     });
-    // Looked at, whatever came of it: to the back of the line, so the pass moves on.
-    await deps.store.markLooked(ids, deps.clock());
+    await deps.store.scheduleLooks(looks);
   }
-  report.backlog = (await deps.store.reconcileBacklog(before)).due;
+  report.backlog = (await deps.store.reconcileBacklog(started)).due;
   if (report.looked > 0 || report.backlog > 0) deps.log.info('reconciler pass', { ...report });
   return report;
 }
 
+/** Looks at one checkout and does what it needs; returns how long it has been silent. */
 async function lookAt(
   deps: CheckoutDeps,
   checkoutId: string,
   report: ReconcileReport,
-): Promise<void> {
+): Promise<number> {
   const record = await deps.store.get(checkoutId);
   if (!record) {
     await deps.store.retire(checkoutId);
     report.retired += 1;
-    return;
+    return 0;
   }
   report.looked += 1;
   const now = deps.clock().getTime();
+  const silentMs = Math.max(0, now - Date.parse(record.updatedAt));
   if (isOpen(record.state)) {
     if (now >= Date.parse(record.expiresAt)) {
       if ((await expireCheckout(deps, checkoutId)) !== 'closed') report.expired += 1;
@@ -113,6 +132,7 @@ async function lookAt(
     await deps.store.retire(checkoutId);
     report.retired += 1;
   }
+  return silentMs;
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */

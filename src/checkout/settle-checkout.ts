@@ -79,9 +79,11 @@ export async function syncFromProvider(
     checkoutId: record.checkoutId,
   });
   const target = targetState(status);
+  // Still pending: nothing changed, so nothing to read again.
+  if (target === undefined) return record;
   if (target === 'processing') {
     await deps.store.transition(record.checkoutId, 'processing', {}, deps.clock());
-  } else if (target) {
+  } else {
     await recordOutcome(deps, record, target, {
       transactionId: status.transactionId,
       reason: status.reason ?? defaultReason(target),

@@ -88,3 +88,42 @@ export function observeQueues(
     },
   });
 }
+
+/** What the reconciler gauges read: checkouts due for a look, and the longest-waiting one. */
+export type ReadBacklog = () => Promise<{ due: number; oldestDueAt: Date | undefined }>;
+
+/**
+ * The reconciler's backlog: checkouts due for a look that no pass has reached yet, and how long
+ * the most overdue one has waited. Both stay near 0 while the reconciler keeps up; a growing
+ * value means lost webhooks would heal late (shorten nothing: add worker processes).
+ */
+export function observeReconciler(
+  metrics: Metrics,
+  readBacklog: ReadBacklog,
+  now: () => number = Date.now,
+): void {
+  let last: ReturnType<ReadBacklog> | undefined;
+  // Both gauges are read in one scrape: one read of Redis serves them.
+  const read = (): ReturnType<ReadBacklog> =>
+    (last ??= readBacklog().finally(() => (last = undefined)));
+  new Gauge({
+    name: 'connector_reconcile_due_checkouts',
+    help: 'Checkouts due for a reconciler look that no pass has reached yet',
+    registers: [metrics.registry],
+    async collect() {
+      const backlog = await read().catch(() => undefined);
+      if (backlog) this.set(backlog.due);
+    },
+  });
+  new Gauge({
+    name: 'connector_reconcile_oldest_due_seconds',
+    help: 'How long the most overdue checkout has been due for a reconciler look (0 when none is)',
+    registers: [metrics.registry],
+    async collect() {
+      const backlog = await read().catch(() => undefined);
+      if (!backlog) return;
+      const since = backlog.oldestDueAt?.getTime();
+      this.set(since === undefined ? 0 : Math.max(0, (now() - since) / 1000));
+    },
+  });
+}

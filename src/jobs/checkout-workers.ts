@@ -29,7 +29,7 @@ export interface WorkerOptions {
   notifyBackoffMs: number;
   /** Longest a job may run before another worker may take it over. */
   lockDurationMs: number;
-  /** The reconciler's schedule: checkouts untouched this long are looked at again. */
+  /** How often reconciler passes run. */
   reconcileIntervalMs: number;
   logger: Logger;
   metrics: Metrics;
@@ -62,7 +62,7 @@ function checkoutHandlers(deps: CheckoutDeps, options: WorkerOptions) {
       schema: reconcileJobSchema,
       run: () =>
         reconcileCheckouts(deps, {
-          staleMs: options.reconcileIntervalMs,
+          intervalMs: options.reconcileIntervalMs,
           // Leave the rest of the interval free, so passes do not pile up.
           budgetMs: Math.round(options.reconcileIntervalMs * 0.8),
         }),

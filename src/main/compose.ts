@@ -12,7 +12,7 @@ import { dashboardRoutes } from '../http/routes/dashboard-routes';
 import { paymentPageRoutes } from '../http/routes/payment-page-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
 import { createLogger, type Logger } from '../infra/logger';
-import { createMetrics, observeQueues } from '../infra/metrics';
+import { createMetrics, observeQueues, observeReconciler } from '../infra/metrics';
 import {
   closeRedis,
   createRedis,
@@ -115,7 +115,10 @@ export async function startConnector(
   });
   const sandbox = new SandboxProvider(redis, { prefix: config.redis.prefix, publicUrl });
   const deps: CheckoutDeps = {
-    store: new RedisCheckoutStore(redis, config.redis.prefix),
+    // A lost webhook is healed within two reconciler intervals: first look after half of one.
+    store: new RedisCheckoutStore(redis, config.redis.prefix, {
+      firstLookMs: Math.round(config.jobs.reconcileIntervalMs / 2),
+    }),
     jobs,
     // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
     platform: new PlatformClient({ ...config.platform, logger }),
@@ -129,6 +132,8 @@ export async function startConnector(
     log: logger,
   };
   observeQueues(metrics, jobs.queues);
+  const store = deps.store;
+  observeReconciler(metrics, () => store.reconcileBacklog(new Date()));
 
   const serveApi = config.role !== 'worker';
   const routers: Router[] = serveApi

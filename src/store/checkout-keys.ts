@@ -6,8 +6,8 @@
  *   chk:<id>                  hash, the record
  *   chk-service:<serviceId>   the id of the service's latest checkout
  *   chk-ref:<provider>:<ref>  the id of the checkout a provider reference belongs to
- *   chk-due                   zset of checkouts not yet reported, scored by when they last
- *                             changed or were looked at: the reconciler's line
+ *   chk-due                   zset of checkouts not yet reported, scored by when the
+ *                             reconciler should next look at them: its line
  *   chk-parked                zset of checkouts whose notification failed for good, scored by
  *                             when: the failed set and the dashboard own them
  */

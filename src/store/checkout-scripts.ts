@@ -10,7 +10,7 @@ const luaSet = (values: readonly string[]): string =>
   `{${values.map((value) => `['${value}'] = true`).join(', ')}}`;
 
 // KEYS[1] service pointer, KEYS[2] new record, KEYS[3] due line.
-// ARGV: record key prefix, newId, serviceId, provider, now, expiresAt, nowMs.
+// ARGV: record key prefix, newId, serviceId, provider, now, expiresAt, first look (ms).
 export const OPEN_FOR_SERVICE = `
 local open = ${luaSet(OPEN_STATES)}
 local current = redis.call('GET', KEYS[1])
@@ -29,7 +29,7 @@ redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
 return {'created', ARGV[2], 1}`;
 
 // KEYS[1] record, KEYS[2] provider index, KEYS[3] due line.
-// ARGV: providerRef, url, amount, currency, lines, now, retentionMs, nowMs.
+// ARGV: providerRef, url, amount, currency, lines, now, retentionMs, first look (ms).
 export const ATTACH = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if not redis.call('HGET', KEYS[1], 'providerRef') then
@@ -42,7 +42,7 @@ end
 return 1`;
 
 // KEYS[1] record, KEYS[2] due line, KEYS[3] parked set.
-// ARGV: to, isOutcome, now, retentionMs, nowMs, then allowed from-states, then '--', field pairs.
+// ARGV: to, isOutcome, now, retentionMs, first look (ms), then allowed from-states, '--', field pairs.
 // Moving to 'reported' (the platform acknowledged) takes the checkout out of both lines, in the
 // same step that records it.
 export const TRANSITION = `

@@ -23,11 +23,21 @@ const KEEP_PARKED_MS = 30 * 86_400_000;
 export class RedisCheckoutStore implements CheckoutStore {
   private readonly keys: CheckoutKeys;
 
+  /**
+   * `firstLookMs`: a checkout that changed is due for a reconciler look this long after, unless
+   * it changes again first (half the reconciler's interval: a lost webhook heals within two).
+   */
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    private readonly options: { firstLookMs: number } = { firstLookMs: 30_000 },
   ) {
     this.keys = checkoutKeys(prefix);
+  }
+
+  /** The due time of a checkout that changed at `now`. */
+  private firstLook(now: Date): number {
+    return now.getTime() + this.options.firstLookMs;
   }
 
   async openForService(input: {
@@ -49,7 +59,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       input.provider,
       input.now.toISOString(),
       input.expiresAt.toISOString(),
-      input.now.getTime(),
+      this.firstLook(input.now),
     )) as [OpenResult['kind'], string, number];
     const record = await this.get(checkoutId);
     if (!record) throw new Error(`checkout ${checkoutId} vanished while opening`);
@@ -110,7 +120,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       JSON.stringify(attach.lines),
       now.toISOString(),
       RETENTION_MS,
-      now.getTime(),
+      this.firstLook(now),
     );
     return (await this.get(checkoutId)) ?? record;
   }
@@ -132,7 +142,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       isOutcome(to) ? '1' : '0',
       now.toISOString(),
       RETENTION_MS,
-      now.getTime(),
+      this.firstLook(now),
       ...statesLeadingTo(to),
       '--',
       ...pairs,
@@ -145,24 +155,24 @@ export class RedisCheckoutStore implements CheckoutStore {
     return checkoutId ? this.get(checkoutId) : undefined;
   }
 
-  async dueCheckouts(before: Date, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.due, '-inf', before.getTime(), 'LIMIT', 0, limit);
+  async dueCheckouts(now: Date, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.due, '-inf', now.getTime(), 'LIMIT', 0, limit);
   }
 
-  async markLooked(checkoutIds: readonly string[], now: Date): Promise<void> {
-    if (checkoutIds.length === 0) return;
-    const pairs = checkoutIds.flatMap((id) => [now.getTime(), id]);
+  async scheduleLooks(looks: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void> {
+    if (looks.length === 0) return;
+    const pairs = looks.flatMap((look) => [look.at.getTime(), look.checkoutId]);
     // XX: a checkout reported or parked meanwhile is not put back in line.
     await this.redis.zadd(this.keys.due, 'XX', ...pairs);
   }
 
-  async reconcileBacklog(before: Date): Promise<{ due: number; oldestSince: Date | undefined }> {
-    const [due, oldest] = await Promise.all([
-      this.redis.zcount(this.keys.due, '-inf', before.getTime()),
+  async reconcileBacklog(now: Date): Promise<{ due: number; oldestDueAt: Date | undefined }> {
+    const [due, first] = await Promise.all([
+      this.redis.zcount(this.keys.due, '-inf', now.getTime()),
       this.redis.zrange(this.keys.due, 0, 0, 'WITHSCORES'),
     ]);
-    const since = oldest[1] === undefined ? undefined : new Date(Number(oldest[1]));
-    return { due, oldestSince: due > 0 ? since : undefined };
+    const oldestDueAt = due > 0 && first[1] !== undefined ? new Date(Number(first[1])) : undefined;
+    return { due, oldestDueAt };
   }
 
   async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {

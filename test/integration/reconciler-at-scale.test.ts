@@ -1,0 +1,107 @@
+import { newCheckoutId } from '../../src/checkout/checkout-record';
+import { recordOutcome } from '../../src/checkout/settle-checkout';
+import type { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
+import { eventually, startHarness, type Harness } from '../support/harness';
+
+const INTERVAL_MS = 2000;
+const OPEN = 9000;
+const FAILED = 1000;
+const FIRST_SERVICE = 100_001;
+
+/**
+ * The defect this guards against: the reconciler read the first 500 active checkouts, and a
+ * checkout whose delivery gave up for good never left that list, so past 500 such failures no
+ * lost webhook was healed again.
+ */
+describe('the reconciler at 10,000 checkouts', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      env: { RECONCILE_INTERVAL_MS: String(INTERVAL_MS), NOTIFY_MAX_ATTEMPTS: '1' },
+      simulator: { firstServiceId: FIRST_SERVICE, serviceCount: OPEN + FAILED + 1 },
+    });
+  });
+  afterAll(() => h.stop());
+
+  /** A checkout with its URL sent, as produceCheckout leaves it, written straight to the store. */
+  async function openCheckout(serviceId: number): Promise<string> {
+    const { deps } = h.connector;
+    const now = new Date();
+    const { record } = await deps.store.openForService({
+      checkoutId: newCheckoutId(),
+      serviceId,
+      provider: deps.provider.name,
+      now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    });
+    const amount = { amountMinor: 1000, currency: 'BRL' };
+    const lines = [{ label: 'Corte', amountMinor: 1000 }];
+    const created = await deps.provider.createCheckout({
+      checkoutId: record.checkoutId,
+      serviceId,
+      amount,
+      lines,
+      description: `Pedido ${serviceId}`,
+      returnUrl: `${h.url}/return/sandbox`,
+      cancelUrl: `${h.url}/return/sandbox`,
+      expiresAt: new Date(record.expiresAt),
+    });
+    await deps.store.attachProviderCheckout(record.checkoutId, { ...created, amount, lines }, now);
+    await deps.store.transition(record.checkoutId, 'url_sent', {}, now);
+    return record.checkoutId;
+  }
+
+  async function openMany(count: number, firstService: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let start = 0; start < count; start += 250) {
+      const batch = Array.from({ length: Math.min(250, count - start) }, (_, i) =>
+        openCheckout(firstService + start + i),
+      );
+      ids.push(...(await Promise.all(batch)));
+    }
+    return ids;
+  }
+
+  it('heals a lost webhook on the newest checkout within two intervals', async () => {
+    const { deps, jobs } = h.connector;
+    // 1,000 paid checkouts whose finish the platform refuses for good (400): the failed set.
+    h.simulator.faults.add({ match: '/payment/finish-checkout', status: 400 });
+    const failing = await openMany(FAILED, FIRST_SERVICE);
+    for (const checkoutId of failing) {
+      const record = await deps.store.get(checkoutId);
+      await recordOutcome(deps, record!, 'paid', { transactionId: `tx_${checkoutId}` });
+    }
+    await eventually(
+      async () => ((await jobs.notificationQueue.getFailedCount()) === FAILED ? true : undefined),
+      60_000,
+      'the failed deliveries',
+    );
+    h.simulator.faults.clear();
+    // 9,000 checkouts still open, waiting for their customers.
+    await openMany(OPEN, FIRST_SERVICE + FAILED);
+
+    // The newest: paid at the provider, but its webhook never arrives.
+    const newestService = FIRST_SERVICE + FAILED + OPEN;
+    const newest = await openCheckout(newestService);
+    const sandbox = deps.provider as SandboxProvider;
+    expect(await sandbox.settle(newest, 'paid')).toBe('paid');
+    const paidAt = Date.now();
+
+    const finish = await eventually(
+      () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === newestService),
+      2 * INTERVAL_MS + 1000,
+      'the finish of the newest checkout',
+    );
+    expect(finish.idempotencyKey).toBe(`finish:${newest}`);
+    const healedMs = Date.now() - paidAt;
+    console.log(
+      `reconciler at scale: a lost webhook on the newest of 10,001 healed in ${healedMs} ms`,
+    );
+    // The failed deliveries stay with the failed set: none of them was sent again.
+    expect(h.simulator.accepted('finish-checkout')).toHaveLength(1);
+
+    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    expect(metrics).toMatch(/^connector_reconcile_due_checkouts \d+$/m);
+    expect(metrics).toMatch(/^connector_reconcile_oldest_due_seconds [\d.]+$/m);
+  }, 120_000);
+});
