@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen, type CheckoutRecord } from './checkout-record';
 import { recordOutcome } from './settle-checkout';
@@ -63,9 +64,15 @@ export async function produceCheckout(
       deps.clock(),
     );
   }
+  if (!current.url) {
+    // Never hand the platform an empty link: the next attempt reads the record again.
+    throw new AppError('INTERNAL', `Checkout ${checkoutId} has no URL to send.`, {
+      retryable: true,
+    });
+  }
   await deps.platform.postCheckoutUrl({
     serviceId: current.serviceId,
-    checkoutUrl: current.url ?? '',
+    checkoutUrl: current.url,
     idempotencyKey: `checkout-url:${jobKey}`,
   });
   await deps.store.transition(checkoutId, 'url_sent', {}, deps.clock());

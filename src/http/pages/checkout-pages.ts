@@ -2,7 +2,11 @@ import type { CheckoutRecord } from '../../checkout/checkout-record';
 import type { SandboxPayment } from '../../payments/sandbox/sandbox-provider';
 import { escapeHtml, formatMoney, renderPage } from './page-layout';
 
-/** The sandbox provider's payment page: what is paid, the total, Pay and Decline. */
+/**
+ * The sandbox provider's payment page: what is paid, the total, and Pay, Pix (processing until
+ * confirmed, like a real asynchronous method) and Decline; a Pix under way can be confirmed or
+ * declined.
+ */
 export function sandboxPaymentPage(payment: SandboxPayment): string {
   const total = formatMoney(payment.amount.amountMinor, payment.amount.currency);
   const rows = payment.lines
@@ -12,7 +16,7 @@ export function sandboxPaymentPage(payment: SandboxPayment): string {
     )
     .join('');
   const base = `/sandbox/checkout/${encodeURIComponent(payment.checkoutId)}`;
-  const payable = payment.state === 'pending';
+  const pending = payment.state === 'pending';
   return renderPage(
     `Pagamento do pedido ${payment.serviceId}`,
     `<div class="card">
@@ -22,9 +26,11 @@ export function sandboxPaymentPage(payment: SandboxPayment): string {
     <tr class="total"><td>Total</td><td class="amount" data-testid="total">${total}</td></tr>
   </table>
   ${
-    payable
-      ? `<div class="actions">
-    <form method="post" action="${base}/pay"><button class="pay" type="submit">Pagar ${total}</button></form>
+    pending || payment.state === 'processing'
+      ? `${pending ? '' : '<p class="status">Pix em processamento: aguardando a confirmação do banco.</p>'}
+  <div class="actions">
+    <form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o Pix'}</button></form>
+    ${pending ? `<form method="post" action="${base}/pix"><button class="pix" type="submit">Pagar com Pix (confirmação posterior)</button></form>` : ''}
     <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
   </div>`
       : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>`
@@ -51,11 +57,6 @@ function formatDate(iso: string): string {
 
 const RETURN_TEXT: Record<string, { title: string; text: string; tone: 'ok' | 'bad' | '' }> = {
   paid: {
-    title: 'Pagamento confirmado',
-    text: 'Obrigado! Seu pedido segue para produção.',
-    tone: 'ok',
-  },
-  reported: {
     title: 'Pagamento confirmado',
     text: 'Obrigado! Seu pedido segue para produção.',
     tone: 'ok',
@@ -89,8 +90,10 @@ const WAITING = {
 
 /** Where the provider sends the customer back: a plain page saying what happened. */
 export function returnPage(record: CheckoutRecord): string {
-  const key = record.state === 'reported' ? (record.outcome ?? 'paid') : record.state;
-  const text = RETURN_TEXT[key] ?? WAITING;
+  // Reported says only that the platform heard the outcome: the outcome says what it was, and
+  // without one the page claims nothing.
+  const key = record.state === 'reported' ? record.outcome : record.state;
+  const text = (key && RETURN_TEXT[key]) || WAITING;
   const amount = record.amount
     ? `<p>Valor: <strong>${formatMoney(record.amount.amountMinor, record.amount.currency)}</strong></p>`
     : '';

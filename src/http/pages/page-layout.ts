@@ -27,6 +27,7 @@ const STYLE = `
   button.pay { background:var(--brand); color:#fff; }
   button.pay:hover { background:#08603f; }
   button.decline { background:#fff; color:var(--bad); border-color:#f3c5c1; }
+  button.pix { background:#fff; color:var(--brand); border-color:#b9dccb; }
   .note { color:var(--muted); font-size:14px; margin:18px 0 0; }
   .status { font-size:18px; margin:0 0 8px; }
   .ok { color:var(--brand); } .bad { color:var(--bad); }

@@ -39,6 +39,7 @@ export function paymentPageRoutes(
 
   for (const [action, outcome] of [
     ['pay', 'paid'],
+    ['pix', 'processing'],
     ['decline', 'failed'],
   ] as const) {
     router.post(`/sandbox/checkout/:checkoutId/${action}`, async (req, res) => {

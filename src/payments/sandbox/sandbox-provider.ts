@@ -32,12 +32,14 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
 end
 return 1`;
 
-// Settles a pending payment; anything else is left as it is and returned.
+// Settles a pending payment, or one processing (Pix, boleto) with a final outcome; anything
+// else is left as it is and returned.
 const SETTLE = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return false end
-if state == 'pending' then
-  if tonumber(ARGV[3]) > tonumber(ARGV[4]) then
+if state == 'pending' or (state == 'processing' and ARGV[1] ~= 'processing') then
+  -- A Pix already under way is confirmed even after the link expired: the money came.
+  if state == 'pending' and tonumber(ARGV[3]) > tonumber(ARGV[4]) then
     redis.call('HSET', KEYS[1], 'state', 'expired')
     return 'expired'
   end
@@ -105,8 +107,14 @@ export class SandboxProvider implements PaymentProvider {
     };
   }
 
-  /** What the Pay and Decline buttons do. Paying twice changes nothing. */
-  async settle(checkoutId: string, outcome: 'paid' | 'failed'): Promise<PaymentState | undefined> {
+  /**
+   * What the page's buttons do: pay, decline, or pay by Pix (processing until confirmed, as
+   * asynchronous methods are). Paying twice changes nothing.
+   */
+  async settle(
+    checkoutId: string,
+    outcome: 'paid' | 'failed' | 'processing',
+  ): Promise<PaymentState | undefined> {
     const transactionId = `sbx_pay_${randomBytes(8).toString('hex')}`;
     const state = (await this.redis.eval(
       SETTLE,

@@ -1,0 +1,167 @@
+import { produceCheckout } from '../../src/checkout/produce-checkout';
+import {
+  MAX_LOOK_WAIT_MS,
+  nextLookDelayMs,
+  reconcileCheckouts,
+} from '../../src/checkout/reconcile-checkouts';
+import { requestCheckout } from '../../src/checkout/request-checkout';
+import { createMetrics, observeReconciler } from '../../src/infra/metrics';
+import { checkoutKeys } from '../../src/store/checkout-keys';
+import { useCaseWorld, type UseCaseWorld } from '../support/checkout-deps';
+import { startPlatform } from '../support/platform';
+import { startTestRedis, type TestRedis } from '../support/redis-server';
+
+const INTERVAL_MS = 60_000;
+const pass = (w: UseCaseWorld, budgetMs = 10_000) =>
+  reconcileCheckouts(w.deps, { intervalMs: INTERVAL_MS, budgetMs });
+
+describe('the reconciler, branch by branch', () => {
+  let redis: TestRedis;
+  let platform: Awaited<ReturnType<typeof startPlatform>>;
+  let w: UseCaseWorld;
+  let nextService = 1001;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    platform = await startPlatform({ serviceCount: 25 });
+  });
+  afterAll(async () => {
+    await platform.simulator.stop();
+    await redis.close();
+  });
+  // A world of its own for every test: nothing one test leaves behind reaches another.
+  beforeEach(async () => {
+    w = await useCaseWorld(redis.url, platform.client, { firstLookMs: INTERVAL_MS / 2 });
+  });
+  afterEach(() => w.close());
+
+  /** A checkout as the platform's request leaves it; `produced` also sends its URL. */
+  async function checkout(produced = true): Promise<string> {
+    const answer = await requestCheckout(w.deps, nextService++);
+    if (answer.kind !== 'accepted') throw new Error(`checkout refused: ${answer.kind}`);
+    if (produced) await produceCheckout(w.deps, answer.checkoutId, answer.checkoutId);
+    return answer.checkoutId;
+  }
+  const stateOf = async (id: string) => (await w.deps.store.get(id))?.state;
+  const jobState = async (queue: 'checkoutQueue' | 'notificationQueue', jobId: string) =>
+    (await w.jobs[queue].getJob(jobId))?.getState();
+
+  it('leaves a checkout alone until it is due, then looks at it once per pass', async () => {
+    const id = await checkout();
+    expect(await pass(w)).toMatchObject({ looked: 0 });
+    w.advance(INTERVAL_MS / 2);
+    expect(await pass(w)).toMatchObject({ looked: 1, synced: 1, backlog: 0 });
+    expect(await pass(w)).toMatchObject({ looked: 0 });
+    expect(await stateOf(id)).toBe('url_sent');
+  });
+
+  it('reads an open checkout from the provider: processing, then paid', async () => {
+    const id = await checkout();
+    w.advance(INTERVAL_MS / 2);
+    await w.sandbox.settle(id, 'processing');
+    expect(await pass(w)).toMatchObject({ synced: 1 });
+    expect(await stateOf(id)).toBe('processing');
+    await w.sandbox.settle(id, 'paid');
+    w.advance(INTERVAL_MS);
+    expect(await pass(w)).toMatchObject({ synced: 1 });
+    expect(await w.deps.store.get(id)).toMatchObject({
+      state: 'paid',
+      transactionId: expect.stringMatching(/^sbx_pay_/),
+    });
+    expect(await jobState('notificationQueue', `finish-${id}`)).toBe('waiting');
+  });
+
+  it('expires an open checkout past its expiry, which the platform learns as a cancel', async () => {
+    const id = await checkout();
+    w.advance(3_600_000 + 1);
+    expect(await pass(w)).toMatchObject({ looked: 1, expired: 1 });
+    expect(await stateOf(id)).toBe('expired');
+    const cancel = await w.jobs.notificationQueue.getJob(`cancel-${id}`);
+    expect(cancel?.data).toMatchObject({ outcome: 'expired', reason: 'checkout expired' });
+  });
+
+  it('produces again a checkout that never got its URL', async () => {
+    const id = await checkout(false);
+    // The produce job was lost with a Redis write.
+    await w.jobs.checkoutQueue.obliterate({ force: true });
+    w.advance(INTERVAL_MS / 2);
+    expect(await pass(w)).toMatchObject({ reproduced: 1 });
+    expect(await jobState('checkoutQueue', `produce-${id}`)).toBe('waiting');
+  });
+
+  it('notifies again an outcome whose job was lost, and only once however often it looks', async () => {
+    const id = await checkout();
+    await w.deps.store.transition(id, 'paid', { transactionId: 'tx-lost' }, w.now);
+    w.advance(INTERVAL_MS / 2);
+    expect(await pass(w)).toMatchObject({ renotified: 1 });
+    w.advance(INTERVAL_MS);
+    expect(await pass(w)).toMatchObject({ renotified: 1 });
+    const jobs = await w.jobs.notificationQueue.getJobs(['waiting']);
+    expect(jobs.map((job) => job.id)).toEqual([`finish-${id}`]);
+    expect(jobs[0]?.data).toMatchObject({ transactionId: 'tx-lost', outcome: 'paid' });
+  });
+
+  it('retires a line entry whose record is gone, and one already reported', async () => {
+    const gone = await checkout();
+    const reported = await checkout();
+    const keys = checkoutKeys(w.prefix);
+    await w.redis.del(keys.record(gone));
+    await w.deps.store.transition(reported, 'paid', {}, w.now);
+    await w.deps.store.transition(reported, 'reported', {}, w.now);
+    // Data written before reporting took checkouts out of line.
+    await w.redis.zadd(keys.due, w.now.getTime(), reported);
+    w.advance(INTERVAL_MS / 2);
+    expect(await pass(w)).toMatchObject({ retired: 2 });
+    expect(await w.redis.zcard(keys.due)).toBe(0);
+  });
+
+  it('counts a look that fails, and moves on to the next checkout', async () => {
+    const broken = await checkout();
+    const fine = await checkout();
+    await w.redis.hset(`${w.prefix}:sandbox:${broken}`, 'data', 'not json');
+    w.advance(INTERVAL_MS / 2);
+    expect(await pass(w)).toMatchObject({ looked: 2, synced: 1, errors: 1, backlog: 0 });
+    expect(await stateOf(fine)).toBe('url_sent');
+    const warning = w.log
+      .entries()
+      .find((e) => e.message === 'reconciler could not look at a checkout');
+    expect(warning).toMatchObject({ checkoutId: broken });
+  });
+
+  it('stops at its time budget and counts what is left, which the metrics show', async () => {
+    await checkout();
+    await checkout();
+    w.advance(INTERVAL_MS);
+    expect(await pass(w, 0)).toMatchObject({ looked: 0, backlog: 2 });
+    const metrics = createMetrics();
+    observeReconciler(
+      metrics,
+      () => w.deps.store.reconcileBacklog(w.now),
+      () => w.now.getTime(),
+    );
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^connector_reconcile_due_checkouts 2$/m);
+    expect(text).toMatch(/^connector_reconcile_oldest_due_seconds 30$/m);
+    expect(await pass(w)).toMatchObject({ looked: 2, backlog: 0 });
+    const after = await metrics.registry.metrics();
+    expect(after).toMatch(/^connector_reconcile_due_checkouts 0$/m);
+    expect(after).toMatch(/^connector_reconcile_oldest_due_seconds 0$/m);
+  });
+
+  it('never looks at a checkout whose delivery failed for good', async () => {
+    const id = await checkout();
+    await w.deps.store.transition(id, 'paid', {}, w.now);
+    await w.deps.store.parkFailedDelivery(id, w.now);
+    w.advance(INTERVAL_MS);
+    expect(await pass(w)).toMatchObject({ looked: 0, backlog: 0 });
+    // A retry that gets through reports it and takes it off the parked set too.
+    await w.deps.store.transition(id, 'reported', {}, w.now);
+    expect(await w.redis.zcard(checkoutKeys(w.prefix).parked)).toBe(0);
+  });
+
+  it('asks less often about a checkout the longer it stays silent', () => {
+    expect(nextLookDelayMs(0, INTERVAL_MS, MAX_LOOK_WAIT_MS)).toBe(INTERVAL_MS);
+    expect(nextLookDelayMs(10 * 60_000, INTERVAL_MS, MAX_LOOK_WAIT_MS)).toBe(5 * 60_000);
+    expect(nextLookDelayMs(10 * 3_600_000, INTERVAL_MS, MAX_LOOK_WAIT_MS)).toBe(MAX_LOOK_WAIT_MS);
+  });
+});

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { computedAmount } from '../../src/checkout/amount-source';
+import type { CheckoutDeps } from '../../src/checkout/checkout-deps';
+import { newCheckoutId } from '../../src/checkout/checkout-record';
+import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
+import { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
+import { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
+import type { PlatformClient } from '../../src/platform/platform-client';
+import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
+import { captureLog, type CapturedLog } from './log-capture';
+
+/** The use cases' dependencies on a real Redis, with a clock the test moves by hand. */
+export interface UseCaseWorld {
+  deps: CheckoutDeps;
+  redis: Redis;
+  prefix: string;
+  jobs: BullmqCheckoutJobs;
+  sandbox: SandboxProvider;
+  log: CapturedLog;
+  /** The time the deps see. */
+  now: Date;
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the checkout use cases' deps as the composition root does (store, queues, sandbox),
+ * under a prefix of their own, with no workers: a test calls a use case and then reads the
+ * store and the queues to see what it did.
+ */
+export async function useCaseWorld(
+  redisUrl: string,
+  platform: PlatformClient,
+  options: { firstLookMs?: number; expiryMs?: number } = {},
+): Promise<UseCaseWorld> {
+  const redis = createRedis(redisUrl, 'producer', 'test');
+  if (!(await waitForRedis(redis, 5000))) throw new Error(`no Redis at ${redisUrl}`);
+  const prefix = `u${randomBytes(4).toString('hex')}`;
+  const log = captureLog();
+  const world = { now: new Date('2026-11-20T12:00:00Z') };
+  const clock = () => new Date(world.now);
+  const jobs = new BullmqCheckoutJobs(redis, prefix, { notifyMaxAttempts: 3 });
+  const sandbox = new SandboxProvider(redis, {
+    prefix,
+    publicUrl: 'http://127.0.0.1:9',
+    now: clock,
+  });
+  const deps: CheckoutDeps = {
+    store: new RedisCheckoutStore(redis, prefix, { firstLookMs: options.firstLookMs ?? 30_000 }),
+    jobs,
+    platform,
+    provider: sandbox,
+    amountSource: computedAmount,
+    currency: 'BRL',
+    publicUrl: 'http://127.0.0.1:9',
+    expiryMs: options.expiryMs ?? 3_600_000,
+    clock,
+    newCheckoutId,
+    log: log.logger,
+  };
+  return {
+    deps,
+    redis,
+    prefix,
+    jobs,
+    sandbox,
+    log,
+    get now() {
+      return world.now;
+    },
+    set now(value: Date) {
+      world.now = value;
+    },
+    advance(ms) {
+      world.now = new Date(world.now.getTime() + ms);
+    },
+    close: async () => {
+      await jobs.close();
+      await closeRedis(redis);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { CheckoutRecord } from '../../src/checkout/checkout-record';
+import { returnPage } from '../../src/http/pages/checkout-pages';
+
+const record = (fields: Partial<CheckoutRecord>): CheckoutRecord => ({
+  checkoutId: 'chk_0123456789abcdef01234567',
+  serviceId: 1001,
+  state: 'url_sent',
+  provider: 'sandbox',
+  createdAt: '2026-11-20T12:00:00.000Z',
+  updatedAt: '2026-11-20T12:00:00.000Z',
+  expiresAt: '2026-11-20T13:00:00.000Z',
+  ...fields,
+});
+const title = (html: string) => /data-testid="outcome">([^<]+)</.exec(html)?.[1];
+
+describe('the return page', () => {
+  it('says paid only for a paid outcome, reported or not', () => {
+    expect(title(returnPage(record({ state: 'paid', outcome: 'paid' })))).toBe(
+      'Pagamento confirmado',
+    );
+    expect(title(returnPage(record({ state: 'reported', outcome: 'paid' })))).toBe(
+      'Pagamento confirmado',
+    );
+    expect(title(returnPage(record({ state: 'reported', outcome: 'declined' })))).toBe(
+      'Pagamento não concluído',
+    );
+  });
+
+  it('claims nothing for a record that has no outcome', () => {
+    for (const state of ['reported', 'url_sent', 'requested'] as const) {
+      const html = returnPage(record({ state }));
+      expect(title(html)).toBe('Aguardando pagamento');
+      expect(html).not.toContain('Pagamento confirmado');
+    }
+  });
+});
