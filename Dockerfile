@@ -18,6 +18,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY config ./config
+# `connector` on PATH, and `npx connector` runs it from node_modules/.bin. The package's own
+# `bin` entry goes: with it, npx would install the project into its cache to run the bin,
+# running the prepare script (a TypeScript build) as the unprivileged user.
+RUN ln -s ../../dist/main/cli.js node_modules/.bin/connector && npm pkg delete bin
+ENV PATH=/app/node_modules/.bin:$PATH
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

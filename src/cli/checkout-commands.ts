@@ -2,8 +2,7 @@ import axios, { type AxiosResponse } from 'axios';
 import { Command, Option } from 'commander';
 import { isOpen, type CheckoutRecord } from '../checkout/checkout-record';
 import { loadCheckoutRouteConfig } from '../config';
-import { closeRedis, createRedis, waitForRedis } from '../infra/redis';
-import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import type { CheckoutStore } from '../checkout/ports';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { parsePositiveInt } from './services-commands';
 
@@ -59,7 +58,7 @@ async function askForCheckout(
 
 /** Reads the checkout until it has a URL, ends, or `waitMs` passes. */
 async function waitForUrl(
-  store: RedisCheckoutStore,
+  store: CheckoutStore,
   checkoutId: string,
   waitMs: number,
 ): Promise<CheckoutRecord | undefined> {
@@ -78,18 +77,11 @@ async function startCheckout(io: CliIo, serviceId: number, options: StartOptions
   const accepted = await askForCheckout(endpoint, config.routeToken, serviceId);
   let record: CheckoutRecord | undefined;
   if (options.wait !== undefined) {
-    const redis = createRedis(config.redis.url, 'producer', 'connector-cli');
-    redis.on('error', () => undefined); // a failed read below says what went wrong
+    const access = await io.adapters.openQueues(config.redis);
     try {
-      if (!(await waitForRedis(redis, 5000)))
-        throw new CliFailure('cannot reach Redis at REDIS_URL to read the checkout', EXIT.failure);
-      record = await waitForUrl(
-        new RedisCheckoutStore(redis, config.redis.prefix),
-        accepted.checkout_id,
-        options.wait * 1000,
-      );
+      record = await waitForUrl(access.store, accepted.checkout_id, options.wait * 1000);
     } finally {
-      await closeRedis(redis);
+      await access.close();
     }
   }
   const result = {

@@ -1,11 +1,16 @@
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
+import type { CliAdapters } from './cli-adapters';
 
-/** Where a CLI run reads its environment and writes its output (real streams, or test buffers). */
+/**
+ * Where a CLI run reads its environment and writes its output (real streams, or test buffers),
+ * and the adapters the composition root built for it.
+ */
 export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: Writable;
   stderr: Writable;
+  adapters: CliAdapters;
 }
 
 /** Exit codes of the CLI. */

@@ -1,24 +1,54 @@
 import { Command, Option } from 'commander';
-import { Queue } from 'bullmq';
 import { loadQueueConfig } from '../config';
-import { redisOptions } from '../infra/redis';
-import { QUEUES } from '../jobs/queue-names';
+import type { FailedDelivery } from '../delivery/ports';
+import type { QueueAccess } from './cli-adapters';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 
-async function withQueue<T>(io: CliIo, fn: (queue: Queue) => Promise<T>): Promise<T> {
+async function withQueues<T>(io: CliIo, fn: (access: QueueAccess) => Promise<T>): Promise<T> {
   const { redis } = loadQueueConfig(io.env);
-  const queue = new Queue(QUEUES.notifications, {
-    connection: redisOptions(redis.url, 'producer', 'connector-cli'),
-    prefix: redis.prefix,
-  });
+  const access = await io.adapters.openQueues(redis);
   try {
-    return await fn(queue);
+    return await fn(access);
   } finally {
-    await queue.close();
+    await access.close();
   }
 }
 
-const FAILED_PAGE = 1000;
+/** Failed deliveries are read this many at a time, so any number of them lists. */
+const PAGE = 500;
+
+function toRow(delivery: FailedDelivery) {
+  return {
+    id: delivery.id,
+    kind: delivery.kind,
+    service_id: delivery.serviceId,
+    checkout_id: delivery.checkoutId,
+    attempts: delivery.attempts,
+    failed_at: delivery.failedAt,
+    reason: delivery.reason,
+  };
+}
+
+async function listFailed(io: CliIo, access: QueueAccess, format: 'table' | 'json') {
+  let listed = 0;
+  if (format === 'json') await write(io.stdout, '[');
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await access.failedDeliveries.page(offset, PAGE);
+    for (const delivery of page) {
+      const row = toRow(delivery);
+      await write(
+        io.stdout,
+        format === 'json'
+          ? `${listed === 0 ? '\n' : ',\n'}  ${JSON.stringify(row)}`
+          : `${row.id}  ${row.kind}  service ${row.service_id}  attempts ${row.attempts}  ${row.failed_at ?? ''}\n    ${row.reason}\n`,
+      );
+      listed += 1;
+    }
+    if (page.length < PAGE) break;
+  }
+  if (format === 'json') await write(io.stdout, listed === 0 ? ']\n' : '\n]\n');
+  else if (listed === 0) await write(io.stdout, 'no failed deliveries\n');
+}
 
 /** `notifications failed|retry`: the failed set of finish/cancel deliveries. */
 export function notificationsCommand(io: CliIo): Command {
@@ -32,54 +62,26 @@ export function notificationsCommand(io: CliIo): Command {
       new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
     )
     .action((options: { format: 'table' | 'json' }) =>
-      withQueue(io, async (queue) => {
-        const jobs = await queue.getFailed(0, FAILED_PAGE - 1);
-        const rows = jobs.map((job) => ({
-          id: job.id,
-          kind: job.name,
-          service_id: (job.data as { serviceId?: number }).serviceId,
-          checkout_id: (job.data as { checkoutId?: string }).checkoutId,
-          attempts: job.attemptsMade,
-          failed_at: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined,
-          reason: job.failedReason,
-        }));
-        if (options.format === 'json') {
-          await write(io.stdout, `${JSON.stringify(rows, null, 2)}\n`);
-          return;
-        }
-        if (rows.length === 0) {
-          await write(io.stdout, 'no failed deliveries\n');
-          return;
-        }
-        for (const row of rows) {
-          await write(
-            io.stdout,
-            `${row.id}  ${row.kind}  service ${row.service_id}  attempts ${row.attempts}  ${row.failed_at ?? ''}\n    ${row.reason}\n`,
-          );
-        }
-      }),
+      withQueues(io, (access) => listFailed(io, access, options.format)),
     );
   notifications
     .command('retry')
     .description('send failed deliveries again, from the first attempt')
     .argument('[job-id]', 'one job, as listed by `notifications failed`')
     .option('--all', 'every failed delivery')
-    .action((jobId: string | undefined, options: { all?: boolean }) =>
-      withQueue(io, async (queue) => {
-        if (!jobId === !options.all)
-          throw new CliFailure('give a job id or --all (not both)', EXIT.usage);
+    .action((jobId: string | undefined, options: { all?: boolean }) => {
+      if (!jobId === !options.all)
+        throw new CliFailure('give a job id or --all (not both)', EXIT.usage);
+      return withQueues(io, async ({ failedDeliveries }) => {
         if (options.all) {
-          const failed = await queue.getFailedCount();
-          await queue.retryJobs({ state: 'failed', count: 1000 });
-          await write(io.stdout, `retrying ${failed} failed deliveries\n`);
+          const count = await failedDeliveries.retryAll();
+          await write(io.stdout, `retrying ${count} failed deliveries\n`);
           return;
         }
-        const job = await queue.getJob(jobId ?? '');
-        if (!job || !(await job.isFailed()))
+        if (!(await failedDeliveries.retry(jobId ?? '')))
           throw new CliFailure(`no failed delivery with id ${jobId}`, EXIT.failure);
-        await job.retry('failed');
         await write(io.stdout, `retrying ${jobId}\n`);
-      }),
-    );
+      });
+    });
   return notifications;
 }

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { AppError } from '../errors';
+import { packageVersion } from '../infra/package-version';
 import { checkoutCommand } from './checkout-commands';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
 import { notificationsCommand } from './notifications-commands';
@@ -20,9 +21,9 @@ function configureTree(command: Command, io: CliIo): void {
 }
 
 function buildProgram(io: CliIo): Command {
-  const program = new Command('connector').description(
-    'checkout connector: the platform, a payment provider and your ERP',
-  );
+  const program = new Command('connector')
+    .description('checkout connector: the platform, a payment provider and your ERP')
+    .version(packageVersion(), '--version', 'print the version');
   program.addCommand(servicesCommand(io));
   program.addCommand(checkoutCommand(io));
   program.addCommand(notificationsCommand(io));

@@ -67,3 +67,32 @@ export function errorFields(error: unknown): Record<string, unknown> {
   }
   return { err: String(error) };
 }
+
+/**
+ * A listener for a connection's 'error' events that logs one warning per distinct message per
+ * `quietMs` (Redis reconnects every few hundred ms while it is away), with how many repeats were
+ * left out since the last line. Attached to every Redis client, queue and worker, so no error
+ * reaches Node's default printing of unhandled 'error' events.
+ */
+export function connectionErrorLogger(
+  logger: Logger,
+  source: Record<string, unknown>,
+  quietMs = 30_000,
+): (error: Error) => void {
+  const lastLogged = new Map<string, { at: number; repeats: number }>();
+  return (error) => {
+    const now = Date.now();
+    const seen = lastLogged.get(error.message);
+    if (seen && now - seen.at < quietMs) {
+      seen.repeats += 1;
+      return;
+    }
+    if (lastLogged.size > 100) lastLogged.clear();
+    lastLogged.set(error.message, { at: now, repeats: 0 });
+    logger.warn('connection error', {
+      ...source,
+      errMessage: error.message,
+      ...(seen?.repeats ? { repeatsLeftOut: seen.repeats } : {}),
+    });
+  };
+}

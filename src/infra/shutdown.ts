@@ -23,11 +23,25 @@ export class Shutdown {
     this.steps.push({ name, run });
   }
 
-  /** Runs SIGTERM and SIGINT through `run`. */
+  /**
+   * Runs SIGTERM and SIGINT through `run` (exit 0). An unhandled rejection or an uncaught
+   * exception is logged as an error and shuts down in the same order, then exits 1: the state
+   * of a process that threw where nothing expected it is not to be trusted, and a supervisor
+   * restarts it; jobs in hand are retried when their locks lapse.
+   */
   listen(): void {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.once(signal, () => void this.run(signal).then(() => this.exit(0)));
     }
+    const crash = (kind: 'unhandledRejection' | 'uncaughtException') => (error: unknown) => {
+      this.logger.error(
+        kind === 'unhandledRejection' ? 'unhandled promise rejection' : 'uncaught exception',
+        errorFields(error),
+      );
+      void this.run(kind).then(() => this.exit(1));
+    };
+    process.on('unhandledRejection', crash('unhandledRejection'));
+    process.on('uncaughtException', crash('uncaughtException'));
   }
 
   /** Milliseconds left before the deadline (the whole timeout before shutdown starts). */

@@ -6,7 +6,7 @@ import { reconcileCheckouts } from '../checkout/reconcile-checkouts';
 import { deliverNotification } from '../delivery/deliver-notification';
 import { judgeDelivery } from '../delivery/delivery-policy';
 import { AppError } from '../errors';
-import { errorFields, type Logger } from '../infra/logger';
+import { connectionErrorLogger, errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import {
   expireJobSchema,
@@ -149,9 +149,7 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
   );
 
   for (const worker of [checkoutWorker, notificationWorker]) {
-    worker.on('error', (error) =>
-      logger.warn('worker connection error', { queue: worker.name, errMessage: error.message }),
-    );
+    worker.on('error', connectionErrorLogger(logger, { worker: worker.name }));
     worker.on('failed', (job, error) => {
       const final =
         !job || error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);

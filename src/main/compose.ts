@@ -11,7 +11,7 @@ import { checkoutRoutes } from '../http/routes/checkout-routes';
 import { dashboardRoutes } from '../http/routes/dashboard-routes';
 import { paymentPageRoutes } from '../http/routes/payment-page-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
-import { createLogger, type Logger } from '../infra/logger';
+import { connectionErrorLogger, createLogger, type Logger } from '../infra/logger';
 import { createMetrics, observeQueues, observeReconciler } from '../infra/metrics';
 import {
   closeRedis,
@@ -86,9 +86,7 @@ export async function startConnector(
     createLogger({ ...config.log, secrets: config.secrets, component: config.role });
   const metrics = createMetrics();
   const redis = createRedis(config.redis.url, 'producer', config.redis.prefix);
-  redis.on('error', (error) =>
-    logger.warn('redis connection error', { errMessage: error.message }),
-  );
+  redis.on('error', connectionErrorLogger(logger, { redis: 'producer' }));
   const redisReachable = await waitForRedis(redis, 5000);
   if (redisReachable) {
     await checkRedisSafety(redis, config, logger).catch(async (error: unknown) => {
@@ -131,6 +129,8 @@ export async function startConnector(
     newCheckoutId,
     log: logger,
   };
+  for (const queue of jobs.queues)
+    queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
   observeQueues(metrics, jobs.queues);
   const store = deps.store;
   observeReconciler(metrics, () => store.reconcileBacklog(new Date()));
@@ -161,6 +161,7 @@ export async function startConnector(
   let workerConnection: ConnectorRedis | undefined;
   if (config.role !== 'api') {
     workerConnection = createRedis(config.redis.url, 'worker', `${config.redis.prefix}-worker`);
+    workerConnection.on('error', connectionErrorLogger(logger, { redis: 'worker' }));
     workers = startCheckoutWorkers(deps, {
       connection: workerConnection,
       prefix: config.redis.prefix,

@@ -3,20 +3,26 @@ import { ConfigError, loadConfig } from '../config';
 import { startConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';
 
+/** Configuration problems, found before or at start (a Redis that may evict keys): exit 78. */
+function exitWithConfigError(error: ConfigError): never {
+  for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`);
+  process.exit(EXIT_CONFIG);
+}
+
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`);
-    process.exit(EXIT_CONFIG);
+    if (error instanceof ConfigError) exitWithConfigError(error);
+    throw error;
   }
   const connector = await startConnector(config);
   connector.shutdown.listen();
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) exitWithConfigError(error);
   process.stderr.write(
     `connector failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
   );

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
+import { packageVersion } from '../infra/package-version';
 import { classifyStatus, describeNetworkFailure, parseRetryAfterMs } from './answer-classification';
 import { platformErrorSchema, unexpectedFields } from './schemas';
 
@@ -41,7 +42,7 @@ export interface PlatformAnswer {
   body: unknown;
 }
 
-const USER_AGENT = 'checkout-connector/0.1';
+const USER_AGENT = `checkout-connector/${packageVersion()}`;
 /** Bounds the memory of warned fields whatever the platform sends. */
 const MAX_WARNED_FIELDS = 10_000;
 

@@ -1,5 +1,4 @@
-import { runCli } from '../../src/cli/program';
-import { BufferStream } from '../support/buffer-stream';
+import { runCliCaptured } from '../support/cli';
 import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
 
 describe('connector checkout start', () => {
@@ -16,16 +15,8 @@ describe('connector checkout start', () => {
   });
   afterAll(() => h.stop());
 
-  async function run(args: string[], extraEnv: Record<string, string> = {}) {
-    const stdout = new BufferStream();
-    const stderr = new BufferStream();
-    const code = await runCli(['checkout', 'start', ...args], {
-      env: { ...env, ...extraEnv },
-      stdout,
-      stderr,
-    });
-    return { code, stdout: stdout.text(), stderr: stderr.text() };
-  }
+  const run = (args: string[], extraEnv: Record<string, string> = {}) =>
+    runCliCaptured(['checkout', 'start', ...args], { ...env, ...extraEnv });
 
   it('asks the connector for a checkout and prints its URL, the one the platform got', async () => {
     const result = await run(['1001', '--wait', '10', '--format', 'json']);

@@ -1,6 +1,5 @@
-import { runCli } from '../../src/cli/program';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
-import { BufferStream } from '../support/buffer-stream';
+import { runCliCaptured } from '../support/cli';
 
 describe('connector CLI against the simulator', () => {
   let simulator: PlatformSimulator;
@@ -19,10 +18,7 @@ describe('connector CLI against the simulator', () => {
   afterAll(() => simulator.stop());
 
   async function run(args: string[], extraEnv: Record<string, string> = {}) {
-    const stdout = new BufferStream();
-    const stderr = new BufferStream();
-    const code = await runCli(args, { env: { ...env, ...extraEnv }, stdout, stderr });
-    return { code, stdout: stdout.text(), stderr: stderr.text() };
+    return runCliCaptured(args, { ...env, ...extraEnv });
   }
 
   it('lists every service as JSON across pages, with progress on stderr', async () => {
@@ -93,11 +89,9 @@ describe('connector CLI against the simulator', () => {
   });
 
   it('exits 78 naming the missing variables', async () => {
-    const stdout = new BufferStream();
-    const stderr = new BufferStream();
-    const code = await runCli(['services', 'list'], { env: {}, stdout, stderr });
+    const { code, stderr } = await runCliCaptured(['services', 'list'], {});
     expect(code).toBe(78);
-    expect(stderr.text()).toContain('config error: PLATFORM_BASE_URL: is required');
+    expect(stderr).toContain('config error: PLATFORM_BASE_URL: is required');
   });
 
   it('prints help with exit 0', async () => {

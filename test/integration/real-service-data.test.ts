@@ -1,6 +1,5 @@
-import { runCli } from '../../src/cli/program';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
-import { BufferStream } from '../support/buffer-stream';
+import { runCliCaptured } from '../support/cli';
 import { eventually, startHarness, type Harness } from '../support/harness';
 import { GUIDE_PART, guideShapedService, oddlyShapedService } from '../support/service-shapes';
 
@@ -91,19 +90,13 @@ describe('real platform data never stops a payment', () => {
 
   it('shows both services with `services get`, odd fields as they came', async () => {
     const run = async (id: number) => {
-      const stdout = new BufferStream();
-      const stderr = new BufferStream();
-      const code = await runCli(['services', 'get', String(id)], {
-        env: {
-          PLATFORM_BASE_URL: h.simulator.url,
-          PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
-          PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
-          PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
-        },
-        stdout,
-        stderr,
+      const { code, stdout, stderr } = await runCliCaptured(['services', 'get', String(id)], {
+        PLATFORM_BASE_URL: h.simulator.url,
+        PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+        PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+        PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
       });
-      return { code, service: JSON.parse(stdout.text() || 'null'), stderr: stderr.text() };
+      return { code, service: JSON.parse(stdout || 'null'), stderr };
     };
     const guide = await run(GUIDE_ID);
     expect(guide.code).toBe(0);

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { runCli } from '../../src/cli/program';
 import { ConfigError, loadConfig } from '../../src/config';
 import { startConnector } from '../../src/main/compose';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
-import { BufferStream } from '../support/buffer-stream';
+import { runCliCaptured } from '../support/cli';
 import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
 import { captureLog } from '../support/log-capture';
-import { startTestRedis } from '../support/redis-server';
+import { startPrivateRedis } from '../../src/infra/private-redis';
+import { spawnConnector } from '../support/spawn-ts';
 
 describe('api and worker roles on one Redis', () => {
   let h: Harness;
@@ -67,16 +67,8 @@ describe('api and worker roles on one Redis', () => {
     await h.simulator.requestCheckout(1036);
     const url = await eventually(() => h.simulator.checkoutUrlFor(1036));
     await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
-    const run = async (args: string[]) => {
-      const stdout = new BufferStream();
-      const stderr = new BufferStream();
-      const code = await runCli(args, {
-        env: { REDIS_URL: h.redis.url, QUEUE_PREFIX: h.prefix },
-        stdout,
-        stderr,
-      });
-      return { code, stdout: stdout.text(), stderr: stderr.text() };
-    };
+    const run = (args: string[]) =>
+      runCliCaptured(args, { REDIS_URL: h.redis.url, QUEUE_PREFIX: h.prefix });
     const failed = await eventually(
       async () => {
         const listed = await run(['notifications', 'failed', '--format', 'json']);
@@ -113,8 +105,8 @@ describe('api and worker roles on one Redis', () => {
 
 describe('Redis that may evict keys', () => {
   it('refuses to start in production and warns elsewhere', async () => {
-    const redis = await startTestRedis();
-    if (!redis.private) return; // cannot reconfigure a shared REDIS_URL
+    // This test reconfigures its Redis: always a private one, whatever REDIS_URL says.
+    const redis = await startPrivateRedis();
     const admin = new Redis(redis.url);
     await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
     const env = {
@@ -133,6 +125,12 @@ describe('Redis that may evict keys', () => {
         host: '127.0.0.1',
       });
       await expect(production).rejects.toBeInstanceOf(ConfigError);
+      // And the server process exits 78 with the one line, as the README promises.
+      const proc = spawnConnector(redis.url, 'http://127.0.0.1:9', env);
+      expect(await proc.exited).toBe(78);
+      expect(proc.stderr()).toMatch(
+        /^config error: REDIS_URL: Redis may evict keys \(maxmemory-policy allkeys-lru\)/,
+      );
       await expect(production).rejects.toMatchObject({
         problems: [
           expect.stringMatching(

@@ -28,6 +28,42 @@ describe('the connector process', () => {
       await redis.close();
     });
 
+    it.each([
+      ['unhandled', 'unhandled promise rejection', 'unhandledRejection'],
+      ['exception', 'uncaught exception', 'uncaughtException'],
+    ])(
+      'logs an %s error as one JSON line and shuts down in order, exiting 1',
+      async (kind, message, reason) => {
+        const proc = spawnTs('test/support/crash-after-start.ts', [], {
+          NODE_ENV: 'production',
+          PORT: '0',
+          REDIS_URL: redis.url,
+          PLATFORM_BASE_URL: simulator.url,
+          PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+          PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+          PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+          CHECKOUT_ROUTE_TOKEN: 'process-test-token-0123456789',
+          CRASH_WITH: kind,
+        });
+        expect(await proc.exited).toBe(1);
+        const lines = proc
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        const messages = lines.map((line) => line.message);
+        const crash = messages.indexOf(message);
+        expect(crash).toBeGreaterThan(-1);
+        expect(lines[crash]).toMatchObject({
+          level: 'error',
+          errMessage: `boom: ${kind === 'exception' ? 'uncaught' : 'unhandled'}`,
+        });
+        expect(lines.find((line) => line.message === 'shutdown started')).toMatchObject({ reason });
+        expect(messages.indexOf('shutdown complete')).toBeGreaterThan(crash);
+        expect(proc.stderr()).toBe('');
+      },
+    );
+
     it('serves health and readiness, then shuts down cleanly on SIGTERM', async () => {
       // Port 0 and the port from the log: a port picked beforehand can be taken by a parallel suite.
       const proc = spawnConnector(redis.url, simulator.url, {

@@ -1,0 +1,40 @@
+import type { Queue } from 'bullmq';
+import type { FailedDeliveries, FailedDelivery } from '../delivery/ports';
+
+/** The notifications queue's failed set, behind the FailedDeliveries port. */
+export class BullmqFailedDeliveries implements FailedDeliveries {
+  constructor(private readonly queue: Queue) {}
+
+  async page(offset: number, limit: number): Promise<FailedDelivery[]> {
+    const jobs = await this.queue.getFailed(offset, offset + limit - 1);
+    return jobs.flatMap((job) => {
+      if (!job?.id) return [];
+      const data = job.data as { serviceId?: number; checkoutId?: string };
+      return [
+        {
+          id: job.id,
+          kind: job.name,
+          serviceId: data.serviceId,
+          checkoutId: data.checkoutId,
+          attempts: job.attemptsMade,
+          failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined,
+          reason: job.failedReason,
+        },
+      ];
+    });
+  }
+
+  async retry(id: string): Promise<boolean> {
+    const job = await this.queue.getJob(id);
+    if (!job || !(await job.isFailed())) return false;
+    await job.retry('failed');
+    return true;
+  }
+
+  async retryAll(): Promise<number> {
+    const failed = await this.queue.getFailedCount();
+    // BullMQ moves them in batches of `count` until none is left.
+    await this.queue.retryJobs({ state: 'failed', count: 1000 });
+    return failed;
+  }
+}

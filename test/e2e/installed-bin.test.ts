@@ -1,0 +1,27 @@
+import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { packageVersion } from '../../src/infra/package-version';
+import { ROOT } from '../support/spawn-ts';
+
+const run = promisify(execFile);
+
+/** The built CLI (npm ci builds dist/ through the prepare script, as on a fresh clone). */
+describe('the connector command after npm ci', () => {
+  const cli = path.join(ROOT, 'dist', 'main', 'cli.js');
+
+  it('is executable and runs by its shebang', async () => {
+    expect(statSync(cli).mode & 0o111).toBe(0o111);
+    const { stdout } = await run(cli, ['--version'], { cwd: ROOT });
+    expect(stdout.trim()).toBe(packageVersion());
+  });
+
+  it('runs as `npx connector` in the project, with no install step', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'connector', '--version'], {
+      cwd: ROOT,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+    expect(stdout.trim()).toBe(packageVersion());
+  });
+});
