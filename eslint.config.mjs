@@ -1,25 +1,59 @@
 // @ts-check
+import { createRequire } from 'node:module';
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Packages the use-case layers must not import (STYLE.md rule 1): they get collaborators as parameters. */
-const TRANSPORTS = ['express', 'bullmq', 'axios', 'winston', 'ioredis', 'commander'];
+const require = createRequire(import.meta.url);
 
-/** Upper layers that lower ones must never import. */
-const upper = (...folders) => folders.map((folder) => `**/${folder}/**`);
+/**
+ * The layering of src/ (lint-layers.cjs): one row per folder and top-level file, saying what it
+ * may import from the others; everything else is forbidden.
+ */
+const { LAYERS, PACKAGE_RULES } = require('./lint-layers.cjs');
 
-const restrict = (packages, folders, message) => ({
-  'no-restricted-imports': [
-    'error',
-    {
-      paths: packages.map((name) => ({ name, message })),
-      patterns: folders.length ? [{ group: folders, message }] : [],
+const FILES = new Set(['errors', 'config']);
+
+/** The lint zone of one folder: its forbidden folders and packages. */
+function zone(name) {
+  const forbidden = Object.keys(LAYERS).filter(
+    (other) => other !== name && !LAYERS[name].includes(other),
+  );
+  const message = `src/${name}${FILES.has(name) ? '.ts' : '/'} may import only ${LAYERS[name].join(', ') || 'no other part of src/'} (lint-layers.cjs).`;
+  const packages = PACKAGE_RULES[name] ?? [];
+  const groups = forbidden.flatMap((other) =>
+    FILES.has(other) ? [`**/${other}`] : [`**/${other}/**`],
+  );
+  const files = [FILES.has(name) ? `src/${name}.ts` : `src/${name}/**`];
+  if (groups.length === 0 && packages.length === 0) return { files, rules: {} };
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: packages.map((pkg) => ({
+            name: pkg,
+            message: `src/${name}/ gets its collaborators as parameters; it never imports ${pkg}.`,
+          })),
+          patterns: groups.length ? [{ group: groups, message }] : [],
+        },
+      ],
     },
-  ],
-});
+  };
+}
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'test-artifacts/', 'jest.config.js'] },
+  {
+    ignores: [
+      'dist/',
+      'coverage/',
+      'node_modules/',
+      'test-artifacts/',
+      'jest.config.js',
+      // Files that break the layering on purpose, for test/unit/lint-rules.test.ts.
+      'test/lint-fixtures/',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -40,26 +74,7 @@ export default tseslint.config(
       eqeqeq: 'error',
     },
   },
-  {
-    files: ['src/checkout/**', 'src/delivery/**', 'src/sync/**'],
-    rules: restrict(
-      TRANSPORTS,
-      upper('http', 'jobs', 'cli', 'main'),
-      'Use cases get their collaborators as parameters; they never import transports or upper layers.',
-    ),
-  },
-  {
-    files: ['src/platform/**', 'src/payments/**', 'src/infra/**', 'src/config.ts', 'src/errors.ts'],
-    rules: restrict(
-      [],
-      upper('http', 'jobs', 'cli', 'main', 'checkout', 'delivery', 'sync'),
-      'Lower layers never import upper ones.',
-    ),
-  },
-  {
-    files: ['src/http/**', 'src/jobs/**', 'src/cli/**'],
-    rules: restrict([], upper('main'), 'Only main/ composes; adapters never import it.'),
-  },
+  ...Object.keys(LAYERS).map(zone),
   {
     files: ['test/**', 'bench/**'],
     rules: {
@@ -69,11 +84,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs', '**/*.js'],
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.cjs'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { process: 'readonly', module: 'writable', require: 'readonly' },

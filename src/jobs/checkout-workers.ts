@@ -10,6 +10,7 @@ import { connectionErrorLogger, errorFields, type Logger } from '../infra/logger
 import type { Metrics } from '../infra/metrics';
 import {
   expireJobSchema,
+  JOB_NAMES,
   notificationJobSchema,
   produceJobSchema,
   QUEUES,
@@ -17,7 +18,7 @@ import {
   type NotificationJob,
 } from './queue-names';
 import { notificationBackoffMs } from './retry-schedules';
-import { jobHandler, runProcessor } from './run-processor';
+import { jobHandler, runProcessor, type JobHandler } from './run-processor';
 
 export interface WorkerOptions {
   /**
@@ -41,7 +42,12 @@ function abandonReason(error: unknown): string {
   return `checkout could not be produced (${error instanceof AppError ? error.code : 'INTERNAL'})`;
 }
 
-function checkoutHandlers(deps: CheckoutDeps, options: WorkerOptions) {
+type Handlers<Queue extends keyof typeof JOB_NAMES> = Record<
+  (typeof JOB_NAMES)[Queue][number],
+  JobHandler<{ requestId?: string }>
+>;
+
+function checkoutHandlers(deps: CheckoutDeps, options: WorkerOptions): Handlers<'checkout'> {
   return {
     produce: jobHandler({
       schema: produceJobSchema,
@@ -99,7 +105,10 @@ async function deliverCounted(
   }
 }
 
-function notificationHandlers(deps: CheckoutDeps, options: WorkerOptions) {
+function notificationHandlers(
+  deps: CheckoutDeps,
+  options: WorkerOptions,
+): Handlers<'notifications'> {
   const notification = jobHandler({
     schema: notificationJobSchema,
     run: (data, job) => deliverCounted(deps, options, data, job.timestamp),

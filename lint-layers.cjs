@@ -1,0 +1,41 @@
+// The layering of src/, enforced by eslint.config.mjs and checked by test/unit/lint-rules.test.ts.
+
+/** Packages the use-case layers must not import (STYLE.md rule 1): they get collaborators as parameters. */
+const TRANSPORTS = ['express', 'bullmq', 'axios', 'winston', 'ioredis', 'commander'];
+
+/**
+ * What each folder of src/ (and each top-level file) may import from the others. Everything not
+ * listed is forbidden, so a new folder needs a row (the test checks that every one has) and
+ * `main` alone composes. The simulator is a product of its own: only the CLI and main (the demo)
+ * import it, besides tests and benchmarks.
+ */
+const LAYERS = {
+  errors: [],
+  config: [],
+  infra: ['errors', 'config'],
+  platform: ['infra', 'errors'],
+  payments: ['infra', 'errors'],
+  checkout: ['payments', 'platform', 'errors'],
+  delivery: ['checkout', 'platform', 'errors'],
+  store: ['checkout', 'infra', 'errors'],
+  jobs: ['checkout', 'delivery', 'platform', 'infra', 'errors'],
+  http: ['checkout', 'payments', 'platform', 'infra', 'config', 'errors'],
+  cli: ['checkout', 'delivery', 'platform', 'simulator', 'infra', 'config', 'errors'],
+  simulator: ['infra', 'errors'],
+  main: ['checkout', 'delivery', 'platform', 'payments', 'store', 'jobs', 'http', 'cli'].concat([
+    'simulator',
+    'infra',
+    'config',
+    'errors',
+  ]),
+};
+
+/** Packages a folder may not import, besides the layering. */
+const PACKAGE_RULES = {
+  checkout: TRANSPORTS,
+  delivery: TRANSPORTS,
+  // The CLI reads Redis through the ports main/ builds for it.
+  cli: ['bullmq', 'ioredis'],
+};
+
+module.exports = { LAYERS, PACKAGE_RULES };
