@@ -1,4 +1,5 @@
-import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+import { closeRedis, createRedis } from '../../src/infra/redis';
+import { eventually, ROUTE_TOKEN, settled, startHarness, type Harness } from '../support/harness';
 
 async function post(
   url: string,
@@ -19,7 +20,8 @@ async function post(
 describe('checkout flow with the sandbox provider', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ start: { produceBackoffMs: 50 } });
+    // One test stops and starts Redis: a private one, whatever REDIS_URL says.
+    h = await startHarness({ start: { produceBackoffMs: 50 }, privateRedis: true });
   });
   afterAll(() => h.stop());
 
@@ -81,7 +83,7 @@ describe('checkout flow with the sandbox provider', () => {
     await Promise.all([post(`${url}/pay`, ''), post(`${url}/pay`, ''), post(`${url}/decline`, '')]);
     await post(`${url}/pay`, '');
     await eventually(() => calls('finish-checkout', 1003)[0] ?? calls('cancel-checkout', 1003)[0]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled(h.connector.jobs);
     expect(calls('finish-checkout', 1003).length + calls('cancel-checkout', 1003).length).toBe(1);
     expect(await (await fetch(url)).text()).toMatch(/já foi pago|foi recusado/);
   });
@@ -112,7 +114,7 @@ describe('checkout flow with the sandbox provider', () => {
       1,
     );
     await checkoutUrlOf(1005);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled(h.connector.jobs);
     const urls = calls('checkout-url', 1005).map(
       (c) => (c.body as { checkout_url: string }).checkout_url,
     );
@@ -270,8 +272,41 @@ describe('the checkout route refuses bad callers and bad input', () => {
     expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('answers an unexpected failure with 500 INTERNAL in JSON, logs it, and recovers', async () => {
+    const auth = { ...json, authorization: `Bearer ${ROUTE_TOKEN}` };
+    // Data no version of the connector writes: the service's pointer is a list, not a string.
+    const pointer = `${h.prefix}:chk-service:1014`;
+    const admin = createRedis(h.redis.url, 'producer', 'test-admin');
+    try {
+      await eventually(() => (admin.status === 'ready' ? true : undefined));
+      await admin.rpush(pointer, 'not-a-checkout-id');
+      const res = await post(route(), '{"service_id": 1014}', auth);
+      expect(res.status).toBe(500);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(res.body).toEqual({
+        error: {
+          code: 'INTERNAL',
+          message: 'Something went wrong; the log has the details.',
+          details: [],
+          request_id: expect.any(String),
+        },
+      });
+      expect(JSON.stringify(res.body)).not.toMatch(/WRONGTYPE|\n\s+at /);
+      const crashed = h.log
+        .entries()
+        .find((e) => e.message === 'request crashed' && e.requestId === res.body.error.request_id);
+      expect(crashed).toMatchObject({
+        level: 'error',
+        errMessage: expect.stringContaining('WRONGTYPE'),
+      });
+      await admin.del(pointer);
+      expect((await post(route(), '{"service_id": 1014}', auth)).status).toBe(202);
+    } finally {
+      await closeRedis(admin);
+    }
+  });
+
   it('answers 503 REDIS_UNAVAILABLE while Redis is down, and works again after', async () => {
-    if (!h.redis.private) return; // a shared REDIS_URL cannot be stopped
     const auth = { ...json, authorization: `Bearer ${ROUTE_TOKEN}` };
     await h.redis.stop();
     try {

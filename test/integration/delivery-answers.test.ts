@@ -5,6 +5,7 @@ import { judgeDelivery, type DeliveryVerdict } from '../../src/delivery/delivery
 import { closeRedis, createRedis } from '../../src/infra/redis';
 import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
 import { captureLog } from '../support/log-capture';
+import { eventually } from '../support/harness';
 import { startPlatform } from '../support/platform';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
 
@@ -114,7 +115,16 @@ describe('delivery answer table', () => {
       alert: false,
       reason: expect.stringContaining('connection refused'),
     });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The next row needs the platform listening again.
+    await eventually(
+      () =>
+        fetch(`${platform.baseUrl}/services`).then(
+          () => true,
+          () => undefined,
+        ),
+      5000,
+      'the platform to listen again',
+    );
   });
 
   it('a 2xx with a body that is not JSON -> delivered', async () => {

@@ -6,6 +6,7 @@ import { AppError } from '../../src/errors';
 import { PlatformClient, type PlatformClientOptions } from '../../src/platform/platform-client';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { captureLog } from '../support/log-capture';
+import { eventually } from '../support/harness';
 import { startPlatform } from '../support/platform';
 
 type Started = Awaited<ReturnType<typeof startPlatform>>;
@@ -244,10 +245,15 @@ describe('platform client against the simulator', () => {
     const error = await caught(platform.client.cancelCheckout({ serviceId: 1001, reason: 'x' }));
     expect(error).toMatchObject({ code: 'PLATFORM_UNAVAILABLE', retryable: true });
     expect(error.message).toContain('connection refused');
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    await expect(
-      platform.client.cancelCheckout({ serviceId: 1001, reason: 'x' }),
-    ).resolves.toBeUndefined();
+    await eventually(
+      () =>
+        platform.client.cancelCheckout({ serviceId: 1001, reason: 'x' }).then(
+          () => true,
+          () => undefined,
+        ),
+      5000,
+      'the platform to listen again',
+    );
   });
 
   it('reports a malformed body as a bad response', async () => {

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { startConnector } from '../../src/main/compose';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
-import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+import { eventually, ROUTE_TOKEN, settled, startHarness, type Harness } from '../support/harness';
 import { captureLog } from '../support/log-capture';
 import { startPrivateRedis } from '../../src/infra/private-redis';
 import { spawnConnector } from '../support/spawn-ts';
@@ -39,7 +39,7 @@ describe('api and worker roles on one Redis', () => {
       20_000,
       'all finishes',
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await settled(h.connector.jobs);
     const perService = services.map(
       (id) => h.simulator.accepted('finish-checkout').filter((c) => c.serviceId === id).length,
     );

@@ -1,4 +1,5 @@
 import express from 'express';
+import { eventually } from '../support/harness';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { listen } from '../support/http-app';
 
@@ -180,8 +181,15 @@ describe('platform simulator', () => {
     ).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await expect(fetch(`${url}/services`, { headers: auth })).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect((await call(`${url}/services`)).status).toBe(200);
+    await eventually(
+      () =>
+        call(`${url}/services`).then(
+          (res) => (res.status === 200 ? true : undefined),
+          () => undefined,
+        ),
+      5000,
+      'the simulator to listen again',
+    );
   });
 
   it("plays the platform's side: asks the connector's checkout route with the token", async () => {

@@ -36,9 +36,11 @@ export async function startHarness(
     simulator?: SimulatorOptions;
     start?: StartOptions;
     redis?: TestRedis;
+    /** The suite stops or reconfigures Redis: start a private one even when REDIS_URL is set. */
+    privateRedis?: boolean;
   } = {},
 ): Promise<Harness> {
-  const redis = options.redis ?? (await startTestRedis());
+  const redis = options.redis ?? (await startTestRedis({ private: options.privateRedis }));
   const simulator = new PlatformSimulator({ serviceCount: 40, ...options.simulator });
   const platformUrl = await simulator.start();
   const prefix = `t${randomBytes(4).toString('hex')}`;
@@ -111,6 +113,29 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Waits until the connector has nothing left to do now: no checkout job waiting or running, and
+ * no notification waiting, running or due for a retry (expiry checks, delayed for later, do not
+ * count). A negative check ("nothing more arrives") waits for this, not for a fixed time.
+ */
+export async function settled(
+  jobs: { checkoutQueue: Queue; notificationQueue: Queue },
+  timeoutMs = 10_000,
+): Promise<void> {
+  await eventually(
+    async () => {
+      const [checkout, notifications] = await Promise.all([
+        jobs.checkoutQueue.getJobCounts('waiting', 'active', 'prioritized'),
+        jobs.notificationQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+      ]);
+      const busy = [...Object.values(checkout), ...Object.values(notifications)];
+      return busy.every((count) => count === 0) ? true : undefined;
+    },
+    timeoutMs,
+    'the connector to settle',
+  );
 }
 
 /** Waits until job `jobId` of `queue` has completed, and returns it as stored then. */

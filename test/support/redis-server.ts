@@ -2,15 +2,23 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/infra/private-re
 
 export type TestRedis = PrivateRedis;
 
-/** A private redis-server for one suite, or the server of REDIS_URL when that is set. */
-export async function startTestRedis(options: { appendOnly?: boolean } = {}): Promise<TestRedis> {
+/**
+ * A Redis for one suite: the server of REDIS_URL when that is set and the suite only uses it,
+ * else a private redis-server. A suite that stops, restarts or reconfigures its Redis asks for
+ * `{ private: true }` and always gets its own, whatever REDIS_URL says.
+ */
+export async function startTestRedis(
+  options: { appendOnly?: boolean; private?: boolean } = {},
+): Promise<TestRedis> {
   const url = process.env.REDIS_URL;
-  if (url) {
+  if (url && !options.private) {
     return {
       url,
       private: false,
-      stop: async () => {},
-      start: async () => {},
+      stop: () =>
+        Promise.reject(new Error('a shared REDIS_URL cannot be stopped: ask for a private Redis')),
+      start: () =>
+        Promise.reject(new Error('a shared REDIS_URL cannot be started: ask for a private Redis')),
       close: async () => {},
     };
   }
