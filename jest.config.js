@@ -1,11 +1,24 @@
+const path = require('node:path');
+
+// With --coverage (npm test), the processes the tests start write V8 coverage here too; the
+// summary script merges it with jest's own, so entry points run as child processes count.
+if (process.argv.includes('--coverage')) {
+  process.env.CONNECTOR_CHILD_COVERAGE = path.join(__dirname, 'coverage', 'children-raw');
+}
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  // Inline source maps, so that coverage maps back to src/.
+  transform: { '^.+\\.ts$': ['@swc/jest', { sourceMaps: 'inline' }] },
   // Integration tests start real servers and a private redis-server; two cores, two workers.
   maxWorkers: 2,
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  coverageProvider: 'v8',
+  collectCoverageFrom: ['src/**/*.ts'],
+  coverageDirectory: 'coverage/jest',
+  coverageReporters: ['json'],
 };

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { packageVersion } from '../../src/infra/package-version';
-import { ROOT } from '../support/spawn-ts';
+import { childCoverageEnv, ROOT } from '../support/spawn-ts';
 
 const run = promisify(execFile);
 
@@ -13,14 +13,17 @@ describe('the connector command after npm ci', () => {
 
   it('is executable and runs by its shebang', async () => {
     expect(statSync(cli).mode & 0o111).toBe(0o111);
-    const { stdout } = await run(cli, ['--version'], { cwd: ROOT });
+    const { stdout } = await run(cli, ['--version'], {
+      cwd: ROOT,
+      env: { ...process.env, ...childCoverageEnv() },
+    });
     expect(stdout.trim()).toBe(packageVersion());
   });
 
   it('runs as `npx connector` in the project, with no install step', async () => {
     const { stdout } = await run('npx', ['--no-install', 'connector', '--version'], {
       cwd: ROOT,
-      env: { ...process.env, npm_config_update_notifier: 'false' },
+      env: { ...process.env, ...childCoverageEnv(), npm_config_update_notifier: 'false' },
     });
     expect(stdout.trim()).toBe(packageVersion());
   });

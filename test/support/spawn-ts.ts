@@ -7,6 +7,12 @@ import { ROUTE_TOKEN } from './harness';
 
 export const ROOT = path.join(__dirname, '..', '..');
 
+/** Under `npm test`, a child process writes its V8 coverage for the summary (jest.config.js). */
+export function childCoverageEnv(): Record<string, string> {
+  const dir = process.env.CONNECTOR_CHILD_COVERAGE;
+  return dir ? { NODE_V8_COVERAGE: dir } : {};
+}
+
 export interface Spawned {
   child: ChildProcess;
   stdout(): string;
@@ -27,7 +33,12 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
     ['--require', require.resolve('tsx/cjs'), path.join(ROOT, entry), ...args],
     {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? cwd,
+        ...childCoverageEnv(),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
