@@ -41,7 +41,8 @@ export const computedAmount: AmountSource = (service, currency) => {
   };
   for (const [kind, fallback] of MATERIALS) {
     for (const item of service.materials?.[kind] ?? []) {
-      const unit = textOf(item.unit);
+      // Edge banding is sold by length: its unit (m) says how much; boards and parts count.
+      const unit = kind === 'edges' ? textOf(item.unit) : undefined;
       add(
         `${textOf(item.description) ?? textOf(item.internal_code) ?? fallback} × ${item.quantity ?? 0}${unit ? ` ${unit}` : ''}`,
         cents(item.price, item.quantity),

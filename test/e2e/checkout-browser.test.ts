@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { eventually, settled, startHarness, type Harness } from '../support/harness';
 
 describe('a customer in a real browser', () => {
   let h: Harness;
@@ -66,6 +66,30 @@ describe('a customer in a real browser', () => {
     expect(
       h.simulator.accepted('finish-checkout').filter((c) => c.serviceId === 1002),
     ).toHaveLength(0);
+    await page.close();
+  });
+
+  it('pays by Pix: processing first, paid once the Pix is confirmed', async () => {
+    const page = await openCheckout(1004);
+    const checkoutUrl = page.url();
+    await page.getByRole('button', { name: 'Pagar com Pix' }).click();
+    await page.waitForURL(/\/return\/sandbox/);
+    await expect(page.getByTestId('outcome').textContent()).resolves.toBe(
+      'Pagamento em processamento',
+    );
+    await page.screenshot({ path: path.join(ARTIFACTS, 'return-processing.png') });
+    await settled(h.connector.jobs);
+    expect(h.simulator.accepted('finish-checkout').filter((c) => c.serviceId === 1004)).toEqual([]);
+
+    await page.goto(checkoutUrl);
+    await page.getByRole('button', { name: 'Confirmar o Pix' }).click();
+    await page.waitForURL(/\/return\/sandbox/);
+    await expect(page.getByTestId('outcome').textContent()).resolves.toBe('Pagamento confirmado');
+    await eventually(
+      () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1004),
+      10_000,
+      'finish',
+    );
     await page.close();
   });
 

@@ -30,7 +30,7 @@ export function sandboxPaymentPage(payment: SandboxPayment): string {
       ? `${pending ? '' : '<p class="status">Pix em processamento: aguardando a confirmação do banco.</p>'}
   <div class="actions">
     <form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o Pix'}</button></form>
-    ${pending ? `<form method="post" action="${base}/pix"><button class="pix" type="submit">Pagar com Pix (confirmação posterior)</button></form>` : ''}
+    ${pending ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O pagamento fica em processamento até ser confirmado">Pagar com Pix</button></form>` : ''}
     <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
   </div>`
       : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>`
