@@ -16,6 +16,9 @@ module.exports = {
   // Integration tests start real servers and a private redis-server; two cores, two workers.
   maxWorkers: 2,
   testTimeout: 30000,
+  // Tests of a file run in a random order (the seed is printed; --seed=N repeats an order), so
+  // no test can lean on what another left behind.
+  randomize: true,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   coverageProvider: 'v8',
   collectCoverageFrom: ['src/**/*.ts'],

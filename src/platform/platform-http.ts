@@ -1,4 +1,6 @@
 import axios, { type AxiosInstance } from 'axios';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
 import { AppError } from '../errors';
@@ -68,8 +70,12 @@ export class PlatformHttp {
     this.getRetryBaseMs = options.getRetryBaseMs ?? 250;
     this.getRetryMaxWaitMs = options.getRetryMaxWaitMs ?? 5000;
     const basic = Buffer.from(`${options.email}:${options.password}`).toString('base64');
+    // A connection pool of the client's own (keep-alive, bounded), not Node's global one.
+    const agentOptions = { keepAlive: true, maxSockets: 50 };
     this.axios = axios.create({
       baseURL: options.baseUrl,
+      httpAgent: new HttpAgent(agentOptions),
+      httpsAgent: new HttpsAgent(agentOptions),
       timeout: options.timeoutMs,
       maxRedirects: 0,
       maxContentLength: options.maxResponseBytes ?? 20 * 1024 * 1024,
@@ -145,6 +151,8 @@ export class PlatformHttp {
     if (fresh.length === 0) return;
     this.logger.warn('platform answer has unexpected fields', {
       request: where,
+      // The first answer seen with these fields, e.g. /services/1002: `services get` shows it.
+      path: request.path,
       fields: fresh,
       handling: 'kept as sent; the checkout reads only ids, status and prices',
     });

@@ -5,6 +5,8 @@ import { judgeDelivery, type DeliveryVerdict } from '../../src/delivery/delivery
 import { closeRedis, createRedis } from '../../src/infra/redis';
 import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
 import { captureLog } from '../support/log-capture';
+import { PlatformClient } from '../../src/platform/platform-client';
+import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { eventually } from '../support/harness';
 import { startPlatform } from '../support/platform';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
@@ -29,10 +31,10 @@ describe('delivery answer table', () => {
   });
   afterEach(() => platform.simulator.faults.clear());
 
-  async function attempt(): Promise<DeliveryVerdict> {
+  async function attempt(client = platform.client): Promise<DeliveryVerdict> {
     const checkoutId = newCheckoutId();
     const deps = {
-      platform: platform.client,
+      platform: client,
       store,
       clock: () => new Date(),
       log: captureLog().logger,
@@ -109,8 +111,16 @@ describe('delivery answer table', () => {
   });
 
   it('a refused connection -> retry', async () => {
+    // A client of its own: no kept-alive connection from an earlier row, which the refusal
+    // would reset, so the attempt meets the closed port itself.
+    const fresh = new PlatformClient({
+      ...DEMO_CREDENTIALS,
+      baseUrl: platform.baseUrl,
+      timeoutMs: 300,
+      logger: captureLog().logger,
+    });
     await platform.simulator.refuseConnections(300);
-    expect(await attempt()).toMatchObject({
+    expect(await attempt(fresh)).toMatchObject({
       action: 'retry',
       alert: false,
       reason: expect.stringContaining('connection refused'),

@@ -124,6 +124,21 @@ describe('delivery guarantees', () => {
   });
 
   it('exposes delivery metrics', async () => {
+    // A delivery and a duplicate of its own, whatever ran before.
+    const checkoutId = await pay(1010);
+    await eventually(() => accepted('finish-checkout', 1010)[0]);
+    const record = await h.connector.deps.store.get(checkoutId);
+    await completedJob(h.connector.jobs.notificationQueue, `finish-${checkoutId}`).then((job) =>
+      job.remove(),
+    );
+    await h.connector.deps.jobs.notify({
+      checkoutId,
+      serviceId: 1010,
+      kind: 'finish',
+      outcome: 'paid',
+      transactionId: record?.transactionId,
+    });
+    await completedJob(h.connector.jobs.notificationQueue, `finish-${checkoutId}`);
     const text = await (await fetch(`${h.url}/metrics`)).text();
     expect(text).toMatch(
       /connector_notification_attempts_total\{kind="finish",result="delivered"\} [1-9]/,

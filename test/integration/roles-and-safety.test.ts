@@ -45,6 +45,15 @@ describe('api and worker roles on one Redis', () => {
     );
     expect(perService).toEqual(services.map(() => 1));
   });
+});
+
+describe('an api process and a worker process', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { ROLE: 'api', RECONCILE_INTERVAL_MS: '300' } });
+    await h.addConnector({ ROLE: 'worker' });
+  });
+  afterAll(() => h.stop());
 
   it('lets the reconciler re-send a notification whose job was lost', async () => {
     const api = h.connector;

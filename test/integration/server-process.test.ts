@@ -124,8 +124,9 @@ describe('closeHttpServer', () => {
     await once(server, 'listening');
     const address = server.address();
     const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
+    const arrived = once(server, 'request');
     const inFlight = fetch(url).then((res) => res.text());
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await arrived;
     const closed = closeHttpServer(server, 5000);
     await expect(fetch(url)).rejects.toThrow();
     await expect(inFlight).resolves.toBe('finished');
