@@ -1,44 +1,23 @@
 import { produceCheckout } from '../../src/checkout/produce-checkout';
 import { requestCheckout } from '../../src/checkout/request-checkout';
-import type { PaymentProvider } from '../../src/payments/payment-provider';
-import { useCaseWorld, type UseCaseWorld } from '../support/checkout-deps';
-import { startPlatform } from '../support/platform';
-import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { sandboxWith, useCaseSuite } from '../support/checkout-deps';
 
 describe('producing a checkout', () => {
-  let redis: TestRedis;
-  let platform: Awaited<ReturnType<typeof startPlatform>>;
-  let w: UseCaseWorld;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    platform = await startPlatform({ serviceCount: 25 });
-  });
-  afterAll(async () => {
-    await platform.simulator.stop();
-    await redis.close();
-  });
-  beforeEach(async () => {
-    w = await useCaseWorld(redis.url, platform.client);
-  });
-  afterEach(() => w.close());
-
+  const suite = useCaseSuite();
   const requested = async (serviceId: number) => {
-    const answer = await requestCheckout(w.deps, serviceId);
+    const answer = await requestCheckout(suite.world.deps, serviceId);
     if (answer.kind !== 'accepted') throw new Error(answer.kind);
     return answer.checkoutId;
   };
 
   it('never hands the platform an empty link, even when a provider returns one', async () => {
+    const w = suite.world;
+    const platform = suite.platform;
     const sandbox = w.sandbox;
     // A provider that misbehaves: it creates the payment but returns no URL.
-    const careless: PaymentProvider = {
-      name: sandbox.name,
+    w.deps.provider = sandboxWith(sandbox, {
       createCheckout: async (request) => ({ ...(await sandbox.createCheckout(request)), url: '' }),
-      getStatus: (ref) => sandbox.getStatus(ref),
-      parseWebhook: () => sandbox.parseWebhook(),
-    };
-    w.deps.provider = careless;
+    });
     const checkoutId = await requested(1001);
     await expect(produceCheckout(w.deps, checkoutId, checkoutId)).rejects.toMatchObject({
       code: 'INTERNAL',
@@ -49,6 +28,8 @@ describe('producing a checkout', () => {
   });
 
   it('posts the stored URL again on a repeat, without a second provider checkout', async () => {
+    const w = suite.world;
+    const platform = suite.platform;
     const checkoutId = await requested(1002);
     expect(await produceCheckout(w.deps, checkoutId, checkoutId)).toBe('url_sent');
     const first = await w.deps.store.get(checkoutId);
@@ -62,6 +43,7 @@ describe('producing a checkout', () => {
   });
 
   it('does nothing for a checkout that is gone or already closed', async () => {
+    const w = suite.world;
     expect(await produceCheckout(w.deps, 'chk_000000000000000000000000', 'x')).toBe('missing');
     const checkoutId = await requested(1003);
     await w.deps.store.transition(checkoutId, 'expired', {}, w.now);
@@ -69,6 +51,8 @@ describe('producing a checkout', () => {
   });
 
   it('fails a checkout for a service with nothing to charge, and cancels it', async () => {
+    const w = suite.world;
+    const platform = suite.platform;
     platform.simulator.state.override(1004, { detail: { id: 1004, labour: null } });
     const checkoutId = await requested(1004);
     expect(await produceCheckout(w.deps, checkoutId, checkoutId)).toBe('nothing_to_charge');
@@ -80,6 +64,7 @@ describe('producing a checkout', () => {
   });
 
   it('fails a checkout for a service the platform does not know, without a cancel', async () => {
+    const w = suite.world;
     const checkoutId = await requested(4242);
     expect(await produceCheckout(w.deps, checkoutId, checkoutId)).toBe('unknown_service');
     expect((await w.deps.store.get(checkoutId))?.state).toBe('failed');

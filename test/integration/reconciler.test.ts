@@ -1,52 +1,25 @@
-import { produceCheckout } from '../../src/checkout/produce-checkout';
 import {
   MAX_LOOK_WAIT_MS,
   nextLookDelayMs,
   reconcileCheckouts,
 } from '../../src/checkout/reconcile-checkouts';
-import { requestCheckout } from '../../src/checkout/request-checkout';
 import { createMetrics, observeReconciler } from '../../src/infra/metrics';
 import { checkoutKeys } from '../../src/store/checkout-keys';
-import { useCaseWorld, type UseCaseWorld } from '../support/checkout-deps';
-import { startPlatform } from '../support/platform';
-import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { useCaseSuite, type UseCaseWorld } from '../support/checkout-deps';
 
 const INTERVAL_MS = 60_000;
 const pass = (w: UseCaseWorld, budgetMs = 10_000) =>
   reconcileCheckouts(w.deps, { intervalMs: INTERVAL_MS, budgetMs });
 
 describe('the reconciler, branch by branch', () => {
-  let redis: TestRedis;
-  let platform: Awaited<ReturnType<typeof startPlatform>>;
-  let w: UseCaseWorld;
-  let nextService = 1001;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    platform = await startPlatform({ serviceCount: 25 });
-  });
-  afterAll(async () => {
-    await platform.simulator.stop();
-    await redis.close();
-  });
-  // A world of its own for every test: nothing one test leaves behind reaches another.
-  beforeEach(async () => {
-    w = await useCaseWorld(redis.url, platform.client, { firstLookMs: INTERVAL_MS / 2 });
-  });
-  afterEach(() => w.close());
-
-  /** A checkout as the platform's request leaves it; `produced` also sends its URL. */
-  async function checkout(produced = true): Promise<string> {
-    const answer = await requestCheckout(w.deps, nextService++);
-    if (answer.kind !== 'accepted') throw new Error(`checkout refused: ${answer.kind}`);
-    if (produced) await produceCheckout(w.deps, answer.checkoutId, answer.checkoutId);
-    return answer.checkoutId;
-  }
-  const stateOf = async (id: string) => (await w.deps.store.get(id))?.state;
+  const suite = useCaseSuite({ firstLookMs: INTERVAL_MS / 2 });
+  const checkout = (produced?: boolean) => suite.checkout(produced);
+  const stateOf = async (id: string) => (await suite.world.deps.store.get(id))?.state;
   const jobState = async (queue: 'checkoutQueue' | 'notificationQueue', jobId: string) =>
-    (await w.jobs[queue].getJob(jobId))?.getState();
+    (await suite.world.jobs[queue].getJob(jobId))?.getState();
 
   it('leaves a checkout alone until it is due, then looks at it once per pass', async () => {
+    const w = suite.world;
     const id = await checkout();
     expect(await pass(w)).toMatchObject({ looked: 0 });
     w.advance(INTERVAL_MS / 2);
@@ -56,6 +29,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('reads an open checkout from the provider: processing, then paid', async () => {
+    const w = suite.world;
     const id = await checkout();
     w.advance(INTERVAL_MS / 2);
     await w.sandbox.settle(id, 'processing');
@@ -72,6 +46,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('expires an open checkout past its expiry, which the platform learns as a cancel', async () => {
+    const w = suite.world;
     const id = await checkout();
     w.advance(3_600_000 + 1);
     expect(await pass(w)).toMatchObject({ looked: 1, expired: 1 });
@@ -81,6 +56,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('produces again a checkout that never got its URL', async () => {
+    const w = suite.world;
     const id = await checkout(false);
     // The produce job was lost with a Redis write.
     await w.jobs.checkoutQueue.obliterate({ force: true });
@@ -90,6 +66,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('notifies again an outcome whose job was lost, and only once however often it looks', async () => {
+    const w = suite.world;
     const id = await checkout();
     await w.deps.store.transition(id, 'paid', { transactionId: 'tx-lost' }, w.now);
     w.advance(INTERVAL_MS / 2);
@@ -102,6 +79,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('retires a line entry whose record is gone, and one already reported', async () => {
+    const w = suite.world;
     const gone = await checkout();
     const reported = await checkout();
     const keys = checkoutKeys(w.prefix);
@@ -116,6 +94,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('counts a look that fails, and moves on to the next checkout', async () => {
+    const w = suite.world;
     const broken = await checkout();
     const fine = await checkout();
     await w.redis.hset(`${w.prefix}:sandbox:${broken}`, 'data', 'not json');
@@ -129,6 +108,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('stops at its time budget and counts what is left, which the metrics show', async () => {
+    const w = suite.world;
     await checkout();
     await checkout();
     w.advance(INTERVAL_MS);
@@ -149,6 +129,7 @@ describe('the reconciler, branch by branch', () => {
   });
 
   it('never looks at a checkout whose delivery failed for good', async () => {
+    const w = suite.world;
     const id = await checkout();
     await w.deps.store.transition(id, 'paid', {}, w.now);
     await w.deps.store.parkFailedDelivery(id, w.now);

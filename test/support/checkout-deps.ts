@@ -3,12 +3,17 @@ import type { Redis } from 'ioredis';
 import { computedAmount } from '../../src/checkout/amount-source';
 import type { CheckoutDeps } from '../../src/checkout/checkout-deps';
 import { newCheckoutId } from '../../src/checkout/checkout-record';
+import { produceCheckout } from '../../src/checkout/produce-checkout';
+import { requestCheckout } from '../../src/checkout/request-checkout';
 import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
 import { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
+import type { PaymentProvider } from '../../src/payments/payment-provider';
 import { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
 import type { PlatformClient } from '../../src/platform/platform-client';
 import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
 import { captureLog, type CapturedLog } from './log-capture';
+import { startPlatform } from './platform';
+import { startTestRedis, type TestRedis } from './redis-server';
 
 /** The use cases' dependencies on a real Redis, with a clock the test moves by hand. */
 export interface UseCaseWorld {
@@ -79,5 +84,70 @@ export async function useCaseWorld(
       await jobs.close();
       await closeRedis(redis);
     },
+  };
+}
+
+/**
+ * The hooks of a use-case suite: one Redis and one platform simulator for the file, a fresh
+ * world (its own prefix) for every test. Call at the top of a describe; read `world` in tests.
+ */
+export function useCaseSuite(options: { firstLookMs?: number; expiryMs?: number } = {}) {
+  let redis: TestRedis | undefined;
+  let platform: Awaited<ReturnType<typeof startPlatform>> | undefined;
+  let world: UseCaseWorld | undefined;
+  let nextService = 1001;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    platform = await startPlatform({ serviceCount: 25 });
+  });
+  afterAll(async () => {
+    await platform?.simulator.stop();
+    await redis?.close();
+  });
+  beforeEach(async () => {
+    world = await useCaseWorld(redis!.url, platform!.client, options);
+  });
+  afterEach(() => world?.close());
+  const suite = {
+    get world(): UseCaseWorld {
+      if (!world) throw new Error('no world outside a test');
+      return world;
+    },
+    get platform() {
+      if (!platform) throw new Error('no platform outside a test');
+      return platform;
+    },
+    /** A checkout as the platform's request leaves it (each of its own service); `produced` also sends its URL. */
+    async checkout(produced = true): Promise<string> {
+      const answer = await requestCheckout(suite.world.deps, nextService++);
+      if (answer.kind !== 'accepted') throw new Error(`checkout refused: ${answer.kind}`);
+      if (produced) {
+        await produceCheckout(suite.world.deps, answer.checkoutId, answer.checkoutId);
+      }
+      return answer.checkoutId;
+    },
+  };
+  return suite;
+}
+
+/** The sandbox seen through another provider's limits or mishaps: `changes` replace its methods. */
+export function sandboxWith(
+  sandbox: SandboxProvider,
+  changes: {
+    createCheckout?: PaymentProvider['createCheckout'];
+    /** Another cancel, or `null` for a provider that cannot close a checkout. */
+    cancelCheckout?: PaymentProvider['cancelCheckout'] | null;
+  },
+): PaymentProvider {
+  const cancel =
+    changes.cancelCheckout === null
+      ? undefined
+      : (changes.cancelCheckout ?? ((ref) => sandbox.cancelCheckout(ref)));
+  return {
+    name: sandbox.name,
+    createCheckout: changes.createCheckout ?? ((request) => sandbox.createCheckout(request)),
+    getStatus: (ref) => sandbox.getStatus(ref),
+    parseWebhook: () => sandbox.parseWebhook(),
+    ...(cancel ? { cancelCheckout: cancel } : {}),
   };
 }
