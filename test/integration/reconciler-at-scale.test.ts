@@ -3,7 +3,7 @@ import { recordOutcome } from '../../src/checkout/settle-checkout';
 import type { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
 import { eventually, startHarness, type Harness } from '../support/harness';
 
-const INTERVAL_MS = 2000;
+const INTERVAL_MS = 3000;
 const OPEN = 9000;
 const FAILED = 1000;
 const FIRST_SERVICE = 100_001;
