@@ -45,6 +45,7 @@ const serverShape = {
   PAYMENT_PROVIDER: z.enum(['sandbox'], {
     error: 'only sandbox is available in this version (stripe and mercadopago are coming)',
   }),
+  SANDBOX_IN_PRODUCTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   CHECKOUT_EXPIRY_MINUTES: positiveInt.min(5).max(1440),
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
   DASHBOARD_USER: z.string().min(1).optional(),
@@ -68,6 +69,18 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
       code: 'custom',
       path: ['JOB_LOCK_MS'],
       message: `must be at least 4 x PLATFORM_TIMEOUT_MS + 10 s (${minJobLockMs(env.PLATFORM_TIMEOUT_MS)}), or a slow platform call lets a second worker run the same job`,
+    });
+  }
+  if (
+    env.NODE_ENV === 'production' &&
+    env.PAYMENT_PROVIDER === 'sandbox' &&
+    env.SANDBOX_IN_PRODUCTION !== 'true'
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PAYMENT_PROVIDER'],
+      message:
+        'the sandbox takes no real money and refuses NODE_ENV=production; choose a real provider, or set SANDBOX_IN_PRODUCTION=true on purpose for a staging platform',
     });
   }
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
@@ -109,7 +122,9 @@ export interface Config {
   checkout: {
     routePath: string;
     routeToken: string;
-    provider: string;
+    provider: 'sandbox';
+    /** The sandbox runs under NODE_ENV=production on purpose (a staging platform). */
+    sandboxInProduction: boolean;
     currency: string;
     expiryMs: number;
   };
@@ -215,6 +230,10 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       routePath: raw.CHECKOUT_ROUTE_PATH,
       routeToken: raw.CHECKOUT_ROUTE_TOKEN,
       provider: raw.PAYMENT_PROVIDER,
+      sandboxInProduction:
+        raw.PAYMENT_PROVIDER === 'sandbox' &&
+        raw.NODE_ENV === 'production' &&
+        raw.SANDBOX_IN_PRODUCTION === 'true',
       currency: raw.CURRENCY,
       expiryMs: raw.CHECKOUT_EXPIRY_MINUTES * 60_000,
     },

@@ -59,6 +59,10 @@ export interface CheckoutStore {
    * set and the dashboard own it now; a retry that delivers it reports it as usual.
    */
   parkFailedDelivery(checkoutId: string, now: Date): Promise<void>;
+  /** Whether a provider's webhook event was handled already (remembered 7 days). */
+  eventHandled(provider: string, eventId: string): Promise<boolean>;
+  /** Remembers that a provider's webhook event was handled, so a duplicate changes nothing. */
+  markEventHandled(provider: string, eventId: string): Promise<void>;
   /** Takes a checkout off the reconciler's line (nothing left to do for it), with a note. */
   retire(checkoutId: string, note?: { field: 'cancelDropped'; value: string }): Promise<void>;
 }

@@ -91,3 +91,12 @@ export async function syncFromProvider(
   }
   return (await deps.store.get(record.checkoutId)) ?? record;
 }
+
+/**
+ * A provider's own page learned something about a checkout (the sandbox's buttons): the same
+ * path as a verified webhook, by checkout id. An unknown id changes nothing.
+ */
+export async function syncCheckout(deps: CheckoutDeps, checkoutId: string): Promise<void> {
+  const record = await deps.store.get(checkoutId);
+  if (record && record.provider === deps.provider.name) await syncFromProvider(deps, record);
+}

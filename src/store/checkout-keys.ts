@@ -10,6 +10,7 @@
  *                             reconciler should next look at them: its line
  *   chk-parked                zset of checkouts whose notification failed for good, scored by
  *                             when: the failed set and the dashboard own them
+ *   chk-event:<provider>:<id> a provider's webhook event already handled (7 days)
  */
 export interface CheckoutKeys {
   /** `record(id)` is `recordPrefix + id`. */
@@ -19,6 +20,7 @@ export interface CheckoutKeys {
   ref(provider: string, providerRef: string): string;
   due: string;
   parked: string;
+  event(provider: string, eventId: string): string;
 }
 
 export function checkoutKeys(prefix: string): CheckoutKeys {
@@ -29,6 +31,7 @@ export function checkoutKeys(prefix: string): CheckoutKeys {
     service: (serviceId) => `${prefix}:chk-service:${serviceId}`,
     ref: (provider, providerRef) => `${prefix}:chk-ref:${provider}:${providerRef}`,
     due: `${prefix}:chk-due`,
+    event: (provider, eventId) => `${prefix}:chk-event:${provider}:${eventId}`,
     parked: `${prefix}:chk-parked`,
   };
 }

@@ -13,6 +13,8 @@ import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
+/** Providers retry webhooks for up to 3 days (Stripe); events are remembered longer. */
+const EVENT_RETENTION_MS = 7 * 86_400_000;
 /** Parked checkouts are remembered as long as BullMQ keeps their failed jobs. */
 const KEEP_PARKED_MS = 30 * 86_400_000;
 
@@ -186,6 +188,14 @@ export class RedisCheckoutStore implements CheckoutStore {
       KEEP_PARKED_MS,
       checkoutId,
     );
+  }
+
+  async eventHandled(provider: string, eventId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.event(provider, eventId))) === 1;
+  }
+
+  async markEventHandled(provider: string, eventId: string): Promise<void> {
+    await this.redis.set(this.keys.event(provider, eventId), '1', 'PX', EVENT_RETENTION_MS);
   }
 
   async retire(

@@ -129,10 +129,13 @@ describe('Redis that may evict keys', () => {
       CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
     };
     try {
-      const production = startConnector(loadConfig({ ...env, NODE_ENV: 'production' }), {
-        logger: captureLog().logger,
-        host: '127.0.0.1',
-      });
+      const production = startConnector(
+        loadConfig({ ...env, NODE_ENV: 'production', SANDBOX_IN_PRODUCTION: 'true' }),
+        {
+          logger: captureLog().logger,
+          host: '127.0.0.1',
+        },
+      );
       await expect(production).rejects.toBeInstanceOf(ConfigError);
       // And the server process exits 78 with the one line, as the README promises.
       const proc = spawnConnector(redis.url, 'http://127.0.0.1:9', env);

@@ -36,6 +36,7 @@ describe('the connector process', () => {
       async (kind, message, reason) => {
         const proc = spawnTs('test/support/crash-after-start.ts', [], {
           NODE_ENV: 'production',
+          SANDBOX_IN_PRODUCTION: 'true',
           PORT: '0',
           REDIS_URL: redis.url,
           PLATFORM_BASE_URL: simulator.url,

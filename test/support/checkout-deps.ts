@@ -135,6 +135,7 @@ export function sandboxWith(
   sandbox: SandboxProvider,
   changes: {
     createCheckout?: PaymentProvider['createCheckout'];
+    parseWebhook?: PaymentProvider['parseWebhook'];
     /** Another cancel, or `null` for a provider that cannot close a checkout. */
     cancelCheckout?: PaymentProvider['cancelCheckout'] | null;
   },
@@ -147,7 +148,7 @@ export function sandboxWith(
     name: sandbox.name,
     createCheckout: changes.createCheckout ?? ((request) => sandbox.createCheckout(request)),
     getStatus: (ref) => sandbox.getStatus(ref),
-    parseWebhook: () => sandbox.parseWebhook(),
+    parseWebhook: changes.parseWebhook ?? (() => sandbox.parseWebhook()),
     ...(cancel ? { cancelCheckout: cancel } : {}),
   };
 }

@@ -73,6 +73,8 @@ export function spawnConnector(
 ): Spawned {
   return spawnTs('src/main/server.ts', [], {
     NODE_ENV: 'production',
+    // The sandbox is the provider: production mode on purpose, as against a staging platform.
+    SANDBOX_IN_PRODUCTION: 'true',
     PORT: '0',
     REDIS_URL: redisUrl,
     PLATFORM_BASE_URL: platformUrl,

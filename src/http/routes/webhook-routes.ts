@@ -1,15 +1,13 @@
 import express, { Router } from 'express';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
-import { syncFromProvider } from '../../checkout/settle-checkout';
+import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
 import { AppError } from '../../errors';
-import type { Logger } from '../../infra/logger';
 
 /**
- * Provider webhooks. The raw body is kept for signature checks; a verified event is only a
- * hint, so the handler reads the payment's status from the provider. Events for unknown
- * payments and duplicates get 2xx, so the provider does not retry them forever.
+ * Provider webhooks. The raw body is kept for the signature check; the use case does the rest.
+ * Duplicates and events for unknown payments get 2xx, so the provider does not retry them forever.
  */
-export function webhookRoutes(deps: CheckoutDeps, logger: Logger): Router {
+export function webhookRoutes(deps: CheckoutDeps): Router {
   const router = Router();
   router.post(
     '/webhooks/:provider',
@@ -21,26 +19,20 @@ export function webhookRoutes(deps: CheckoutDeps, logger: Logger): Router {
           `No provider named ${req.params.provider} is configured.`,
         );
       }
-      const hint = await deps.provider.parseWebhook({
+      const result = await handleProviderWebhook(deps, {
         headers: req.headers,
         query: req.query as Record<string, unknown>,
         rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
       });
-      if ('ignore' in hint) {
-        res.json({ received: true, ignored: hint.ignore });
-        return;
-      }
-      const record = await deps.store.findByProviderRef(deps.provider.name, hint.providerRef);
-      if (!record) {
-        logger.warn('webhook for an unknown payment', {
-          provider: deps.provider.name,
-          eventId: hint.eventId,
-        });
-        res.json({ received: true, ignored: 'unknown payment' });
-        return;
-      }
-      const current = await syncFromProvider(deps, record);
-      res.json({ received: true, checkout_id: current.checkoutId, state: current.state });
+      res.json({
+        received: true,
+        ...(result.kind === 'ignored' ? { ignored: result.reason } : {}),
+        ...(result.kind === 'unknown_payment' ? { ignored: 'unknown payment' } : {}),
+        ...(result.kind === 'duplicate' ? { duplicate: true } : {}),
+        ...(result.kind === 'synced'
+          ? { checkout_id: result.checkoutId, state: result.state }
+          : {}),
+      });
     },
   );
   return router;

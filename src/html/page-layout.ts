@@ -1,3 +1,8 @@
+/*
+ * The HTML kit of every page a customer's browser sees (the connector's return pages, the
+ * sandbox provider's payment page): one plain, shop-like style, escaping, money in pt-BR.
+ */
+
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -31,10 +36,14 @@ const STYLE = `
   .note { color:var(--muted); font-size:14px; margin:18px 0 0; }
   .status { font-size:18px; margin:0 0 8px; }
   .ok { color:var(--brand); } .bad { color:var(--bad); }
+  .notice { background:#fff4e5; color:#8a4b00; border:1px solid #f5d9b0; border-radius:8px; padding:10px 14px; margin:0 0 16px; font-size:14px; }
 `;
 
-/** A complete page in the connector's plain, shop-like style. */
-export function renderPage(title: string, body: string): string {
+/**
+ * A complete page in the connector's plain, shop-like style. `notice` is a banner above the
+ * content (e.g. that the sandbox runs on a staging deployment and takes no money).
+ */
+export function renderPage(title: string, body: string, notice?: string): string {
   return `<!doctype html>
 <html lang="pt-BR">
 <head>
@@ -43,6 +52,15 @@ export function renderPage(title: string, body: string): string {
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
-<body><main>${body}</main></body>
+<body><main>${notice ? `<p class="notice" role="note">${escapeHtml(notice)}</p>` : ''}${body}</main></body>
 </html>`;
+}
+
+/** A page for a link that leads nowhere (unknown or removed checkout). */
+export function notFoundPage(notice?: string): string {
+  return renderPage(
+    'Pagamento não encontrado',
+    `<div class="card"><h1 class="bad">Pagamento não encontrado</h1><p class="status">Este link não é válido. Solicite um novo link de pagamento pela loja.</p></div>`,
+    notice,
+  );
 }

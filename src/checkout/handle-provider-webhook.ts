@@ -1,0 +1,41 @@
+import type { WebhookInput } from '../payments/payment-provider';
+import type { CheckoutDeps } from './checkout-deps';
+import type { CheckoutState } from './checkout-record';
+import { syncFromProvider } from './settle-checkout';
+
+export type WebhookResult =
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'duplicate'; eventId: string }
+  | { kind: 'unknown_payment'; eventId: string }
+  | { kind: 'synced'; eventId: string; checkoutId: string; state: CheckoutState };
+
+/**
+ * A provider's webhook: a hint, never the truth. The provider's adapter verifies it (a bad
+ * signature throws, and nothing changes); an event handled before changes nothing; an event about
+ * a payment the connector does not know is logged and acknowledged; otherwise the payment's status
+ * is read from the provider and recorded, once, whatever else (the redirect, another event) races
+ * it. The event counts as handled only once that worked, so a provider retry after a failure is
+ * processed again.
+ */
+export async function handleProviderWebhook(
+  deps: CheckoutDeps,
+  input: WebhookInput,
+): Promise<WebhookResult> {
+  const { provider, store, log } = deps;
+  const hint = await provider.parseWebhook(input);
+  if ('ignore' in hint) return { kind: 'ignored', reason: hint.ignore };
+  const { eventId } = hint;
+  if (await store.eventHandled(provider.name, eventId)) {
+    log.info('webhook event already handled', { provider: provider.name, eventId });
+    return { kind: 'duplicate', eventId };
+  }
+  const record = await store.findByProviderRef(provider.name, hint.providerRef);
+  if (!record) {
+    log.warn('webhook for an unknown payment', { provider: provider.name, eventId });
+    await store.markEventHandled(provider.name, eventId);
+    return { kind: 'unknown_payment', eventId };
+  }
+  const current = await syncFromProvider(deps, record);
+  await store.markEventHandled(provider.name, eventId);
+  return { kind: 'synced', eventId, checkoutId: current.checkoutId, state: current.state };
+}

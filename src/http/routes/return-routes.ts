@@ -1,0 +1,23 @@
+import { Router } from 'express';
+import type { CheckoutDeps } from '../../checkout/checkout-deps';
+import { isCheckoutId, isOpen } from '../../checkout/checkout-record';
+import { syncFromProvider } from '../../checkout/settle-checkout';
+import { notFoundPage } from '../../html/page-layout';
+import { returnPage } from '../pages/checkout-pages';
+
+/** Where the provider sends the customer back, for any provider: a page saying what happened. */
+export function returnRoutes(deps: CheckoutDeps, pageNotice: string | undefined): Router {
+  const router = Router();
+  router.get('/return/:provider', async (req, res) => {
+    const checkoutId = typeof req.query.checkout_id === 'string' ? req.query.checkout_id : '';
+    const record = isCheckoutId(checkoutId) ? await deps.store.get(checkoutId) : undefined;
+    if (!record || record.provider !== req.params.provider) {
+      res.status(404).type('html').send(notFoundPage(pageNotice));
+      return;
+    }
+    // The redirect is a hint, like a webhook: ask the provider before showing the page.
+    const current = isOpen(record.state) ? await syncFromProvider(deps, record) : record;
+    res.type('html').send(returnPage(current, pageNotice));
+  });
+  return router;
+}

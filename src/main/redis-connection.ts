@@ -1,0 +1,42 @@
+import { ConfigError, type Config } from '../config';
+import { connectionErrorLogger, type Logger } from '../infra/logger';
+import { closeRedis, createRedis, waitForRedis, type ConnectorRedis } from '../infra/redis';
+import { readEvictionPolicy } from '../infra/redis-safety';
+
+/**
+ * Refuses to run on a Redis that may evict keys in production (queued notifications could
+ * vanish), and warns elsewhere.
+ */
+async function checkRedisSafety(redis: ConnectorRedis, config: Config, logger: Logger) {
+  const policy = await readEvictionPolicy(redis);
+  if (policy === 'noeviction') return;
+  if (policy === undefined) {
+    logger.warn('could not read maxmemory-policy; make sure Redis is set to noeviction');
+    return;
+  }
+  const problem = `REDIS_URL: Redis may evict keys (maxmemory-policy ${policy}); set maxmemory-policy noeviction so queued notifications are never dropped`;
+  if (config.env === 'production') throw new ConfigError([problem]);
+  logger.warn('redis may evict keys', { maxmemoryPolicy: policy });
+}
+
+/**
+ * The producer connection, checked: it waits up to 5 s for Redis (starting without it is
+ * allowed: /readyz says 503 meanwhile), then refuses an evicting Redis in production.
+ */
+export async function connectRedis(
+  config: Config,
+  logger: Logger,
+): Promise<{ redis: ConnectorRedis; reachable: boolean }> {
+  const redis = createRedis(config.redis.url, 'producer', config.redis.prefix);
+  redis.on('error', connectionErrorLogger(logger, { redis: 'producer' }));
+  const reachable = await waitForRedis(redis, 5000);
+  if (!reachable) {
+    logger.warn('redis not reachable yet; /readyz answers 503 until it is', { timeoutMs: 5000 });
+    return { redis, reachable };
+  }
+  await checkRedisSafety(redis, config, logger).catch(async (error: unknown) => {
+    await closeRedis(redis);
+    throw error;
+  });
+  return { redis, reachable };
+}

@@ -1,0 +1,54 @@
+import type { Express } from 'express';
+import { syncCheckout } from '../checkout/settle-checkout';
+import type { Config } from '../config';
+import { createApp } from '../http/app';
+import { checkoutRoutes } from '../http/routes/checkout-routes';
+import { dashboardRoutes } from '../http/routes/dashboard-routes';
+import { returnRoutes } from '../http/routes/return-routes';
+import { webhookRoutes } from '../http/routes/webhook-routes';
+import type { Logger } from '../infra/logger';
+import type { Metrics } from '../infra/metrics';
+import { pingRedis, type ConnectorRedis } from '../infra/redis';
+import { pageNoticeFor } from '../payments/registry';
+import type { Dependencies } from './dependencies';
+
+/**
+ * The HTTP app of the process: health and metrics always; with the api role, the checkout
+ * route, the provider's webhooks, the return pages, whatever routes the provider brings, and
+ * the dashboard when configured.
+ */
+export function buildApp(
+  config: Config,
+  built: Dependencies,
+  runtime: { redis: ConnectorRedis; logger: Logger; metrics: Metrics },
+): { app: Express; dashboard: boolean } {
+  const { deps, jobs, providerModule } = built;
+  const { logger, metrics, redis } = runtime;
+  const serveApi = config.role !== 'worker';
+  const pageNotice = pageNoticeFor({
+    name: config.checkout.provider,
+    sandboxInProduction: config.checkout.sandboxInProduction,
+  });
+  const hooks = { hint: (checkoutId: string) => syncCheckout(deps, checkoutId), pageNotice };
+  const routers = serveApi
+    ? [
+        checkoutRoutes(deps, {
+          path: config.checkout.routePath,
+          token: config.checkout.routeToken,
+        }),
+        returnRoutes(deps, pageNotice),
+        ...(providerModule.routes ? [providerModule.routes(hooks)] : []),
+      ]
+    : [];
+  const adminRouters =
+    serveApi && config.dashboard ? [dashboardRoutes(jobs.queues, config.dashboard)] : [];
+  const app = createApp({
+    logger,
+    metrics,
+    isReady: () => pingRedis(redis),
+    routers,
+    rawBodyRouters: serveApi ? [webhookRoutes(deps)] : [],
+    adminRouters,
+  });
+  return { app, dashboard: adminRouters.length > 0 };
+}

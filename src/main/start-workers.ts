@@ -1,0 +1,59 @@
+import type { Worker } from 'bullmq';
+import type { Config } from '../config';
+import { connectionErrorLogger, type Logger } from '../infra/logger';
+import type { Metrics } from '../infra/metrics';
+import { closeRedis, createRedis, type ConnectorRedis } from '../infra/redis';
+import { settlesWithin } from '../infra/settles-within';
+import type { Shutdown } from '../infra/shutdown';
+import { startCheckoutWorkers } from '../jobs/checkout-workers';
+import type { Dependencies } from './dependencies';
+
+/** The workers of the process (none with the api role), on a connection of their own. */
+export interface RunningWorkers {
+  workers: Worker[];
+  /** Stops taking jobs, waits for the ones in hand within the shutdown's deadline, then ends. */
+  close(shutdown: Shutdown): Promise<void>;
+}
+
+export async function startWorkers(
+  config: Config,
+  built: Dependencies,
+  runtime: { logger: Logger; metrics: Metrics },
+): Promise<RunningWorkers> {
+  if (config.role === 'api') return { workers: [], close: async () => {} };
+  const { logger } = runtime;
+  const connection: ConnectorRedis = createRedis(
+    config.redis.url,
+    'worker',
+    `${config.redis.prefix}-worker`,
+  );
+  connection.on('error', connectionErrorLogger(logger, { redis: 'worker' }));
+  const workers = startCheckoutWorkers(built.deps, {
+    connection,
+    prefix: config.redis.prefix,
+    notifyBackoffMs: config.notify.backoffMs,
+    lockDurationMs: config.jobs.lockMs,
+    reconcileIntervalMs: config.jobs.reconcileIntervalMs,
+    logger,
+    metrics: runtime.metrics,
+  });
+  await built.jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
+  return {
+    workers,
+    // close() stops taking jobs and waits for the ones in hand, for what is left of the deadline
+    // minus time to close the queues and Redis; then the workers' connections are dropped. A job
+    // cut short is picked up again by another worker once its lock lapses.
+    close: async (shutdown) => {
+      const graceMs = Math.max(500, shutdown.remainingMs() - 2000);
+      const closing = Promise.all(workers.map((worker) => worker.close()));
+      if (await settlesWithin(closing, graceMs)) {
+        await closeRedis(connection);
+        return;
+      }
+      logger.warn('workers did not close in time; their jobs are retried when their locks lapse', {
+        graceMs,
+      });
+      connection.disconnectAll();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { Redis } from 'ioredis';
+import type { ProviderModule } from './provider-module';
+import { sandboxModule } from './sandbox/sandbox-module';
+
+/** The provider settings of the configuration. */
+export interface ProviderSettings {
+  /** PAYMENT_PROVIDER. */
+  name: 'sandbox';
+  /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
+  sandboxInProduction: boolean;
+}
+
+/** What every provider module is built with. */
+export interface ProviderEnvironment {
+  redis: Redis;
+  prefix: string;
+  publicUrl: string;
+}
+
+/** Builds the provider PAYMENT_PROVIDER names; the one place that knows providers by name. */
+export function buildProviderModule(
+  settings: ProviderSettings,
+  environment: ProviderEnvironment,
+): ProviderModule {
+  switch (settings.name) {
+    case 'sandbox':
+      return sandboxModule({ ...environment, inProduction: settings.sandboxInProduction });
+  }
+}
+
+/** The banner of every customer page when the deployment takes no real money on purpose. */
+export function pageNoticeFor(settings: ProviderSettings): string | undefined {
+  return settings.sandboxInProduction
+    ? 'Ambiente de homologação: pagamentos simulados, nenhum valor é cobrado.'
+    : undefined;
+}

@@ -1,0 +1,27 @@
+import type { Redis } from 'ioredis';
+import type { ProviderModule } from '../provider-module';
+import { sandboxRoutes } from './sandbox-routes';
+import { SandboxProvider } from './sandbox-provider';
+
+/** The sandbox as a provider module: the adapter, its payment page, and its start warnings. */
+export function sandboxModule(options: {
+  redis: Redis;
+  prefix: string;
+  publicUrl: string;
+  /** The sandbox runs with NODE_ENV=production, on purpose (SANDBOX_IN_PRODUCTION=true). */
+  inProduction: boolean;
+}): ProviderModule {
+  const provider = new SandboxProvider(options.redis, {
+    prefix: options.prefix,
+    publicUrl: options.publicUrl,
+  });
+  return {
+    provider,
+    routes: (hooks) => sandboxRoutes(provider, hooks),
+    startWarnings: options.inProduction
+      ? [
+          'the sandbox provider runs in production (SANDBOX_IN_PRODUCTION=true): its Pay button marks orders paid without money; use it only against a staging platform',
+        ]
+      : [],
+  };
+}

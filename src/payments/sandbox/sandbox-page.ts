@@ -1,0 +1,56 @@
+import { escapeHtml, formatMoney, renderPage } from '../../html/page-layout';
+import type { SandboxPayment } from './sandbox-provider';
+
+/**
+ * The sandbox provider's payment page: what is paid, the total, and Pay, Pix (processing until
+ * confirmed, like a real asynchronous method) and Decline; a Pix under way can be confirmed or
+ * declined.
+ */
+export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): string {
+  const total = formatMoney(payment.amount.amountMinor, payment.amount.currency);
+  const rows = payment.lines
+    .map(
+      (line) =>
+        `<tr><td>${escapeHtml(line.label)}</td><td class="amount">${formatMoney(line.amountMinor, payment.amount.currency)}</td></tr>`,
+    )
+    .join('');
+  const base = `/sandbox/checkout/${encodeURIComponent(payment.checkoutId)}`;
+  const pending = payment.state === 'pending';
+  return renderPage(
+    `Pagamento do pedido ${payment.serviceId}`,
+    `<div class="card">
+  <p class="eyebrow">Pagamento seguro<span class="badge">Sandbox</span></p>
+  <h1>Pedido nº ${payment.serviceId}</h1>
+  <table aria-label="Itens do pedido">${rows}
+    <tr class="total"><td>Total</td><td class="amount" data-testid="total">${total}</td></tr>
+  </table>
+  ${
+    pending || payment.state === 'processing'
+      ? `${pending ? '' : '<p class="status">Pix em processamento: aguardando a confirmação do banco.</p>'}
+  <div class="actions">
+    <form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o Pix'}</button></form>
+    ${pending ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O pagamento fica em processamento até ser confirmado">Pagar com Pix</button></form>` : ''}
+    <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
+  </div>`
+      : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>`
+  }
+  <p class="note">Ambiente de teste: nenhum valor é cobrado. Válido até ${escapeHtml(formatDate(payment.expiresAt))}.</p>
+</div>`,
+    notice,
+  );
+}
+
+const SANDBOX_CLOSED: Record<string, string> = {
+  paid: 'Este pedido já foi pago.',
+  failed: 'Este pagamento foi recusado.',
+  expired: 'Este link de pagamento expirou.',
+  canceled: 'Este pagamento foi cancelado.',
+};
+
+function formatDate(iso: string): string {
+  return new Intl.DateTimeFormat('pt-BR', {
+    dateStyle: 'short',
+    timeStyle: 'short',
+    timeZone: 'America/Sao_Paulo',
+  }).format(new Date(iso));
+}
