@@ -9,6 +9,8 @@ export const SECRET_VARIABLES = [
   'PLATFORM_API_KEY',
   'CHECKOUT_ROUTE_TOKEN',
   'DASHBOARD_PASSWORD',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
 ] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -42,9 +44,25 @@ const serverShape = {
   CHECKOUT_ROUTE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   // stripe and mercadopago are planned (CONTRACT.md); until their adapters exist, refusing
   // them beats running a sandbox where real payments were expected.
-  PAYMENT_PROVIDER: z.enum(['sandbox'], {
-    error: 'only sandbox is available in this version (stripe and mercadopago are coming)',
+  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe'], {
+    error: 'must be sandbox or stripe (mercadopago is coming)',
   }),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(
+      /^(sk|rk)_(test|live)_\w+$/,
+      'must be a Stripe secret or restricted key (sk_... or rk_...)',
+    )
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
+    .optional(),
+  STRIPE_API_URL: httpUrl.optional(),
+  STRIPE_PAYMENT_METHODS: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be a comma-separated list such as card,pix,boleto')
+    .optional(),
   SANDBOX_IN_PRODUCTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   CHECKOUT_EXPIRY_MINUTES: positiveInt.min(5).max(1440),
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
@@ -82,6 +100,16 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
       message:
         'the sandbox takes no real money and refuses NODE_ENV=production; choose a real provider, or set SANDBOX_IN_PRODUCTION=true on purpose for a staging platform',
     });
+  }
+  if (env.PAYMENT_PROVIDER === 'stripe') {
+    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
+      if (env[name] === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'is required with PAYMENT_PROVIDER=stripe',
+        });
+    }
   }
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({
@@ -122,7 +150,11 @@ export interface Config {
   checkout: {
     routePath: string;
     routeToken: string;
-    provider: 'sandbox';
+    provider: 'sandbox' | 'stripe';
+    /** Stripe's settings, with PAYMENT_PROVIDER=stripe. */
+    stripe:
+      | { secretKey: string; webhookSecret: string; apiUrl?: string; paymentMethods?: string[] }
+      | undefined;
     /** The sandbox runs under NODE_ENV=production on purpose (a staging platform). */
     sandboxInProduction: boolean;
     currency: string;
@@ -230,6 +262,15 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       routePath: raw.CHECKOUT_ROUTE_PATH,
       routeToken: raw.CHECKOUT_ROUTE_TOKEN,
       provider: raw.PAYMENT_PROVIDER,
+      stripe:
+        raw.PAYMENT_PROVIDER === 'stripe' && raw.STRIPE_SECRET_KEY && raw.STRIPE_WEBHOOK_SECRET
+          ? {
+              secretKey: raw.STRIPE_SECRET_KEY,
+              webhookSecret: raw.STRIPE_WEBHOOK_SECRET,
+              apiUrl: raw.STRIPE_API_URL,
+              paymentMethods: raw.STRIPE_PAYMENT_METHODS?.split(','),
+            }
+          : undefined,
       sandboxInProduction:
         raw.PAYMENT_PROVIDER === 'sandbox' &&
         raw.NODE_ENV === 'production' &&
@@ -245,6 +286,8 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       ...platformSecrets(platform),
       raw.CHECKOUT_ROUTE_TOKEN,
       ...(dashboard ? [dashboard.password] : []),
+      ...(raw.STRIPE_SECRET_KEY ? [raw.STRIPE_SECRET_KEY] : []),
+      ...(raw.STRIPE_WEBHOOK_SECRET ? [raw.STRIPE_WEBHOOK_SECRET] : []),
     ],
   };
   return deepFreeze(config);

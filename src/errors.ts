@@ -48,6 +48,21 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The platform repeated a page offset; listing stopped.',
   },
+  PROVIDER_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    text: 'The payment provider timed out, refused, or answered 429/5xx.',
+  },
+  PROVIDER_REJECTED: {
+    status: 502,
+    retryable: false,
+    text: 'The payment provider refused the request (its message is in the log).',
+  },
+  WEBHOOK_SIGNATURE_INVALID: {
+    status: 400,
+    retryable: false,
+    text: 'A webhook whose signature, secret or timestamp does not verify; nothing changed.',
+  },
   REDIS_UNAVAILABLE: {
     status: 503,
     retryable: true,

@@ -19,6 +19,15 @@ function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | un
   }
 }
 
+/** Whether what the provider collected is the checkout's amount (true when either is unknown). */
+function amountMatches(record: CheckoutRecord, status: PaymentStatus): boolean {
+  if (!record.amount || !status.amount) return true;
+  return (
+    record.amount.amountMinor === status.amount.amountMinor &&
+    record.amount.currency === status.amount.currency
+  );
+}
+
 function defaultReason(target: CheckoutOutcome): string | undefined {
   if (target === 'paid') return undefined;
   return target === 'expired' ? 'checkout expired' : `payment ${target}`;
@@ -81,6 +90,16 @@ export async function syncFromProvider(
   const target = targetState(status);
   // Still pending: nothing changed, so nothing to read again.
   if (target === undefined) return record;
+  if (target === 'paid' && !amountMatches(record, status)) {
+    // Never recorded as paid: a person must look (a tampered or mixed-up payment).
+    deps.log.error('provider reports a payment that does not match the checkout', {
+      checkoutId: record.checkoutId,
+      serviceId: record.serviceId,
+      expected: record.amount,
+      reported: status.amount,
+    });
+    return record;
+  }
   if (target === 'processing') {
     await deps.store.transition(record.checkoutId, 'processing', {}, deps.clock());
   } else {

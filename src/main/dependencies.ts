@@ -41,7 +41,11 @@ export function createDependencies(
   for (const queue of jobs.queues)
     queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
   const providerModule = buildProviderModule(
-    { name: config.checkout.provider, sandboxInProduction: config.checkout.sandboxInProduction },
+    {
+      name: config.checkout.provider,
+      sandboxInProduction: config.checkout.sandboxInProduction,
+      stripe: config.checkout.stripe,
+    },
     { redis, prefix: config.redis.prefix, publicUrl },
   );
   const deps: CheckoutDeps = {

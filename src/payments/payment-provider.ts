@@ -28,6 +28,8 @@ export interface PaymentStatus {
   transactionId?: string;
   /** A short, customer-safe reason for failed or canceled payments. */
   reason?: string;
+  /** What the provider collected, when it says; a paid status must match the checkout's amount. */
+  amount?: Money;
 }
 
 /** A verified webhook: which payment it is about (a hint; the status is read from the provider). */

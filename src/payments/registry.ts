@@ -1,13 +1,16 @@
 import type { Redis } from 'ioredis';
 import type { ProviderModule } from './provider-module';
 import { sandboxModule } from './sandbox/sandbox-module';
+import { StripeProvider, type StripeSettings } from './stripe/stripe-provider';
 
 /** The provider settings of the configuration. */
 export interface ProviderSettings {
   /** PAYMENT_PROVIDER. */
-  name: 'sandbox';
+  name: 'sandbox' | 'stripe';
   /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
   sandboxInProduction: boolean;
+  /** With PAYMENT_PROVIDER=stripe (the configuration requires them then). */
+  stripe?: StripeSettings;
 }
 
 /** What every provider module is built with. */
@@ -25,6 +28,9 @@ export function buildProviderModule(
   switch (settings.name) {
     case 'sandbox':
       return sandboxModule({ ...environment, inProduction: settings.sandboxInProduction });
+    case 'stripe':
+      if (!settings.stripe) throw new Error('PAYMENT_PROVIDER=stripe without Stripe settings');
+      return { provider: new StripeProvider(settings.stripe), startWarnings: [] };
   }
 }
 

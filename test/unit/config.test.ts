@@ -76,9 +76,46 @@ describe('loadConfig', () => {
   });
 
   it('refuses a payment provider whose adapter does not exist yet', () => {
-    expect(problems({ ...valid, PAYMENT_PROVIDER: 'stripe' })).toEqual([
-      'PAYMENT_PROVIDER: only sandbox is available in this version (stripe and mercadopago are coming)',
+    expect(problems({ ...valid, PAYMENT_PROVIDER: 'mercadopago' })).toEqual([
+      'PAYMENT_PROVIDER: must be sandbox or stripe (mercadopago is coming)',
     ]);
+  });
+
+  it('names each missing or malformed variable of the provider it is given', () => {
+    expect(problems({ ...valid, PAYMENT_PROVIDER: 'stripe' })).toEqual([
+      'STRIPE_SECRET_KEY: is required with PAYMENT_PROVIDER=stripe',
+      'STRIPE_WEBHOOK_SECRET: is required with PAYMENT_PROVIDER=stripe',
+    ]);
+    expect(
+      problems({
+        ...valid,
+        PAYMENT_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'pk_test_public',
+        STRIPE_WEBHOOK_SECRET: 'secret',
+        STRIPE_PAYMENT_METHODS: 'card, pix',
+      }),
+    ).toEqual([
+      'STRIPE_SECRET_KEY: must be a Stripe secret or restricted key (sk_... or rk_...)',
+      "STRIPE_WEBHOOK_SECRET: must be the endpoint's signing secret (whsec_...)",
+      'STRIPE_PAYMENT_METHODS: must be a comma-separated list such as card,pix,boleto',
+    ]);
+    const config = loadConfig(
+      {
+        ...valid,
+        PAYMENT_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_abc',
+        STRIPE_WEBHOOK_SECRET: 'whsec_def',
+        STRIPE_PAYMENT_METHODS: 'card,pix',
+      },
+      emptyDir,
+    );
+    expect(config.checkout.stripe).toEqual({
+      secretKey: 'sk_test_abc',
+      webhookSecret: 'whsec_def',
+      apiUrl: undefined,
+      paymentMethods: ['card', 'pix'],
+    });
+    expect(config.secrets).toEqual(expect.arrayContaining(['sk_test_abc', 'whsec_def']));
   });
 
   it('treats empty values as unset', () => {

@@ -1,0 +1,199 @@
+import Stripe from 'stripe';
+import { AppError } from '../../errors';
+import type {
+  CheckoutRequest,
+  CreatedCheckout,
+  PaymentProvider,
+  PaymentStatus,
+  WebhookHint,
+  WebhookInput,
+} from '../payment-provider';
+
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** Another API host (a loopback fake), e.g. http://127.0.0.1:12111; Stripe's own when absent. */
+  apiUrl?: string;
+  /** Payment method types offered (card, pix, boleto...); Stripe's dashboard decides when absent. */
+  paymentMethods?: string[];
+  timeoutMs?: number;
+  clock?: () => Date;
+}
+
+/** The Checkout Session events that say something about a payment; others are acknowledged. */
+const SESSION_EVENTS = new Set([
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'checkout.session.async_payment_failed',
+  'checkout.session.expired',
+]);
+
+/** Stripe keeps a session open between 30 minutes and 24 hours. */
+const MIN_OPEN_S = 30 * 60 + 60;
+const MAX_OPEN_S = 24 * 3600 - 60;
+
+/** The SDK's host, port and protocol for another API URL (the SDK has no base-URL option). */
+function hostOptions(apiUrl: string | undefined): Partial<Stripe.StripeConfig> {
+  if (!apiUrl) return {};
+  const url = new URL(apiUrl);
+  return {
+    host: url.hostname,
+    port: url.port || (url.protocol === 'http:' ? 80 : 443),
+    protocol: url.protocol === 'http:' ? 'http' : 'https',
+  };
+}
+
+/** A Stripe error as an AppError: a retry helps for network, rate-limit and server errors only. */
+function asAppError(error: unknown, action: string): AppError {
+  const stripeError = error instanceof Stripe.errors.StripeError ? error : undefined;
+  const status = stripeError?.statusCode;
+  const transient =
+    !stripeError ||
+    stripeError.type === 'StripeConnectionError' ||
+    stripeError.type === 'StripeAPIError' ||
+    stripeError.type === 'StripeRateLimitError' ||
+    status === undefined ||
+    status === 429 ||
+    status >= 500;
+  const detail = stripeError ? `${stripeError.type}: ${stripeError.message}` : String(error);
+  return new AppError(
+    transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
+    `Stripe could not ${action} (${detail.slice(0, 300)}).`,
+    { upstreamStatus: status },
+  );
+}
+
+/**
+ * Stripe Checkout through the official SDK: one Checkout Session per checkout, created with the
+ * checkout id as idempotency key, read back as the truth about the payment.
+ */
+export class StripeProvider implements PaymentProvider {
+  readonly name = 'stripe';
+  private readonly stripe: Stripe;
+  private readonly clock: () => Date;
+
+  constructor(private readonly settings: StripeSettings) {
+    this.clock = settings.clock ?? (() => new Date());
+    this.stripe = new Stripe(settings.secretKey, {
+      // Retries live in the queues: the SDK makes one attempt.
+      maxNetworkRetries: 0,
+      timeout: settings.timeoutMs ?? 20_000,
+      telemetry: false,
+      ...hostOptions(settings.apiUrl),
+    });
+  }
+
+  async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
+    const nowS = Math.floor(this.clock().getTime() / 1000);
+    const wantedS = Math.floor(request.expiresAt.getTime() / 1000);
+    const expiresAt = Math.min(nowS + MAX_OPEN_S, Math.max(nowS + MIN_OPEN_S, wantedS));
+    const metadata = { checkout_id: request.checkoutId, service_id: String(request.serviceId) };
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await this.stripe.checkout.sessions.create(
+        {
+          mode: 'payment',
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: request.amount.currency.toLowerCase(),
+                unit_amount: request.amount.amountMinor,
+                product_data: {
+                  name: request.description,
+                  description: request.lines
+                    .map((line) => line.label)
+                    .join('; ')
+                    .slice(0, 500),
+                },
+              },
+            },
+          ],
+          client_reference_id: request.checkoutId,
+          metadata,
+          payment_intent_data: { metadata },
+          success_url: request.returnUrl,
+          cancel_url: request.cancelUrl,
+          expires_at: expiresAt,
+          // A filter on the methods Stripe finds eligible (the API's current form of the list).
+          ...(this.settings.paymentMethods?.length
+            ? {
+                allowed_payment_method_types: this.settings
+                  .paymentMethods as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType[],
+              }
+            : {}),
+        },
+        { idempotencyKey: `checkout:${request.checkoutId}` },
+      );
+    } catch (error) {
+      throw asAppError(error, 'create the Checkout Session');
+    }
+    if (!session.url) throw new AppError('PROVIDER_REJECTED', 'Stripe returned no session URL.');
+    return { providerRef: session.id, url: session.url };
+  }
+
+  async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await this.stripe.checkout.sessions.retrieve(ref.providerRef, {
+        expand: ['payment_intent'],
+      });
+    } catch (error) {
+      throw asAppError(error, 'read the Checkout Session');
+    }
+    return sessionStatus(session);
+  }
+
+  async parseWebhook(input: WebhookInput): Promise<WebhookHint> {
+    const header = input.headers['stripe-signature'];
+    let event: Stripe.Event;
+    try {
+      event = this.stripe.webhooks.constructEvent(
+        input.rawBody,
+        Array.isArray(header) ? (header[0] ?? '') : (header ?? ''),
+        this.settings.webhookSecret,
+      );
+    } catch {
+      throw new AppError(
+        'WEBHOOK_SIGNATURE_INVALID',
+        'The Stripe-Signature does not verify (wrong secret, tampered body, or a stale timestamp).',
+      );
+    }
+    if (!SESSION_EVENTS.has(event.type)) return { ignore: `event ${event.type} is not used` };
+    const session = event.data.object as { id?: unknown };
+    if (typeof session.id !== 'string') return { ignore: 'event without a session id' };
+    return { providerRef: session.id, eventId: event.id };
+  }
+
+  async cancelCheckout(ref: { providerRef: string }): Promise<void> {
+    try {
+      const session = await this.stripe.checkout.sessions.retrieve(ref.providerRef);
+      if (session.status === 'open') await this.stripe.checkout.sessions.expire(ref.providerRef);
+    } catch (error) {
+      throw asAppError(error, 'expire the Checkout Session');
+    }
+  }
+}
+
+/**
+ * The payment's state from its session: paid when Stripe says so; a completed session still
+ * unpaid (Pix, boleto) is processing until its PaymentIntent settles, failed when it failed.
+ */
+export function sessionStatus(session: Stripe.Checkout.Session): PaymentStatus {
+  const intent = typeof session.payment_intent === 'object' ? session.payment_intent : null;
+  const transactionId =
+    intent?.id ?? (typeof session.payment_intent === 'string' ? session.payment_intent : undefined);
+  const amount =
+    session.amount_total === null || !session.currency
+      ? undefined
+      : { amountMinor: session.amount_total, currency: session.currency.toUpperCase() };
+  if (session.payment_status === 'paid') return { state: 'paid', transactionId, amount };
+  if (session.status === 'expired') return { state: 'expired', reason: 'checkout expired' };
+  if (session.status === 'complete') {
+    if (intent?.status === 'canceled' || intent?.status === 'requires_payment_method') {
+      return { state: 'failed', transactionId, reason: 'payment failed at Stripe' };
+    }
+    return { state: 'processing', transactionId };
+  }
+  return { state: 'pending' };
+}

@@ -1,0 +1,282 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import express, { type Response } from 'express';
+import Stripe from 'stripe';
+
+/**
+ * A small fake of Stripe's API on loopback, written from Stripe's public API reference for the
+ * calls the connector makes: create, retrieve (with expand[]=payment_intent) and expire a
+ * Checkout Session, Bearer-key auth, Idempotency-Key replay and mismatch, Stripe's error shape.
+ * Test controls play the customer (pay by card or Pix) and Stripe's webhooks, signed the way
+ * Stripe signs them (the SDK's test header helper).
+ */
+export interface FakeSession {
+  id: string;
+  object: 'checkout.session';
+  url: string | null;
+  status: 'open' | 'complete' | 'expired';
+  payment_status: 'paid' | 'unpaid';
+  mode: string;
+  client_reference_id: string | null;
+  metadata: Record<string, string>;
+  amount_total: number;
+  currency: string;
+  expires_at: number;
+  created: number;
+  success_url: string;
+  cancel_url: string | null;
+  allowed_payment_method_types: string[] | null;
+  payment_intent: string | null;
+}
+
+interface FakeIntent {
+  id: string;
+  object: 'payment_intent';
+  status: 'processing' | 'succeeded' | 'requires_payment_method';
+  amount: number;
+  currency: string;
+}
+
+export class FakeStripe {
+  readonly sessions = new Map<string, FakeSession>();
+  readonly intents = new Map<string, FakeIntent>();
+  /** Every request received: method, path, and the parsed form body. */
+  readonly requests: Array<{
+    method: string;
+    path: string;
+    body: unknown;
+    idempotencyKey?: string;
+  }> = [];
+  private readonly idempotent = new Map<string, { body: string; answer: unknown }>();
+  private server: Server | undefined;
+  url = '';
+
+  constructor(
+    readonly secretKey = 'sk_test_fake_0123456789',
+    readonly webhookSecret = 'whsec_fake_0123456789',
+  ) {}
+
+  async start(): Promise<string> {
+    const app = express();
+    // Stripe's form encoding nests with brackets (line_items[0][price_data][currency], expand[0]).
+    app.set('query parser', 'extended');
+    app.use(express.urlencoded({ extended: true }));
+    app.use((req, res, next) => {
+      this.requests.push({
+        method: req.method,
+        path: req.path,
+        body: req.body,
+        idempotencyKey: req.header('idempotency-key'),
+      });
+      if (req.header('authorization') !== `Bearer ${this.secretKey}`) {
+        return stripeError(res, 401, 'invalid_request_error', 'Invalid API Key provided.');
+      }
+      next();
+    });
+    app.post('/v1/checkout/sessions', (req, res) => {
+      const key = req.header('idempotency-key');
+      const body = JSON.stringify(req.body);
+      const earlier = key ? this.idempotent.get(key) : undefined;
+      if (earlier && earlier.body !== body) {
+        return stripeError(
+          res,
+          400,
+          'idempotency_error',
+          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+        );
+      }
+      if (earlier) return res.json(earlier.answer);
+      const created = this.createSession(req.body as Record<string, unknown>);
+      if ('error' in created) return stripeError(res, 400, 'invalid_request_error', created.error);
+      if (key) this.idempotent.set(key, { body, answer: created });
+      return res.json(created);
+    });
+    app.get('/v1/checkout/sessions/:id', (req, res) => {
+      const session = this.sessions.get(req.params.id);
+      if (!session) return missing(res, req.params.id);
+      const expand = ([] as unknown[]).concat((req.query.expand as unknown) ?? []);
+      const intent = session.payment_intent ? this.intents.get(session.payment_intent) : undefined;
+      return res.json(
+        expand.includes('payment_intent') && intent
+          ? { ...session, payment_intent: intent }
+          : session,
+      );
+    });
+    app.post('/v1/checkout/sessions/:id/expire', (req, res) => {
+      const session = this.sessions.get(req.params.id);
+      if (!session) return missing(res, req.params.id);
+      if (session.status !== 'open') {
+        return stripeError(
+          res,
+          400,
+          'invalid_request_error',
+          `This Checkout Session is ${session.status}.`,
+        );
+      }
+      session.status = 'expired';
+      session.url = null;
+      return res.json(session);
+    });
+    app.use((req, res) =>
+      stripeError(
+        res,
+        404,
+        'invalid_request_error',
+        `Unrecognized request URL (${req.method}: ${req.path}).`,
+      ),
+    );
+    this.server = createServer(app);
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    const address = this.server.address();
+    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private createSession(body: Record<string, unknown>): FakeSession | { error: string } {
+    const items = (body.line_items ?? []) as Array<{
+      quantity?: string;
+      price_data?: { currency?: string; unit_amount?: string };
+    }>;
+    if (body.mode !== 'payment') return { error: 'Missing required param: mode.' };
+    if (typeof body.success_url !== 'string')
+      return { error: 'Missing required param: success_url.' };
+    if (items.length === 0) return { error: 'Missing required param: line_items.' };
+    const currency = items[0]?.price_data?.currency ?? '';
+    const amount = items.reduce(
+      (sum, item) => sum + Number(item.price_data?.unit_amount ?? 0) * Number(item.quantity ?? 1),
+      0,
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const expiresAt = body.expires_at === undefined ? now + 86_400 : Number(body.expires_at);
+    if (expiresAt < now + 1800 || expiresAt > now + 86_400) {
+      return {
+        error: 'The `expires_at` timestamp must be between 30 minutes and 24 hours from now.',
+      };
+    }
+    const id = `cs_test_${randomBytes(12).toString('hex')}`;
+    const session: FakeSession = {
+      id,
+      object: 'checkout.session',
+      url: `${this.url}/pay/${id}`,
+      status: 'open',
+      payment_status: 'unpaid',
+      mode: 'payment',
+      client_reference_id: (body.client_reference_id as string | undefined) ?? null,
+      metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+      amount_total: amount,
+      currency,
+      expires_at: expiresAt,
+      created: now,
+      success_url: body.success_url,
+      cancel_url: (body.cancel_url as string | undefined) ?? null,
+      allowed_payment_method_types:
+        (body.allowed_payment_method_types as string[] | undefined) ?? null,
+      payment_intent: null,
+    };
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  /** The customer pays: by card (paid at once) or by Pix (processing until `settle`). */
+  pay(sessionId: string, method: 'card' | 'pix' = 'card'): FakeSession {
+    const session = this.session(sessionId);
+    const intent: FakeIntent = {
+      id: `pi_${randomBytes(12).toString('hex')}`,
+      object: 'payment_intent',
+      status: method === 'card' ? 'succeeded' : 'processing',
+      amount: session.amount_total,
+      currency: session.currency,
+    };
+    this.intents.set(intent.id, intent);
+    Object.assign(session, {
+      status: 'complete',
+      payment_status: method === 'card' ? 'paid' : 'unpaid',
+      payment_intent: intent.id,
+      url: null,
+    });
+    return session;
+  }
+
+  /** An asynchronous payment (Pix, boleto) succeeds or fails. */
+  settle(sessionId: string, succeeded: boolean): FakeSession {
+    const session = this.session(sessionId);
+    const intent = this.intents.get(session.payment_intent ?? '');
+    if (!intent) throw new Error(`session ${sessionId} has no payment`);
+    intent.status = succeeded ? 'succeeded' : 'requires_payment_method';
+    if (succeeded) session.payment_status = 'paid';
+    return session;
+  }
+
+  session(sessionId: string): FakeSession {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    return session;
+  }
+
+  /** A webhook event as Stripe sends it. */
+  event(type: string, session: FakeSession): { id: string; body: string } {
+    const id = `evt_${randomBytes(12).toString('hex')}`;
+    const event = {
+      id,
+      object: 'event',
+      api_version: '2025-01-01',
+      created: Math.floor(Date.now() / 1000),
+      type,
+      data: { object: { ...session } },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+    };
+    return { id, body: JSON.stringify(event) };
+  }
+
+  /** The Stripe-Signature header of `body`, signed with `secret` at `timestamp` (seconds). */
+  signature(body: string, options: { secret?: string; timestamp?: number } = {}): string {
+    return Stripe.webhooks.generateTestHeaderString({
+      payload: body,
+      secret: options.secret ?? this.webhookSecret,
+      timestamp: options.timestamp,
+    });
+  }
+
+  /** Delivers a signed event to the connector's webhook route; returns its answer. */
+  async deliver(
+    endpoint: string,
+    event: { body: string },
+    options: { secret?: string; timestamp?: number; body?: string } = {},
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': this.signature(event.body, options),
+      },
+      body: options.body ?? event.body,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+}
+
+function stripeError(res: Response, status: number, type: string, message: string): void {
+  res.status(status).json({ error: { type, message } });
+}
+
+function missing(res: Response, id: string): void {
+  res.status(404).json({
+    error: {
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      message: `No such checkout.session: '${id}'`,
+      param: 'id',
+    },
+  });
+}
