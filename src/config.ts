@@ -11,6 +11,8 @@ export const SECRET_VARIABLES = [
   'DASHBOARD_PASSWORD',
   'STRIPE_SECRET_KEY',
   'STRIPE_WEBHOOK_SECRET',
+  'MERCADOPAGO_ACCESS_TOKEN',
+  'MERCADOPAGO_WEBHOOK_SECRET',
 ] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -44,8 +46,8 @@ const serverShape = {
   CHECKOUT_ROUTE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   // stripe and mercadopago are planned (CONTRACT.md); until their adapters exist, refusing
   // them beats running a sandbox where real payments were expected.
-  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe'], {
-    error: 'must be sandbox or stripe (mercadopago is coming)',
+  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe', 'mercadopago'], {
+    error: 'must be sandbox, stripe or mercadopago',
   }),
   STRIPE_SECRET_KEY: z
     .string()
@@ -59,6 +61,12 @@ const serverShape = {
     .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
     .optional(),
   STRIPE_API_URL: httpUrl.optional(),
+  MERCADOPAGO_ACCESS_TOKEN: z
+    .string()
+    .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)')
+    .optional(),
+  MERCADOPAGO_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  MERCADOPAGO_API_URL: httpUrl.optional(),
   STRIPE_PAYMENT_METHODS: z
     .string()
     .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be a comma-separated list such as card,pix,boleto')
@@ -101,15 +109,18 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
         'the sandbox takes no real money and refuses NODE_ENV=production; choose a real provider, or set SANDBOX_IN_PRODUCTION=true on purpose for a staging platform',
     });
   }
-  if (env.PAYMENT_PROVIDER === 'stripe') {
-    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
-      if (env[name] === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: [name],
-          message: 'is required with PAYMENT_PROVIDER=stripe',
-        });
-    }
+  const required = {
+    sandbox: [],
+    stripe: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
+    mercadopago: ['MERCADOPAGO_ACCESS_TOKEN', 'MERCADOPAGO_WEBHOOK_SECRET'],
+  } as const;
+  for (const name of required[env.PAYMENT_PROVIDER]) {
+    if (env[name] === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `is required with PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`,
+      });
   }
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({
@@ -150,11 +161,13 @@ export interface Config {
   checkout: {
     routePath: string;
     routeToken: string;
-    provider: 'sandbox' | 'stripe';
+    provider: 'sandbox' | 'stripe' | 'mercadopago';
     /** Stripe's settings, with PAYMENT_PROVIDER=stripe. */
     stripe:
       | { secretKey: string; webhookSecret: string; apiUrl?: string; paymentMethods?: string[] }
       | undefined;
+    /** Mercado Pago's settings, with PAYMENT_PROVIDER=mercadopago. */
+    mercadopago: { accessToken: string; webhookSecret: string; apiUrl?: string } | undefined;
     /** The sandbox runs under NODE_ENV=production on purpose (a staging platform). */
     sandboxInProduction: boolean;
     currency: string;
@@ -271,6 +284,16 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
               paymentMethods: raw.STRIPE_PAYMENT_METHODS?.split(','),
             }
           : undefined,
+      mercadopago:
+        raw.PAYMENT_PROVIDER === 'mercadopago' &&
+        raw.MERCADOPAGO_ACCESS_TOKEN &&
+        raw.MERCADOPAGO_WEBHOOK_SECRET
+          ? {
+              accessToken: raw.MERCADOPAGO_ACCESS_TOKEN,
+              webhookSecret: raw.MERCADOPAGO_WEBHOOK_SECRET,
+              apiUrl: raw.MERCADOPAGO_API_URL,
+            }
+          : undefined,
       sandboxInProduction:
         raw.PAYMENT_PROVIDER === 'sandbox' &&
         raw.NODE_ENV === 'production' &&
@@ -288,6 +311,8 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       ...(dashboard ? [dashboard.password] : []),
       ...(raw.STRIPE_SECRET_KEY ? [raw.STRIPE_SECRET_KEY] : []),
       ...(raw.STRIPE_WEBHOOK_SECRET ? [raw.STRIPE_WEBHOOK_SECRET] : []),
+      ...(raw.MERCADOPAGO_ACCESS_TOKEN ? [raw.MERCADOPAGO_ACCESS_TOKEN] : []),
+      ...(raw.MERCADOPAGO_WEBHOOK_SECRET ? [raw.MERCADOPAGO_WEBHOOK_SECRET] : []),
     ],
   };
   return deepFreeze(config);

@@ -29,7 +29,11 @@ export async function handleProviderWebhook(
     log.info('webhook event already handled', { provider: provider.name, eventId });
     return { kind: 'duplicate', eventId };
   }
-  const record = await store.findByProviderRef(provider.name, hint.providerRef);
+  const found =
+    'checkoutId' in hint
+      ? await store.get(hint.checkoutId)
+      : await store.findByProviderRef(provider.name, hint.providerRef);
+  const record = found?.provider === provider.name ? found : undefined;
   if (!record) {
     log.warn('webhook for an unknown payment', { provider: provider.name, eventId });
     await store.markEventHandled(provider.name, eventId);

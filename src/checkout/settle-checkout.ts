@@ -7,6 +7,8 @@ function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | un
   switch (status.state) {
     case 'paid':
       return 'paid';
+    // Refunded before the connector learned it was paid: no money stays with the shop.
+    case 'refunded':
     case 'failed':
     case 'canceled':
       return 'declined';

@@ -45,6 +45,7 @@ export function createDependencies(
       name: config.checkout.provider,
       sandboxInProduction: config.checkout.sandboxInProduction,
       stripe: config.checkout.stripe,
+      mercadopago: config.checkout.mercadopago,
     },
     { redis, prefix: config.redis.prefix, publicUrl },
   );

@@ -20,7 +20,8 @@ export interface CreatedCheckout {
 }
 
 /** The provider's truth about a payment. */
-export type PaymentState = 'pending' | 'processing' | 'paid' | 'failed' | 'canceled' | 'expired';
+export type PaymentState =
+  'pending' | 'processing' | 'paid' | 'failed' | 'canceled' | 'expired' | 'refunded';
 
 export interface PaymentStatus {
   state: PaymentState;
@@ -33,7 +34,11 @@ export interface PaymentStatus {
 }
 
 /** A verified webhook: which payment it is about (a hint; the status is read from the provider). */
-export type WebhookHint = { ignore: string } | { providerRef: string; eventId: string };
+export type WebhookHint =
+  | { ignore: string }
+  | { providerRef: string; eventId: string }
+  /** A provider that names our checkout itself (Mercado Pago's external_reference). */
+  | { checkoutId: string; eventId: string };
 
 export interface WebhookInput {
   headers: Record<string, string | string[] | undefined>;

@@ -1,16 +1,19 @@
 import type { Redis } from 'ioredis';
 import type { ProviderModule } from './provider-module';
 import { sandboxModule } from './sandbox/sandbox-module';
+import { MercadoPagoProvider } from './mercadopago/mercadopago-provider';
 import { StripeProvider, type StripeSettings } from './stripe/stripe-provider';
 
 /** The provider settings of the configuration. */
 export interface ProviderSettings {
   /** PAYMENT_PROVIDER. */
-  name: 'sandbox' | 'stripe';
+  name: 'sandbox' | 'stripe' | 'mercadopago';
   /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
   sandboxInProduction: boolean;
   /** With PAYMENT_PROVIDER=stripe (the configuration requires them then). */
   stripe?: StripeSettings;
+  /** With PAYMENT_PROVIDER=mercadopago (the configuration requires them then). */
+  mercadopago?: { accessToken: string; webhookSecret: string; apiUrl?: string };
 }
 
 /** What every provider module is built with. */
@@ -31,6 +34,17 @@ export function buildProviderModule(
     case 'stripe':
       if (!settings.stripe) throw new Error('PAYMENT_PROVIDER=stripe without Stripe settings');
       return { provider: new StripeProvider(settings.stripe), startWarnings: [] };
+    case 'mercadopago':
+      if (!settings.mercadopago) {
+        throw new Error('PAYMENT_PROVIDER=mercadopago without Mercado Pago settings');
+      }
+      return {
+        provider: new MercadoPagoProvider({
+          ...settings.mercadopago,
+          notificationUrl: `${environment.publicUrl}/webhooks/mercadopago`,
+        }),
+        startWarnings: [],
+      };
   }
 }
 

@@ -75,9 +75,24 @@ describe('loadConfig', () => {
     );
   });
 
-  it('refuses a payment provider whose adapter does not exist yet', () => {
+  it('refuses a payment provider it does not have', () => {
+    expect(problems({ ...valid, PAYMENT_PROVIDER: 'paypal' })).toEqual([
+      'PAYMENT_PROVIDER: must be sandbox, stripe or mercadopago',
+    ]);
     expect(problems({ ...valid, PAYMENT_PROVIDER: 'mercadopago' })).toEqual([
-      'PAYMENT_PROVIDER: must be sandbox or stripe (mercadopago is coming)',
+      'MERCADOPAGO_ACCESS_TOKEN: is required with PAYMENT_PROVIDER=mercadopago',
+      'MERCADOPAGO_WEBHOOK_SECRET: is required with PAYMENT_PROVIDER=mercadopago',
+    ]);
+    expect(
+      problems({
+        ...valid,
+        PAYMENT_PROVIDER: 'mercadopago',
+        MERCADOPAGO_ACCESS_TOKEN: 'not-a-token',
+        MERCADOPAGO_WEBHOOK_SECRET: 'short',
+      }),
+    ).toEqual([
+      'MERCADOPAGO_ACCESS_TOKEN: must be an access token (APP_USR-... or TEST-...)',
+      'MERCADOPAGO_WEBHOOK_SECRET: must be at least 16 characters',
     ]);
   });
 

@@ -1,0 +1,264 @@
+import axios, { type AxiosInstance } from 'axios';
+import { z } from 'zod';
+import { AppError } from '../../errors';
+import type {
+  CheckoutRequest,
+  CreatedCheckout,
+  PaymentProvider,
+  PaymentState,
+  PaymentStatus,
+  WebhookHint,
+  WebhookInput,
+} from '../payment-provider';
+import { verifyNotification } from './mercadopago-signature';
+
+export interface MercadoPagoSettings {
+  accessToken: string;
+  webhookSecret: string;
+  /** Another API host (a loopback fake); https://api.mercadopago.com when absent. */
+  apiUrl?: string;
+  /** Where Mercado Pago posts notifications: PUBLIC_URL/webhooks/mercadopago. */
+  notificationUrl: string;
+  timeoutMs?: number;
+  clock?: () => Date;
+}
+
+/** Mercado Pago's payment statuses, as PAYMENTS.md maps them. */
+const STATES: Record<string, PaymentState> = {
+  approved: 'paid',
+  pending: 'processing',
+  in_process: 'processing',
+  authorized: 'processing',
+  rejected: 'failed',
+  cancelled: 'canceled',
+  refunded: 'refunded',
+  charged_back: 'refunded',
+};
+
+const paymentSchema = z.looseObject({
+  id: z.union([z.number(), z.string()]).transform(String),
+  status: z.string(),
+  status_detail: z.string().nullish(),
+  external_reference: z.string().nullish(),
+  transaction_amount: z.number().nullish(),
+  currency_id: z.string().nullish(),
+});
+type Payment = z.output<typeof paymentSchema>;
+
+const preferenceSchema = z.looseObject({ id: z.string(), init_point: z.string().min(1) });
+const searchSchema = z.looseObject({ results: z.array(paymentSchema) });
+
+/** Mercado Pago's `YYYY-MM-DDTHH:mm:ss.sss-03:00`: Brasília time, as its docs show dates. */
+function brasiliaIso(date: Date): string {
+  return `${new Date(date.getTime() - 3 * 3_600_000).toISOString().replace('Z', '')}-03:00`;
+}
+
+/**
+ * Mercado Pago Checkout Pro: one preference per checkout, the customer sent to its init_point.
+ * A small axios client, because the official SDK hard-codes its API host and so could never
+ * reach a loopback fake in tests.
+ */
+export class MercadoPagoProvider implements PaymentProvider {
+  readonly name = 'mercadopago';
+  private readonly http: AxiosInstance;
+  private readonly clock: () => Date;
+
+  constructor(private readonly settings: MercadoPagoSettings) {
+    this.clock = settings.clock ?? (() => new Date());
+    this.http = axios.create({
+      baseURL: settings.apiUrl ?? 'https://api.mercadopago.com',
+      timeout: settings.timeoutMs ?? 20_000,
+      maxRedirects: 0,
+      headers: { authorization: `Bearer ${settings.accessToken}`, accept: 'application/json' },
+    });
+  }
+
+  private async call<T>(
+    action: string,
+    request: {
+      method: 'GET' | 'POST' | 'PUT';
+      url: string;
+      data?: unknown;
+      params?: unknown;
+      key?: string;
+    },
+    schema: z.ZodType<T>,
+  ): Promise<T> {
+    let status: number | undefined;
+    let body: unknown;
+    try {
+      const response = await this.http.request({
+        method: request.method,
+        url: request.url,
+        data: request.data,
+        params: request.params,
+        headers: request.key ? { 'x-idempotency-key': request.key } : {},
+        validateStatus: () => true,
+      });
+      status = response.status;
+      body = response.data;
+    } catch (error) {
+      const code = axios.isAxiosError(error) ? error.code : undefined;
+      throw new AppError(
+        'PROVIDER_UNAVAILABLE',
+        `Mercado Pago could not ${action} (${code ?? 'network error'}).`,
+      );
+    }
+    if (status < 200 || status >= 300) {
+      const transient = status === 429 || status >= 500;
+      const message = (body as { message?: unknown } | null)?.message;
+      throw new AppError(
+        transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
+        `Mercado Pago answered ${status} to ${action}${typeof message === 'string' ? `: ${message.slice(0, 300)}` : '.'}`,
+        { upstreamStatus: status },
+      );
+    }
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new AppError(
+        'PROVIDER_REJECTED',
+        `Mercado Pago's answer to ${action} has an unexpected shape.`,
+      );
+    }
+    return parsed.data;
+  }
+
+  async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
+    const now = this.clock();
+    const preference = await this.call(
+      'create the preference',
+      {
+        method: 'POST',
+        url: '/checkout/preferences',
+        key: `checkout:${request.checkoutId}`,
+        data: {
+          items: [
+            {
+              id: String(request.serviceId),
+              title: request.description,
+              description: request.lines
+                .map((line) => line.label)
+                .join('; ')
+                .slice(0, 250),
+              quantity: 1,
+              unit_price: request.amount.amountMinor / 100,
+              currency_id: request.amount.currency,
+            },
+          ],
+          external_reference: request.checkoutId,
+          metadata: { checkout_id: request.checkoutId, service_id: request.serviceId },
+          back_urls: {
+            success: request.returnUrl,
+            pending: request.returnUrl,
+            failure: request.cancelUrl,
+          },
+          auto_return: 'approved',
+          notification_url: this.settings.notificationUrl,
+          expires: true,
+          expiration_date_from: brasiliaIso(now),
+          expiration_date_to: brasiliaIso(request.expiresAt),
+        },
+      },
+      preferenceSchema,
+    );
+    return { providerRef: preference.id, url: preference.init_point };
+  }
+
+  async getStatus(ref: { checkoutId: string }): Promise<PaymentStatus> {
+    const found = await this.call(
+      'search the payments',
+      {
+        method: 'GET',
+        url: '/v1/payments/search',
+        params: { external_reference: ref.checkoutId, sort: 'date_created', criteria: 'desc' },
+      },
+      searchSchema,
+    );
+    // Checkout Pro lets a customer whose card was refused try again on the same page: an
+    // approved attempt wins, then one under way; refused ones alone leave the checkout payable
+    // (it ends at its expiry, which closes the preference first).
+    const results = found.results.map(paymentStatus);
+    return (
+      results.find((status) => status.state === 'paid') ??
+      results.find((status) => status.state === 'processing') ??
+      results.find((status) => status.state === 'refunded') ?? { state: 'pending' }
+    );
+  }
+
+  /** Ends the preference now, so the customer can no longer pay it. */
+  async cancelCheckout(ref: { providerRef: string }): Promise<void> {
+    await this.call(
+      'close the preference',
+      {
+        method: 'PUT',
+        url: `/checkout/preferences/${encodeURIComponent(ref.providerRef)}`,
+        data: { expires: true, expiration_date_to: brasiliaIso(this.clock()) },
+      },
+      preferenceSchema,
+    );
+  }
+
+  async parseWebhook(input: WebhookInput): Promise<WebhookHint> {
+    const body = parseJson(input.rawBody);
+    const type = String(input.query.type ?? input.query.topic ?? body?.type ?? '');
+    const dataId = String(input.query['data.id'] ?? body?.data?.id ?? '');
+    const requestId = header(input, 'x-request-id');
+    const signed = verifyNotification(
+      this.settings.webhookSecret,
+      header(input, 'x-signature'),
+      { dataId, requestId },
+      this.clock().getTime(),
+    );
+    if (!signed || !dataId || !requestId) {
+      throw new AppError(
+        'WEBHOOK_SIGNATURE_INVALID',
+        'The x-signature does not verify (wrong secret, altered data.id or request id, or a stale ts).',
+      );
+    }
+    if (type !== 'payment') return { ignore: `topic ${type || '(none)'} is not used` };
+    // A hint only: read the payment itself to learn which checkout it belongs to.
+    const payment = await this.call(
+      'read the payment',
+      { method: 'GET', url: `/v1/payments/${encodeURIComponent(dataId)}` },
+      paymentSchema,
+    );
+    if (!payment.external_reference) return { ignore: 'payment without an external_reference' };
+    const eventId = String(body?.id ?? `${dataId}:${requestId}`);
+    return { checkoutId: payment.external_reference, eventId };
+  }
+}
+
+function paymentStatus(payment: Payment): PaymentStatus {
+  const state = STATES[payment.status] ?? 'pending';
+  const amount =
+    payment.transaction_amount === null || payment.transaction_amount === undefined
+      ? undefined
+      : {
+          amountMinor: Math.round(payment.transaction_amount * 100),
+          currency: payment.currency_id ?? 'BRL',
+        };
+  const reason =
+    state === 'failed' || state === 'canceled' || state === 'refunded'
+      ? `payment ${payment.status} at Mercado Pago`
+      : undefined;
+  return { state, transactionId: payment.id, amount, reason };
+}
+
+function header(input: WebhookInput, name: string): string {
+  const value = input.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function parseJson(
+  raw: Buffer,
+): { id?: unknown; type?: unknown; data?: { id?: unknown } } | undefined {
+  try {
+    return JSON.parse(raw.toString('utf8')) as {
+      id?: unknown;
+      type?: unknown;
+      data?: { id?: unknown };
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,201 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import express, { type Response } from 'express';
+import { signNotification } from '../../src/payments/mercadopago/mercadopago-signature';
+
+/**
+ * A small fake of Mercado Pago's API on loopback, written from its public reference for the
+ * calls the connector makes: create a Checkout Pro preference (X-Idempotency-Key), read a
+ * payment, search payments by external_reference; Bearer-token auth; its error shape. Test
+ * controls play the customer (a payment with a status) and the notifications, signed as
+ * Mercado Pago signs them (x-signature over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`).
+ */
+export interface FakePreference {
+  id: string;
+  init_point: string;
+  items: Array<{ title: string; quantity: number; unit_price: number; currency_id: string }>;
+  external_reference: string;
+  back_urls: { success: string; pending: string; failure: string };
+  auto_return?: string;
+  notification_url?: string;
+  expires?: boolean;
+  expiration_date_from?: string;
+  expiration_date_to?: string;
+}
+
+export interface FakePayment {
+  id: number;
+  status: string;
+  status_detail: string;
+  external_reference: string;
+  transaction_amount: number;
+  currency_id: string;
+  date_created: string;
+}
+
+export class FakeMercadoPago {
+  readonly preferences = new Map<string, FakePreference>();
+  readonly payments = new Map<number, FakePayment>();
+  readonly requests: Array<{ method: string; path: string; idempotencyKey?: string }> = [];
+  private readonly idempotent = new Map<string, FakePreference>();
+  private nextPaymentId = 1_300_000_001;
+  private server: Server | undefined;
+  url = '';
+
+  constructor(
+    readonly accessToken = 'TEST-1234567890-fake-access-token',
+    readonly webhookSecret = 'fake-webhook-secret-0123456789',
+  ) {}
+
+  async start(): Promise<string> {
+    const app = express();
+    app.use(express.json());
+    app.use((req, res, next) => {
+      this.requests.push({
+        method: req.method,
+        path: req.path,
+        idempotencyKey: req.header('x-idempotency-key'),
+      });
+      if (req.header('authorization') !== `Bearer ${this.accessToken}`) {
+        return mpError(res, 401, 'unauthorized', 'invalid access token');
+      }
+      next();
+    });
+    app.post('/checkout/preferences', (req, res) => {
+      const key = req.header('x-idempotency-key');
+      const earlier = key ? this.idempotent.get(key) : undefined;
+      if (earlier) return res.status(201).json(earlier);
+      const body = req.body as Partial<FakePreference>;
+      if (!body.items?.length) return mpError(res, 400, 'invalid_items', 'items needed');
+      const id = `123456789-${randomUUID()}`;
+      const preference = {
+        ...body,
+        id,
+        init_point: `${this.url}/checkout/v1/redirect?pref_id=${id}`,
+      } as FakePreference;
+      this.preferences.set(id, preference);
+      if (key) this.idempotent.set(key, preference);
+      return res.status(201).json(preference);
+    });
+    app.put('/checkout/preferences/:id', (req, res) => {
+      const preference = this.preferences.get(req.params.id);
+      if (!preference) return mpError(res, 404, 'not_found', 'preference not found');
+      Object.assign(preference, req.body as Partial<FakePreference>);
+      return res.json(preference);
+    });
+    app.get('/v1/payments/search', (req, res) => {
+      const reference = String(req.query.external_reference ?? '');
+      const results = [...this.payments.values()]
+        .filter((p) => p.external_reference === reference)
+        .sort((a, b) => b.date_created.localeCompare(a.date_created) || b.id - a.id);
+      res.json({ paging: { total: results.length, limit: 30, offset: 0 }, results });
+    });
+    app.get('/v1/payments/:id', (req, res) => {
+      const payment = this.payments.get(Number(req.params.id));
+      if (!payment) return mpError(res, 404, 'not_found', 'Payment not found');
+      return res.json(payment);
+    });
+    app.use((_req, res) => mpError(res, 404, 'not_found', 'resource not found'));
+    this.server = createServer(app);
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    const address = this.server.address();
+    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  preferenceFor(checkoutId: string): FakePreference | undefined {
+    return [...this.preferences.values()].find((p) => p.external_reference === checkoutId);
+  }
+
+  /** Whether the preference can still be paid (Checkout Pro refuses it after expiration_date_to). */
+  payable(preference: FakePreference): boolean {
+    return (
+      !preference.expires ||
+      !preference.expiration_date_to ||
+      Date.parse(preference.expiration_date_to) > Date.now()
+    );
+  }
+
+  /** The customer pays a preference: a payment with this status (approved, pending, rejected...). */
+  pay(preference: FakePreference, status: string, amount?: number): FakePayment {
+    if (!this.payable(preference)) throw new Error('this preference has expired');
+    const item = preference.items[0];
+    const payment: FakePayment = {
+      id: this.nextPaymentId++,
+      status,
+      status_detail: status === 'approved' ? 'accredited' : status,
+      external_reference: preference.external_reference,
+      transaction_amount: amount ?? (item ? item.unit_price * item.quantity : 0),
+      currency_id: item?.currency_id ?? 'BRL',
+      date_created: new Date().toISOString(),
+    };
+    this.payments.set(payment.id, payment);
+    return payment;
+  }
+
+  /** A payment's status changes (a Pix is approved, a payment refunded...). */
+  update(payment: FakePayment, status: string): FakePayment {
+    payment.status = status;
+    return payment;
+  }
+
+  /**
+   * Posts a payment notification to the connector as Mercado Pago does: `?data.id=&type=payment`
+   * and a JSON body, signed; options forge it. Returns the connector's answer.
+   */
+  async notify(
+    endpoint: string,
+    payment: { id: number | string },
+    options: {
+      secret?: string;
+      ts?: string;
+      requestId?: string;
+      notificationId?: number;
+      signedDataId?: string;
+      type?: string;
+    } = {},
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const dataId = String(payment.id);
+    const requestId = options.requestId ?? randomUUID();
+    const ts = options.ts ?? String(Date.now());
+    const type = options.type ?? 'payment';
+    const body = {
+      id: options.notificationId ?? Number(`1${randomBytes(4).readUInt32BE()}`),
+      action: 'payment.updated',
+      api_version: 'v1',
+      data: { id: dataId },
+      date_created: new Date().toISOString(),
+      live_mode: false,
+      type,
+      user_id: '123456789',
+    };
+    const signature = signNotification(options.secret ?? this.webhookSecret, {
+      dataId: options.signedDataId ?? dataId,
+      requestId,
+      ts,
+    });
+    const response = await fetch(`${endpoint}?data.id=${encodeURIComponent(dataId)}&type=${type}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': signature,
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+}
+
+function mpError(res: Response, status: number, error: string, message: string): void {
+  res.status(status).json({ message, error, status, cause: [] });
+}
