@@ -80,8 +80,9 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   });
 
   it('refuses a wrong secret, an altered data.id and a stale ts, and changes nothing', async () => {
-    const { checkoutId, preference } = await open(1003);
-    const payment = mp.pay(preference, 'approved');
+    const { checkoutId } = await open(1003);
+    // No payment exists: a forged notification must be refused before anything is read.
+    const payment = { id: 1_399_999_999 };
     for (const forged of [
       { secret: 'another-secret-0123456789' },
       { signedDataId: '999' },

@@ -79,7 +79,13 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
 
   it('handles a duplicate event once, and refuses forged, wrongly signed and stale ones', async () => {
     const { checkoutId, session } = await open(1003);
-    const event = stripe.event('checkout.session.completed', stripe.pay(session.id, 'card'));
+    // The event says paid while Stripe's session is still open: only a verified event may
+    // lead the connector to look (and the reconciler, looking meanwhile, finds nothing paid).
+    const event = stripe.event('checkout.session.completed', {
+      ...session,
+      status: 'complete',
+      payment_status: 'paid',
+    });
     const forged = await stripe.deliver(webhooks(), event, {
       body: event.body.replace('"paid"', '"unpaid"'),
     });
@@ -93,6 +99,7 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
     expect(stale.status).toBe(400);
     expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
 
+    stripe.pay(session.id, 'card');
     expect((await stripe.deliver(webhooks(), event)).body).toMatchObject({ state: 'paid' });
     expect((await stripe.deliver(webhooks(), event)).body).toEqual({
       received: true,

@@ -189,6 +189,7 @@ export class FakeStripe {
   /** The customer pays: by card (paid at once) or by Pix (processing until `settle`). */
   pay(sessionId: string, method: 'card' | 'pix' = 'card'): FakeSession {
     const session = this.session(sessionId);
+    if (session.status !== 'open') throw new Error(`session ${sessionId} is ${session.status}`);
     const intent: FakeIntent = {
       id: `pi_${randomBytes(12).toString('hex')}`,
       object: 'payment_intent',
