@@ -33,4 +33,18 @@ describe('the return page', () => {
       expect(html).not.toContain('Pagamento confirmado');
     }
   });
+
+  it('tells a customer who left the provider page that the link still works', () => {
+    const html = returnPage(record({ state: 'url_sent' }), undefined, { cancelled: true });
+    expect(title(html)).toBe('Pagamento não concluído');
+    expect(html).toContain('o link de pagamento continua válido');
+    // A payment under way is not "left", whatever link brought the customer back.
+    expect(title(returnPage(record({ state: 'processing' }), undefined, { cancelled: true }))).toBe(
+      'Pagamento em processamento',
+    );
+  });
+
+  it('says what to expect of a Pix or a boleto under way', () => {
+    expect(returnPage(record({ state: 'processing' }))).toMatch(/Pix[^<]*minutos[^<]*boleto/);
+  });
 });

@@ -9,7 +9,7 @@ const RETURN_TEXT: Record<string, { title: string; text: string; tone: 'ok' | 'b
   },
   processing: {
     title: 'Pagamento em processamento',
-    text: 'Avisaremos a loja assim que o pagamento for confirmado.',
+    text: 'Recebemos o seu pagamento e aguardamos a confirmação: por Pix ela costuma chegar em minutos, por boleto em até 3 dias úteis após o pagamento. A loja é avisada assim que for confirmado; não é preciso pagar de novo.',
     tone: '',
   },
   declined: {
@@ -33,13 +33,26 @@ const WAITING = {
   text: 'Ainda não recebemos a confirmação do pagamento.',
   tone: '' as const,
 };
+const LEFT = {
+  title: 'Pagamento não concluído',
+  text: 'O pagamento não foi feito, mas o link de pagamento continua válido: volte a ele pela loja para tentar de novo, com outro cartão ou por Pix.',
+  tone: '' as const,
+};
 
-/** Where the provider sends the customer back: a plain page saying what happened. */
-export function returnPage(record: CheckoutRecord, notice?: string): string {
+/**
+ * Where the provider sends the customer back: a plain page saying what happened and what to do
+ * next. `cancelled`: the customer left the provider's page without paying (its cancel link).
+ */
+export function returnPage(
+  record: CheckoutRecord,
+  notice?: string,
+  options: { cancelled?: boolean } = {},
+): string {
   // Reported says only that the platform heard the outcome: the outcome says what it was, and
   // without one the page claims nothing.
   const key = record.state === 'reported' ? record.outcome : record.state;
-  const text = (key && RETURN_TEXT[key]) || WAITING;
+  const stillOpen = record.state === 'requested' || record.state === 'url_sent';
+  const text = (key && RETURN_TEXT[key]) || (options.cancelled && stillOpen ? LEFT : WAITING);
   const amount = record.amount
     ? `<p>Valor: <strong>${formatMoney(record.amount.amountMinor, record.amount.currency)}</strong></p>`
     : '';

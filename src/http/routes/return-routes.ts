@@ -17,7 +17,8 @@ export function returnRoutes(deps: CheckoutDeps, pageNotice: string | undefined)
     }
     // The redirect is a hint, like a webhook: ask the provider before showing the page.
     const current = isOpen(record.state) ? await syncFromProvider(deps, record) : record;
-    res.type('html').send(returnPage(current, pageNotice));
+    const cancelled = req.query.cancelled === '1';
+    res.type('html').send(returnPage(current, pageNotice, { cancelled }));
   });
   return router;
 }

@@ -1,0 +1,129 @@
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { ARTIFACTS, launchBrowser } from '../support/browser';
+import { FakeMercadoPago } from '../support/fake-mercadopago';
+import { FakeStripe } from '../support/fake-stripe';
+import { eventually, startHarness, type Harness } from '../support/harness';
+
+/**
+ * The customer comes back from a real provider's page: Stripe's success and cancel URLs, Mercado
+ * Pago's back_urls. A browser opens exactly the URLs the connector gave the provider.
+ */
+describe('the return pages in a real browser', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(() => browser?.close());
+
+  async function outcomeAt(url: string, screenshot?: string): Promise<string | null> {
+    const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
+    try {
+      await page.goto(url);
+      if (screenshot) await page.screenshot({ path: path.join(ARTIFACTS, screenshot) });
+      return await page.getByTestId('outcome').textContent();
+    } finally {
+      await page.close();
+    }
+  }
+
+  describe('stripe', () => {
+    let stripe: FakeStripe;
+    let h: Harness;
+    beforeAll(async () => {
+      stripe = new FakeStripe();
+      await stripe.start();
+      h = await startHarness({
+        env: {
+          PAYMENT_PROVIDER: 'stripe',
+          STRIPE_SECRET_KEY: stripe.secretKey,
+          STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+          STRIPE_API_URL: stripe.url,
+        },
+      });
+    });
+    afterAll(async () => {
+      await h?.stop();
+      await stripe?.stop();
+    });
+
+    const sessionOf = async (serviceId: number) => {
+      const answer = await h.simulator.requestCheckout(serviceId);
+      const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
+      await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+      return [...stripe.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    };
+
+    it('says paid after a card payment, with no webhook yet', async () => {
+      const session = await sessionOf(1001);
+      stripe.pay(session.id, 'card');
+      expect(await outcomeAt(session.success_url, 'return-stripe-paid.png')).toBe(
+        'Pagamento confirmado',
+      );
+    });
+
+    it('says the payment failed after a failed Pix', async () => {
+      const session = await sessionOf(1002);
+      stripe.pay(session.id, 'pix');
+      stripe.settle(session.id, false);
+      expect(await outcomeAt(session.success_url)).toBe('Pagamento não concluído');
+    });
+
+    it('tells a customer who left Stripe without paying that the link still works', async () => {
+      const session = await sessionOf(1003);
+      expect(await outcomeAt(session.cancel_url ?? '', 'return-stripe-left.png')).toBe(
+        'Pagamento não concluído',
+      );
+    });
+  });
+
+  describe('mercadopago', () => {
+    let mp: FakeMercadoPago;
+    let h: Harness;
+    beforeAll(async () => {
+      mp = new FakeMercadoPago();
+      await mp.start();
+      h = await startHarness({
+        env: {
+          PAYMENT_PROVIDER: 'mercadopago',
+          MERCADOPAGO_ACCESS_TOKEN: mp.accessToken,
+          MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
+          MERCADOPAGO_API_URL: mp.url,
+        },
+      });
+    });
+    afterAll(async () => {
+      await h?.stop();
+      await mp?.stop();
+    });
+
+    const preferenceOf = async (serviceId: number) => {
+      const answer = await h.simulator.requestCheckout(serviceId);
+      const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
+      await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+      return mp.preferenceFor(checkoutId)!;
+    };
+
+    it('says paid after an approved payment', async () => {
+      const preference = await preferenceOf(1004);
+      mp.pay(preference, 'approved');
+      expect(await outcomeAt(preference.back_urls.success, 'return-mercadopago-paid.png')).toBe(
+        'Pagamento confirmado',
+      );
+    });
+
+    it('says what to expect of a pending Pix', async () => {
+      const preference = await preferenceOf(1005);
+      mp.pay(preference, 'pending');
+      expect(await outcomeAt(preference.back_urls.pending, 'return-mercadopago-pix.png')).toBe(
+        'Pagamento em processamento',
+      );
+    });
+
+    it('keeps the link valid after a refused card', async () => {
+      const preference = await preferenceOf(1006);
+      mp.pay(preference, 'rejected');
+      expect(await outcomeAt(preference.back_urls.failure)).toBe('Pagamento não concluído');
+    });
+  });
+});
