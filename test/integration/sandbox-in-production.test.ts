@@ -27,6 +27,23 @@ describe('the sandbox under NODE_ENV=production', () => {
     expect(proc.stdout()).toBe('');
   });
 
+  it('refuses a real provider without its variables, exit 78 naming each', async () => {
+    const stripe = spawnConnector(redis.url, simulator.url, { PAYMENT_PROVIDER: 'stripe' });
+    expect(await stripe.exited).toBe(78);
+    expect(stripe.stderr().trim().split('\n')).toEqual([
+      'config error: STRIPE_SECRET_KEY: is required with PAYMENT_PROVIDER=stripe',
+      'config error: STRIPE_WEBHOOK_SECRET: is required with PAYMENT_PROVIDER=stripe',
+    ]);
+    const mp = spawnConnector(redis.url, simulator.url, {
+      PAYMENT_PROVIDER: 'mercadopago',
+      MERCADOPAGO_ACCESS_TOKEN: 'TEST-123-abc',
+    });
+    expect(await mp.exited).toBe(78);
+    expect(mp.stderr().trim()).toBe(
+      'config error: MERCADOPAGO_WEBHOOK_SECRET: is required with PAYMENT_PROVIDER=mercadopago',
+    );
+  });
+
   it('starts with SANDBOX_IN_PRODUCTION=true, warning in the log', async () => {
     const proc = spawnConnector(redis.url, simulator.url, { SANDBOX_IN_PRODUCTION: 'true' });
     try {

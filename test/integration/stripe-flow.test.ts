@@ -164,6 +164,26 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
     expect(accepted('finish-checkout', 1007)).toEqual([]);
   });
 
+  it('records one outcome when the webhook races the customer coming back', async () => {
+    const { checkoutId, session } = await open(1009);
+    const paid = stripe.pay(session.id, 'card');
+    const event = stripe.event('checkout.session.completed', paid);
+    const [answer, page] = await Promise.all([
+      stripe.deliver(webhooks(), event),
+      fetch(session.success_url).then((res) => res.text()),
+      stripe.deliver(webhooks(), stripe.event('checkout.session.completed', paid)),
+    ]);
+    expect(answer.status).toBe(200);
+    expect(page).toContain('Pagamento confirmado');
+    await settled(h.connector.jobs);
+    expect(accepted('finish-checkout', 1009)).toHaveLength(1);
+    expect(
+      h.log
+        .entries()
+        .filter((e) => e.message === 'checkout outcome recorded' && e.checkoutId === checkoutId),
+    ).toHaveLength(1);
+  });
+
   it('acknowledges events it does not use', async () => {
     const { session } = await open(1008);
     const answer = await stripe.deliver(webhooks(), stripe.event('customer.created', session));
