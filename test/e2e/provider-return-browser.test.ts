@@ -3,7 +3,8 @@ import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { FakeStripe } from '../support/fake-stripe';
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { eventually, type Harness } from '../support/harness';
+import { providerSuite } from '../support/provider-suite';
 
 /**
  * The customer comes back from a real provider's page: Stripe's success and cancel URLs, Mercado
@@ -28,23 +29,11 @@ describe('the return pages in a real browser', () => {
   }
 
   describe('stripe', () => {
+    const suite = providerSuite(() => new FakeStripe());
     let stripe: FakeStripe;
     let h: Harness;
-    beforeAll(async () => {
-      stripe = new FakeStripe();
-      await stripe.start();
-      h = await startHarness({
-        env: {
-          PAYMENT_PROVIDER: 'stripe',
-          STRIPE_SECRET_KEY: stripe.secretKey,
-          STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-          STRIPE_API_URL: stripe.url,
-        },
-      });
-    });
-    afterAll(async () => {
-      await h?.stop();
-      await stripe?.stop();
+    beforeAll(() => {
+      ({ fake: stripe, h } = suite);
     });
 
     const sessionOf = async (serviceId: number) => {
@@ -78,23 +67,11 @@ describe('the return pages in a real browser', () => {
   });
 
   describe('mercadopago', () => {
+    const suite = providerSuite(() => new FakeMercadoPago());
     let mp: FakeMercadoPago;
     let h: Harness;
-    beforeAll(async () => {
-      mp = new FakeMercadoPago();
-      await mp.start();
-      h = await startHarness({
-        env: {
-          PAYMENT_PROVIDER: 'mercadopago',
-          MERCADOPAGO_ACCESS_TOKEN: mp.accessToken,
-          MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
-          MERCADOPAGO_API_URL: mp.url,
-        },
-      });
-    });
-    afterAll(async () => {
-      await h?.stop();
-      await mp?.stop();
+    beforeAll(() => {
+      ({ fake: mp, h } = suite);
     });
 
     const preferenceOf = async (serviceId: number) => {

@@ -5,31 +5,21 @@ import {
   signNotification,
 } from '../../src/payments/mercadopago/mercadopago-signature';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
-import { eventually, settled, startHarness, type Harness } from '../support/harness';
+import { eventually, settled, type Harness } from '../support/harness';
+import { providerSuite } from '../support/provider-suite';
 
 const checkoutIdOf = (answer: { body: unknown }) =>
   (answer.body as { checkout_id: string }).checkout_id;
 
 describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
+  const suite = providerSuite(() => new FakeMercadoPago(), {
+    env: { RECONCILE_INTERVAL_MS: '500' },
+    start: { produceBackoffMs: 50 },
+  });
   let mp: FakeMercadoPago;
   let h: Harness;
-  beforeAll(async () => {
-    mp = new FakeMercadoPago();
-    await mp.start();
-    h = await startHarness({
-      env: {
-        PAYMENT_PROVIDER: 'mercadopago',
-        MERCADOPAGO_ACCESS_TOKEN: mp.accessToken,
-        MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
-        MERCADOPAGO_API_URL: mp.url,
-        RECONCILE_INTERVAL_MS: '500',
-      },
-      start: { produceBackoffMs: 50 },
-    });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await mp?.stop();
+  beforeAll(() => {
+    ({ fake: mp, h } = suite);
   });
 
   const webhooks = () => `${h.url}/webhooks/mercadopago`;
@@ -201,24 +191,11 @@ describe("Mercado Pago's x-signature", () => {
 });
 
 describe('a Mercado Pago checkout nobody pays', () => {
+  const suite = providerSuite(() => new FakeMercadoPago(), { start: { expiryMs: 1500 } });
   let mp: FakeMercadoPago;
   let h: Harness;
-  beforeAll(async () => {
-    mp = new FakeMercadoPago();
-    await mp.start();
-    h = await startHarness({
-      env: {
-        PAYMENT_PROVIDER: 'mercadopago',
-        MERCADOPAGO_ACCESS_TOKEN: mp.accessToken,
-        MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
-        MERCADOPAGO_API_URL: mp.url,
-      },
-      start: { expiryMs: 1500 },
-    });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await mp?.stop();
+  beforeAll(() => {
+    ({ fake: mp, h } = suite);
   });
 
   it('closes the preference when the checkout expires, and cancels, refused attempts or not', async () => {

@@ -1,30 +1,19 @@
 import { FakeStripe } from '../support/fake-stripe';
-import { eventually, settled, startHarness, type Harness } from '../support/harness';
+import { eventually, settled, type Harness } from '../support/harness';
+import { providerSuite } from '../support/provider-suite';
 
 const checkoutIdOf = (answer: { body: unknown }) =>
   (answer.body as { checkout_id: string }).checkout_id;
 
 describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
+  const suite = providerSuite(() => new FakeStripe(), {
+    env: { STRIPE_PAYMENT_METHODS: 'card,pix', RECONCILE_INTERVAL_MS: '500' },
+    start: { produceBackoffMs: 50 },
+  });
   let stripe: FakeStripe;
   let h: Harness;
-  beforeAll(async () => {
-    stripe = new FakeStripe();
-    await stripe.start();
-    h = await startHarness({
-      env: {
-        PAYMENT_PROVIDER: 'stripe',
-        STRIPE_SECRET_KEY: stripe.secretKey,
-        STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-        STRIPE_API_URL: stripe.url,
-        STRIPE_PAYMENT_METHODS: 'card,pix',
-        RECONCILE_INTERVAL_MS: '500',
-      },
-      start: { produceBackoffMs: 50 },
-    });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await stripe?.stop();
+  beforeAll(() => {
+    ({ fake: stripe, h } = suite);
   });
 
   const webhooks = () => `${h.url}/webhooks/stripe`;
@@ -195,24 +184,11 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
 });
 
 describe('a Stripe checkout nobody pays', () => {
+  const suite = providerSuite(() => new FakeStripe(), { start: { expiryMs: 1500 } });
   let stripe: FakeStripe;
   let h: Harness;
-  beforeAll(async () => {
-    stripe = new FakeStripe();
-    await stripe.start();
-    h = await startHarness({
-      env: {
-        PAYMENT_PROVIDER: 'stripe',
-        STRIPE_SECRET_KEY: stripe.secretKey,
-        STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-        STRIPE_API_URL: stripe.url,
-      },
-      start: { expiryMs: 1500 },
-    });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await stripe?.stop();
+  beforeAll(() => {
+    ({ fake: stripe, h } = suite);
   });
 
   it('expires the session at Stripe when the checkout expires, and cancels', async () => {

@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import express, { type Response } from 'express';
 import { signNotification } from '../../src/payments/mercadopago/mercadopago-signature';
+import { LoopbackFake } from './loopback-server';
 
 /**
  * A small fake of Mercado Pago's API on loopback, written from its public reference for the
@@ -34,21 +33,21 @@ export interface FakePayment {
   date_created: string;
 }
 
-export class FakeMercadoPago {
+export class FakeMercadoPago extends LoopbackFake {
   readonly preferences = new Map<string, FakePreference>();
   readonly payments = new Map<number, FakePayment>();
   readonly requests: Array<{ method: string; path: string; idempotencyKey?: string }> = [];
   private readonly idempotent = new Map<string, FakePreference>();
   private nextPaymentId = 1_300_000_001;
-  private server: Server | undefined;
-  url = '';
 
   constructor(
     readonly accessToken = 'TEST-1234567890-fake-access-token',
     readonly webhookSecret = 'fake-webhook-secret-0123456789',
-  ) {}
+  ) {
+    super();
+  }
 
-  async start(): Promise<string> {
+  protected buildApp(): express.Express {
     const app = express();
     app.use(express.json());
     app.use((req, res, next) => {
@@ -97,19 +96,17 @@ export class FakeMercadoPago {
       return res.json(payment);
     });
     app.use((_req, res) => mpError(res, 404, 'not_found', 'resource not found'));
-    this.server = createServer(app);
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    const address = this.server.address();
-    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    return this.url;
+    return app;
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  /** The variables that aim the connector at this fake. */
+  env(): Record<string, string> {
+    return {
+      PAYMENT_PROVIDER: 'mercadopago',
+      MERCADOPAGO_ACCESS_TOKEN: this.accessToken,
+      MERCADOPAGO_WEBHOOK_SECRET: this.webhookSecret,
+      MERCADOPAGO_API_URL: this.url,
+    };
   }
 
   preferenceFor(checkoutId: string): FakePreference | undefined {

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import express, { type Response } from 'express';
 import Stripe from 'stripe';
+import { LoopbackFake } from './loopback-server';
 
 /**
  * A small fake of Stripe's API on loopback, written from Stripe's public API reference for the
@@ -38,7 +37,7 @@ interface FakeIntent {
   currency: string;
 }
 
-export class FakeStripe {
+export class FakeStripe extends LoopbackFake {
   readonly sessions = new Map<string, FakeSession>();
   readonly intents = new Map<string, FakeIntent>();
   /** Every request received: method, path, and the parsed form body. */
@@ -49,15 +48,15 @@ export class FakeStripe {
     idempotencyKey?: string;
   }> = [];
   private readonly idempotent = new Map<string, { body: string; answer: unknown }>();
-  private server: Server | undefined;
-  url = '';
 
   constructor(
     readonly secretKey = 'sk_test_fake_0123456789',
     readonly webhookSecret = 'whsec_fake_0123456789',
-  ) {}
+  ) {
+    super();
+  }
 
-  async start(): Promise<string> {
+  protected buildApp(): express.Express {
     const app = express();
     // Stripe's form encoding nests with brackets (line_items[0][price_data][currency], expand[0]).
     app.set('query parser', 'extended');
@@ -126,19 +125,17 @@ export class FakeStripe {
         `Unrecognized request URL (${req.method}: ${req.path}).`,
       ),
     );
-    this.server = createServer(app);
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    const address = this.server.address();
-    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    return this.url;
+    return app;
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  /** The variables that aim the connector at this fake. */
+  env(): Record<string, string> {
+    return {
+      PAYMENT_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: this.secretKey,
+      STRIPE_WEBHOOK_SECRET: this.webhookSecret,
+      STRIPE_API_URL: this.url,
+    };
   }
 
   private createSession(body: Record<string, unknown>): FakeSession | { error: string } {
