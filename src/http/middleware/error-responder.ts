@@ -43,7 +43,25 @@ function toAppError(error: unknown): AppError | undefined {
   }
   const type = (error as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && BODY_ERRORS[type]) return BODY_ERRORS[type]();
-  return undefined;
+  return fromClientErrorStatus(error);
+}
+
+/**
+ * Whatever Express, its router or the body parsers reject as the client's fault (they mark such
+ * errors with a 4xx `status`: a path that does not decode, a body whose Content-Encoding does not
+ * inflate...): a 4xx of ours, never a 500.
+ */
+function fromClientErrorStatus(error: unknown): AppError | undefined {
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (status === 415) {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body cannot be handled.');
+  }
+  const cause = error instanceof URIError ? 'path' : 'request';
+  return new AppError('VALIDATION_FAILED', `The ${cause} could not be read.`, {
+    cause: error instanceof Error ? error.message.slice(0, 200) : undefined,
+  });
 }
 
 /** The one place an error becomes an HTTP answer: the CONTRACT shape, never a stack trace. */

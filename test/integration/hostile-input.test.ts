@@ -1,0 +1,88 @@
+import { request } from 'node:http';
+import { ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+
+/** A raw request, so that paths and bodies go out exactly as written (no client normalising). */
+function raw(
+  url: string,
+  options: { method: string; path: string; headers?: Record<string, string>; body?: Buffer },
+): Promise<{ status: number; type: string; body: string }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method,
+        path: options.path,
+        headers: options.headers,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+describe('hostile input at the door', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.stop());
+
+  const errorLines = () => h.log.entries().filter((e) => e.level === 'error');
+
+  it.each([
+    ['POST', '/webhooks/%ZZ'],
+    ['GET', '/return/%ZZ?checkout_id=x'],
+    ['GET', '/sandbox/checkout/%ZZ'],
+    ['POST', '/sandbox/checkout/%E0%A4%A/pay'],
+  ])('answers a malformed escape in %s %s with a JSON 400, not a 500', async (method, path) => {
+    const before = errorLines().length;
+    const res = await raw(h.url, { method, path });
+    expect(res.status).toBe(400);
+    expect(res.type).toContain('application/json');
+    expect(JSON.parse(res.body)).toMatchObject({
+      error: { code: 'VALIDATION_FAILED', request_id: expect.any(String) },
+    });
+    expect(errorLines().length).toBe(before);
+  });
+
+  it.each([
+    ['gzip', Buffer.from('definitely not gzip')],
+    ['deflate', Buffer.from('not deflate either')],
+    ['br', Buffer.from([0xff, 0xfe, 0xfd])],
+  ])(
+    'answers a body whose %s encoding does not decode with a JSON 4xx, before any token',
+    async (encoding, body) => {
+      const before = errorLines().length;
+      const res = await raw(h.url, {
+        method: 'POST',
+        path: '/checkout',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body,
+      });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(JSON.parse(res.body)).toMatchObject({ error: { code: expect.any(String) } });
+      expect(errorLines().length).toBe(before);
+    },
+  );
+
+  it('still takes a well-formed checkout request afterwards', async () => {
+    const res = await raw(h.url, {
+      method: 'POST',
+      path: '/checkout',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ROUTE_TOKEN}` },
+      body: Buffer.from('{"service_id": 1001}'),
+    });
+    expect(res.status).toBe(202);
+  });
+});
