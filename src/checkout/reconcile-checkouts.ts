@@ -118,14 +118,7 @@ async function lookAt(
     }
   } else if (isOutcome(record.state)) {
     // The job ids make this a no-op while the notification's job still exists.
-    await deps.jobs.notify({
-      checkoutId,
-      serviceId: record.serviceId,
-      kind: notificationFor(record.state),
-      outcome: record.state,
-      transactionId: record.transactionId,
-      reason: record.reason,
-    });
+    await deps.jobs.notify({ checkoutId, kind: notificationFor(record.state) });
     report.renotified += 1;
   } else {
     // Reported: the same write takes it out of line, so only data of an older version gets here.

@@ -66,13 +66,7 @@ export async function recordOutcome(
     await deps.store.retire(record.checkoutId);
     return true;
   }
-  await deps.jobs.notify({
-    checkoutId: record.checkoutId,
-    serviceId: record.serviceId,
-    kind: notificationFor(outcome),
-    outcome,
-    ...fields,
-  });
+  await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
   return true;
 }
 

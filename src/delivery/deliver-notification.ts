@@ -1,27 +1,70 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
-import { acknowledgedNotification } from '../checkout/checkout-record';
+import {
+  acknowledgedNotification,
+  isOutcome,
+  notificationFor,
+  type CheckoutOutcome,
+  type CheckoutRecord,
+} from '../checkout/checkout-record';
 import type { Notification } from '../checkout/ports';
+import { AppError } from '../errors';
 
 export type DeliveryResult = 'delivered' | 'duplicate' | 'superseded';
 
 /**
- * Delivers one finish or cancel to the platform, at most once as far as the connector can
- * tell: a notification already acknowledged (the checkout is `reported`, kept 30 days) is not
- * sent again (nor a cancel after a finish),
- * and a cancel of an old checkout is dropped, and recorded, when a newer checkout of the same
- * service was paid. Every attempt carries the same Idempotency-Key; failures are thrown.
+ * The outcome the checkout's record holds, which the notification must be about. A job naming
+ * no checkout, or asking for another notification than the record's outcome calls for, could
+ * only have been forged or mixed up: it fails for good, with the reason, and nothing is sent.
+ */
+function outcomeToDeliver(
+  record: CheckoutRecord | undefined,
+  notification: Notification,
+): { record: CheckoutRecord; outcome: CheckoutOutcome } {
+  const { checkoutId, kind } = notification;
+  if (!record) {
+    throw new AppError('NOTIFICATION_MISMATCH', `A ${kind} for ${checkoutId}: no such checkout.`);
+  }
+  const outcome = record.outcome ?? (isOutcome(record.state) ? record.state : undefined);
+  if (!outcome) {
+    throw new AppError(
+      'NOTIFICATION_MISMATCH',
+      `A ${kind} for ${checkoutId}, which has no outcome (it is ${record.state}).`,
+    );
+  }
+  if (notificationFor(outcome) !== kind) {
+    throw new AppError(
+      'NOTIFICATION_MISMATCH',
+      `A ${kind} for ${checkoutId}, whose outcome is ${outcome}.`,
+    );
+  }
+  return { record, outcome };
+}
+
+/**
+ * Delivers one finish or cancel to the platform, saying only what the checkout's record holds,
+ * at most once as far as the connector can tell: a notification already acknowledged (the
+ * checkout is `reported`, kept 30 days) is not sent again (nor a cancel after a finish), and a
+ * cancel of an old checkout is dropped, and recorded, when a newer checkout of the same service
+ * was paid. Every attempt carries the same Idempotency-Key; failures are thrown.
  */
 export async function deliverNotification(
   deps: Pick<CheckoutDeps, 'platform' | 'store' | 'clock' | 'log'>,
   notification: Notification,
 ): Promise<DeliveryResult> {
-  const { checkoutId, serviceId, kind } = notification;
-  const record = await deps.store.get(checkoutId);
-  const delivered = record && acknowledgedNotification(record);
-  if (delivered) {
-    deps.log.info('notification already delivered', { checkoutId, serviceId, kind, delivered });
+  const { checkoutId, kind } = notification;
+  const stored = await deps.store.get(checkoutId);
+  const delivered = stored && acknowledgedNotification(stored);
+  if (stored && delivered) {
+    deps.log.info('notification already delivered', {
+      checkoutId,
+      serviceId: stored.serviceId,
+      kind,
+      delivered,
+    });
     return 'duplicate';
   }
+  const { record, outcome } = outcomeToDeliver(stored, notification);
+  const { serviceId } = record;
   if (kind === 'cancel') {
     const latest = await deps.store.latestForService(serviceId);
     if (latest && latest.checkoutId !== checkoutId && latest.outcome === 'paid') {
@@ -38,13 +81,13 @@ export async function deliverNotification(
   if (kind === 'finish') {
     await deps.platform.finishCheckout({
       serviceId,
-      transactionId: notification.transactionId ?? checkoutId,
+      transactionId: record.transactionId ?? checkoutId,
       idempotencyKey,
     });
   } else {
     await deps.platform.cancelCheckout({
       serviceId,
-      reason: notification.reason ?? notification.outcome,
+      reason: record.reason ?? outcome,
       idempotencyKey,
     });
   }

@@ -1,20 +1,31 @@
 import type { Queue } from 'bullmq';
+import type { CheckoutStore } from '../checkout/ports';
 import type { FailedDeliveries, FailedDelivery } from '../delivery/ports';
 
 /** The notifications queue's failed set, behind the FailedDeliveries port. */
 export class BullmqFailedDeliveries implements FailedDeliveries {
-  constructor(private readonly queue: Queue) {}
+  constructor(
+    private readonly queue: Queue,
+    private readonly store: Pick<CheckoutStore, 'get'>,
+  ) {}
 
   async page(offset: number, limit: number): Promise<FailedDelivery[]> {
-    const jobs = await this.queue.getFailed(offset, offset + limit - 1);
-    return jobs.flatMap((job) => {
-      if (!job?.id) return [];
-      const data = job.data as { serviceId?: number; checkoutId?: string };
+    const jobs = (await this.queue.getFailed(offset, offset + limit - 1)).filter((job) => job?.id);
+    // A job names only its checkout: the service comes from the checkout's record.
+    const records = await Promise.all(
+      jobs.map((job) => {
+        const checkoutId = (job.data as { checkoutId?: unknown }).checkoutId;
+        return typeof checkoutId === 'string' ? this.store.get(checkoutId) : undefined;
+      }),
+    );
+    return jobs.flatMap((job, i) => {
+      if (!job.id) return [];
+      const data = job.data as { checkoutId?: string };
       return [
         {
           id: job.id,
           kind: job.name,
-          serviceId: data.serviceId,
+          serviceId: records[i]?.serviceId,
           checkoutId: data.checkoutId,
           attempts: job.attemptsMade,
           failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined,

@@ -21,11 +21,7 @@ export const expireJobSchema = z.object({ checkoutId, requestId: z.string().opti
 export const reconcileJobSchema = z.object({ requestId: z.string().optional() });
 export const notificationJobSchema = z.object({
   checkoutId,
-  serviceId: z.number().int().positive(),
   kind: z.enum(['finish', 'cancel']),
-  outcome: z.enum(['paid', 'declined', 'expired', 'failed']),
-  transactionId: z.string().optional(),
-  reason: z.string().optional(),
   requestId: z.string().optional(),
 });
 

@@ -21,9 +21,10 @@ export const cliAdapters: CliAdapters = {
       prefix: redisConfig.prefix,
     });
     queue.on('error', () => undefined);
+    const store = new RedisCheckoutStore(redis, redisConfig.prefix);
     return {
-      store: new RedisCheckoutStore(redis, redisConfig.prefix),
-      failedDeliveries: new BullmqFailedDeliveries(queue),
+      store,
+      failedDeliveries: new BullmqFailedDeliveries(queue, store),
       close: async () => {
         await queue.close();
         await closeRedis(redis);

@@ -17,12 +17,14 @@ describe('delivery answer table', () => {
   let connection: ReturnType<typeof createRedis>;
   let platform: Awaited<ReturnType<typeof startPlatform>>;
   let store: RedisCheckoutStore;
+  // A service of its own per attempt: one paid checkout each.
+  let nextService = 0;
 
   beforeAll(async () => {
     redis = await startTestRedis();
     connection = createRedis(redis.url, 'worker', 'answers');
     store = new RedisCheckoutStore(connection, `t${randomBytes(4).toString('hex')}`);
-    platform = await startPlatform({}, { timeoutMs: 300 });
+    platform = await startPlatform({ serviceCount: 1000 }, { timeoutMs: 300 });
   });
   afterAll(async () => {
     await platform.simulator.stop();
@@ -32,7 +34,17 @@ describe('delivery answer table', () => {
   afterEach(() => platform.simulator.faults.clear());
 
   async function attempt(client = platform.client): Promise<DeliveryVerdict> {
+    // A paid checkout for the notification to be about (the job names only the checkout).
     const checkoutId = newCheckoutId();
+    const now = new Date();
+    await store.openForService({
+      checkoutId,
+      serviceId: 1001 + nextService++,
+      provider: 'sandbox',
+      now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    });
+    await store.transition(checkoutId, 'paid', { transactionId: 'tx-1' }, now);
     const deps = {
       platform: client,
       store,
@@ -40,13 +52,7 @@ describe('delivery answer table', () => {
       log: captureLog().logger,
     };
     try {
-      await deliverNotification(deps, {
-        checkoutId,
-        serviceId: 1001,
-        kind: 'finish',
-        outcome: 'paid',
-        transactionId: 'tx-1',
-      });
+      await deliverNotification(deps, { checkoutId, kind: 'finish' });
       return judgeDelivery();
     } catch (error) {
       return judgeDelivery(error);
