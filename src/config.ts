@@ -89,6 +89,17 @@ const serverShape = {
  */
 export const minJobLockMs = (platformTimeoutMs: number): number => 4 * platformTimeoutMs + 10_000;
 
+/** https, or http on a loopback address (a local trial, a test). */
+function isSafePublicUrl(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return (
+    protocol === 'https:' ||
+    hostname === 'localhost' ||
+    hostname === '[::1]' ||
+    /^127(\.\d{1,3}){3}$/.test(hostname)
+  );
+}
+
 const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
   if (env.JOB_LOCK_MS < minJobLockMs(env.PLATFORM_TIMEOUT_MS)) {
     ctx.addIssue({
@@ -107,6 +118,14 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
       path: ['PAYMENT_PROVIDER'],
       message:
         'the sandbox takes no real money and refuses NODE_ENV=production; choose a real provider, or set SANDBOX_IN_PRODUCTION=true on purpose for a staging platform',
+    });
+  }
+  if (env.NODE_ENV === 'production' && env.PUBLIC_URL && !isSafePublicUrl(env.PUBLIC_URL)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PUBLIC_URL'],
+      message:
+        'must be https in production (customers and providers reach it over the internet); only a loopback address may be http',
     });
   }
   const required = {

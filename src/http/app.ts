@@ -29,6 +29,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext());
   app.use(observeRequests(deps.logger, deps.metrics));
   for (const router of deps.adminRouters ?? []) app.use(router);
+  // Payment pages and API answers are about one customer's order, at one moment: never cached.
+  app.use((_req, res, next) => {
+    res.setHeader('cache-control', 'no-store');
+    next();
+  });
   app.use(helmet());
   for (const router of deps.rawBodyRouters ?? []) app.use(router);
   const limit = deps.bodyLimit ?? '100kb';

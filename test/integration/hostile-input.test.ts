@@ -85,4 +85,22 @@ describe('hostile input at the door', () => {
     });
     expect(res.status).toBe(202);
   });
+
+  it('answers a checkout body of a type it cannot read with 415, not 400', async () => {
+    const res = await raw(h.url, {
+      method: 'POST',
+      path: '/checkout',
+      headers: { 'content-type': 'text/plain', authorization: `Bearer ${ROUTE_TOKEN}` },
+      body: Buffer.from('service_id=1001'),
+    });
+    expect(res.status).toBe(415);
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+  });
+
+  it('keeps every answer out of caches: customer pages and API alike', async () => {
+    for (const path of ['/return/sandbox?checkout_id=chk_000000000000000000000000', '/healthz']) {
+      const res = await fetch(`${h.url}${path}`);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+  });
 });

@@ -96,6 +96,22 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('requires an https PUBLIC_URL in production, a loopback address excepted', () => {
+    const production = { ...valid, NODE_ENV: 'production', SANDBOX_IN_PRODUCTION: 'true' };
+    expect(problems({ ...production, PUBLIC_URL: 'http://connector.example.com' })).toEqual([
+      'PUBLIC_URL: must be https in production (customers and providers reach it over the internet); only a loopback address may be http',
+    ]);
+    expect(problems({ ...production, PUBLIC_URL: 'https://connector.example.com' })).toEqual([]);
+    for (const loopback of [
+      'http://localhost:3000',
+      'http://127.0.0.1:3000',
+      'http://[::1]:3000',
+    ]) {
+      expect(problems({ ...production, PUBLIC_URL: loopback })).toEqual([]);
+    }
+    expect(problems({ ...valid, PUBLIC_URL: 'http://connector.example.com' })).toEqual([]);
+  });
+
   it('names each missing or malformed variable of the provider it is given', () => {
     expect(problems({ ...valid, PAYMENT_PROVIDER: 'stripe' })).toEqual([
       'STRIPE_SECRET_KEY: is required with PAYMENT_PROVIDER=stripe',

@@ -20,6 +20,19 @@ function invalidServiceId(problem: string): AppError {
   });
 }
 
+/** A body the route cannot read (text, XML...): 415, rather than a missing `service_id`. */
+function refuseUnreadableBody(req: Request): void {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+  if (hasBody && !req.is(['application/json', 'application/x-www-form-urlencoded'])) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send service_id as JSON or a form (application/json, application/x-www-form-urlencoded), or in the query.',
+    );
+  }
+}
+
 /** `service_id` from a JSON or form body, or the query; integer or numeric string. */
 function readServiceId(req: Request): number {
   const fromBody: unknown = (req.body as Record<string, unknown> | undefined)?.service_id;
@@ -42,6 +55,7 @@ function readServiceId(req: Request): number {
 export function checkoutRoutes(deps: CheckoutDeps, route: { path: string; token: string }): Router {
   const router = Router();
   router.post(route.path, requireRouteToken(route.token), async (req, res) => {
+    refuseUnreadableBody(req);
     const serviceId = readServiceId(req);
     const result = await requestCheckout(deps, serviceId);
     if (result.kind === 'already_paid') {
