@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { Config } from '../config';
+import { answerClientErrors } from '../http/client-errors';
 import { createLogger, type Logger } from '../infra/logger';
 import { createMetrics, observeQueues, observeReconciler } from '../infra/metrics';
 import { closeRedis } from '../infra/redis';
@@ -48,6 +49,7 @@ export async function startConnector(
 
   // Listen first, so that with PORT=0 (tests) the public URL can name the real port.
   const server = createServer();
+  answerClientErrors(server, logger);
   server.listen(config.port, options.host ?? '0.0.0.0');
   await once(server, 'listening');
   const address = server.address();

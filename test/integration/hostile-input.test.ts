@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
 
 /** A raw request, so that paths and bodies go out exactly as written (no client normalising). */
@@ -102,5 +103,26 @@ describe('hostile input at the door', () => {
       const res = await fetch(`${h.url}${path}`);
       expect(res.headers.get('cache-control')).toBe('no-store');
     }
+  });
+
+  it.each([
+    ['a request line that is not HTTP', 'NOT HTTP AT ALL\r\n\r\n', 400],
+    ['a header without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n', 400],
+    [
+      'headers larger than Node accepts',
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+    ],
+  ])('answers %s with a JSON body', async (_what, request, status) => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(h.url).port), '127.0.0.1', () => socket.write(request));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+    expect(JSON.parse(body)).toMatchObject({ error: { code: expect.any(String) } });
   });
 });
