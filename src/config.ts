@@ -81,6 +81,10 @@ const serverShape = {
   JOB_LOCK_MS: positiveInt,
   RECONCILE_INTERVAL_MS: positiveInt.min(100),
   SHUTDOWN_TIMEOUT_MS: positiveInt,
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.min(100),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.min(100),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt,
+  HTTP_MAX_CONNECTIONS: positiveInt,
 };
 
 /**
@@ -196,6 +200,13 @@ export interface Config {
   notify: { maxAttempts: number; backoffMs: number };
   jobs: { lockMs: number; reconcileIntervalMs: number };
   shutdownTimeoutMs: number;
+  /** Limits of the HTTP server against slow or numerous clients. */
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+  };
   /** Values that must never reach a log line or an error answer. */
   secrets: string[];
 }
@@ -324,6 +335,12 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     notify: { maxAttempts: raw.NOTIFY_MAX_ATTEMPTS, backoffMs: raw.NOTIFY_BACKOFF_MS },
     jobs: { lockMs: raw.JOB_LOCK_MS, reconcileIntervalMs: raw.RECONCILE_INTERVAL_MS },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
+    http: {
+      headersTimeoutMs: raw.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: raw.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: raw.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: raw.HTTP_MAX_CONNECTIONS,
+    },
     secrets: [
       ...platformSecrets(platform),
       raw.CHECKOUT_ROUTE_TOKEN,

@@ -48,7 +48,16 @@ export async function startConnector(
   const { redis, reachable } = await connectRedis(config, logger);
 
   // Listen first, so that with PORT=0 (tests) the public URL can name the real port.
-  const server = createServer();
+  const limits = config.http;
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node enforces the two timeouts on this tick (30 s by default, which would let a slow
+    // client hold a connection that long whatever the timeouts say).
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, limits.headersTimeoutMs / 2)),
+  });
+  server.maxConnections = limits.maxConnections;
   answerClientErrors(server, logger);
   server.listen(config.port, options.host ?? '0.0.0.0');
   await once(server, 'listening');

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
-import { connect } from 'node:net';
-import { ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+import { connect, type Socket } from 'node:net';
+import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
 
 /** A raw request, so that paths and bodies go out exactly as written (no client normalising). */
 function raw(
@@ -124,5 +124,66 @@ describe('hostile input at the door', () => {
     expect(answer.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
     const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
     expect(JSON.parse(body)).toMatchObject({ error: { code: expect.any(String) } });
+  });
+});
+
+describe('slow and numerous clients', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      env: { HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_MAX_CONNECTIONS: '5' },
+    });
+  });
+  afterAll(() => h.stop());
+
+  const port = () => Number(new URL(h.url).port);
+  /** Resolves with what the server sent before closing, or 'open' if it did not within `ms`. */
+  const closedWithin = (socket: Socket, ms: number) =>
+    new Promise<string>((resolve) => {
+      let text = '';
+      const timer = setTimeout(() => resolve('open'), ms);
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(text);
+      });
+    });
+
+  it('drops a client that never finishes its headers, after HTTP_HEADERS_TIMEOUT_MS', async () => {
+    const socket = connect(port(), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    const started = Date.now();
+    const answer = await closedWithin(socket, 5000);
+    expect(answer).not.toBe('open');
+    expect(Date.now() - started).toBeLessThan(3000);
+    socket.destroy();
+  });
+
+  it('refuses connections beyond HTTP_MAX_CONNECTIONS', async () => {
+    const held = await Promise.all(
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(port(), '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => undefined);
+          }),
+      ),
+    );
+    const extra = connect(port(), '127.0.0.1');
+    extra.on('error', () => undefined);
+    expect(await closedWithin(extra, 400)).toBe('');
+    for (const socket of held) socket.destroy();
+    // Room again once they are gone.
+    await eventually(
+      () =>
+        fetch(`${h.url}/healthz`).then(
+          (res) => (res.ok ? true : undefined),
+          () => undefined,
+        ),
+      5000,
+      'room for a new connection',
+    );
   });
 });
