@@ -9,7 +9,6 @@ import { webhookRoutes } from '../http/routes/webhook-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { pingRedis, type ConnectorRedis } from '../infra/redis';
-import { pageNoticeFor } from '../payments/registry';
 import type { Dependencies } from './dependencies';
 
 /**
@@ -25,11 +24,8 @@ export function buildApp(
   const { deps, jobs, providerModule } = built;
   const { logger, metrics, redis } = runtime;
   const serveApi = config.role !== 'worker';
-  const pageNotice = pageNoticeFor({
-    name: config.checkout.provider,
-    sandboxInProduction: config.checkout.sandboxInProduction,
-  });
-  const hooks = { hint: (checkoutId: string) => syncCheckout(deps, checkoutId), pageNotice };
+  const { pageNotice } = providerModule;
+  const hooks = { hint: (checkoutId: string) => syncCheckout(deps, checkoutId) };
   const routers = serveApi
     ? [
         checkoutRoutes(deps, {

@@ -8,8 +8,6 @@ export interface ProviderHooks {
    * like a webhook): read the truth from the provider and record it.
    */
   hint(checkoutId: string): Promise<void>;
-  /** A banner every page shows, when the deployment needs one (the sandbox on staging). */
-  pageNotice: string | undefined;
 }
 
 /**
@@ -21,4 +19,6 @@ export interface ProviderModule {
   routes?(hooks: ProviderHooks): Router;
   /** Said once, as a warning, when the connector starts. */
   startWarnings: string[];
+  /** A banner every customer page shows, when the deployment needs one (the sandbox on staging). */
+  pageNotice?: string;
 }

@@ -47,10 +47,3 @@ export function buildProviderModule(
       };
   }
 }
-
-/** The banner of every customer page when the deployment takes no real money on purpose. */
-export function pageNoticeFor(settings: ProviderSettings): string | undefined {
-  return settings.sandboxInProduction
-    ? 'Ambiente de homologação: pagamentos simulados, nenhum valor é cobrado.'
-    : undefined;
-}

@@ -15,9 +15,13 @@ export function sandboxModule(options: {
     prefix: options.prefix,
     publicUrl: options.publicUrl,
   });
+  const pageNotice = options.inProduction
+    ? 'Ambiente de homologação: pagamentos simulados, nenhum valor é cobrado.'
+    : undefined;
   return {
     provider,
-    routes: (hooks) => sandboxRoutes(provider, hooks),
+    routes: (hooks) => sandboxRoutes(provider, hooks, pageNotice),
+    pageNotice,
     startWarnings: options.inProduction
       ? [
           'the sandbox provider runs in production (SANDBOX_IN_PRODUCTION=true): its Pay button marks orders paid without money; use it only against a staging platform',

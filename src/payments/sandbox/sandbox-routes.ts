@@ -11,7 +11,11 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * The sandbox's payment page and its buttons. A button settles the payment at the "provider"
  * and then takes exactly the path a verified webhook takes (`hooks.hint`).
  */
-export function sandboxRoutes(sandbox: SandboxProvider, hooks: ProviderHooks): Router {
+export function sandboxRoutes(
+  sandbox: SandboxProvider,
+  hooks: ProviderHooks,
+  pageNotice: string | undefined,
+): Router {
   const router = Router();
   const paymentOf = (checkoutId: string) =>
     SAFE_ID.test(checkoutId) ? sandbox.payment(checkoutId) : Promise.resolve(undefined);
@@ -19,10 +23,10 @@ export function sandboxRoutes(sandbox: SandboxProvider, hooks: ProviderHooks): R
   router.get('/sandbox/checkout/:checkoutId', async (req, res) => {
     const payment = await paymentOf(req.params.checkoutId);
     if (!payment) {
-      res.status(404).type('html').send(notFoundPage(hooks.pageNotice));
+      res.status(404).type('html').send(notFoundPage(pageNotice));
       return;
     }
-    res.type('html').send(sandboxPaymentPage(payment, hooks.pageNotice));
+    res.type('html').send(sandboxPaymentPage(payment, pageNotice));
   });
 
   for (const [action, outcome] of [
@@ -34,7 +38,7 @@ export function sandboxRoutes(sandbox: SandboxProvider, hooks: ProviderHooks): R
       const checkoutId = req.params.checkoutId;
       const payment = await paymentOf(checkoutId);
       if (!payment) {
-        res.status(404).type('html').send(notFoundPage(hooks.pageNotice));
+        res.status(404).type('html').send(notFoundPage(pageNotice));
         return;
       }
       await sandbox.settle(checkoutId, outcome);
