@@ -1,6 +1,11 @@
 import type { PaymentStatus } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
-import { notificationFor, type CheckoutOutcome, type CheckoutRecord } from './checkout-record';
+import {
+  isOpen,
+  notificationFor,
+  type CheckoutOutcome,
+  type CheckoutRecord,
+} from './checkout-record';
 
 /** The checkout state a provider status leads to; undefined while the payment is pending. */
 function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | undefined {
@@ -72,13 +77,14 @@ export async function recordOutcome(
 
 /**
  * Asks the provider for the truth about a checkout and applies it. A webhook, a redirect or
- * a sandbox button is only a hint that it is worth asking.
+ * a sandbox button is only a hint that it is worth asking. A checkout already closed (its
+ * outcome is sticky) is not asked about: nothing the provider says could change it.
  */
 export async function syncFromProvider(
   deps: CheckoutDeps,
   record: CheckoutRecord,
 ): Promise<CheckoutRecord> {
-  if (!record.providerRef) return record;
+  if (!record.providerRef || !isOpen(record.state)) return record;
   const status = await deps.provider.getStatus({
     providerRef: record.providerRef,
     checkoutId: record.checkoutId,

@@ -1,7 +1,6 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import {
   acknowledgedNotification,
-  isOutcome,
   notificationFor,
   type CheckoutOutcome,
   type CheckoutRecord,
@@ -24,7 +23,8 @@ function outcomeToDeliver(
   if (!record) {
     throw new AppError('NOTIFICATION_MISMATCH', `A ${kind} for ${checkoutId}: no such checkout.`);
   }
-  const outcome = record.outcome ?? (isOutcome(record.state) ? record.state : undefined);
+  // The store writes `outcome` in the same step as an outcome state.
+  const { outcome } = record;
   if (!outcome) {
     throw new AppError(
       'NOTIFICATION_MISMATCH',

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
-import { isCheckoutId, isOpen } from '../../checkout/checkout-record';
+import { isCheckoutId } from '../../checkout/checkout-record';
 import { syncFromProvider } from '../../checkout/settle-checkout';
 import { notFoundPage } from '../../html/page-layout';
 import { returnPage } from '../pages/checkout-pages';
@@ -16,7 +16,7 @@ export function returnRoutes(deps: CheckoutDeps, pageNotice: string | undefined)
       return;
     }
     // The redirect is a hint, like a webhook: ask the provider before showing the page.
-    const current = isOpen(record.state) ? await syncFromProvider(deps, record) : record;
+    const current = await syncFromProvider(deps, record);
     const cancelled = req.query.cancelled === '1';
     res.type('html').send(returnPage(current, pageNotice, { cancelled }));
   });
