@@ -2,20 +2,16 @@ import { Queue } from 'bullmq';
 import { jobIds, QUEUES } from '../../src/jobs/queue-names';
 import { PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { eventually, ROUTE_TOKEN } from '../support/harness';
-import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { redisAndSimulator } from '../support/platform';
+import type { TestRedis } from '../support/redis-server';
 import { connectorStarted, spawnConnector } from '../support/spawn-ts';
 
 describe('a worker told to stop mid-delivery', () => {
+  const shared = redisAndSimulator();
   let redis: TestRedis;
   let simulator: PlatformSimulator;
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    simulator = new PlatformSimulator();
-    await simulator.start();
-  });
-  afterAll(async () => {
-    await simulator.stop();
-    await redis.close();
+  beforeAll(() => {
+    ({ redis, simulator } = shared);
   });
 
   const start = (prefix: string, env: Record<string, string> = {}) =>

@@ -1,21 +1,17 @@
 import { PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { redisAndSimulator } from '../support/platform';
+import type { TestRedis } from '../support/redis-server';
 import { connectorStarted, spawnConnector } from '../support/spawn-ts';
 
 const NOTICE = 'Ambiente de homologação: pagamentos simulados, nenhum valor é cobrado.';
 
 describe('the sandbox under NODE_ENV=production', () => {
+  const shared = redisAndSimulator();
   let redis: TestRedis;
   let simulator: PlatformSimulator;
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    simulator = new PlatformSimulator();
-    await simulator.start();
-  });
-  afterAll(async () => {
-    await simulator.stop();
-    await redis.close();
+  beforeAll(() => {
+    ({ redis, simulator } = shared);
   });
 
   it('refuses to start, exit 78, naming PAYMENT_PROVIDER and the way out', async () => {

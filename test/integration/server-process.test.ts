@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { closeHttpServer } from '../../src/infra/shutdown';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
-import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { redisAndSimulator } from '../support/platform';
+import type { TestRedis } from '../support/redis-server';
 import { connectorStarted, spawnConnector, spawnTs } from '../support/spawn-ts';
 
 describe('the connector process', () => {
@@ -16,16 +17,11 @@ describe('the connector process', () => {
   });
 
   describe('running', () => {
+    const shared = redisAndSimulator();
     let redis: TestRedis;
     let simulator: PlatformSimulator;
-    beforeAll(async () => {
-      redis = await startTestRedis();
-      simulator = new PlatformSimulator();
-      await simulator.start();
-    });
-    afterAll(async () => {
-      await simulator.stop();
-      await redis.close();
+    beforeAll(() => {
+      ({ redis, simulator } = shared);
     });
 
     it.each([
