@@ -11,7 +11,17 @@ export const ERROR_CATALOGUE = {
   },
   MALFORMED_JSON: { status: 400, retryable: false, text: 'The body is not valid JSON.' },
   UNAUTHORIZED: { status: 401, retryable: false, text: 'Missing or wrong token.' },
+  FORBIDDEN: {
+    status: 403,
+    retryable: false,
+    text: 'The dashboard refuses this: a cross-site write, or an action it does not offer.',
+  },
   NOT_FOUND: { status: 404, retryable: false, text: 'No such route or resource.' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    retryable: false,
+    text: 'The path exists but not for this method; `Allow` lists the methods it serves.',
+  },
   UNKNOWN_PROVIDER: {
     status: 404,
     retryable: false,
@@ -27,6 +37,11 @@ export const ERROR_CATALOGUE = {
     status: 415,
     retryable: false,
     text: 'The body encoding or charset is not supported.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    retryable: true,
+    text: 'Too many requests from this address; `Retry-After` says when to try again.',
   },
   PLATFORM_UNAVAILABLE: {
     status: 503,

@@ -13,12 +13,10 @@ export interface AppDeps {
   isReady: () => Promise<boolean>;
   /** Feature routers mounted after the health routes (checkout, pages, dashboard...). */
   routers?: Router[];
-  /** Routers that read the raw body themselves (webhooks): mounted before the body parsers. */
+  /** Routers that read the raw body themselves (webhooks). */
   rawBodyRouters?: Router[];
   /** The dashboard: its own UI assets and scripts, so mounted before helmet's CSP. */
   adminRouters?: Router[];
-  /** Largest accepted body; 100 kB is far above any legitimate call the connector receives. */
-  bodyLimit?: string;
 }
 
 /** Builds the Express app. It never listens: the caller (main or a test) does. */
@@ -36,9 +34,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(helmet());
   for (const router of deps.rawBodyRouters ?? []) app.use(router);
-  const limit = deps.bodyLimit ?? '100kb';
-  app.use(express.json({ limit }));
-  app.use(express.urlencoded({ extended: false, limit, parameterLimit: 100 }));
+  // No body parser here: each route reads the body it needs, with its own limit, after its checks.
   app.use(healthRoutes({ isReady: deps.isReady, registry: deps.metrics.registry }));
   for (const router of deps.routers ?? []) app.use(router);
   app.use(notFound());

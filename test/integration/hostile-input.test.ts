@@ -61,21 +61,64 @@ describe('hostile input at the door', () => {
     ['deflate', Buffer.from('not deflate either')],
     ['br', Buffer.from([0xff, 0xfe, 0xfd])],
   ])(
-    'answers a body whose %s encoding does not decode with a JSON 4xx, before any token',
+    'answers a body whose %s encoding does not decode with a JSON 4xx, with or without a token',
     async (encoding, body) => {
       const before = errorLines().length;
-      const res = await raw(h.url, {
-        method: 'POST',
-        path: '/checkout',
-        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
-        body,
-      });
-      expect(res.status).toBeGreaterThanOrEqual(400);
-      expect(res.status).toBeLessThan(500);
-      expect(JSON.parse(res.body)).toMatchObject({ error: { code: expect.any(String) } });
+      for (const token of [undefined, ROUTE_TOKEN]) {
+        const res = await raw(h.url, {
+          method: 'POST',
+          path: '/checkout',
+          headers: {
+            'content-type': 'application/json',
+            'content-encoding': encoding,
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body,
+        });
+        expect(res.status).toBe(token ? 400 : 401);
+        expect(JSON.parse(res.body)).toMatchObject({ error: { code: expect.any(String) } });
+      }
       expect(errorLines().length).toBe(before);
     },
   );
+
+  it('answers a request without the token before reading its body, and closes the connection', async () => {
+    // Headers promise 100 kB; only a few bytes follow. The answer must not wait for the rest.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(h.url).port), '127.0.0.1', () =>
+        socket.write(
+          'POST /checkout HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+            'Content-Length: 100000\r\n\r\n{"service_id":',
+        ),
+      );
+      let text = '';
+      const timer = setTimeout(() => resolve(`no answer yet: ${text}`), 2000);
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+        if (text.includes('\r\n\r\n') && text.includes('}')) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
+    expect(answer.toLowerCase()).toContain('connection: close');
+  });
+
+  it.each([
+    ['GET', '/checkout', 'POST'],
+    ['GET', '/webhooks/sandbox', 'POST'],
+    ['PUT', '/return/sandbox?checkout_id=x', 'GET, HEAD'],
+    ['POST', '/sandbox/checkout/chk_x', 'GET, HEAD'],
+    ['GET', '/sandbox/checkout/chk_x/pay', 'POST'],
+  ])('answers %s %s, a known path, with 405 and Allow: %s', async (method, path, allow) => {
+    const res = await fetch(`${h.url}${path}`, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(await res.json()).toMatchObject({ error: { code: 'METHOD_NOT_ALLOWED' } });
+  });
 
   it('still takes a well-formed checkout request afterwards', async () => {
     const res = await raw(h.url, {

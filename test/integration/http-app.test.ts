@@ -1,9 +1,24 @@
+import { Router } from 'express';
 import { createApp } from '../../src/http/app';
+import { jsonOrFormBody } from '../../src/http/middleware/body-parsers';
+import { allowOnly } from '../../src/infra/allow-only';
 import { createMetrics } from '../../src/infra/metrics';
 import { closeRedis, createRedis, pingRedis, waitForRedis } from '../../src/infra/redis';
 import { listen } from '../support/http-app';
 import { captureLog } from '../support/log-capture';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
+
+/** A route that reads a JSON or form body with a 1 kB limit, as the checkout route does. */
+function echoRouter(): Router {
+  const router = Router();
+  router
+    .route('/echo')
+    .post(...jsonOrFormBody('1kb'), (req, res) => {
+      res.json({ body: req.body as unknown });
+    })
+    .all(allowOnly('POST'));
+  return router;
+}
 
 describe('the HTTP app', () => {
   let redis: TestRedis;
@@ -20,7 +35,7 @@ describe('the HTTP app', () => {
       logger: log.logger,
       metrics: createMetrics(),
       isReady: () => pingRedis(connection, 300),
-      bodyLimit: '1kb',
+      routers: [echoRouter()],
     });
     server = await listen(app);
   });
@@ -79,7 +94,7 @@ describe('the HTTP app', () => {
   });
 
   it('answers malformed JSON with a JSON 400 and logs it', async () => {
-    const res = await fetch(`${server.url}/anything`, {
+    const res = await fetch(`${server.url}/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"service_id": ',
@@ -92,7 +107,7 @@ describe('the HTTP app', () => {
   });
 
   it('answers a body over the limit with a JSON 413', async () => {
-    const res = await fetch(`${server.url}/anything`, {
+    const res = await fetch(`${server.url}/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ pad: 'x'.repeat(5000) }),
@@ -104,7 +119,7 @@ describe('the HTTP app', () => {
   });
 
   it('answers an unsupported charset with a JSON 415', async () => {
-    const res = await fetch(`${server.url}/anything`, {
+    const res = await fetch(`${server.url}/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=klingon' },
       body: '{}',
@@ -131,6 +146,34 @@ describe('the HTTP app', () => {
       headers: { 'x-request-id': 'bad id with spaces' },
     });
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reads no body on a route that takes none', async () => {
+    const res = await fetch(`${server.url}/nowhere`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"not json',
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it.each([
+    ['GET', '/echo', 'POST'],
+    ['DELETE', '/echo', 'POST'],
+    ['POST', '/healthz', 'GET, HEAD'],
+    ['PUT', '/metrics', 'GET, HEAD'],
+    ['PATCH', '/readyz', 'GET, HEAD'],
+  ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
+    const res = await fetch(`${server.url}${path}`, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(await res.json()).toMatchObject({ error: { code: 'METHOD_NOT_ALLOWED' } });
+  });
+
+  it('answers OPTIONS on a known path with 204 and Allow', async () => {
+    const res = await fetch(`${server.url}/echo`, { method: 'OPTIONS' });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe('POST');
   });
 
   it('sends helmet security headers', async () => {

@@ -87,6 +87,8 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
         ...errorFields(error),
       });
     }
+    // A body left unread (refused before it was read): close rather than drain it for keep-alive.
+    if (!req.complete) res.setHeader('connection', 'close');
     if (appError.retryAfterMs !== undefined) {
       res.setHeader('retry-after', String(Math.ceil(appError.retryAfterMs / 1000)));
     }

@@ -1,8 +1,10 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { requestCheckout } from '../../checkout/request-checkout';
 import { AppError } from '../../errors';
+import { allowOnly } from '../../infra/allow-only';
+import { jsonOrFormBody } from '../middleware/body-parsers';
 import { requireRouteToken } from '../middleware/route-token';
 
 const serviceIdValue = z.union([
@@ -21,7 +23,7 @@ function invalidServiceId(problem: string): AppError {
 }
 
 /** A body the route cannot read (text, XML...): 415, rather than a missing `service_id`. */
-function refuseUnreadableBody(req: Request): void {
+const refuseUnreadableBody: RequestHandler = (req, _res, next) => {
   const hasBody =
     req.headers['transfer-encoding'] !== undefined ||
     (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
@@ -31,7 +33,8 @@ function refuseUnreadableBody(req: Request): void {
       'Send service_id as JSON or a form (application/json, application/x-www-form-urlencoded), or in the query.',
     );
   }
-}
+  next();
+};
 
 /** `service_id` from a JSON or form body, or the query; integer or numeric string. */
 function readServiceId(req: Request): number {
@@ -51,23 +54,33 @@ function readServiceId(req: Request): number {
   return parsed.data;
 }
 
-/** The checkout route the platform calls: answers 202 at once, the URL follows by POST. */
+/**
+ * The checkout route the platform calls: answers 202 at once, the URL follows by POST. The token
+ * is checked, and the type, before a byte of the body is read.
+ */
 export function checkoutRoutes(deps: CheckoutDeps, route: { path: string; token: string }): Router {
   const router = Router();
-  router.post(route.path, requireRouteToken(route.token), async (req, res) => {
-    refuseUnreadableBody(req);
-    const serviceId = readServiceId(req);
-    const result = await requestCheckout(deps, serviceId);
-    if (result.kind === 'already_paid') {
-      throw new AppError('CHECKOUT_ALREADY_PAID', `Service ${serviceId} was already paid.`, {
-        details: [
-          { field: 'service_id', problem: `checkout ${result.checkout.checkoutId} is paid` },
-        ],
-      });
-    }
-    res
-      .status(202)
-      .json({ service_id: serviceId, checkout_id: result.checkoutId, status: 'accepted' });
-  });
+  router
+    .route(route.path)
+    .post(
+      requireRouteToken(route.token),
+      refuseUnreadableBody,
+      ...jsonOrFormBody(),
+      async (req, res) => {
+        const serviceId = readServiceId(req);
+        const result = await requestCheckout(deps, serviceId);
+        if (result.kind === 'already_paid') {
+          throw new AppError('CHECKOUT_ALREADY_PAID', `Service ${serviceId} was already paid.`, {
+            details: [
+              { field: 'service_id', problem: `checkout ${result.checkout.checkoutId} is paid` },
+            ],
+          });
+        }
+        res
+          .status(202)
+          .json({ service_id: serviceId, checkout_id: result.checkoutId, status: 'accepted' });
+      },
+    )
+    .all(allowOnly('POST'));
   return router;
 }

@@ -3,22 +3,26 @@ import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { isCheckoutId } from '../../checkout/checkout-record';
 import { syncFromProvider } from '../../checkout/settle-checkout';
 import { notFoundPage } from '../../html/page-layout';
+import { allowOnly } from '../../infra/allow-only';
 import { returnPage } from '../pages/checkout-pages';
 
 /** Where the provider sends the customer back, for any provider: a page saying what happened. */
 export function returnRoutes(deps: CheckoutDeps, pageNotice: string | undefined): Router {
   const router = Router();
-  router.get('/return/:provider', async (req, res) => {
-    const checkoutId = typeof req.query.checkout_id === 'string' ? req.query.checkout_id : '';
-    const record = isCheckoutId(checkoutId) ? await deps.store.get(checkoutId) : undefined;
-    if (!record || record.provider !== req.params.provider) {
-      res.status(404).type('html').send(notFoundPage(pageNotice));
-      return;
-    }
-    // The redirect is a hint, like a webhook: ask the provider before showing the page.
-    const current = await syncFromProvider(deps, record);
-    const cancelled = req.query.cancelled === '1';
-    res.type('html').send(returnPage(current, pageNotice, { cancelled }));
-  });
+  router
+    .route('/return/:provider')
+    .get(async (req, res) => {
+      const checkoutId = typeof req.query.checkout_id === 'string' ? req.query.checkout_id : '';
+      const record = isCheckoutId(checkoutId) ? await deps.store.get(checkoutId) : undefined;
+      if (!record || record.provider !== req.params.provider) {
+        res.status(404).type('html').send(notFoundPage(pageNotice));
+        return;
+      }
+      // The redirect is a hint, like a webhook: ask the provider before showing the page.
+      const current = await syncFromProvider(deps, record);
+      const cancelled = req.query.cancelled === '1';
+      res.type('html').send(returnPage(current, pageNotice, { cancelled }));
+    })
+    .all(allowOnly('GET'));
   return router;
 }

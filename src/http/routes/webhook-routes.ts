@@ -2,6 +2,10 @@ import express, { Router } from 'express';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
 import { AppError } from '../../errors';
+import { allowOnly } from '../../infra/allow-only';
+
+/** Providers' events are larger than the connector's other bodies (Stripe's run to tens of kB). */
+export const WEBHOOK_BODY_LIMIT = '256kb';
 
 /**
  * Provider webhooks. The raw body is kept for the signature check; the use case does the rest.
@@ -9,10 +13,9 @@ import { AppError } from '../../errors';
  */
 export function webhookRoutes(deps: CheckoutDeps): Router {
   const router = Router();
-  router.post(
-    '/webhooks/:provider',
-    express.raw({ type: () => true, limit: '256kb' }),
-    async (req, res) => {
+  router
+    .route('/webhooks/:provider')
+    .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
       if (req.params.provider !== deps.provider.name) {
         throw new AppError(
           'UNKNOWN_PROVIDER',
@@ -33,7 +36,7 @@ export function webhookRoutes(deps: CheckoutDeps): Router {
           ? { checkout_id: result.checkoutId, state: result.state }
           : {}),
       });
-    },
-  );
+    })
+    .all(allowOnly('POST'));
   return router;
 }

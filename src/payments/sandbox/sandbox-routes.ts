@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { notFoundPage } from '../../html/page-layout';
+import { allowOnly } from '../../infra/allow-only';
 import type { ProviderHooks } from '../provider-module';
 import { sandboxPaymentPage } from './sandbox-page';
 import type { SandboxProvider } from './sandbox-provider';
@@ -20,31 +21,37 @@ export function sandboxRoutes(
   const paymentOf = (checkoutId: string) =>
     SAFE_ID.test(checkoutId) ? sandbox.payment(checkoutId) : Promise.resolve(undefined);
 
-  router.get('/sandbox/checkout/:checkoutId', async (req, res) => {
-    const payment = await paymentOf(req.params.checkoutId);
-    if (!payment) {
-      res.status(404).type('html').send(notFoundPage(pageNotice));
-      return;
-    }
-    res.type('html').send(sandboxPaymentPage(payment, pageNotice));
-  });
+  router
+    .route('/sandbox/checkout/:checkoutId')
+    .get(async (req, res) => {
+      const payment = await paymentOf(req.params.checkoutId);
+      if (!payment) {
+        res.status(404).type('html').send(notFoundPage(pageNotice));
+        return;
+      }
+      res.type('html').send(sandboxPaymentPage(payment, pageNotice));
+    })
+    .all(allowOnly('GET'));
 
   for (const [action, outcome] of [
     ['pay', 'paid'],
     ['pix', 'processing'],
     ['decline', 'failed'],
   ] as const) {
-    router.post(`/sandbox/checkout/:checkoutId/${action}`, async (req, res) => {
-      const checkoutId = req.params.checkoutId;
-      const payment = await paymentOf(checkoutId);
-      if (!payment) {
-        res.status(404).type('html').send(notFoundPage(pageNotice));
-        return;
-      }
-      await sandbox.settle(checkoutId, outcome);
-      await hooks.hint(checkoutId);
-      res.redirect(303, payment.returnUrl);
-    });
+    router
+      .route(`/sandbox/checkout/:checkoutId/${action}`)
+      .post(async (req, res) => {
+        const checkoutId = req.params.checkoutId;
+        const payment = await paymentOf(checkoutId);
+        if (!payment) {
+          res.status(404).type('html').send(notFoundPage(pageNotice));
+          return;
+        }
+        await sandbox.settle(checkoutId, outcome);
+        await hooks.hint(checkoutId);
+        res.redirect(303, payment.returnUrl);
+      })
+      .all(allowOnly('POST'));
   }
   return router;
 }

@@ -1,0 +1,20 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '../errors';
+
+/**
+ * The last handler of a route (`router.route(path).get(...).all(allowOnly('GET'))`): a method the
+ * route does not serve is 405 with `Allow`, not a 404 that hides the route; OPTIONS is 204 with
+ * `Allow`. GET implies HEAD, as Express serves HEAD from GET.
+ */
+export function allowOnly(...methods: readonly ('GET' | 'POST')[]): RequestHandler {
+  const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : [...methods];
+  const allow = allowed.join(', ');
+  return (req, res, next) => {
+    res.setHeader('allow', allow);
+    if (req.method === 'OPTIONS') {
+      res.status(204).end();
+      return;
+    }
+    next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not served here; use ${allow}.`));
+  };
+}
