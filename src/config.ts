@@ -17,6 +17,7 @@ export const SECRET_VARIABLES = [
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 const platformShape = {
@@ -85,6 +86,15 @@ const serverShape = {
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.min(100),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt,
   HTTP_MAX_CONNECTIONS: positiveInt,
+  TRUST_PROXY_HOPS: nonNegativeInt.max(10),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.max(3600),
+  RATE_LIMIT_CHECKOUT_FAILURES: nonNegativeInt,
+  RATE_LIMIT_WEBHOOK_FAILURES: nonNegativeInt,
+  RATE_LIMIT_PAGES: nonNegativeInt,
+  RATE_LIMIT_DASHBOARD_FAILURES: nonNegativeInt,
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1),
+  WORKER_CONCURRENCY: positiveInt.max(200),
 };
 
 /**
@@ -206,9 +216,29 @@ export interface Config {
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
     maxConnections: number;
+    /** Proxies in front whose X-Forwarded-For is trusted for the client address (0: none). */
+    trustProxyHops: number;
+    rateLimits: RateLimitConfig;
   };
+  /** `/metrics` on its own listener, off the public port, when set. */
+  metrics: { port: number; host: string } | undefined;
+  /** Jobs each worker process runs at once, per queue. */
+  workerConcurrency: number;
   /** Values that must never reach a log line or an error answer. */
   secrets: string[];
+}
+
+/** Per client address, per window; 0 turns a limit off. */
+export interface RateLimitConfig {
+  windowMs: number;
+  /** Failed calls (wrong token, bad body) on the checkout route; the platform's 2xx never count. */
+  checkoutFailures: number;
+  /** Failed webhook calls (bad signature, unknown provider); delivered events never count. */
+  webhookFailures: number;
+  /** Every request to the customer pages and the sandbox's buttons. */
+  pages: number;
+  /** Refused dashboard logins. */
+  dashboardFailures: number;
 }
 
 /** Raised when the environment is invalid; `problems` holds one line per variable. */
@@ -340,7 +370,20 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       requestTimeoutMs: raw.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: raw.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: raw.HTTP_MAX_CONNECTIONS,
+      trustProxyHops: raw.TRUST_PROXY_HOPS,
+      rateLimits: {
+        windowMs: raw.RATE_LIMIT_WINDOW_SECONDS * 1000,
+        checkoutFailures: raw.RATE_LIMIT_CHECKOUT_FAILURES,
+        webhookFailures: raw.RATE_LIMIT_WEBHOOK_FAILURES,
+        pages: raw.RATE_LIMIT_PAGES,
+        dashboardFailures: raw.RATE_LIMIT_DASHBOARD_FAILURES,
+      },
     },
+    metrics:
+      raw.METRICS_PORT === undefined
+        ? undefined
+        : { port: raw.METRICS_PORT, host: raw.METRICS_HOST },
+    workerConcurrency: raw.WORKER_CONCURRENCY,
     secrets: [
       ...platformSecrets(platform),
       raw.CHECKOUT_ROUTE_TOKEN,

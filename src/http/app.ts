@@ -4,8 +4,10 @@ import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { errorResponder, notFound } from './middleware/error-responder';
 import { observeRequests } from './middleware/observe-requests';
+import type { RateLimiters } from './middleware/rate-limits';
 import { requestContext } from './middleware/request-context';
-import { healthRoutes } from './routes/health-routes';
+import { DASHBOARD_PATH } from './routes/dashboard-routes';
+import { healthRoutes, metricsRoutes } from './routes/health-routes';
 
 export interface AppDeps {
   logger: Logger;
@@ -17,15 +19,23 @@ export interface AppDeps {
   rawBodyRouters?: Router[];
   /** The dashboard: its own UI assets and scripts, so mounted before helmet's CSP. */
   adminRouters?: Router[];
+  /** Proxies whose X-Forwarded-For names the client (TRUST_PROXY_HOPS); 0 or unset: none. */
+  trustProxyHops?: number;
+  /** `/metrics` is served by its own listener (METRICS_PORT), not this app. */
+  metricsElsewhere?: boolean;
+  /** The public endpoints' limiters, and where the checkout route is. */
+  rateLimits?: { checkoutPath: string; limiters: RateLimiters };
 }
 
 /** Builds the Express app. It never listens: the caller (main or a test) does. */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', deps.trustProxyHops ? deps.trustProxyHops : false);
+  app.set('etag', false);
   app.use(requestContext());
   app.use(observeRequests(deps.logger, deps.metrics));
+  mountRateLimits(app, deps.rateLimits);
   for (const router of deps.adminRouters ?? []) app.use(router);
   // Payment pages and API answers are about one customer's order, at one moment: never cached.
   app.use((_req, res, next) => {
@@ -35,8 +45,35 @@ export function createApp(deps: AppDeps): Express {
   app.use(helmet());
   for (const router of deps.rawBodyRouters ?? []) app.use(router);
   // No body parser here: each route reads the body it needs, with its own limit, after its checks.
-  app.use(healthRoutes({ isReady: deps.isReady, registry: deps.metrics.registry }));
+  app.use(
+    healthRoutes({
+      isReady: deps.isReady,
+      registry: deps.metrics.registry,
+      serveMetrics: !deps.metricsElsewhere,
+    }),
+  );
   for (const router of deps.routers ?? []) app.use(router);
+  app.use(notFound());
+  app.use(errorResponder(deps.logger));
+  return app;
+}
+
+/** Each limiter in front of the endpoints it guards, before any of their own work. */
+function mountRateLimits(app: Express, limits: AppDeps['rateLimits']): void {
+  if (!limits) return;
+  const { checkout, webhooks, pages, dashboard } = limits.limiters;
+  if (checkout) app.use(limits.checkoutPath, checkout);
+  if (webhooks) app.use('/webhooks', webhooks);
+  if (pages) app.use(['/return', '/sandbox'], pages);
+  if (dashboard) app.use(DASHBOARD_PATH, dashboard);
+}
+
+/** The private listener of METRICS_PORT: `/metrics` only, JSON errors for the rest. */
+export function createMetricsApp(deps: { logger: Logger; metrics: Metrics }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestContext());
+  app.use(metricsRoutes(deps.metrics.registry));
   app.use(notFound());
   app.use(errorResponder(deps.logger));
   return app;

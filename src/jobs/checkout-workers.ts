@@ -34,6 +34,7 @@ export interface WorkerOptions {
   reconcileIntervalMs: number;
   logger: Logger;
   metrics: Metrics;
+  /** Jobs run at once per queue (WORKER_CONCURRENCY); 10 unless said. */
   concurrency?: number;
 }
 

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { Config } from '../config';
+import { createMetricsApp } from '../http/app';
 import { answerClientErrors } from '../http/client-errors';
 import { createLogger, type Logger } from '../infra/logger';
 import { createMetrics, observeQueues, observeReconciler } from '../infra/metrics';
@@ -18,6 +19,8 @@ export interface RunningConnector {
   server: Server;
   /** Where the HTTP API listens, e.g. http://127.0.0.1:3000. */
   url: string;
+  /** Where `/metrics` is served when METRICS_PORT gives it a listener of its own. */
+  metricsUrl: string | undefined;
   /** The base URL customers and providers are given. */
   publicUrl: string;
   logger: Logger;
@@ -81,10 +84,15 @@ export async function startConnector(
     );
   }
 
+  const metricsServer = config.metrics
+    ? await listenForMetrics(config.metrics, { logger, metrics })
+    : undefined;
+
   const shutdown = new Shutdown(logger, config.shutdownTimeoutMs, options.exit);
   shutdown.add('http', () =>
     closeHttpServer(server, Math.max(1000, config.shutdownTimeoutMs - 5000)),
   );
+  if (metricsServer) shutdown.add('metrics', () => closeHttpServer(metricsServer.server, 1000));
   shutdown.add('workers', () => running.close(shutdown));
   shutdown.add('queues', () => jobs.close());
   shutdown.add('redis', () => closeRedis(redis));
@@ -96,6 +104,31 @@ export async function startConnector(
     publicUrl,
     provider: providerModule.provider.name,
     dashboard,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
   });
-  return { server, url: `http://127.0.0.1:${port}`, publicUrl, logger, shutdown, deps, jobs };
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    metricsUrl: metricsServer?.url,
+    publicUrl,
+    logger,
+    shutdown,
+    deps,
+    jobs,
+  };
+}
+
+/** `/metrics` on METRICS_HOST:METRICS_PORT, away from the public port. */
+async function listenForMetrics(
+  at: { port: number; host: string },
+  runtime: { logger: Logger; metrics: ReturnType<typeof createMetrics> },
+): Promise<{ server: Server; url: string }> {
+  const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000 });
+  server.on('request', createMetricsApp(runtime));
+  server.listen(at.port, at.host);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : at.port;
+  const host = at.host.includes(':') ? `[${at.host}]` : at.host;
+  return { server, url: `http://${host}:${port}/metrics` };
 }

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { syncCheckout } from '../checkout/settle-checkout';
 import type { Config } from '../config';
 import { createApp } from '../http/app';
+import { rateLimiters } from '../http/middleware/rate-limits';
 import { checkoutRoutes } from '../http/routes/checkout-routes';
 import { dashboardRoutes } from '../http/routes/dashboard-routes';
 import { returnRoutes } from '../http/routes/return-routes';
@@ -45,6 +46,21 @@ export function buildApp(
     routers,
     rawBodyRouters: serveApi ? [webhookRoutes(deps)] : [],
     adminRouters,
+    metricsElsewhere: config.metrics !== undefined,
+    trustProxyHops: config.http.trustProxyHops,
+    rateLimits: serveApi
+      ? {
+          checkoutPath: config.checkout.routePath,
+          limiters: rateLimiters(
+            config.http.rateLimits,
+            {
+              send: (command, ...args) => redis.call(command, ...args),
+              prefix: config.redis.prefix,
+            },
+            logger,
+          ),
+        }
+      : undefined,
   });
   return { app, dashboard: adminRouters.length > 0 };
 }

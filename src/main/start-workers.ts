@@ -36,6 +36,7 @@ export async function startWorkers(
     reconcileIntervalMs: config.jobs.reconcileIntervalMs,
     logger,
     metrics: runtime.metrics,
+    concurrency: config.workerConcurrency,
   });
   await built.jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
   return {

@@ -8,8 +8,8 @@ export interface HealthDeps {
   registry: Registry;
 }
 
-/** Liveness, readiness and the Prometheus exposition. */
-export function healthRoutes(deps: HealthDeps): Router {
+/** Liveness, readiness and, unless it has a port of its own, the Prometheus exposition. */
+export function healthRoutes(deps: HealthDeps & { serveMetrics: boolean }): Router {
   const router = Router();
   router
     .route('/healthz')
@@ -24,10 +24,17 @@ export function healthRoutes(deps: HealthDeps): Router {
       res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', redis: ready });
     })
     .all(allowOnly('GET'));
+  if (deps.serveMetrics) router.use(metricsRoutes(deps.registry));
+  return router;
+}
+
+/** The Prometheus exposition at `/metrics`. */
+export function metricsRoutes(registry: Registry): Router {
+  const router = Router();
   router
     .route('/metrics')
     .get(async (_req, res) => {
-      res.type(deps.registry.contentType).send(await deps.registry.metrics());
+      res.type(registry.contentType).send(await registry.metrics());
     })
     .all(allowOnly('GET'));
   return router;
