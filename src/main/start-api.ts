@@ -38,7 +38,9 @@ export function buildApp(
       ]
     : [];
   const adminRouters =
-    serveApi && config.dashboard ? [dashboardRoutes(jobs.queues, config.dashboard)] : [];
+    serveApi && config.dashboard
+      ? [dashboardRoutes(jobs.queues, config.dashboard, { publicUrl: deps.publicUrl, logger })]
+      : [];
   const app = createApp({
     logger,
     metrics,

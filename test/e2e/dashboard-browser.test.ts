@@ -47,6 +47,10 @@ describe('the operators dashboard in a real browser', () => {
       viewport: { width: 1280, height: 900 },
     });
     const page = await context.newPage();
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
     await page.goto(`${h.url}/admin/queues/queue/notifications?status=failed`);
     await page
       .getByText('answered 400 to POST /payment/finish-checkout')
@@ -64,6 +68,9 @@ describe('the operators dashboard in a real browser', () => {
       'finish after retry from the dashboard',
     );
     expect(finish.body).toMatchObject({ service_id: 1001 });
+    // The dashboard's own CSP lets its UI work whole: nothing it needs was refused.
+    expect(refused).toEqual([]);
+    expect(h.log.entries().some((e) => e.message === 'dashboard write')).toBe(true);
     await context.close();
   });
 });

@@ -3,17 +3,22 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Router } from 'express';
 import type { Queue } from 'bullmq';
+import type { Logger } from '../../infra/logger';
 import { basicAuth } from '../middleware/basic-auth';
+import { dashboardHeaders, dashboardWriteGuard } from '../middleware/dashboard-guard';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
 /**
- * The operators' queue dashboard (bull-board) behind basic auth: failed deliveries with their
- * reason, retry one or all, clean. Only mounted when DASHBOARD_USER and DASHBOARD_PASSWORD are set.
+ * The operators' queue dashboard (bull-board) behind basic auth, with security headers and a CSP
+ * of its own: failed deliveries with their reason, retry one or all, clean; nothing else is
+ * written through it (dashboard-guard.ts). Only mounted when DASHBOARD_USER and
+ * DASHBOARD_PASSWORD are set.
  */
 export function dashboardRoutes(
   queues: readonly Queue[],
   credentials: { user: string; password: string },
+  context: { publicUrl: string; logger: Logger },
 ): Router {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
@@ -27,7 +32,13 @@ export function dashboardRoutes(
   const router = Router();
   router.use(
     DASHBOARD_PATH,
+    dashboardHeaders(),
+    (_req, res, next) => {
+      res.setHeader('cache-control', 'no-store');
+      next();
+    },
     basicAuth(credentials.user, credentials.password, 'connector dashboard'),
+    dashboardWriteGuard({ ...context, operator: credentials.user }),
     serverAdapter.getRouter() as Router,
   );
   return router;

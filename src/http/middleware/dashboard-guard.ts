@@ -1,0 +1,96 @@
+import type { Request, RequestHandler } from 'express';
+import helmet from 'helmet';
+import { AppError } from '../../errors';
+import type { Logger } from '../../infra/logger';
+
+/**
+ * The writes the dashboard offers, relative to its mount: retry and clean, of one job or of every
+ * job in a state. Adding jobs, editing their data, promoting, pausing, emptying, obliterating:
+ * refused, so no one with the dashboard's password can make the platform hear of a payment the
+ * checkout record does not hold, or lose a queued notification wholesale.
+ */
+const OFFERED_WRITES: readonly RegExp[] = [
+  /^\/api\/queues\/[^/]+\/(retry|clean)\/(failed|completed|delayed|wait|waiting|active|paused|prioritized|waiting-children)$/,
+  /^\/api\/queues\/[^/]+\/[^/]+\/(retry|clean)$/,
+];
+
+const READS = new Set(['GET', 'HEAD']);
+
+/**
+ * bull-board's UI: its own scripts and styles from 'self', inline styles (React sets them), the
+ * IBM Plex web fonts it links, and nothing may frame it.
+ */
+export function dashboardHeaders(): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'", 'https://fonts.googleapis.com'],
+        fontSrc: ["'self'", 'https://fonts.gstatic.com', 'data:'],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+}
+
+/** The origins a write may come from: the public URL's, and the one the request was sent to. */
+function sameOrigin(req: Request, publicOrigin: string): boolean {
+  const origin = req.get('origin');
+  if (origin === undefined) return false;
+  const site = req.get('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin') return false;
+  return origin === publicOrigin || origin === `${req.protocol}://${req.get('host') ?? ''}`;
+}
+
+/**
+ * After basic auth: reads pass; a write must come from the dashboard's own page (Origin, and
+ * Sec-Fetch-Site where the browser sends it), carry JSON or nothing, and be one the dashboard
+ * offers. Every write that passes is logged at info with the operator and its answer.
+ */
+export function dashboardWriteGuard(options: {
+  publicUrl: string;
+  operator: string;
+  logger: Logger;
+}): RequestHandler {
+  const publicOrigin = new URL(options.publicUrl).origin;
+  return (req, res, next) => {
+    if (READS.has(req.method)) return next();
+    if (!sameOrigin(req, publicOrigin)) {
+      return next(
+        new AppError('FORBIDDEN', 'Dashboard writes must come from the dashboard itself.', {
+          details: [{ field: 'origin', problem: 'missing, or not this dashboard' }],
+        }),
+      );
+    }
+    const hasBody =
+      req.headers['transfer-encoding'] !== undefined ||
+      (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    if (hasBody && !req.is('application/json')) {
+      return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Dashboard writes take JSON or no body.'));
+    }
+    if (req.method !== 'PUT' || !OFFERED_WRITES.some((pattern) => pattern.test(req.path))) {
+      return next(
+        new AppError('FORBIDDEN', 'The dashboard offers retry and clean only.', {
+          details: [{ field: 'action', problem: `${req.method} ${req.path} is not offered` }],
+        }),
+      );
+    }
+    res.on('finish', () =>
+      options.logger.info('dashboard write', {
+        operator: options.operator,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+      }),
+    );
+    next();
+  };
+}
