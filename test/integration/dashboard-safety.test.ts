@@ -93,6 +93,23 @@ describe('the dashboard is read-mostly and refuses cross-site writes', () => {
     expect(await res.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
   });
 
+  it("answers bull-board's own errors in the CONTRACT shape, keeping the key its UI reads", async () => {
+    const res = await fetch(`${base}/api/queues/notifications/no-such-job`, {
+      headers: { authorization: auth },
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      error: {
+        key: 'ERRORS.JOB_NOT_FOUND',
+        code: 'NOT_FOUND',
+        message: expect.any(String),
+        details: [],
+        request_id: expect.any(String),
+      },
+    });
+  });
+
   it('refuses a text/plain write (a form could send one cross-site) with 415', async () => {
     const res = await write('PUT', '/api/queues/notifications/retry/failed', {
       origin: h.url,

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import helmet from 'helmet';
-import { AppError } from '../../errors';
+import { AppError, type ErrorCode } from '../../errors';
 import type { Logger } from '../../infra/logger';
 
 /**
@@ -91,6 +91,55 @@ export function dashboardWriteGuard(options: {
         status: res.statusCode,
       }),
     );
+    next();
+  };
+}
+
+/** The catalogue code for a status bull-board answers with. */
+const CODE_FOR_STATUS: Record<number, ErrorCode> = {
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+const codeForStatus = (status: number): ErrorCode =>
+  CODE_FOR_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED');
+
+/**
+ * bull-board answers its API errors as `{error: {key}}` (a translation key its UI reads), and
+ * an unexpected one with the thrown message and, in development, the stack. Each becomes the
+ * CONTRACT shape, keeping `key` for the UI and dropping message and stack; a 5xx is logged.
+ */
+export function dashboardErrorShape(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const error = (body as { error?: unknown } | null)?.error;
+      if (res.statusCode < 400 || typeof error !== 'object' || error === null) return json(body);
+      const key = String((error as { key?: unknown }).key ?? 'ERRORS.UNKNOWN');
+      const code = codeForStatus(res.statusCode);
+      if (res.statusCode >= 500) {
+        logger.error('dashboard request failed', {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          key,
+          errMessage: String((body as { message?: unknown }).message ?? ''),
+        });
+      }
+      return json({
+        error: {
+          key,
+          code,
+          message: `The dashboard could not do this (${key}).`,
+          details: [],
+          request_id: req.id,
+        },
+      });
+    };
     next();
   };
 }

@@ -5,7 +5,11 @@ import { Router } from 'express';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../../infra/logger';
 import { basicAuth } from '../middleware/basic-auth';
-import { dashboardHeaders, dashboardWriteGuard } from '../middleware/dashboard-guard';
+import {
+  dashboardErrorShape,
+  dashboardHeaders,
+  dashboardWriteGuard,
+} from '../middleware/dashboard-guard';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
@@ -39,6 +43,7 @@ export function dashboardRoutes(
     },
     basicAuth(credentials.user, credentials.password, 'connector dashboard'),
     dashboardWriteGuard({ ...context, operator: credentials.user }),
+    dashboardErrorShape(context.logger),
     serverAdapter.getRouter() as Router,
   );
   return router;

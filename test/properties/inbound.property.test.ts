@@ -1,0 +1,285 @@
+import fc from 'fast-check';
+import type { Redis } from 'ioredis';
+import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
+import { FakeMercadoPago } from '../support/fake-mercadopago';
+import { FakeStripe } from '../support/fake-stripe';
+import { ROUTE_TOKEN } from '../support/harness';
+import {
+  hostileBody,
+  hostileContentType,
+  hostileEncoding,
+  hostileId,
+  hostileMethod,
+  isCustomerPage,
+  rssMb,
+  send,
+  stateDigest,
+  type Answer,
+  type InboundRequest,
+} from '../support/inbound-requests';
+import { redisAndSimulator } from '../support/platform';
+import { connectorStarted, spawnConnector, type Spawned } from '../support/spawn-ts';
+
+/**
+ * Properties of every inbound endpoint, against connector processes (one per provider), with
+ * random and hostile requests: never a 5xx, the CONTRACT error shape on every error, no change
+ * in Redis without credentials, the process up with bounded memory.
+ *
+ * `npm test` runs a fixed seed and a bounded count; `npm run test:properties` a longer run with a
+ * fresh seed (PROPERTY_RUNS, PROPERTY_SEED to repeat one). fast-check prints the seed and the
+ * shrunk request of any failure.
+ */
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
+const SEED =
+  process.env.PROPERTY_SEED === 'random'
+    ? Date.now() ^ (Math.random() * 0x100000000)
+    : Number(process.env.PROPERTY_SEED ?? 20261123);
+const DASHBOARD = { user: 'ops', password: 'property-dashboard-pw' };
+
+interface Target {
+  name: 'sandbox' | 'stripe' | 'mercadopago';
+  proc: Spawned;
+  url: string;
+  prefix: string;
+}
+
+jest.setTimeout(240_000);
+
+describe(`every inbound endpoint, under random and hostile requests (seed ${SEED}, ${RUNS} runs)`, () => {
+  const shared = redisAndSimulator();
+  const stripe = new FakeStripe();
+  const mercadopago = new FakeMercadoPago();
+  const targets: Target[] = [];
+  const spawned: Spawned[] = [];
+  let redis: Redis;
+
+  beforeAll(async () => {
+    await Promise.all([stripe.start(), mercadopago.start()]);
+    const providers = [
+      ['sandbox', { DASHBOARD_USER: DASHBOARD.user, DASHBOARD_PASSWORD: DASHBOARD.password }],
+      ['stripe', stripe.env()],
+      ['mercadopago', mercadopago.env()],
+    ] as const;
+    await Promise.all(
+      providers.map(async ([name, env]) => {
+        const prefix = `prop-${name}-${process.pid}`;
+        const proc = spawnConnector(shared.redis.url, shared.simulator.url, {
+          ...env,
+          // No workers: nothing but the requests writes to Redis.
+          ROLE: 'api',
+          QUEUE_PREFIX: prefix,
+          // Limits off, so every request reaches its handler (they have tests of their own).
+          RATE_LIMIT_CHECKOUT_FAILURES: '0',
+          RATE_LIMIT_WEBHOOK_FAILURES: '0',
+          RATE_LIMIT_PAGES: '0',
+          RATE_LIMIT_DASHBOARD_FAILURES: '0',
+        });
+        spawned.push(proc);
+        const { port } = await connectorStarted(proc, 30_000);
+        targets.push({ name, proc, url: `http://127.0.0.1:${port}`, prefix });
+      }),
+    );
+    redis = createRedis(shared.redis.url, 'producer', 'property-observer');
+    expect(await waitForRedis(redis, 5000)).toBe(true);
+  });
+
+  afterAll(async () => {
+    for (const proc of spawned) {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+    if (redis) await closeRedis(redis);
+    await Promise.all([stripe.stop(), mercadopago.stop()]);
+  });
+
+  const target = (name: Target['name']) => {
+    const found = targets.find((t) => t.name === name);
+    if (!found) throw new Error(`no ${name} connector`);
+    return found;
+  };
+
+  /** Where a request may go, for a given connector: every route it has, and some it has not. */
+  const hostilePath = (provider: Target['name']) =>
+    fc.oneof(
+      fc.constant('/checkout'),
+      fc
+        .tuple(
+          fc.constantFrom('/checkout?service_id=', '/checkout?token=wrong&service_id='),
+          hostileId,
+        )
+        .map(([p, id]) => p + id),
+      fc.constant(`/webhooks/${provider}`),
+      fc
+        .tuple(
+          fc.constantFrom(`/webhooks/${provider}?`, `/webhooks/${provider}?type=payment&data.id=`),
+          hostileId,
+        )
+        .map(([p, id]) => p + id),
+      hostileId.map((id) => `/webhooks/${id}`),
+      fc
+        .tuple(fc.constantFrom('sandbox', 'stripe', 'mercadopago'), hostileId, fc.boolean())
+        .map(
+          ([p, id, cancelled]) =>
+            `/return/${p}?checkout_id=${id}${cancelled ? '&cancelled=1' : ''}`,
+        ),
+      hostileId.map((id) => `/sandbox/checkout/${id}`),
+      fc
+        .tuple(hostileId, fc.constantFrom('pay', 'pix', 'decline', 'refund'))
+        .map(([id, action]) => `/sandbox/checkout/${id}/${action}`),
+      fc.constantFrom(
+        '/admin/queues',
+        '/admin/queues/api/queues',
+        '/admin/queues/api/queues/notifications/add',
+        '/admin/queues/api/queues/notifications/retry/failed',
+        '/admin/queues/api/queues/notifications/clean/completed',
+        '/admin/queues/api/queues/notifications/finish-x/update-data',
+        '/admin/queues/api/queues/notifications/obliterate',
+        '/healthz',
+        '/readyz',
+        '/metrics',
+      ),
+      hostileId.map((id) => `/${id}`),
+    );
+
+  /** Credentials that are absent, wrong, or (the dashboard's) right but sent cross-site. */
+  const hostileAuth = fc.constantFrom<Record<string, string>>(
+    {},
+    { authorization: 'Bearer wrong-token' },
+    { 'x-api-key': 'wrong-token' },
+    { authorization: 'Basic b3BzOndyb25n' },
+    { authorization: 'Bearer ' },
+    {
+      authorization: `Basic ${Buffer.from(`${DASHBOARD.user}:${DASHBOARD.password}`).toString('base64')}`,
+      origin: 'https://evil.example',
+    },
+    { 'stripe-signature': 't=1,v1=deadbeef' },
+    { 'x-signature': 'ts=1,v1=deadbeef', 'x-request-id': 'abc' },
+  );
+
+  const hostileRequest = (provider: Target['name'], auth: fc.Arbitrary<Record<string, string>>) =>
+    fc
+      .record({
+        method: hostileMethod,
+        path: hostilePath(provider),
+        auth,
+        type: hostileContentType,
+        encoding: hostileEncoding,
+        body: hostileBody,
+      })
+      .map(({ method, path, auth: credentials, type, encoding, body }): InboundRequest => ({
+        method,
+        path,
+        headers: {
+          ...credentials,
+          ...(type ? { 'content-type': type } : {}),
+          ...(encoding ? { 'content-encoding': encoding } : {}),
+        },
+        body: method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body,
+      }));
+
+  /** Never a 5xx; an error is the CONTRACT's JSON shape (a customer page may be an HTML 404). */
+  function expectWellAnswered(req: InboundRequest, answer: Answer): void {
+    if (answer.reset) {
+      // The server may close on a body it refused before reading it: only ever a large or
+      // unauthenticated one, never a crash (the process is checked after every run).
+      return;
+    }
+    expect(answer.status).toBeGreaterThanOrEqual(200);
+    expect(answer.status).toBeLessThan(500);
+    if (
+      answer.status < 400 ||
+      req.method === 'HEAD' ||
+      (answer.status === 405 && req.method === 'OPTIONS')
+    )
+      return;
+    if (answer.type.startsWith('text/html')) {
+      expect(isCustomerPage(req.path)).toBe(true);
+      expect(answer.status).toBe(404);
+      return;
+    }
+    expect(answer.type).toContain('application/json');
+    const body = JSON.parse(answer.body) as { error?: Record<string, unknown> };
+    expect(body.error).toMatchObject({
+      code: expect.stringMatching(/^[A-Z_]+$/),
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
+  }
+
+  async function expectUp(t: Target, rssAtStart: number): Promise<void> {
+    expect(t.proc.child.exitCode).toBeNull();
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    expect(rssMb(Number(t.proc.child.pid)) - rssAtStart).toBeLessThan(150);
+  }
+
+  it.each(['sandbox', 'stripe', 'mercadopago'] as const)(
+    '%s: unauthenticated requests, alone and concurrent, never a 5xx and never a change in Redis',
+    async (name) => {
+      const t = target(name);
+      const rssAtStart = rssMb(Number(t.proc.child.pid));
+      const before = await stateDigest(redis, t.prefix);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(hostileRequest(name, hostileAuth), { minLength: 1, maxLength: 4 }),
+          async (requests) => {
+            const answers = await Promise.all(requests.map((req) => send(t.url, req)));
+            requests.forEach((req, i) => expectWellAnswered(req, answers[i] as Answer));
+            expect(await stateDigest(redis, t.prefix)).toBe(before);
+          },
+        ),
+        { seed: SEED, numRuns: RUNS },
+      );
+      await expectUp(t, rssAtStart);
+    },
+  );
+
+  it('with the right token, any body on the checkout route is a 202 or a clear 4xx, never a 5xx', async () => {
+    const t = target('sandbox');
+    const rssAtStart = rssMb(Number(t.proc.child.pid));
+    const withToken = fc.constantFrom<Record<string, string>>(
+      { authorization: `Bearer ${ROUTE_TOKEN}` },
+      { 'x-api-key': ROUTE_TOKEN },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          hostileRequest('sandbox', withToken).map((req) => ({
+            ...req,
+            method: 'POST',
+            path: req.path.startsWith('/checkout') ? req.path : '/checkout',
+          })),
+          { minLength: 1, maxLength: 4 },
+        ),
+        async (requests) => {
+          const answers = await Promise.all(requests.map((req) => send(t.url, req)));
+          requests.forEach((req, i) => {
+            const answer = answers[i] as Answer;
+            expectWellAnswered(req, answer);
+            if (!answer.reset) expect([202, 400, 401, 409, 413, 415]).toContain(answer.status);
+          });
+        },
+      ),
+      { seed: SEED, numRuns: RUNS },
+    );
+    await expectUp(t, rssAtStart);
+  });
+
+  it('answers the same request repeated a hundred times at once, and stays up', async () => {
+    const t = target('stripe');
+    const req: InboundRequest = {
+      method: 'POST',
+      path: '/webhooks/stripe',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      body: Buffer.from('{"id":"evt_1","type":"checkout.session.completed"}'),
+    };
+    const before = await stateDigest(redis, t.prefix);
+    const answers = await Promise.all(Array.from({ length: 100 }, () => send(t.url, req)));
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        error: { code: 'WEBHOOK_SIGNATURE_INVALID' },
+      });
+    }
+    expect(await stateDigest(redis, t.prefix)).toBe(before);
+  });
+});

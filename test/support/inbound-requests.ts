@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import fc from 'fast-check';
+import type { Redis } from 'ioredis';
+
+/** One request as it goes on the wire: any method, path, headers and body. */
+export interface InboundRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface Answer {
+  status: number;
+  type: string;
+  body: string;
+  /** The server closed the connection before a whole answer came (a body it refused). */
+  reset?: string;
+}
+
+/** Sends exactly what it is given (no client normalising); a reset is an answer of its own. */
+export function send(baseUrl: string, req: InboundRequest): Promise<Answer> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (answer: Answer) => {
+      if (!settled) resolve(answer);
+      settled = true;
+    };
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: req.method,
+        path: req.path,
+        headers: { ...req.headers, 'content-length': String(req.body.length) },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', () => undefined);
+        res.on('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('close', () => {
+          if (!res.complete)
+            done({ status: res.statusCode ?? 0, type: '', body: '', reset: 'cut' });
+        });
+      },
+    );
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      done({ status: 0, type: '', body: '', reset: error.code ?? error.message }),
+    );
+    outgoing.end(req.body);
+  });
+}
+
+/** Ids a hostile client might try: empty, unicode, NUL, escapes that do not decode, very long. */
+export const hostileId = fc.oneof(
+  fc.constantFrom(
+    '',
+    '%00',
+    'chk_%00',
+    '%ZZ',
+    '%E0%A4%A',
+    '..%2F..%2Fetc',
+    'chk_000000000000000000000000',
+  ),
+  fc.string({ unit: 'grapheme', maxLength: 40 }).map(encodeURIComponent),
+  fc.string({ unit: 'binary', maxLength: 20 }).map(encodeURIComponent),
+  fc.integer({ min: 1, max: 5000 }).map((n) => 'x'.repeat(n)),
+);
+
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+const nestedObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+/** Bodies: JSON of any shape, text, bytes, forms, deep nesting, and a few far over the limits. */
+export const hostileBody: fc.Arbitrary<Buffer> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => Buffer.from(JSON.stringify(v))),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({
+        service_id: fc.oneof(
+          fc.integer(),
+          fc.double(),
+          fc.string({ unit: 'binary', maxLength: 20 }),
+          fc.constantFrom('1001', ' 1001 ', '1e3', '0x10', '\u0000', '-1', '99999999999999999999'),
+          fc.array(fc.integer(), { maxLength: 3 }),
+          fc.constant(null),
+        ),
+      })
+      .map((v) => Buffer.from(JSON.stringify(v))),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((s) => Buffer.from(s)),
+  },
+  { weight: 2, arbitrary: fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .string({ unit: 'grapheme', maxLength: 50 })
+      .map((s) => Buffer.from(`service_id=${encodeURIComponent(s)}&a[b]=c`)),
+  },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 40_000 }).map((d) => Buffer.from(nested(d))) },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 1, max: 10_000 }).map((d) => Buffer.from(nestedObject(d))),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(90_000, 120_000, 300_000, 1_200_000)
+      .map((n) => Buffer.alloc(n, 0x61)),
+  },
+  { weight: 1, arbitrary: fc.constant(Buffer.alloc(0)) },
+);
+
+export const hostileContentType = fc.oneof(
+  fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json; charset=klingon',
+    'application/x-www-form-urlencoded',
+    'text/plain',
+    'text/xml',
+    'multipart/form-data; boundary=x',
+    'application/octet-stream',
+    '*/*',
+    '',
+  ),
+  fc.stringMatching(/^[a-z]{1,8}\/[a-z+.-]{1,12}$/),
+);
+
+export const hostileEncoding = fc.constantFrom(
+  undefined,
+  undefined,
+  undefined,
+  'gzip',
+  'deflate',
+  'br',
+  'identity',
+  'x-nonsense',
+);
+
+export const hostileMethod = fc.constantFrom(
+  'GET',
+  'POST',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+  'HEAD',
+  'PROPFIND',
+);
+
+/** Only paths whose answers may be HTML: the customer pages (a 404 page for an unknown id). */
+export function isCustomerPage(path: string): boolean {
+  return /^\/(return|sandbox)\//.test(path);
+}
+
+/**
+ * A digest of every key under a prefix and its value (DUMP), rate-limit counters aside: equal
+ * digests mean nothing was written.
+ */
+export async function stateDigest(redis: Redis, prefix: string): Promise<string> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...batch.filter((key) => !key.startsWith(`${prefix}:rl:`)));
+  } while (cursor !== '0');
+  keys.sort();
+  const hash = createHash('sha256');
+  for (const key of keys) {
+    hash.update(key);
+    hash.update((await redis.dumpBuffer(key)) ?? Buffer.alloc(0));
+  }
+  return `${keys.length}:${hash.digest('hex')}`;
+}
+
+/** Resident memory of a process, from /proc (Linux), in MB. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
