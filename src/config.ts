@@ -231,13 +231,13 @@ export interface Config {
 /** Per client address, per window; 0 turns a limit off. */
 export interface RateLimitConfig {
   windowMs: number;
-  /** Failed calls (wrong token, bad body) on the checkout route; the platform's 2xx never count. */
+  /** Calls to the checkout route without the right token; the platform's never count. */
   checkoutFailures: number;
-  /** Failed webhook calls (bad signature, unknown provider); delivered events never count. */
+  /** Failed webhook calls (bad signature, unknown provider); a delivered one only in flight. */
   webhookFailures: number;
   /** Every request to the customer pages and the sandbox's buttons. */
   pages: number;
-  /** Refused dashboard logins. */
+  /** Wrong dashboard passwords; the right one is never refused. */
   dashboardFailures: number;
 }
 

@@ -2,7 +2,9 @@ import type { Express } from 'express';
 import { syncCheckout } from '../checkout/settle-checkout';
 import type { Config } from '../config';
 import { createApp } from '../http/app';
+import { basicCredentialsMatcher } from '../http/middleware/basic-auth';
 import { rateLimiters } from '../http/middleware/rate-limits';
+import { routeTokenMatcher } from '../http/middleware/route-token';
 import { checkoutRoutes } from '../http/routes/checkout-routes';
 import { dashboardRoutes } from '../http/routes/dashboard-routes';
 import { returnRoutes } from '../http/routes/return-routes';
@@ -60,6 +62,12 @@ export function buildApp(
               prefix: config.redis.prefix,
             },
             logger,
+            {
+              checkout: routeTokenMatcher(config.checkout.routeToken),
+              dashboard: config.dashboard
+                ? basicCredentialsMatcher(config.dashboard.user, config.dashboard.password)
+                : undefined,
+            },
           ),
         }
       : undefined,

@@ -51,14 +51,29 @@ describe('rate limits on the public endpoints', () => {
     for (let i = 0; i < 3; i++) expect((await checkout(h.url, 'wrong')).status).toBe(401);
     // The counts live in Redis: the other process refuses the same address.
     await expectLimited(await checkout(second.url, 'wrong'), 'checkout');
-    // ... the right token too, until the window ends; and X-Forwarded-For is not believed.
+    // X-Forwarded-For is not believed without TRUST_PROXY_HOPS.
     await expectLimited(
-      await checkout(h.url, ROUTE_TOKEN, { 'x-forwarded-for': '203.0.113.9' }),
+      await checkout(h.url, 'wrong', { 'x-forwarded-for': '203.0.113.9' }),
       'checkout',
     );
+    // The platform's token is never counted nor refused, even from the refused address.
+    expect((await checkout(h.url, ROUTE_TOKEN)).status).toBe(202);
     const logged = h.log.entries().filter((e) => e.code === 'RATE_LIMITED');
     expect(logged.length).toBeGreaterThanOrEqual(2);
     expect(logged.every((e) => e.level === 'warn')).toBe(true);
+  });
+
+  it('never count the platform: a burst of 200 concurrent calls all pass, far over the limit of 3', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        fetch(`${h.url}/checkout`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${ROUTE_TOKEN}` },
+          body: JSON.stringify({ service_id: 1001 + (i % 30) }),
+        }),
+      ),
+    );
+    expect(answers.map((res) => res.status).filter((status) => status !== 202)).toEqual([]);
   });
 
   it('counts webhook failures, not delivered events', async () => {
@@ -84,7 +99,7 @@ describe('rate limits on the public endpoints', () => {
     await expectLimited(await fetch(`${h.url}/sandbox/checkout/chk_x`), 'pages');
   });
 
-  it('refuses dashboard logins past the limit of wrong passwords, the right one included', async () => {
+  it('refuses dashboard logins past the limit of wrong passwords, never the right one', async () => {
     const dashboard = `${h.url}/admin/queues/api/queues`;
     expect(
       (await fetch(dashboard, { headers: { authorization: basic(USER, PASSWORD) } })).status,
@@ -94,9 +109,13 @@ describe('rate limits on the public endpoints', () => {
       expect(res.status).toBe(401);
     }
     await expectLimited(
-      await fetch(dashboard, { headers: { authorization: basic(USER, PASSWORD) } }),
+      await fetch(dashboard, { headers: { authorization: basic(USER, 'guess') } }),
       'dashboard',
     );
+    // The operator's own password still opens it: a guesser cannot lock the operator out.
+    expect(
+      (await fetch(dashboard, { headers: { authorization: basic(USER, PASSWORD) } })).status,
+    ).toBe(200);
   });
 
   it('leaves health and metrics unlimited', async () => {
@@ -134,7 +153,12 @@ describe('rate limits at their defaults', () => {
     for (let i = 0; i < 100; i++) {
       const res = await checkout(h.url, ROUTE_TOKEN);
       expect(res.status).toBe(202);
-      expect(res.headers.get('ratelimit-policy')).toMatch(/^"checkout"; q=30; w=60/);
     }
+  });
+
+  it('say their policy on the answers they count', async () => {
+    const res = await checkout(h.url, 'wrong');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^"checkout"; q=30; w=60/);
   });
 });

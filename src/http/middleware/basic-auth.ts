@@ -1,16 +1,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
-/** HTTP Basic authentication against one user; the browser asks for credentials on 401. */
-export function basicAuth(user: string, password: string, realm: string): RequestHandler {
+/** Whether a request carries these Basic credentials (digests compared in constant time). */
+export function basicCredentialsMatcher(user: string, password: string): (req: Request) => boolean {
   const expected = digest(`${user}:${password}`);
-  return (req, res, next) => {
+  return (req) => {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(req.get('authorization') ?? '');
     const given = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : undefined;
-    if (given !== undefined && timingSafeEqual(digest(given), expected)) return next();
+    return given !== undefined && timingSafeEqual(digest(given), expected);
+  };
+}
+
+/** HTTP Basic authentication against one user; the browser asks for credentials on 401. */
+export function basicAuth(user: string, password: string, realm: string): RequestHandler {
+  const matches = basicCredentialsMatcher(user, password);
+  return (req, res, next) => {
+    if (matches(req)) return next();
     res.setHeader('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
     next(new AppError('UNAUTHORIZED', 'Dashboard credentials are required.'));
   };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { RateLimitConfig } from '../../config';
@@ -38,30 +38,48 @@ function storeCommand(send: SendRedisCommand) {
   };
 }
 
+/** Requests that carry valid credentials: the limiters never count (nor slow) them. */
+export interface TrustedRequests {
+  /** The platform's token on the checkout route. */
+  checkout: (req: Request) => boolean;
+  /** The operator's dashboard credentials, when the dashboard is on. */
+  dashboard?: (req: Request) => boolean;
+}
+
 /**
  * Per client address, counted in Redis so every api process shares the counts, answered with
  * 429 RATE_LIMITED, `Retry-After` and the IETF `RateLimit`/`RateLimit-Policy` headers. The
  * address is the TCP peer's unless TRUST_PROXY_HOPS says proxies stand in front (app.ts sets
- * Express's `trust proxy` from it). Where the limit counts failures only, the platform's and the
- * providers' accepted calls never count, so normal traffic is never throttled; Redis failing
- * lets requests through (the routes themselves then answer 503 if they need Redis).
+ * Express's `trust proxy` from it).
+ *
+ * The checkout route and the dashboard count only requests without valid credentials (a wrong
+ * token or password, none at all on the route): the platform and the operator are never counted,
+ * however many calls they make at once, and cost no Redis round trip. Webhooks cannot be judged
+ * before their body is verified, so there every call counts while in flight and a delivered one
+ * is taken back when answered (express-rate-limit's skipSuccessfulRequests). Customer pages count
+ * every request. Redis failing lets requests through (the routes then answer 503 if they need it).
  */
 export function rateLimiters(
   settings: RateLimitConfig,
   redis: { send: SendRedisCommand; prefix: string },
   logger: Logger,
+  trusted: TrustedRequests,
 ): RateLimiters {
   const sendCommand = storeCommand(redis.send);
-  const limiter = (name: string, limit: number, failuresOnly: boolean, extra = {}) => {
+  const limiter = (
+    name: string,
+    limit: number,
+    counting: { failuresOnly?: boolean; skip?: (req: Request) => boolean } = {},
+  ) => {
     if (limit === 0) return undefined;
     return rateLimit({
-      ...extra,
       windowMs: settings.windowMs,
       limit,
       identifier: name,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
-      skipSuccessfulRequests: failuresOnly,
+      skipSuccessfulRequests: counting.failuresOnly ?? false,
+      ...(counting.skip ? { skip: counting.skip } : {}),
       passOnStoreError: true,
       store: new RedisStore({ sendCommand, prefix: `${redis.prefix}:rl:${name}:` }),
       logger: {
@@ -90,15 +108,15 @@ export function rateLimiters(
       },
     });
   };
+  const dashboardTrusted = trusted.dashboard ?? (() => false);
   return {
-    checkout: limiter('checkout', settings.checkoutFailures, true),
-    webhooks: limiter('webhooks', settings.webhookFailures, true),
-    pages: limiter('pages', settings.pages, false),
+    checkout: limiter('checkout', settings.checkoutFailures, { skip: trusted.checkout }),
+    webhooks: limiter('webhooks', settings.webhookFailures, { failuresOnly: true }),
+    pages: limiter('pages', settings.pages),
     // A browser asks without credentials first, for the page and each asset: only a wrong
     // password counts, not the challenge.
-    dashboard: limiter('dashboard', settings.dashboardFailures, true, {
-      skip: (req: Request) => req.headers.authorization === undefined,
-      requestWasSuccessful: (_req: Request, res: Response) => res.statusCode !== 401,
+    dashboard: limiter('dashboard', settings.dashboardFailures, {
+      skip: (req) => req.headers.authorization === undefined || dashboardTrusted(req),
     }),
   };
 }

@@ -11,6 +11,15 @@ function presentedToken(req: Request): string | undefined {
   return bearer ?? req.get('x-api-key') ?? query;
 }
 
+/** Whether a request carries the shared token (digests compared in constant time). */
+export function routeTokenMatcher(token: string): (req: Request) => boolean {
+  const expected = digest(token);
+  return (req) => {
+    const given = presentedToken(req);
+    return given !== undefined && timingSafeEqual(digest(given), expected);
+  };
+}
+
 /** Refuses requests without the shared token; compares digests in constant time. */
 export function requireRouteToken(token: string): RequestHandler {
   const expected = digest(token);

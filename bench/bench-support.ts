@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+export const median = (values: readonly number[]): number => percentile(values, 50);
+
+/**
+ * A ratio that cannot be divided by zero: undefined when the denominator is not a positive,
+ * finite number (the report then says "n/a" rather than a meaningless 3,896,000x).
+ */
+export function safeRatio(numerator: number, denominator: number): number | undefined {
+  if (!Number.isFinite(numerator) || !Number.isFinite(denominator) || denominator <= 0) {
+    return undefined;
+  }
+  return numerator / denominator;
+}
+
+export const showRatio = (ratio: number | undefined, digits = 2): string =>
+  ratio === undefined ? 'n/a' : ratio.toFixed(digits);
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of stat; index 11 and 12 after the "(comm) " split.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export interface Child {
+  process: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A TypeScript entry point in a child process (through tsx), so what it burns is its own;
+ * resolves once its output matches `ready`, with the match.
+ */
+export async function startChild(
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: Child; match: RegExpExecArray }> {
+  const proc = spawn(
+    process.execPath,
+    ['--require', require.resolve('tsx/cjs'), path.join(__dirname, '..', entry)],
+    { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  const child: Child = {
+    process: proc,
+    output: () => out,
+    stop: async () => {
+      if (proc.exitCode !== null) return;
+      proc.kill('SIGTERM');
+      await new Promise((resolve) => proc.once('exit', resolve));
+    },
+  };
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} never ready: ${out}`)), 30_000);
+    const look = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.length > 1_000_000) out = out.slice(-100_000);
+      const found = ready.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    proc.stdout.on('data', look);
+    proc.stderr.on('data', look);
+    proc.once('exit', (code) => reject(new Error(`${entry} exited ${code}: ${out}`)));
+  });
+  return { child, match };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

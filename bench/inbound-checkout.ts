@@ -1,0 +1,307 @@
+/*
+ * The inbound path, measured as a new user would, side by side with bare baselines in one run
+ * (alternating, BENCH_REPS repetitions, the median):
+ *
+ *   route:     autocannon, 50 connections, BENCH_SECONDS each, against the checkout route of a
+ *              connector process (ROLE=api, LOG_LEVEL=warn) and against a bare node:http server
+ *              doing the very same Redis work (bench/bare-checkout-server.ts): new services
+ *              (each request a service of its own) and repeats of one open checkout.
+ *              Requests per second, p50/p99 latency, CPU per request of the server process.
+ *   pipeline:  request to checkout URL received by the platform simulator: the connector
+ *              (ROLE=all: route, queue, worker, sandbox provider, two platform calls) against a
+ *              bare BullMQ worker making the same two platform calls (bench/bare-checkout-
+ *              worker.ts), same concurrency: one at a time (p50, p99) and bursts of 10, 50, 200
+ *              (time until the last URL arrives).
+ *
+ * Every process (connector, baselines, simulator) is a child of its own; Redis is private.
+ * Run: npm run bench:inbound   (BENCH_REPS=3 BENCH_SECONDS=5 BENCH_SINGLE=30 by default)
+ */
+import { cpus } from 'node:os';
+import autocannon from 'autocannon';
+import { Queue } from 'bullmq';
+import { freePort } from '../src/infra/free-port';
+import { startPrivateRedis } from '../src/infra/private-redis';
+import { redisOptions } from '../src/infra/redis';
+import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
+import {
+  cpuSeconds,
+  median,
+  percentile,
+  safeRatio,
+  showRatio,
+  sleep,
+  startChild,
+  type Child,
+} from './bench-support';
+import { startSimulatorProcess } from './simulator-process';
+
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SINGLE = Number(process.env.BENCH_SINGLE ?? 30);
+const BURSTS = [10, 50, 200];
+const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '10';
+const TOKEN = 'bench-route-token-0123456789';
+
+interface RouteRun {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUsPerRequest: number;
+  errors: number;
+}
+
+async function cannon(
+  url: string,
+  pid: number,
+  nextBody: () => string,
+  seconds: number,
+): Promise<RouteRun> {
+  const cpuBefore = cpuSeconds(pid);
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: 50,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    requests: [{ setupRequest: (req) => ({ ...req, body: nextBody() }) }],
+  });
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUsPerRequest: (cpu * 1e6) / Math.max(1, result.requests.total),
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+async function waitReady(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const ok = await fetch(`${url}/readyz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error(`${url} never ready`);
+}
+
+async function arrivals(simulatorUrl: string): Promise<Map<number, number>> {
+  const res = await fetch(`${simulatorUrl}/__simulator/calls`);
+  const { payments } = (await res.json()) as {
+    payments: Array<{ endpoint: string; serviceId?: number; receivedAt: string }>;
+  };
+  const map = new Map<number, number>();
+  for (const p of payments) {
+    if (p.endpoint === 'checkout-url' && p.serviceId !== undefined && !map.has(p.serviceId)) {
+      map.set(p.serviceId, Date.parse(p.receivedAt));
+    }
+  }
+  return map;
+}
+
+/** Sends `ids` at once through `start`; resolves with each one's ms from sending to arrival. */
+async function pipeline(
+  simulatorUrl: string,
+  ids: number[],
+  start: (serviceId: number) => Promise<unknown>,
+): Promise<{ latencies: number[]; totalMs: number }> {
+  const sentAt = new Map<number, number>();
+  const began = Date.now();
+  await Promise.all(
+    ids.map((id) => {
+      sentAt.set(id, Date.now());
+      return start(id);
+    }),
+  );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const seen = await arrivals(simulatorUrl);
+    if (ids.every((id) => seen.has(id))) {
+      const latencies = ids.map((id) => (seen.get(id) ?? NaN) - (sentAt.get(id) ?? NaN));
+      const last = Math.max(...ids.map((id) => seen.get(id) ?? NaN));
+      return { latencies, totalMs: last - began };
+    }
+    if (Date.now() > deadline) throw new Error(`URLs missing after 60 s`);
+    await sleep(ids.length === 1 ? 2 : 20);
+  }
+}
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+async function main(): Promise<void> {
+  const redis = await startPrivateRedis();
+  const simulator = await startSimulatorProcess(8000);
+  const children: Child[] = [];
+  const platformEnv = {
+    PLATFORM_BASE_URL: simulator.url,
+    PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+    PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+    PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+  };
+  const connectorEnv = {
+    ...platformEnv,
+    NODE_ENV: 'production',
+    SANDBOX_IN_PRODUCTION: 'true',
+    REDIS_URL: redis.url,
+    CHECKOUT_ROUTE_TOKEN: TOKEN,
+    LOG_LEVEL: 'warn',
+    WORKER_CONCURRENCY: CONCURRENCY,
+  };
+  try {
+    // ---- the route ----
+    const apiPort = await freePort();
+    const api = await startChild(
+      'src/main/server.ts',
+      { ...connectorEnv, ROLE: 'api', PORT: String(apiPort), QUEUE_PREFIX: 'bench-route-c' },
+      /connector started|"level":"warn"/,
+    ).catch(async (error: unknown) => {
+      throw error;
+    });
+    children.push(api.child);
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    await waitReady(apiUrl);
+    const bare = await startChild(
+      'bench/bare-checkout-server.ts',
+      { ...connectorEnv, PORT: '0', QUEUE_PREFIX: 'bench-route-b' },
+      /bare listening (\d+)/,
+    );
+    children.push(bare.child);
+    const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
+
+    let nextNew = 100_000;
+    const fresh = () => JSON.stringify({ service_id: nextNew++ });
+    const repeat = () => '{"service_id": 99999}';
+    const sides = [
+      { label: 'connector', url: `${apiUrl}/checkout`, pid: Number(api.child.process.pid) },
+      { label: 'bare', url: `${bareUrl}/checkout`, pid: Number(bare.child.process.pid) },
+    ];
+    // Warm-up: JIT, connections, scripts loaded; not counted.
+    for (const side of sides) await cannon(side.url, side.pid, fresh, 2);
+
+    const route: Record<string, Record<string, RouteRun[]>> = {};
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const [workload, body] of [
+        ['new services', fresh],
+        ['repeats of an open checkout', repeat],
+      ] as const) {
+        // Alternate which side goes first, so neither always runs on a warmer machine.
+        const order = rep % 2 === 0 ? sides : [...sides].reverse();
+        for (const side of order) {
+          const run = await cannon(side.url, side.pid, body, SECONDS);
+          ((route[workload] ??= {})[side.label] ??= []).push(run);
+        }
+      }
+    }
+    await api.child.stop();
+    await bare.child.stop();
+
+    // ---- the pipeline: request to URL ----
+    const allPort = await freePort();
+    const all = await startChild(
+      'src/main/server.ts',
+      { ...connectorEnv, ROLE: 'all', PORT: String(allPort), QUEUE_PREFIX: 'bench-pipe-c' },
+      /connector started|"level":"warn"/,
+    );
+    children.push(all.child);
+    const allUrl = `http://127.0.0.1:${allPort}`;
+    await waitReady(allUrl);
+    const worker = await startChild(
+      'bench/bare-checkout-worker.ts',
+      { ...platformEnv, REDIS_URL: redis.url, WORKER_CONCURRENCY: CONCURRENCY },
+      /bare worker ready/,
+    );
+    children.push(worker.child);
+    const queue = new Queue('bare-checkout', {
+      connection: redisOptions(redis.url, 'producer'),
+      prefix: 'bench-bare',
+    });
+    const starters = {
+      connector: (serviceId: number) =>
+        fetch(`${allUrl}/checkout`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+          body: JSON.stringify({ service_id: serviceId }),
+        }).then(async (res) => {
+          if (res.status !== 202) throw new Error(`checkout route answered ${res.status}`);
+          await res.arrayBuffer();
+        }),
+      bare: (serviceId: number) =>
+        queue.add('checkout', { serviceId }, { removeOnComplete: true, removeOnFail: true }),
+    };
+    let nextService = 1001;
+    const take = (n: number) => Array.from({ length: n }, () => nextService++);
+    // Warm-up.
+    for (const start of Object.values(starters)) await pipeline(simulator.url, take(20), start);
+
+    const single: Record<string, number[]> = { connector: [], bare: [] };
+    const bursts: Record<string, Record<number, number[]>> = { connector: {}, bare: {} };
+    for (let rep = 0; rep < REPS; rep++) {
+      const order =
+        rep % 2 === 0 ? (['connector', 'bare'] as const) : (['bare', 'connector'] as const);
+      for (const label of order) {
+        for (let i = 0; i < SINGLE; i++) {
+          const { latencies } = await pipeline(simulator.url, take(1), starters[label]);
+          single[label]?.push(...latencies);
+        }
+        for (const size of BURSTS) {
+          const { totalMs } = await pipeline(simulator.url, take(size), starters[label]);
+          ((bursts[label] ??= {})[size] ??= []).push(totalMs);
+        }
+      }
+    }
+    await queue.close();
+
+    // ---- report ----
+    const cores = cpus().length;
+    console.log(
+      `\nInbound benchmark: ${REPS} repetitions alternating, medians; ${cores} cores, Node ${process.version}, worker concurrency ${CONCURRENCY}`,
+    );
+    console.log('\nRoute (autocannon, 50 connections, %d s each):', SECONDS);
+    for (const [workload, bySide] of Object.entries(route)) {
+      const c = bySide.connector ?? [];
+      const b = bySide.bare ?? [];
+      const m = (runs: RouteRun[], key: keyof RouteRun) => median(runs.map((r) => r[key]));
+      const ratios = c.map((run, i) => safeRatio(run.rps, b[i]?.rps ?? NaN) ?? NaN);
+      console.log(`  ${workload}`);
+      for (const [label, runs] of [
+        ['connector', c],
+        ['bare', b],
+      ] as const) {
+        console.log(
+          `    ${label.padEnd(10)} ${fmt(m(runs, 'rps'), 0).padStart(6)} req/s  p50 ${fmt(m(runs, 'p50'), 0)} ms  p99 ${fmt(m(runs, 'p99'), 0)} ms  CPU ${fmt(m(runs, 'cpuUsPerRequest'), 0)} us/request  non-2xx/errors ${runs.reduce((sum, r) => sum + r.errors, 0)}`,
+        );
+      }
+      const cpuRatio = safeRatio(m(c, 'cpuUsPerRequest'), m(b, 'cpuUsPerRequest'));
+      console.log(
+        `    throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)   CPU per request connector/bare: ${showRatio(cpuRatio)}   connector p99 ${fmt(m(c, 'p99'), 0)} ms (target < 20)`,
+      );
+    }
+    console.log('\nPipeline: request to checkout URL received by the platform');
+    for (const label of ['connector', 'bare'] as const) {
+      const values = single[label] ?? [];
+      console.log(
+        `  one at a time   ${label.padEnd(10)} p50 ${fmt(percentile(values, 50), 0)} ms  p99 ${fmt(percentile(values, 99), 0)} ms  (${values.length} checkouts)`,
+      );
+    }
+    console.log(`  connector p50 one at a time: target < 30 ms`);
+    for (const size of BURSTS) {
+      const c = bursts.connector?.[size] ?? [];
+      const b = bursts.bare?.[size] ?? [];
+      const ratios = c.map((ms, i) => safeRatio(b[i] ?? NaN, ms) ?? NaN);
+      console.log(
+        `  burst of ${String(size).padEnd(4)} connector ${fmt(median(c), 0).padStart(5)} ms  bare ${fmt(median(b), 0).padStart(5)} ms  throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)`,
+      );
+    }
+  } finally {
+    for (const child of children) await child.stop();
+    simulator.stop();
+    await redis.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
