@@ -41,7 +41,7 @@ const server = createServer((req, res) => {
     );
   });
 });
-server.listen(0, '127.0.0.1', () => {
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const address = server.address();
   console.log(`bare listening ${typeof address === 'object' && address ? address.port : 0}`);
 });

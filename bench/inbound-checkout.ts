@@ -41,6 +41,8 @@ const SINGLE = Number(process.env.BENCH_SINGLE ?? 30);
 const BURSTS = [10, 50, 200];
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '10';
 const TOKEN = 'bench-route-token-0123456789';
+/** `route`, `pipeline` or both (default), to profile one part at a time. */
+const PARTS = (process.env.BENCH_PARTS ?? 'route,pipeline').split(',');
 
 interface RouteRun {
   rps: number;
@@ -147,111 +149,116 @@ async function main(): Promise<void> {
     REDIS_URL: redis.url,
     CHECKOUT_ROUTE_TOKEN: TOKEN,
     LOG_LEVEL: 'warn',
+    X_BARE_EXPRESS: process.env.X_BARE_EXPRESS ?? '',
     WORKER_CONCURRENCY: CONCURRENCY,
   };
   try {
-    // ---- the route ----
-    const apiPort = await freePort();
-    const api = await startChild(
-      'src/main/server.ts',
-      { ...connectorEnv, ROLE: 'api', PORT: String(apiPort), QUEUE_PREFIX: 'bench-route-c' },
-      /connector started|"level":"warn"/,
-    ).catch(async (error: unknown) => {
-      throw error;
-    });
-    children.push(api.child);
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    await waitReady(apiUrl);
-    const bare = await startChild(
-      'bench/bare-checkout-server.ts',
-      { ...connectorEnv, PORT: '0', QUEUE_PREFIX: 'bench-route-b' },
-      /bare listening (\d+)/,
-    );
-    children.push(bare.child);
-    const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
-
-    let nextNew = 100_000;
-    const fresh = () => JSON.stringify({ service_id: nextNew++ });
-    const repeat = () => '{"service_id": 99999}';
-    const sides = [
-      { label: 'connector', url: `${apiUrl}/checkout`, pid: Number(api.child.process.pid) },
-      { label: 'bare', url: `${bareUrl}/checkout`, pid: Number(bare.child.process.pid) },
-    ];
-    // Warm-up: JIT, connections, scripts loaded; not counted.
-    for (const side of sides) await cannon(side.url, side.pid, fresh, 2);
-
     const route: Record<string, Record<string, RouteRun[]>> = {};
-    for (let rep = 0; rep < REPS; rep++) {
-      for (const [workload, body] of [
-        ['new services', fresh],
-        ['repeats of an open checkout', repeat],
-      ] as const) {
-        // Alternate which side goes first, so neither always runs on a warmer machine.
-        const order = rep % 2 === 0 ? sides : [...sides].reverse();
-        for (const side of order) {
-          const run = await cannon(side.url, side.pid, body, SECONDS);
-          ((route[workload] ??= {})[side.label] ??= []).push(run);
+    if (PARTS.includes('route')) {
+      // ---- the route ----
+      const apiPort = await freePort();
+      const api = await startChild(
+        'src/main/server.ts',
+        { ...connectorEnv, ROLE: 'api', PORT: String(apiPort), QUEUE_PREFIX: 'bench-route-c' },
+        /connector started|"level":"warn"/,
+      ).catch(async (error: unknown) => {
+        throw error;
+      });
+      children.push(api.child);
+      const apiUrl = `http://127.0.0.1:${apiPort}`;
+      await waitReady(apiUrl);
+      const bare = await startChild(
+        'bench/bare-checkout-server.ts',
+        { ...connectorEnv, PORT: '0', QUEUE_PREFIX: 'bench-route-b' },
+        /bare listening (\d+)/,
+      );
+      children.push(bare.child);
+      const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
+
+      let nextNew = 100_000;
+      const fresh = () => JSON.stringify({ service_id: nextNew++ });
+      const repeat = () => '{"service_id": 99999}';
+      const sides = [
+        { label: 'connector', url: `${apiUrl}/checkout`, pid: Number(api.child.process.pid) },
+        { label: 'bare', url: `${bareUrl}/checkout`, pid: Number(bare.child.process.pid) },
+      ];
+      // Warm-up: JIT, connections, scripts loaded; not counted.
+      for (const side of sides) await cannon(side.url, side.pid, fresh, 2);
+
+      for (let rep = 0; rep < REPS; rep++) {
+        for (const [workload, body] of [
+          ['new services', fresh],
+          ['repeats of an open checkout', repeat],
+        ] as const) {
+          // Alternate which side goes first, so neither always runs on a warmer machine.
+          const order = rep % 2 === 0 ? sides : [...sides].reverse();
+          for (const side of order) {
+            const run = await cannon(side.url, side.pid, body, SECONDS);
+            ((route[workload] ??= {})[side.label] ??= []).push(run);
+          }
         }
       }
+      await api.child.stop();
+      await bare.child.stop();
     }
-    await api.child.stop();
-    await bare.child.stop();
-
-    // ---- the pipeline: request to URL ----
-    const allPort = await freePort();
-    const all = await startChild(
-      'src/main/server.ts',
-      { ...connectorEnv, ROLE: 'all', PORT: String(allPort), QUEUE_PREFIX: 'bench-pipe-c' },
-      /connector started|"level":"warn"/,
-    );
-    children.push(all.child);
-    const allUrl = `http://127.0.0.1:${allPort}`;
-    await waitReady(allUrl);
-    const worker = await startChild(
-      'bench/bare-checkout-worker.ts',
-      { ...platformEnv, REDIS_URL: redis.url, WORKER_CONCURRENCY: CONCURRENCY },
-      /bare worker ready/,
-    );
-    children.push(worker.child);
-    const queue = new Queue('bare-checkout', {
-      connection: redisOptions(redis.url, 'producer'),
-      prefix: 'bench-bare',
-    });
-    const starters = {
-      connector: (serviceId: number) =>
-        fetch(`${allUrl}/checkout`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-          body: JSON.stringify({ service_id: serviceId }),
-        }).then(async (res) => {
-          if (res.status !== 202) throw new Error(`checkout route answered ${res.status}`);
-          await res.arrayBuffer();
-        }),
-      bare: (serviceId: number) =>
-        queue.add('checkout', { serviceId }, { removeOnComplete: true, removeOnFail: true }),
-    };
-    let nextService = 1001;
-    const take = (n: number) => Array.from({ length: n }, () => nextService++);
-    // Warm-up.
-    for (const start of Object.values(starters)) await pipeline(simulator.url, take(20), start);
 
     const single: Record<string, number[]> = { connector: [], bare: [] };
     const bursts: Record<string, Record<number, number[]>> = { connector: {}, bare: {} };
-    for (let rep = 0; rep < REPS; rep++) {
-      const order =
-        rep % 2 === 0 ? (['connector', 'bare'] as const) : (['bare', 'connector'] as const);
-      for (const label of order) {
-        for (let i = 0; i < SINGLE; i++) {
-          const { latencies } = await pipeline(simulator.url, take(1), starters[label]);
-          single[label]?.push(...latencies);
-        }
-        for (const size of BURSTS) {
-          const { totalMs } = await pipeline(simulator.url, take(size), starters[label]);
-          ((bursts[label] ??= {})[size] ??= []).push(totalMs);
+    if (PARTS.includes('pipeline')) {
+      // ---- the pipeline: request to URL ----
+      const allPort = await freePort();
+      const all = await startChild(
+        'src/main/server.ts',
+        { ...connectorEnv, ROLE: 'all', PORT: String(allPort), QUEUE_PREFIX: 'bench-pipe-c' },
+        /connector started|"level":"warn"/,
+      );
+      children.push(all.child);
+      const allUrl = `http://127.0.0.1:${allPort}`;
+      await waitReady(allUrl);
+      const worker = await startChild(
+        'bench/bare-checkout-worker.ts',
+        { ...platformEnv, REDIS_URL: redis.url, WORKER_CONCURRENCY: CONCURRENCY },
+        /bare worker ready/,
+      );
+      children.push(worker.child);
+      const queue = new Queue('bare-checkout', {
+        connection: redisOptions(redis.url, 'producer'),
+        prefix: 'bench-bare',
+      });
+      const starters = {
+        connector: (serviceId: number) =>
+          fetch(`${allUrl}/checkout`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+            body: JSON.stringify({ service_id: serviceId }),
+          }).then(async (res) => {
+            if (res.status !== 202) throw new Error(`checkout route answered ${res.status}`);
+            await res.arrayBuffer();
+          }),
+        bare: (serviceId: number) =>
+          queue.add('checkout', { serviceId }, { removeOnComplete: true, removeOnFail: true }),
+      };
+      let nextService = 1001;
+      const take = (n: number) => Array.from({ length: n }, () => nextService++);
+      // Warm-up.
+      for (const start of Object.values(starters)) await pipeline(simulator.url, take(20), start);
+
+      for (let rep = 0; rep < REPS; rep++) {
+        const order =
+          rep % 2 === 0 ? (['connector', 'bare'] as const) : (['bare', 'connector'] as const);
+        for (const label of order) {
+          for (let i = 0; i < SINGLE; i++) {
+            const { latencies } = await pipeline(simulator.url, take(1), starters[label]);
+            single[label]?.push(...latencies);
+          }
+          for (const size of BURSTS) {
+            const { totalMs } = await pipeline(simulator.url, take(size), starters[label]);
+            ((bursts[label] ??= {})[size] ??= []).push(totalMs);
+          }
         }
       }
+      await queue.close();
     }
-    await queue.close();
 
     // ---- report ----
     const cores = cpus().length;
@@ -278,21 +285,23 @@ async function main(): Promise<void> {
         `    throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)   CPU per request connector/bare: ${showRatio(cpuRatio)}   connector p99 ${fmt(m(c, 'p99'), 0)} ms (target < 20)`,
       );
     }
-    console.log('\nPipeline: request to checkout URL received by the platform');
-    for (const label of ['connector', 'bare'] as const) {
-      const values = single[label] ?? [];
-      console.log(
-        `  one at a time   ${label.padEnd(10)} p50 ${fmt(percentile(values, 50), 0)} ms  p99 ${fmt(percentile(values, 99), 0)} ms  (${values.length} checkouts)`,
-      );
-    }
-    console.log(`  connector p50 one at a time: target < 30 ms`);
-    for (const size of BURSTS) {
-      const c = bursts.connector?.[size] ?? [];
-      const b = bursts.bare?.[size] ?? [];
-      const ratios = c.map((ms, i) => safeRatio(b[i] ?? NaN, ms) ?? NaN);
-      console.log(
-        `  burst of ${String(size).padEnd(4)} connector ${fmt(median(c), 0).padStart(5)} ms  bare ${fmt(median(b), 0).padStart(5)} ms  throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)`,
-      );
+    if (PARTS.includes('pipeline')) {
+      console.log('\nPipeline: request to checkout URL received by the platform');
+      for (const label of ['connector', 'bare'] as const) {
+        const values = single[label] ?? [];
+        console.log(
+          `  one at a time   ${label.padEnd(10)} p50 ${fmt(percentile(values, 50), 0)} ms  p99 ${fmt(percentile(values, 99), 0)} ms  (${values.length} checkouts)`,
+        );
+      }
+      console.log(`  connector p50 one at a time: target < 30 ms`);
+      for (const size of BURSTS) {
+        const c = bursts.connector?.[size] ?? [];
+        const b = bursts.bare?.[size] ?? [];
+        const ratios = c.map((ms, i) => safeRatio(b[i] ?? NaN, ms) ?? NaN);
+        console.log(
+          `  burst of ${String(size).padEnd(4)} connector ${fmt(median(c), 0).padStart(5)} ms  bare ${fmt(median(b), 0).padStart(5)} ms  throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)`,
+        );
+      }
     }
   } finally {
     for (const child of children) await child.stop();

@@ -13,6 +13,11 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   isReady: () => Promise<boolean>;
+  /**
+   * Machine-to-machine routes (the checkout route the platform calls): mounted first, as the
+   * hot path, with no-store and nosniff but none of helmet's browser-page headers.
+   */
+  apiRouters?: Router[];
   /** Feature routers mounted after the health routes (checkout, pages, dashboard...). */
   routers?: Router[];
   /** Routers that read the raw body themselves (webhooks). */
@@ -23,8 +28,8 @@ export interface AppDeps {
   trustProxyHops?: number;
   /** `/metrics` is served by its own listener (METRICS_PORT), not this app. */
   metricsElsewhere?: boolean;
-  /** The public endpoints' limiters, and where the checkout route is. */
-  rateLimits?: { checkoutPath: string; limiters: RateLimiters };
+  /** The public endpoints' limiters (the checkout route's is in its own router). */
+  rateLimits?: RateLimiters;
 }
 
 /** Builds the Express app. It never listens: the caller (main or a test) does. */
@@ -35,6 +40,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestContext());
   app.use(observeRequests(deps.logger, deps.metrics));
+  for (const router of deps.apiRouters ?? []) app.use(router);
   mountRateLimits(app, deps.rateLimits);
   for (const router of deps.adminRouters ?? []) app.use(router);
   // Payment pages and API answers are about one customer's order, at one moment: never cached.
@@ -61,8 +67,7 @@ export function createApp(deps: AppDeps): Express {
 /** Each limiter in front of the endpoints it guards, before any of their own work. */
 function mountRateLimits(app: Express, limits: AppDeps['rateLimits']): void {
   if (!limits) return;
-  const { checkout, webhooks, pages, dashboard } = limits.limiters;
-  if (checkout) app.use(limits.checkoutPath, checkout);
+  const { webhooks, pages, dashboard } = limits;
   if (webhooks) app.use('/webhooks', webhooks);
   if (pages) app.use(['/return', '/sandbox'], pages);
   if (dashboard) app.use(DASHBOARD_PATH, dashboard);

@@ -43,17 +43,41 @@ export function createLogger(options: LoggerOptions): Logger {
   const transport = options.stream
     ? new winston.transports.Stream({ stream: options.stream })
     : new winston.transports.Console();
-  return winston.createLogger({
-    level: options.level,
-    defaultMeta: options.component ? { component: options.component } : undefined,
-    format: winston.format.combine(
-      winston.format.errors({ stack: true }),
-      winston.format.timestamp(),
-      stampAndRedact(),
-      render,
-    ),
-    transports: [transport],
-  });
+  return dropDisabledLevelsFirst(
+    winston.createLogger({
+      level: options.level,
+      defaultMeta: options.component ? { component: options.component } : undefined,
+      format: winston.format.combine(
+        winston.format.errors({ stack: true }),
+        winston.format.timestamp(),
+        stampAndRedact(),
+        render,
+      ),
+      transports: [transport],
+    }),
+  );
+}
+
+/**
+ * winston runs every format (context, redaction, JSON) before its transport drops a line below
+ * the level: a dropped `info` cost as much as a written one. The level methods and `log` here
+ * return at once for a level that is off. They go through `this`, so children (which winston
+ * makes with Object.create) keep their own fields.
+ */
+function dropDisabledLevelsFirst(logger: winston.Logger): winston.Logger {
+  const patched = logger as unknown as Record<string, unknown>;
+  for (const level of Object.keys(logger.levels)) {
+    const write = patched[level] as (this: winston.Logger, ...args: unknown[]) => winston.Logger;
+    patched[level] = function (this: winston.Logger, ...args: unknown[]) {
+      return this.isLevelEnabled(level) ? write.apply(this, args) : this;
+    };
+  }
+  const log = logger.log as (this: winston.Logger, ...args: unknown[]) => winston.Logger;
+  patched.log = function (this: winston.Logger, level: unknown, ...rest: unknown[]) {
+    if (typeof level === 'string' && !this.isLevelEnabled(level)) return this;
+    return log.call(this, level, ...rest);
+  };
+  return logger;
 }
 
 /** Shapes an unknown thrown value into safe log fields: never a raw upstream error object. */

@@ -29,12 +29,30 @@ export function buildApp(
   const serveApi = config.role !== 'worker';
   const { pageNotice } = providerModule;
   const hooks = { hint: (checkoutId: string) => syncCheckout(deps, checkoutId) };
-  const routers = serveApi
+  const limiters = serveApi
+    ? rateLimiters(
+        config.http.rateLimits,
+        { send: (command, ...args) => redis.call(command, ...args), prefix: config.redis.prefix },
+        logger,
+        {
+          checkout: routeTokenMatcher(config.checkout.routeToken),
+          dashboard: config.dashboard
+            ? basicCredentialsMatcher(config.dashboard.user, config.dashboard.password)
+            : undefined,
+        },
+      )
+    : undefined;
+  const apiRouters = serveApi
     ? [
         checkoutRoutes(deps, {
           path: config.checkout.routePath,
           token: config.checkout.routeToken,
+          rateLimit: limiters?.checkout,
         }),
+      ]
+    : [];
+  const routers = serveApi
+    ? [
         returnRoutes(deps, pageNotice),
         ...(providerModule.routes ? [providerModule.routes(hooks)] : []),
       ]
@@ -47,30 +65,13 @@ export function buildApp(
     logger,
     metrics,
     isReady: () => pingRedis(redis),
+    apiRouters,
     routers,
     rawBodyRouters: serveApi ? [webhookRoutes(deps)] : [],
     adminRouters,
     metricsElsewhere: config.metrics !== undefined,
     trustProxyHops: config.http.trustProxyHops,
-    rateLimits: serveApi
-      ? {
-          checkoutPath: config.checkout.routePath,
-          limiters: rateLimiters(
-            config.http.rateLimits,
-            {
-              send: (command, ...args) => redis.call(command, ...args),
-              prefix: config.redis.prefix,
-            },
-            logger,
-            {
-              checkout: routeTokenMatcher(config.checkout.routeToken),
-              dashboard: config.dashboard
-                ? basicCredentialsMatcher(config.dashboard.user, config.dashboard.password)
-                : undefined,
-            },
-          ),
-        }
-      : undefined,
+    rateLimits: limiters,
   });
   return { app, dashboard: adminRouters.length > 0 };
 }

@@ -22,6 +22,13 @@ function invalidServiceId(problem: string): AppError {
   });
 }
 
+/** An answer to a server, about one moment of one order: never cached, never sniffed. */
+const apiAnswerHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('x-content-type-options', 'nosniff');
+  next();
+};
+
 /** A body the route cannot read (text, XML...): 415, rather than a missing `service_id`. */
 const refuseUnreadableBody: RequestHandler = (req, _res, next) => {
   const hasBody =
@@ -58,11 +65,16 @@ function readServiceId(req: Request): number {
  * The checkout route the platform calls: answers 202 at once, the URL follows by POST. The token
  * is checked, and the type, before a byte of the body is read.
  */
-export function checkoutRoutes(deps: CheckoutDeps, route: { path: string; token: string }): Router {
+export function checkoutRoutes(
+  deps: CheckoutDeps,
+  route: { path: string; token: string; rateLimit?: RequestHandler },
+): Router {
   const router = Router();
   router
     .route(route.path)
+    .all(apiAnswerHeaders)
     .post(
+      ...(route.rateLimit ? [route.rateLimit] : []),
       requireRouteToken(route.token),
       refuseUnreadableBody,
       ...jsonOrFormBody(),
