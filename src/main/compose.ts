@@ -72,8 +72,8 @@ export async function startConnector(
   const { deps, jobs, providerModule } = built;
   observeQueues(metrics, jobs.queues);
   observeReconciler(metrics, () => deps.store.reconcileBacklog(new Date()));
-  const { app, dashboard } = buildApp(config, built, { redis, logger, metrics });
-  server.on('request', app);
+  const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics });
+  server.on('request', listener);
   const running = await startWorkers(config, built, { logger, metrics });
   // BullMQ checks its connections asynchronously; a shutdown while that check is in flight would
   // leave it failing with no listener. With Redis up the check takes milliseconds: wait for it.

@@ -1,7 +1,9 @@
 import type { Express } from 'express';
 import { syncCheckout } from '../checkout/settle-checkout';
 import type { Config } from '../config';
+import type { RequestListener } from 'node:http';
 import { createApp } from '../http/app';
+import { checkoutFrontDoor } from '../http/checkout-front-door';
 import { basicCredentialsMatcher } from '../http/middleware/basic-auth';
 import { rateLimiters } from '../http/middleware/rate-limits';
 import { routeTokenMatcher } from '../http/middleware/route-token';
@@ -23,7 +25,7 @@ export function buildApp(
   config: Config,
   built: Dependencies,
   runtime: { redis: ConnectorRedis; logger: Logger; metrics: Metrics },
-): { app: Express; dashboard: boolean } {
+): { app: Express; listener: RequestListener; dashboard: boolean } {
   const { deps, jobs, providerModule } = built;
   const { logger, metrics, redis } = runtime;
   const serveApi = config.role !== 'worker';
@@ -73,5 +75,19 @@ export function buildApp(
     trustProxyHops: config.http.trustProxyHops,
     rateLimits: limiters,
   });
-  return { app, dashboard: adminRouters.length > 0 };
+  const frontDoor = serveApi
+    ? checkoutFrontDoor({
+        deps,
+        path: config.checkout.routePath,
+        token: config.checkout.routeToken,
+        logger,
+        metrics,
+      })
+    : undefined;
+  const listener: RequestListener = frontDoor
+    ? (req, res) => {
+        if (!frontDoor(req, res)) void app(req, res);
+      }
+    : app;
+  return { app, listener, dashboard: adminRouters.length > 0 };
 }

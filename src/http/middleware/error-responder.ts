@@ -64,42 +64,71 @@ function fromClientErrorStatus(error: unknown): AppError | undefined {
   });
 }
 
-/** The one place an error becomes an HTTP answer: the CONTRACT shape, never a stack trace. */
-export function errorResponder(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, next) => {
-    if (res.headersSent) return next(error);
-    const known = toAppError(error);
-    const appError =
-      known ?? new AppError('INTERNAL', 'Something went wrong; the log has the details.');
-    if (known) {
-      logger.log(appError.status >= 500 ? 'error' : 'warn', 'request failed', {
-        code: appError.code,
-        status: appError.status,
-        method: req.method,
-        path: req.path,
-        errMessage: appError.message,
-        ...(typeof appError.cause === 'string' ? { cause: appError.cause } : {}),
-      });
-    } else {
-      logger.error('request crashed', {
-        method: req.method,
-        path: req.path,
-        ...errorFields(error),
-      });
-    }
-    // A body left unread (refused before it was read): close rather than drain it for keep-alive.
-    if (!req.complete) res.setHeader('connection', 'close');
-    if (appError.retryAfterMs !== undefined) {
-      res.setHeader('retry-after', String(Math.ceil(appError.retryAfterMs / 1000)));
-    }
-    res.status(appError.status).json({
+/** An error as the connector answers it: the CONTRACT shape, never a stack trace. */
+export interface ErrorAnswer {
+  status: number;
+  body: {
+    error: { code: string; message: string; details: ErrorDetail[]; request_id: string };
+  };
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The one place an error becomes an answer (Express's error handler and the checkout route's
+ * front door both use it): a known error is logged as `warn` (a 5xx as `error`), anything else
+ * as `request crashed` with its stack, and answered INTERNAL.
+ */
+export function errorAnswer(
+  error: unknown,
+  logger: Logger,
+  request: { method: string; path: string; id: string },
+): ErrorAnswer {
+  const known = toAppError(error);
+  const appError =
+    known ?? new AppError('INTERNAL', 'Something went wrong; the log has the details.');
+  if (known) {
+    logger.log(appError.status >= 500 ? 'error' : 'warn', 'request failed', {
+      code: appError.code,
+      status: appError.status,
+      method: request.method,
+      path: request.path,
+      errMessage: appError.message,
+      ...(typeof appError.cause === 'string' ? { cause: appError.cause } : {}),
+    });
+  } else {
+    logger.error('request crashed', {
+      method: request.method,
+      path: request.path,
+      ...errorFields(error),
+    });
+  }
+  return {
+    status: appError.status,
+    body: {
       error: {
         code: appError.code,
         message: appError.message,
         details: appError.details,
-        request_id: req.id,
+        request_id: request.id,
       },
-    });
+    },
+    ...(appError.retryAfterMs === undefined
+      ? {}
+      : { retryAfterSeconds: Math.ceil(appError.retryAfterMs / 1000) }),
+  };
+}
+
+/** Express's error handler: every error of every route, as `errorAnswer` shapes it. */
+export function errorResponder(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const answer = errorAnswer(error, logger, { method: req.method, path: req.path, id: req.id });
+    // A body left unread (refused before it was read): close rather than drain it for keep-alive.
+    if (!req.complete) res.setHeader('connection', 'close');
+    if (answer.retryAfterSeconds !== undefined) {
+      res.setHeader('retry-after', String(answer.retryAfterSeconds));
+    }
+    res.status(answer.status).json(answer.body);
   };
 }
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { runWithLogContext } from '../../infra/log-context';
 
-const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A caller's x-request-id kept as the request's id: short, and safe in a log line. */
+export const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -15,7 +16,7 @@ declare module 'express-serve-static-core' {
 export function requestContext(): RequestHandler {
   return (req, res, next) => {
     const given = req.get('x-request-id');
-    req.id = given && ACCEPTABLE_ID.test(given) ? given : randomUUID();
+    req.id = given && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('x-request-id', req.id);
     runWithLogContext({ requestId: req.id }, next);
   };

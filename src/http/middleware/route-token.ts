@@ -1,23 +1,33 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
+/** The token from `Authorization: Bearer` or `X-Api-Key`, in that order. */
+export function headerToken(headers: IncomingHttpHeaders): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
+  const apiKey = headers['x-api-key'];
+  return bearer ?? (typeof apiKey === 'string' ? apiKey : undefined);
+}
+
 /** The token from `Authorization: Bearer`, `X-Api-Key` or `?token=`, in that order. */
 function presentedToken(req: Request): string | undefined {
-  const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
   const query = typeof req.query.token === 'string' ? req.query.token : undefined;
-  return bearer ?? req.get('x-api-key') ?? query;
+  return headerToken(req.headers) ?? query;
+}
+
+/** Whether `given` is the token (digests compared in constant time). */
+export function tokenMatcher(token: string): (given: string | undefined) => boolean {
+  const expected = digest(token);
+  return (given) => given !== undefined && timingSafeEqual(digest(given), expected);
 }
 
 /** Whether a request carries the shared token (digests compared in constant time). */
 export function routeTokenMatcher(token: string): (req: Request) => boolean {
-  const expected = digest(token);
-  return (req) => {
-    const given = presentedToken(req);
-    return given !== undefined && timingSafeEqual(digest(given), expected);
-  };
+  const matches = tokenMatcher(token);
+  return (req) => matches(presentedToken(req));
 }
 
 /** Refuses requests without the shared token; compares digests in constant time. */

@@ -45,8 +45,14 @@ const refuseUnreadableBody: RequestHandler = (req, _res, next) => {
 
 /** `service_id` from a JSON or form body, or the query; integer or numeric string. */
 function readServiceId(req: Request): number {
-  const fromBody: unknown = (req.body as Record<string, unknown> | undefined)?.service_id;
-  const fromQuery: unknown = req.query.service_id;
+  return serviceIdFrom(
+    (req.body as Record<string, unknown> | undefined)?.service_id,
+    req.query.service_id,
+  );
+}
+
+/** `service_id` as the body and the query give it (either may be absent, not both). */
+export function serviceIdFrom(fromBody: unknown, fromQuery: unknown): number {
   const given = fromBody ?? fromQuery;
   if (given === undefined) throw invalidServiceId('is required (JSON body, form body or query)');
   const parsed = serviceIdValue.safeParse(given);
@@ -59,6 +65,20 @@ function readServiceId(req: Request): number {
     throw invalidServiceId('the body and the query disagree');
   }
   return parsed.data;
+}
+
+/** The route's work once `service_id` is known: the 202 body, or CHECKOUT_ALREADY_PAID. */
+export async function acceptCheckout(
+  deps: CheckoutDeps,
+  serviceId: number,
+): Promise<{ service_id: number; checkout_id: string; status: 'accepted' }> {
+  const result = await requestCheckout(deps, serviceId);
+  if (result.kind === 'already_paid') {
+    throw new AppError('CHECKOUT_ALREADY_PAID', `Service ${serviceId} was already paid.`, {
+      details: [{ field: 'service_id', problem: `checkout ${result.checkout.checkoutId} is paid` }],
+    });
+  }
+  return { service_id: serviceId, checkout_id: result.checkoutId, status: 'accepted' };
 }
 
 /**
@@ -79,18 +99,7 @@ export function checkoutRoutes(
       refuseUnreadableBody,
       ...jsonOrFormBody(),
       async (req, res) => {
-        const serviceId = readServiceId(req);
-        const result = await requestCheckout(deps, serviceId);
-        if (result.kind === 'already_paid') {
-          throw new AppError('CHECKOUT_ALREADY_PAID', `Service ${serviceId} was already paid.`, {
-            details: [
-              { field: 'service_id', problem: `checkout ${result.checkout.checkoutId} is paid` },
-            ],
-          });
-        }
-        res
-          .status(202)
-          .json({ service_id: serviceId, checkout_id: result.checkoutId, status: 'accepted' });
+        res.status(202).json(await acceptCheckout(deps, readServiceId(req)));
       },
     )
     .all(allowOnly('POST'));
