@@ -7,7 +7,15 @@ export const percentile = (values: readonly number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 };
 
-export const median = (values: readonly number[]): number => percentile(values, 50);
+/** The middle value; the mean of the two middle ones for an even count. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
 
 /**
  * A ratio that cannot be divided by zero: undefined when the denominator is not a positive,
@@ -47,7 +55,12 @@ export async function startChild(
 ): Promise<{ child: Child; match: RegExpExecArray }> {
   const proc = spawn(
     process.execPath,
-    ['--require', require.resolve('tsx/cjs'), path.join(__dirname, '..', entry)],
+    [
+      ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+      '--require',
+      require.resolve('tsx/cjs'),
+      path.join(__dirname, '..', entry),
+    ],
     { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -89,23 +89,30 @@ async function waitReady(url: string): Promise<void> {
   throw new Error(`${url} never ready`);
 }
 
-async function arrivals(simulatorUrl: string): Promise<Map<number, number>> {
-  const res = await fetch(`${simulatorUrl}/__simulator/calls`);
-  const { payments } = (await res.json()) as {
-    payments: Array<{ endpoint: string; serviceId?: number; receivedAt: string }>;
-  };
-  const map = new Map<number, number>();
-  for (const p of payments) {
-    if (p.endpoint === 'checkout-url' && p.serviceId !== undefined && !map.has(p.serviceId)) {
-      map.set(p.serviceId, Date.parse(p.receivedAt));
+/** The checkout URLs the simulator received, by service: read with a cursor, never twice. */
+class Arrivals {
+  private readonly seen = new Map<number, number>();
+  private cursor = 0;
+  constructor(private readonly simulatorUrl: string) {}
+
+  async poll(): Promise<Map<number, number>> {
+    const res = await fetch(`${this.simulatorUrl}/__simulator/calls?from=${this.cursor}`);
+    const { payments } = (await res.json()) as {
+      payments: Array<{ endpoint: string; serviceId?: number; receivedAt: string }>;
+    };
+    this.cursor += payments.length;
+    for (const p of payments) {
+      if (p.endpoint === 'checkout-url' && p.serviceId !== undefined && !this.seen.has(p.serviceId)) {
+        this.seen.set(p.serviceId, Date.parse(p.receivedAt));
+      }
     }
+    return this.seen;
   }
-  return map;
 }
 
 /** Sends `ids` at once through `start`; resolves with each one's ms from sending to arrival. */
 async function pipeline(
-  simulatorUrl: string,
+  arrivals: Arrivals,
   ids: number[],
   start: (serviceId: number) => Promise<unknown>,
 ): Promise<{ latencies: number[]; totalMs: number }> {
@@ -119,7 +126,7 @@ async function pipeline(
   );
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const seen = await arrivals(simulatorUrl);
+    const seen = await arrivals.poll();
     if (ids.every((id) => seen.has(id))) {
       const latencies = ids.map((id) => (seen.get(id) ?? NaN) - (sentAt.get(id) ?? NaN));
       const last = Math.max(...ids.map((id) => seen.get(id) ?? NaN));
@@ -238,21 +245,22 @@ async function main(): Promise<void> {
         bare: (serviceId: number) =>
           queue.add('checkout', { serviceId }, { removeOnComplete: true, removeOnFail: true }),
       };
-      let nextService = 1001;
+      const arrivals = new Arrivals(simulator.url);
+    let nextService = 1001;
       const take = (n: number) => Array.from({ length: n }, () => nextService++);
       // Warm-up.
-      for (const start of Object.values(starters)) await pipeline(simulator.url, take(20), start);
+      for (const start of Object.values(starters)) await pipeline(arrivals, take(20), start);
 
       for (let rep = 0; rep < REPS; rep++) {
         const order =
           rep % 2 === 0 ? (['connector', 'bare'] as const) : (['bare', 'connector'] as const);
         for (const label of order) {
           for (let i = 0; i < SINGLE; i++) {
-            const { latencies } = await pipeline(simulator.url, take(1), starters[label]);
+            const { latencies } = await pipeline(arrivals, take(1), starters[label]);
             single[label]?.push(...latencies);
           }
           for (const size of BURSTS) {
-            const { totalMs } = await pipeline(simulator.url, take(size), starters[label]);
+            const { totalMs } = await pipeline(arrivals, take(size), starters[label]);
             ((bursts[label] ??= {})[size] ??= []).push(totalMs);
           }
         }

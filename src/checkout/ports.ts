@@ -24,10 +24,19 @@ export interface CheckoutStore {
   }): Promise<OpenResult>;
   get(checkoutId: string): Promise<CheckoutRecord | undefined>;
   findByProviderRef(provider: string, providerRef: string): Promise<CheckoutRecord | undefined>;
-  /** Stores what the provider created, once; returns the record as it stands after. */
+  /**
+   * Stores what the provider created, once; returns the record as it stands after. `provider`
+   * is the checkout's (the caller has read the record).
+   */
   attachProviderCheckout(
     checkoutId: string,
-    attach: { providerRef: string; url: string; amount: Money; lines: ChargeLine[] },
+    attach: {
+      provider: string;
+      providerRef: string;
+      url: string;
+      amount: Money;
+      lines: ChargeLine[];
+    },
     now: Date,
   ): Promise<CheckoutRecord>;
   /**

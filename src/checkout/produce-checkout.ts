@@ -60,7 +60,7 @@ export async function produceCheckout(
     });
     current = await deps.store.attachProviderCheckout(
       checkoutId,
-      { ...created, ...charge },
+      { provider: record.provider, ...created, ...charge },
       deps.clock(),
     );
   }

@@ -47,6 +47,13 @@ export interface PlatformAnswer {
 const USER_AGENT = `checkout-connector/${packageVersion()}`;
 /** Bounds the memory of warned fields whatever the platform sends. */
 const MAX_WARNED_FIELDS = 10_000;
+/**
+ * Walking a whole service for fields the documentation does not name costs more CPU than the
+ * rest of a checkout's platform call: every answer of a route is looked at until this many,
+ * then one in SAMPLE_EVERY (a new field still shows within a few dozen checkouts).
+ */
+const LOOK_AT_FIRST = 100;
+const SAMPLE_EVERY = 20;
 
 /**
  * HTTP to the platform: auth headers, a hard deadline per request, JSON parsing by hand (so
@@ -62,6 +69,7 @@ export class PlatformHttp {
   private readonly getRetryMaxWaitMs: number;
   /** Fields already warned about, so a shape the platform keeps sending is logged once. */
   private readonly warnedFields = new Set<string>();
+  private readonly answersSeen = new Map<string, number>();
 
   constructor(options: PlatformHttpOptions) {
     this.logger = options.logger;
@@ -142,6 +150,9 @@ export class PlatformHttp {
 
   private warnUnexpected(request: PlatformRequest, documented: ZodType, body: unknown): void {
     const where = `${request.method} ${request.route ?? request.path}`;
+    const seen = (this.answersSeen.get(where) ?? 0) + 1;
+    this.answersSeen.set(where, seen);
+    if (seen > LOOK_AT_FIRST && seen % SAMPLE_EVERY !== 0) return;
     const fresh = unexpectedFields(documented, body).filter((field) => {
       const key = `${where} ${field.field}`;
       if (this.warnedFields.has(key) || this.warnedFields.size >= MAX_WARNED_FIELDS) return false;

@@ -180,8 +180,11 @@ export class PlatformSimulator {
 
   private controlRoutes(): Router {
     const router = Router();
-    router.get('/calls', (_req, res) => {
-      res.json({ payments: this.state.payments });
+    router.get('/calls', (req, res) => {
+      // ?from=N: only the calls from the N-th on (0-based), for a poller that keeps a cursor.
+      const from = Number(req.query.from ?? 0);
+      const start = Number.isInteger(from) && from > 0 ? from : 0;
+      res.json({ payments: this.state.payments.slice(start), total: this.state.payments.length });
     });
     router.get('/faults', (_req, res) => {
       res.json({ faults: this.faults.list() });

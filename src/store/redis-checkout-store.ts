@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
   isOutcome,
@@ -10,6 +11,16 @@ import {
 import type { CheckoutStore, OpenResult } from '../checkout/ports';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
 import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
+
+const shas = new Map<string, string>();
+const scriptSha = (lua: string): string => {
+  let sha = shas.get(lua);
+  if (!sha) {
+    sha = createHash('sha1').update(lua).digest('hex');
+    shas.set(lua, sha);
+  }
+  return sha;
+};
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
@@ -37,6 +48,24 @@ export class RedisCheckoutStore implements CheckoutStore {
     this.keys = checkoutKeys(prefix);
   }
 
+  /**
+   * Runs one of the store's scripts by its SHA1 (EVALSHA), sending the text only when Redis does
+   * not know it yet (after a restart or a SCRIPT FLUSH): a checkout runs four of them.
+   */
+  private async script(
+    lua: string,
+    numKeys: number,
+    ...args: Array<string | number>
+  ): Promise<unknown> {
+    const sha = scriptSha(lua);
+    try {
+      return await this.redis.evalsha(sha, numKeys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return this.redis.eval(lua, numKeys, ...args);
+    }
+  }
+
   /** The due time of a checkout that changed at `now`. */
   private firstLook(now: Date): number {
     return now.getTime() + this.options.firstLookMs;
@@ -49,7 +78,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     now: Date;
     expiresAt: Date;
   }): Promise<OpenResult> {
-    const [kind, checkoutId, requestNumber] = (await this.redis.eval(
+    const [kind, checkoutId, requestNumber] = (await this.script(
       OPEN_FOR_SERVICE,
       3,
       this.keys.service(input.serviceId),
@@ -104,16 +133,20 @@ export class RedisCheckoutStore implements CheckoutStore {
 
   async attachProviderCheckout(
     checkoutId: string,
-    attach: { providerRef: string; url: string; amount: Money; lines: ChargeLine[] },
+    attach: {
+      provider: string;
+      providerRef: string;
+      url: string;
+      amount: Money;
+      lines: ChargeLine[];
+    },
     now: Date,
   ): Promise<CheckoutRecord> {
-    const record = await this.get(checkoutId);
-    if (!record) throw new Error(`checkout ${checkoutId} not found`);
-    await this.redis.eval(
+    const attached = await this.script(
       ATTACH,
       3,
       this.keys.record(checkoutId),
-      this.keys.ref(record.provider, attach.providerRef),
+      this.keys.ref(attach.provider, attach.providerRef),
       this.keys.due,
       attach.providerRef,
       attach.url,
@@ -124,7 +157,9 @@ export class RedisCheckoutStore implements CheckoutStore {
       RETENTION_MS,
       this.firstLook(now),
     );
-    return (await this.get(checkoutId)) ?? record;
+    const record = attached === 0 ? undefined : await this.get(checkoutId);
+    if (!record) throw new Error(`checkout ${checkoutId} not found`);
+    return record;
   }
 
   async transition(
@@ -134,7 +169,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     now: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }> {
     const pairs = Object.entries(fields).flatMap(([k, v]) => (v === undefined ? [] : [k, v]));
-    const [moved, state] = (await this.redis.eval(
+    const [moved, state] = (await this.script(
       TRANSITION,
       3,
       this.keys.record(checkoutId),
@@ -178,7 +213,7 @@ export class RedisCheckoutStore implements CheckoutStore {
   }
 
   async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {
-    await this.redis.eval(
+    await this.script(
       PARK,
       3,
       this.keys.record(checkoutId),

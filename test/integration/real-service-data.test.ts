@@ -1,5 +1,7 @@
+import { PlatformClient } from '../../src/platform/platform-client';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
+import { captureLog } from '../support/log-capture';
 import { eventually, startHarness, type Harness } from '../support/harness';
 import { GUIDE_PART, guideShapedService, oddlyShapedService } from '../support/service-shapes';
 
@@ -42,6 +44,28 @@ describe('real platform data never stops a payment', () => {
       .entries()
       .filter((l) => l.message === 'platform answer has unexpected fields');
     expect(warnings.filter((l) => l.path === `/services/${GUIDE_ID}`)).toEqual([]);
+  });
+
+  it('still finds a new odd field after many answers, looking at one in twenty past the first hundred', async () => {
+    // A client and a log of its own: what the other tests warned about does not count here.
+    const log = captureLog({ level: 'warn', secrets: [] });
+    const platform = new PlatformClient({
+      baseUrl: h.simulator.url,
+      ...DEMO_CREDENTIALS,
+      timeoutMs: 2000,
+      logger: log.logger,
+    });
+    const warned = () =>
+      log
+        .entries()
+        .filter((l) => l.message === 'platform answer has unexpected fields')
+        .filter((l) => l.path === '/services/1003');
+    // Well past the first hundred answers of the route...
+    for (let i = 0; i < 120; i++) await platform.getService(1004 + (i % 5));
+    h.simulator.state.override(1003, { detail: oddlyShapedService(1003) });
+    // ... an odd answer is looked at within twenty more.
+    for (let i = 0; i < 20 && warned().length === 0; i++) await platform.getService(1003);
+    expect(warned()).toHaveLength(1);
   });
 
   it('pays a service with every block shaped oddly, and warns once per odd field', async () => {

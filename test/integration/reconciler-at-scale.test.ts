@@ -46,7 +46,11 @@ describe('the reconciler at 10,000 checkouts', () => {
       cancelUrl: `${h.url}/return/sandbox`,
       expiresAt: new Date(record.expiresAt),
     });
-    await deps.store.attachProviderCheckout(record.checkoutId, { ...created, amount, lines }, now);
+    await deps.store.attachProviderCheckout(
+      record.checkoutId,
+      { provider: record.provider, ...created, amount, lines },
+      now,
+    );
     await deps.store.transition(record.checkoutId, 'url_sent', {}, now);
     return record.checkoutId;
   }

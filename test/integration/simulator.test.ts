@@ -124,6 +124,9 @@ describe('platform simulator', () => {
     ]);
     expect((await call(`${url}/services/1002`)).body.status.code).toBe(6);
     expect((await call(`${url}/__simulator/calls`)).body.payments).toHaveLength(3);
+    const tail = (await call(`${url}/__simulator/calls?from=2`)).body;
+    expect(tail).toMatchObject({ total: 3, payments: [expect.objectContaining({ status: 200 })] });
+    expect(tail.payments).toHaveLength(1);
   });
 
   it('answers a malformed body with a DreamFactory 400', async () => {
