@@ -56,7 +56,9 @@ export async function startChild(
   const proc = spawn(
     process.execPath,
     [
-      ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
       '--require',
       require.resolve('tsx/cjs'),
       path.join(__dirname, '..', entry),

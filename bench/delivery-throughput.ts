@@ -8,6 +8,9 @@
  *   unloaded:  one notification at a time; ms from enqueue (outcome accepted) to the
  *              platform receiving it, p50 and p99.
  *
+ * The two run alternately BENCH_REPS times (default 3), both set up before the first; the report
+ * gives the medians and the median of the per-repetition ratios.
+ *
  * Run: npm run bench:delivery
  */
 import { newCheckoutId } from '../src/checkout/checkout-record';
@@ -18,11 +21,13 @@ import { createLogger } from '../src/infra/logger';
 import { startPrivateRedis } from '../src/infra/private-redis';
 import { redisOptions } from '../src/infra/redis';
 import { startConnector } from '../src/main/compose';
+import { median, percentile, safeRatio, showRatio } from './bench-support';
 import { startSimulatorProcess } from './simulator-process';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 
-const BURST = Number(process.env.BENCH_BURST ?? 2000);
-const UNLOADED = Number(process.env.BENCH_UNLOADED ?? 200);
+const BURST = Number(process.env.BENCH_BURST ?? 1000);
+const UNLOADED = Number(process.env.BENCH_UNLOADED ?? 100);
+const REPS = Number(process.env.BENCH_REPS ?? 3);
 const CONCURRENCY = 10;
 
 type Received = {
@@ -40,11 +45,6 @@ async function received(simulatorUrl: string): Promise<Map<string, number>> {
       .map((p) => [p.body.transaction_id ?? '', Date.parse(p.receivedAt)]),
   );
 }
-
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-};
 
 interface Runner {
   /** Work that comes before an outcome is accepted (the connector's checkout record): not timed. */
@@ -84,7 +84,7 @@ async function measure(label: string, runner: Runner, simulatorUrl: string) {
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
-  const simulator = await startSimulatorProcess(5000);
+  const simulator = await startSimulatorProcess(REPS * (BURST + UNLOADED) + 100);
   const auth = {
     authorization: `Basic ${Buffer.from(`${DEMO_CREDENTIALS.email}:${DEMO_CREDENTIALS.password}`).toString('base64')}`,
     'x-dreamfactory-api-key': DEMO_CREDENTIALS.apiKey,
@@ -111,23 +111,17 @@ async function main(): Promise<void> {
       while ((await queue.getJobCountByTypes('wait', 'active', 'delayed', 'prioritized')) > 0)
         await new Promise((r) => setTimeout(r, 2));
     };
-    const bare = await measure(
-      'bare',
-      {
-        enqueue: async (tag, serviceId) => {
-          const job = await bareQueue.add(
-            'finish',
-            { tag, serviceId },
-            { removeOnComplete: true, attempts: 3 },
-          );
-          return job.timestamp;
-        },
-        drained: drained(bareQueue),
+    const bareRunner: Runner = {
+      enqueue: async (tag, serviceId) => {
+        const job = await bareQueue.add(
+          'finish',
+          { tag, serviceId },
+          { removeOnComplete: true, attempts: 3 },
+        );
+        return job.timestamp;
       },
-      simulator.url,
-    );
-    await bareWorker.close();
-    await bareQueue.close();
+      drained: drained(bareQueue),
+    };
 
     // The connector's pipeline.
     const config = loadConfig({
@@ -151,45 +145,63 @@ async function main(): Promise<void> {
     });
     let nextService = 0;
     const checkouts = new Map<string, string>();
-    const ours = await measure(
-      'connector',
-      {
-        // The job names the checkout only; its record (paid, with the transaction) is written
-        // first, untimed. A service of its own per checkout: one checkout each.
-        prepare: async (tag) => {
-          const checkoutId = newCheckoutId();
-          const now = new Date();
-          await connector.deps.store.openForService({
-            checkoutId,
-            serviceId: 1001 + (nextService++ % 5000),
-            provider: 'sandbox',
-            now,
-            expiresAt: new Date(now.getTime() + 3_600_000),
-          });
-          await connector.deps.store.transition(checkoutId, 'paid', { transactionId: tag }, now);
-          checkouts.set(tag, checkoutId);
-        },
-        enqueue: async (tag) => {
-          const at = Date.now();
-          await connector.deps.jobs.notify({
-            checkoutId: checkouts.get(tag) ?? '',
-            kind: 'finish',
-          });
-          return at;
-        },
-        drained: drained(connector.jobs.notificationQueue),
+    const connectorRunner: Runner = {
+      // The job names the checkout only; its record (paid, with the transaction) is written
+      // first, untimed. A service of its own per checkout: one checkout each.
+      prepare: async (tag) => {
+        const checkoutId = newCheckoutId();
+        const now = new Date();
+        await connector.deps.store.openForService({
+          checkoutId,
+          serviceId: 1001 + nextService++,
+          provider: 'sandbox',
+          now,
+          expiresAt: new Date(now.getTime() + 3_600_000),
+        });
+        await connector.deps.store.transition(checkoutId, 'paid', { transactionId: tag }, now);
+        checkouts.set(tag, checkoutId);
       },
-      simulator.url,
-    );
+      enqueue: async (tag) => {
+        const at = Date.now();
+        await connector.deps.jobs.notify({
+          checkoutId: checkouts.get(tag) ?? '',
+          kind: 'finish',
+        });
+        return at;
+      },
+      drained: drained(connector.jobs.notificationQueue),
+    };
+
+    type Measured = Awaited<ReturnType<typeof measure>>;
+    const runs: Record<'bare' | 'connector', Measured[]> = { bare: [], connector: [] };
+    for (let rep = 0; rep < REPS; rep++) {
+      const order =
+        rep % 2 === 0 ? (['bare', 'connector'] as const) : (['connector', 'bare'] as const);
+      for (const side of order) {
+        const runner = side === 'bare' ? bareRunner : connectorRunner;
+        runs[side].push(await measure(`${side}-r${rep}`, runner, simulator.url));
+      }
+    }
+    await bareWorker.close();
+    await bareQueue.close();
     await connector.shutdown.run('bench done');
 
-    for (const r of [bare, ours]) {
+    console.log(`\nDelivery: ${REPS} repetitions alternating, medians`);
+    for (const side of ['bare', 'connector'] as const) {
+      const r = runs[side];
       console.log(
-        `${r.label.padEnd(10)} burst ${BURST}: ${r.perSecond.toFixed(0).padStart(5)} deliveries/s   unloaded (${UNLOADED}): p50 ${r.p50} ms, p99 ${r.p99} ms   delivered ${r.delivered}/${BURST + UNLOADED}`,
+        `${side.padEnd(10)} burst ${BURST}: ${median(r.map((m) => m.perSecond))
+          .toFixed(0)
+          .padStart(
+            5,
+          )} deliveries/s   unloaded (${UNLOADED}): p50 ${median(r.map((m) => m.p50))} ms, p99 ${median(r.map((m) => m.p99))} ms   delivered ${r.reduce((n, m) => n + m.delivered, 0)}/${REPS * (BURST + UNLOADED)}`,
       );
     }
+    const ratios = runs.connector.map(
+      (m, i) => safeRatio(m.perSecond, runs.bare[i]?.perSecond ?? NaN) ?? NaN,
+    );
     console.log(
-      `ratio (connector / bare worker): ${(ours.perSecond / bare.perSecond).toFixed(2)}  (target >= 0.80); connector p99 unloaded ${ours.p99} ms (target < 100 ms)`,
+      `ratio (connector / bare worker): median ${showRatio(median(ratios))} (each rep: ${ratios.map((r) => showRatio(r)).join(', ')}; target >= 0.80); connector p99 unloaded ${median(runs.connector.map((m) => m.p99))} ms (target < 100 ms)`,
     );
   } finally {
     simulator.stop();

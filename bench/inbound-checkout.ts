@@ -102,7 +102,11 @@ class Arrivals {
     };
     this.cursor += payments.length;
     for (const p of payments) {
-      if (p.endpoint === 'checkout-url' && p.serviceId !== undefined && !this.seen.has(p.serviceId)) {
+      if (
+        p.endpoint === 'checkout-url' &&
+        p.serviceId !== undefined &&
+        !this.seen.has(p.serviceId)
+      ) {
         this.seen.set(p.serviceId, Date.parse(p.receivedAt));
       }
     }
@@ -246,7 +250,7 @@ async function main(): Promise<void> {
           queue.add('checkout', { serviceId }, { removeOnComplete: true, removeOnFail: true }),
       };
       const arrivals = new Arrivals(simulator.url);
-    let nextService = 1001;
+      let nextService = 1001;
       const take = (n: number) => Array.from({ length: n }, () => nextService++);
       // Warm-up.
       for (const start of Object.values(starters)) await pipeline(arrivals, take(20), start);
