@@ -215,6 +215,8 @@ async function main(): Promise<void> {
 
     const single: Record<string, number[]> = { connector: [], bare: [] };
     const bursts: Record<string, Record<number, number[]>> = { connector: {}, bare: {} };
+    /** CPU ms per checkout of the process doing the work (the connector; the bare worker). */
+    const burstCpu: Record<string, Record<number, number[]>> = { connector: {}, bare: {} };
     if (PARTS.includes('pipeline')) {
       // ---- the pipeline: request to URL ----
       const allPort = await freePort();
@@ -264,8 +266,13 @@ async function main(): Promise<void> {
             single[label]?.push(...latencies);
           }
           for (const size of BURSTS) {
+            const pid = Number((label === 'connector' ? all : worker).child.process.pid);
+            const cpuBefore = cpuSeconds(pid);
             const { totalMs } = await pipeline(arrivals, take(size), starters[label]);
             ((bursts[label] ??= {})[size] ??= []).push(totalMs);
+            ((burstCpu[label] ??= {})[size] ??= []).push(
+              ((cpuSeconds(pid) - cpuBefore) * 1000) / size,
+            );
           }
         }
       }
@@ -311,7 +318,7 @@ async function main(): Promise<void> {
         const b = bursts.bare?.[size] ?? [];
         const ratios = c.map((ms, i) => safeRatio(b[i] ?? NaN, ms) ?? NaN);
         console.log(
-          `  burst of ${String(size).padEnd(4)} connector ${fmt(median(c), 0).padStart(5)} ms  bare ${fmt(median(b), 0).padStart(5)} ms  throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)`,
+          `  burst of ${String(size).padEnd(4)} connector ${fmt(median(c), 0).padStart(5)} ms  bare ${fmt(median(b), 0).padStart(5)} ms  throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)  CPU per checkout: connector ${fmt(median(burstCpu.connector?.[size] ?? []), 2)} ms, bare worker ${fmt(median(burstCpu.bare?.[size] ?? []), 2)} ms`,
         );
       }
     }

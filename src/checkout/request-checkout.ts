@@ -36,8 +36,11 @@ export async function requestCheckout(
     result.kind === 'open' && record.state !== 'requested'
       ? `${record.checkoutId}:resend:${result.requestNumber}`
       : record.checkoutId;
-  await deps.jobs.produce(record.checkoutId, jobKey);
-  await deps.jobs.scheduleExpiry(record.checkoutId, new Date(record.expiresAt));
+  // Independent (each job id dedupes a retry): both at once.
+  await Promise.all([
+    deps.jobs.produce(record.checkoutId, jobKey),
+    deps.jobs.scheduleExpiry(record.checkoutId, new Date(record.expiresAt)),
+  ]);
   deps.log.info(result.kind === 'created' ? 'checkout requested' : 'checkout requested again', {
     serviceId,
     checkoutId: record.checkoutId,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
   isOutcome,
@@ -9,18 +8,9 @@ import {
   type Money,
 } from '../checkout/checkout-record';
 import type { CheckoutStore, OpenResult } from '../checkout/ports';
+import { runScript } from '../infra/redis-scripts';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
 import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
-
-const shas = new Map<string, string>();
-const scriptSha = (lua: string): string => {
-  let sha = shas.get(lua);
-  if (!sha) {
-    sha = createHash('sha1').update(lua).digest('hex');
-    shas.set(lua, sha);
-  }
-  return sha;
-};
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
@@ -48,24 +38,6 @@ export class RedisCheckoutStore implements CheckoutStore {
     this.keys = checkoutKeys(prefix);
   }
 
-  /**
-   * Runs one of the store's scripts by its SHA1 (EVALSHA), sending the text only when Redis does
-   * not know it yet (after a restart or a SCRIPT FLUSH): a checkout runs four of them.
-   */
-  private async script(
-    lua: string,
-    numKeys: number,
-    ...args: Array<string | number>
-  ): Promise<unknown> {
-    const sha = scriptSha(lua);
-    try {
-      return await this.redis.evalsha(sha, numKeys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(lua, numKeys, ...args);
-    }
-  }
-
   /** The due time of a checkout that changed at `now`. */
   private firstLook(now: Date): number {
     return now.getTime() + this.options.firstLookMs;
@@ -78,7 +50,8 @@ export class RedisCheckoutStore implements CheckoutStore {
     now: Date;
     expiresAt: Date;
   }): Promise<OpenResult> {
-    const [kind, checkoutId, requestNumber] = (await this.script(
+    const [kind, checkoutId, requestNumber] = (await runScript(
+      this.redis,
       OPEN_FOR_SERVICE,
       3,
       this.keys.service(input.serviceId),
@@ -142,7 +115,8 @@ export class RedisCheckoutStore implements CheckoutStore {
     },
     now: Date,
   ): Promise<CheckoutRecord> {
-    const attached = await this.script(
+    const attached = await runScript(
+      this.redis,
       ATTACH,
       3,
       this.keys.record(checkoutId),
@@ -169,7 +143,8 @@ export class RedisCheckoutStore implements CheckoutStore {
     now: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }> {
     const pairs = Object.entries(fields).flatMap(([k, v]) => (v === undefined ? [] : [k, v]));
-    const [moved, state] = (await this.script(
+    const [moved, state] = (await runScript(
+      this.redis,
       TRANSITION,
       3,
       this.keys.record(checkoutId),
@@ -213,7 +188,8 @@ export class RedisCheckoutStore implements CheckoutStore {
   }
 
   async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {
-    await this.script(
+    await runScript(
+      this.redis,
       PARK,
       3,
       this.keys.record(checkoutId),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { runScript } from '../../infra/redis-scripts';
 import type { Redis } from 'ioredis';
 import type { ChargeLine, Money } from '../money';
 import type {
@@ -81,7 +82,8 @@ export class SandboxProvider implements PaymentProvider {
       returnUrl: request.returnUrl,
       cancelUrl: request.cancelUrl,
     };
-    await this.redis.eval(
+    await runScript(
+      this.redis,
       CREATE,
       1,
       this.key(request.checkoutId),
@@ -116,7 +118,8 @@ export class SandboxProvider implements PaymentProvider {
     outcome: 'paid' | 'failed' | 'processing',
   ): Promise<PaymentState | undefined> {
     const transactionId = `sbx_pay_${randomBytes(8).toString('hex')}`;
-    const state = (await this.redis.eval(
+    const state = (await runScript(
+      this.redis,
       SETTLE,
       1,
       this.key(checkoutId),
@@ -141,7 +144,8 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async cancelCheckout(ref: { providerRef: string; checkoutId: string }): Promise<void> {
-    await this.redis.eval(
+    await runScript(
+      this.redis,
       `if redis.call('HGET', KEYS[1], 'state') == 'pending' then redis.call('HSET', KEYS[1], 'state', 'expired') end return 1`,
       1,
       this.key(ref.checkoutId),

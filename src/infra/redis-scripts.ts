@@ -1,0 +1,32 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+const shas = new Map<string, string>();
+
+function shaOf(lua: string): string {
+  let sha = shas.get(lua);
+  if (!sha) {
+    sha = createHash('sha1').update(lua).digest('hex');
+    shas.set(lua, sha);
+  }
+  return sha;
+}
+
+/**
+ * Runs a Lua script by its SHA1 (EVALSHA), sending its text only when Redis does not know it
+ * yet (NOSCRIPT: a first run, a restart, a SCRIPT FLUSH). EVAL sent the whole text with every
+ * call; a checkout runs six scripts.
+ */
+export async function runScript(
+  redis: Redis,
+  lua: string,
+  numKeys: number,
+  ...args: Array<string | number>
+): Promise<unknown> {
+  try {
+    return await redis.evalsha(shaOf(lua), numKeys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return redis.eval(lua, numKeys, ...args);
+  }
+}
