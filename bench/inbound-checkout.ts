@@ -11,7 +11,8 @@
  *              (ROLE=all: route, queue, worker, sandbox provider, two platform calls) against a
  *              bare BullMQ worker making the same two platform calls (bench/bare-checkout-
  *              worker.ts), same concurrency: one at a time (p50, p99) and bursts of 10, 50, 200
- *              (time until the last URL arrives).
+ *              (time until the last URL arrives), BENCH_BURST_ROUNDS rounds of each per
+ *              repetition, the sides alternating.
  *
  * Every process (connector, baselines, simulator) is a child of its own; Redis is private.
  * Run: npm run bench:inbound   (BENCH_REPS=3 BENCH_SECONDS=5 BENCH_SINGLE=30 by default)
@@ -39,6 +40,8 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 30);
 const BURSTS = [10, 50, 200];
+/** Rounds of each burst size per repetition. */
+const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 5);
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '10';
 const TOKEN = 'bench-route-token-0123456789';
 /** `route`, `pipeline` or both (default), to profile one part at a time. */
@@ -145,7 +148,9 @@ const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) :
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
-  const simulator = await startSimulatorProcess(8000);
+  const simulator = await startSimulatorProcess(
+    100 + REPS * (2 * SINGLE + 2 * BURST_ROUNDS * BURSTS.reduce((a, b) => a + b, 0)),
+  );
   const children: Child[] = [];
   const platformEnv = {
     PLATFORM_BASE_URL: simulator.url,
@@ -265,14 +270,21 @@ async function main(): Promise<void> {
             const { latencies } = await pipeline(arrivals, take(1), starters[label]);
             single[label]?.push(...latencies);
           }
-          for (const size of BURSTS) {
-            const pid = Number((label === 'connector' ? all : worker).child.process.pid);
-            const cpuBefore = cpuSeconds(pid);
-            const { totalMs } = await pipeline(arrivals, take(size), starters[label]);
-            ((bursts[label] ??= {})[size] ??= []).push(totalMs);
-            ((burstCpu[label] ??= {})[size] ??= []).push(
-              ((cpuSeconds(pid) - cpuBefore) * 1000) / size,
-            );
+        }
+        // Bursts are short (tens of ms for 10): several rounds of each, the sides alternating.
+        for (const size of BURSTS) {
+          for (let round = 0; round < BURST_ROUNDS; round++) {
+            const sides: ReadonlyArray<'connector' | 'bare'> =
+              round % 2 === 0 ? order : [...order].reverse();
+            for (const label of sides) {
+              const pid = Number((label === 'connector' ? all : worker).child.process.pid);
+              const cpuBefore = cpuSeconds(pid);
+              const { totalMs } = await pipeline(arrivals, take(size), starters[label]);
+              ((bursts[label] ??= {})[size] ??= []).push(totalMs);
+              ((burstCpu[label] ??= {})[size] ??= []).push(
+                ((cpuSeconds(pid) - cpuBefore) * 1000) / size,
+              );
+            }
           }
         }
       }
@@ -318,7 +330,7 @@ async function main(): Promise<void> {
         const b = bursts.bare?.[size] ?? [];
         const ratios = c.map((ms, i) => safeRatio(b[i] ?? NaN, ms) ?? NaN);
         console.log(
-          `  burst of ${String(size).padEnd(4)} connector ${fmt(median(c), 0).padStart(5)} ms  bare ${fmt(median(b), 0).padStart(5)} ms  throughput connector/bare: median ${fmt(median(ratios), 2)} (each rep: ${ratios.map((r) => fmt(r, 2)).join(', ')}; target >= 0.6)  CPU per checkout: connector ${fmt(median(burstCpu.connector?.[size] ?? []), 2)} ms, bare worker ${fmt(median(burstCpu.bare?.[size] ?? []), 2)} ms`,
+          `  burst of ${String(size).padEnd(4)} connector ${fmt(median(c), 0).padStart(5)} ms  bare ${fmt(median(b), 0).padStart(5)} ms  throughput connector/bare: median ${fmt(median(ratios), 2)} of ${ratios.length} pairs (quartiles ${fmt(percentile(ratios, 25), 2)} to ${fmt(percentile(ratios, 75), 2)}; target >= 0.6)  CPU per checkout: connector ${fmt(median(burstCpu.connector?.[size] ?? []), 2)} ms, bare worker ${fmt(median(burstCpu.bare?.[size] ?? []), 2)} ms`,
         );
       }
     }

@@ -11,6 +11,7 @@ const luaSet = (values: readonly string[]): string =>
 
 // KEYS[1] service pointer, KEYS[2] new record, KEYS[3] due line.
 // ARGV: record key prefix, newId, serviceId, provider, now, expiresAt, first look (ms).
+// Returns {kind, checkout id, request number, the record's fields (HGETALL)}.
 export const OPEN_FOR_SERVICE = `
 local open = ${luaSet(OPEN_STATES)}
 local current = redis.call('GET', KEYS[1])
@@ -18,18 +19,22 @@ if current then
   local key = ARGV[1] .. current
   local state = redis.call('HGET', key, 'state')
   if state and open[state] then
-    return {'open', current, redis.call('HINCRBY', key, 'requests', 1)}
+    local n = redis.call('HINCRBY', key, 'requests', 1)
+    return {'open', current, n, redis.call('HGETALL', key)}
   end
-  if redis.call('HGET', key, 'outcome') == 'paid' then return {'already_paid', current, 0} end
+  if redis.call('HGET', key, 'outcome') == 'paid' then
+    return {'already_paid', current, 0, redis.call('HGETALL', key)}
+  end
 end
 redis.call('HSET', KEYS[2], 'checkoutId', ARGV[2], 'serviceId', ARGV[3], 'provider', ARGV[4],
   'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1)
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
-return {'created', ARGV[2], 1}`;
+return {'created', ARGV[2], 1, redis.call('HGETALL', KEYS[2])}`;
 
 // KEYS[1] record, KEYS[2] provider index, KEYS[3] due line.
 // ARGV: providerRef, url, amount, currency, lines, now, retentionMs, first look (ms).
+// Returns the record's fields as they stand after (HGETALL), or 0 for no record.
 export const ATTACH = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if not redis.call('HGET', KEYS[1], 'providerRef') then
@@ -39,7 +44,7 @@ if not redis.call('HGET', KEYS[1], 'providerRef') then
   redis.call('SET', KEYS[2], id, 'PX', ARGV[7])
   redis.call('ZADD', KEYS[3], 'XX', ARGV[8], id)
 end
-return 1`;
+return redis.call('HGETALL', KEYS[1])`;
 
 // KEYS[1] record, KEYS[2] due line, KEYS[3] parked set.
 // ARGV: to, isOutcome, now, retentionMs, first look (ms), then allowed from-states, '--', field pairs.

@@ -50,7 +50,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     now: Date;
     expiresAt: Date;
   }): Promise<OpenResult> {
-    const [kind, checkoutId, requestNumber] = (await runScript(
+    const [kind, checkoutId, requestNumber, fields] = (await runScript(
       this.redis,
       OPEN_FOR_SERVICE,
       3,
@@ -64,36 +64,16 @@ export class RedisCheckoutStore implements CheckoutStore {
       input.now.toISOString(),
       input.expiresAt.toISOString(),
       this.firstLook(input.now),
-    )) as [OpenResult['kind'], string, number];
-    const record = await this.get(checkoutId);
+    )) as [OpenResult['kind'], string, number, string[]];
+    // The script answers with the record's fields: no second round trip to read it.
+    const record = recordFrom(fieldsOf(fields));
     if (!record) throw new Error(`checkout ${checkoutId} vanished while opening`);
     if (kind === 'open') return { kind, record, requestNumber };
     return { kind, record };
   }
 
   async get(checkoutId: string): Promise<CheckoutRecord | undefined> {
-    const h = await this.redis.hgetall(this.keys.record(checkoutId));
-    if (!h.checkoutId || !h.state) return undefined;
-    const amount: Money | undefined =
-      h.amountMinor && h.currency
-        ? { amountMinor: Number(h.amountMinor), currency: h.currency }
-        : undefined;
-    return {
-      checkoutId: h.checkoutId,
-      serviceId: Number(h.serviceId),
-      state: h.state as CheckoutState,
-      outcome: h.outcome as CheckoutRecord['outcome'],
-      provider: h.provider ?? '',
-      providerRef: h.providerRef,
-      url: h.url,
-      amount,
-      lines: h.lines ? (JSON.parse(h.lines) as ChargeLine[]) : undefined,
-      transactionId: h.transactionId,
-      reason: h.reason,
-      createdAt: h.createdAt ?? '',
-      updatedAt: h.updatedAt ?? '',
-      expiresAt: h.expiresAt ?? '',
-    };
+    return recordFrom(await this.redis.hgetall(this.keys.record(checkoutId)));
   }
 
   async findByProviderRef(
@@ -131,7 +111,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       RETENTION_MS,
       this.firstLook(now),
     );
-    const record = attached === 0 ? undefined : await this.get(checkoutId);
+    const record = Array.isArray(attached) ? recordFrom(fieldsOf(attached as string[])) : undefined;
     if (!record) throw new Error(`checkout ${checkoutId} not found`);
     return record;
   }
@@ -217,4 +197,36 @@ export class RedisCheckoutStore implements CheckoutStore {
     if (note) multi.hset(this.keys.record(checkoutId), note.field, note.value);
     await multi.exec();
   }
+}
+
+/** HGETALL's flat answer inside a script ([field, value, ...]) as an object. */
+function fieldsOf(flat: readonly string[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
+  return fields;
+}
+
+/** A record from its hash's fields; undefined when there is none. */
+function recordFrom(h: Record<string, string>): CheckoutRecord | undefined {
+  if (!h.checkoutId || !h.state) return undefined;
+  const amount: Money | undefined =
+    h.amountMinor && h.currency
+      ? { amountMinor: Number(h.amountMinor), currency: h.currency }
+      : undefined;
+  return {
+    checkoutId: h.checkoutId,
+    serviceId: Number(h.serviceId),
+    state: h.state as CheckoutState,
+    outcome: h.outcome as CheckoutRecord['outcome'],
+    provider: h.provider ?? '',
+    providerRef: h.providerRef,
+    url: h.url,
+    amount,
+    lines: h.lines ? (JSON.parse(h.lines) as ChargeLine[]) : undefined,
+    transactionId: h.transactionId,
+    reason: h.reason,
+    createdAt: h.createdAt ?? '',
+    updatedAt: h.updatedAt ?? '',
+    expiresAt: h.expiresAt ?? '',
+  };
 }
