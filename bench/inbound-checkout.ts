@@ -42,6 +42,8 @@ const SINGLE = Number(process.env.BENCH_SINGLE ?? 30);
 const BURSTS = [10, 50, 200];
 /** Rounds of each burst size per repetition. */
 const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 5);
+/** BENCH_SPLIT=1: the connector as an api process and a worker process, not one ROLE=all. */
+const SPLIT = process.env.BENCH_SPLIT === '1';
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '10';
 const TOKEN = 'bench-route-token-0123456789';
 /** `route`, `pipeline` or both (default), to profile one part at a time. */
@@ -224,15 +226,39 @@ async function main(): Promise<void> {
     const burstCpu: Record<string, Record<number, number[]>> = { connector: {}, bare: {} };
     if (PARTS.includes('pipeline')) {
       // ---- the pipeline: request to URL ----
+      // ROLE=all: one process takes the request and runs the job. SPLIT: an api process and a
+      // worker process, as README's scaling section deploys them (the bare side, too, adds its
+      // jobs in one process, the benchmark's, and runs them in another).
       const allPort = await freePort();
       const all = await startChild(
         'src/main/server.ts',
-        { ...connectorEnv, ROLE: 'all', PORT: String(allPort), QUEUE_PREFIX: 'bench-pipe-c' },
+        {
+          ...connectorEnv,
+          ROLE: SPLIT ? 'api' : 'all',
+          PORT: String(allPort),
+          QUEUE_PREFIX: 'bench-pipe-c',
+        },
         /connector started|"level":"warn"/,
       );
       children.push(all.child);
       const allUrl = `http://127.0.0.1:${allPort}`;
       await waitReady(allUrl);
+      const connectorWorker = SPLIT
+        ? await startChild(
+            'src/main/server.ts',
+            {
+              ...connectorEnv,
+              ROLE: 'worker',
+              PORT: String(await freePort()),
+              QUEUE_PREFIX: 'bench-pipe-c',
+            },
+            /"level":"warn"/,
+          )
+        : undefined;
+      if (connectorWorker) children.push(connectorWorker.child);
+      const connectorPids = [all, connectorWorker].flatMap((c) =>
+        c ? [Number(c.child.process.pid)] : [],
+      );
       const worker = await startChild(
         'bench/bare-checkout-worker.ts',
         { ...platformEnv, REDIS_URL: redis.url, WORKER_CONCURRENCY: CONCURRENCY },
@@ -277,13 +303,13 @@ async function main(): Promise<void> {
             const sides: ReadonlyArray<'connector' | 'bare'> =
               round % 2 === 0 ? order : [...order].reverse();
             for (const label of sides) {
-              const pid = Number((label === 'connector' ? all : worker).child.process.pid);
-              const cpuBefore = cpuSeconds(pid);
+              const pids =
+                label === 'connector' ? connectorPids : [Number(worker.child.process.pid)];
+              const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+              const cpuBefore = cpu();
               const { totalMs } = await pipeline(arrivals, take(size), starters[label]);
               ((bursts[label] ??= {})[size] ??= []).push(totalMs);
-              ((burstCpu[label] ??= {})[size] ??= []).push(
-                ((cpuSeconds(pid) - cpuBefore) * 1000) / size,
-              );
+              ((burstCpu[label] ??= {})[size] ??= []).push(((cpu() - cpuBefore) * 1000) / size);
             }
           }
         }
@@ -317,7 +343,9 @@ async function main(): Promise<void> {
       );
     }
     if (PARTS.includes('pipeline')) {
-      console.log('\nPipeline: request to checkout URL received by the platform');
+      console.log(
+        `\nPipeline: request to checkout URL received by the platform (connector: ${SPLIT ? 'an api and a worker process' : 'one ROLE=all process'})`,
+      );
       for (const label of ['connector', 'bare'] as const) {
         const values = single[label] ?? [];
         console.log(
