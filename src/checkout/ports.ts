@@ -23,6 +23,11 @@ export interface CheckoutStore {
     expiresAt: Date;
   }): Promise<OpenResult>;
   get(checkoutId: string): Promise<CheckoutRecord | undefined>;
+  /**
+   * By when the reconciler has looked at a checkout that changed at `now`, passes keeping up:
+   * its first look is due half an interval after, and passes run every interval.
+   */
+  lookedAtBy(now: Date): Date;
   findByProviderRef(provider: string, providerRef: string): Promise<CheckoutRecord | undefined>;
   /**
    * Stores what the provider created, once; returns the record as it stands after. `provider`

@@ -109,7 +109,12 @@ async function lookAt(
   if (isOpen(record.state)) {
     if (now >= Date.parse(record.expiresAt)) {
       if ((await expireCheckout(deps, checkoutId)) !== 'closed') report.expired += 1;
-    } else if (!record.providerRef) {
+      return silentMs;
+    }
+    // The checkout's expiry job (the request leaves it to this look; its id makes a repeat a
+    // no-op), before anything that may fail.
+    await deps.jobs.scheduleExpiry(checkoutId, new Date(record.expiresAt));
+    if (!record.providerRef) {
       await deps.jobs.produce(checkoutId, checkoutId);
       report.reproduced += 1;
     } else {

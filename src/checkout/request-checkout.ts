@@ -36,10 +36,13 @@ export async function requestCheckout(
     result.kind === 'open' && record.state !== 'requested'
       ? `${record.checkoutId}:resend:${result.requestNumber}`
       : record.checkoutId;
-  // Independent (each job id dedupes a retry): both at once.
+  // The expiry job is not on the way to the URL: the reconciler's first look at the checkout
+  // schedules it, well before the expiry, unless the checkout expires before that look.
+  const expiresAt = new Date(record.expiresAt);
+  const expiresFirst = expiresAt.getTime() <= deps.store.lookedAtBy(now).getTime();
   await Promise.all([
     deps.jobs.produce(record.checkoutId, jobKey),
-    deps.jobs.scheduleExpiry(record.checkoutId, new Date(record.expiresAt)),
+    ...(expiresFirst ? [deps.jobs.scheduleExpiry(record.checkoutId, expiresAt)] : []),
   ]);
   deps.log.info(result.kind === 'created' ? 'checkout requested' : 'checkout requested again', {
     serviceId,

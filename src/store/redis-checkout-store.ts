@@ -38,6 +38,11 @@ export class RedisCheckoutStore implements CheckoutStore {
     this.keys = checkoutKeys(prefix);
   }
 
+  lookedAtBy(now: Date): Date {
+    // The first look is due at half an interval (firstLookMs); a pass runs every interval.
+    return new Date(this.firstLook(now) + 2 * this.options.firstLookMs);
+  }
+
   /** The due time of a checkout that changed at `now`. */
   private firstLook(now: Date): number {
     return now.getTime() + this.options.firstLookMs;

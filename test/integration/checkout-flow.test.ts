@@ -188,11 +188,18 @@ describe('checkout flow with the sandbox provider', () => {
         service_id: 1008,
         reason: 'checkout could not be produced (PLATFORM_UNAVAILABLE)',
       });
-      const record = await h.connector.deps.store.get(
-        (answer.body as { checkout_id: string }).checkout_id,
+      // The platform's answer to the cancel is recorded just after it arrives.
+      const record = await eventually(
+        async () => {
+          const current = await h.connector.deps.store.get(
+            (answer.body as { checkout_id: string }).checkout_id,
+          );
+          return current?.state === 'reported' ? current : undefined;
+        },
+        5000,
+        'the cancel recorded as reported',
       );
-      expect(record?.state).toBe('reported');
-      expect(record?.outcome).toBe('failed');
+      expect(record.outcome).toBe('failed');
     } finally {
       h.simulator.faults.clear();
     }

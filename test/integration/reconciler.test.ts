@@ -28,6 +28,24 @@ describe('the reconciler, branch by branch', () => {
     expect(await stateOf(id)).toBe('url_sent');
   });
 
+  it("schedules a checkout's expiry at its first look, off the way to its URL", async () => {
+    const w = suite.world;
+    const id = await checkout();
+    const record = await w.deps.store.get(id);
+    const expiryJob = `expire-${id}-${Date.parse(String(record?.expiresAt))}`;
+    // An hour away, long after the first look: the request left it to the reconciler.
+    expect(await w.jobs.checkoutQueue.getJob(expiryJob)).toBeUndefined();
+    w.advance(INTERVAL_MS / 2);
+    expect(await pass(w)).toMatchObject({ looked: 1 });
+    // (Delayed until the expiry in real time; this test's clock is days behind, so it waits.)
+    expect(['delayed', 'waiting']).toContain(await jobState('checkoutQueue', expiryJob));
+    // Later looks leave the one job as it is.
+    w.advance(INTERVAL_MS);
+    await pass(w);
+    const jobs = await w.jobs.checkoutQueue.getJobs(['delayed', 'waiting']);
+    expect(jobs.filter((job) => job.name === 'expire').map((job) => job.id)).toEqual([expiryJob]);
+  });
+
   it('reads an open checkout from the provider: processing, then paid', async () => {
     const w = suite.world;
     const id = await checkout();
