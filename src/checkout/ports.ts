@@ -13,6 +13,15 @@ export type OpenResult =
   | { kind: 'already_paid'; record: CheckoutRecord };
 
 /** Where checkouts live. Every method is atomic. */
+/** What a checkout keeps of the provider's checkout; `provider` is the checkout's own. */
+export interface ProviderCheckoutAttach {
+  provider: string;
+  providerRef: string;
+  url: string;
+  amount: Money;
+  lines: ChargeLine[];
+}
+
 export interface CheckoutStore {
   /** Creates a checkout unless the service has an open one (returned instead) or a paid one. */
   openForService(input: {
@@ -35,13 +44,7 @@ export interface CheckoutStore {
    */
   attachProviderCheckout(
     checkoutId: string,
-    attach: {
-      provider: string;
-      providerRef: string;
-      url: string;
-      amount: Money;
-      lines: ChargeLine[];
-    },
+    attach: ProviderCheckoutAttach,
     now: Date,
   ): Promise<CheckoutRecord>;
   /**

@@ -7,8 +7,10 @@ import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { FORM_BODY_LIMIT_BYTES } from './middleware/body-parsers';
 import { errorAnswer } from './middleware/error-responder';
+import { recordRequest } from './middleware/observe-requests';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
-import { headerToken, tokenMatcher } from './middleware/route-token';
+import { headerToken } from './middleware/route-token';
+import { secretMatcher } from './middleware/secret-match';
 import { acceptCheckout, serviceIdFrom } from './routes/checkout-routes';
 
 /** The whole body (its length was checked against the limit before); rejects if cut short. */
@@ -47,7 +49,7 @@ export function checkoutFrontDoor(options: {
   metrics: Metrics;
 }): FrontDoor {
   const { deps, path, logger, metrics } = options;
-  const matches = tokenMatcher(options.token);
+  const matches = secretMatcher(options.token);
   const limit = FORM_BODY_LIMIT_BYTES;
 
   const answer = (
@@ -68,18 +70,7 @@ export function checkoutFrontDoor(options: {
       ...extra,
     });
     res.end(text);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    metrics.httpRequestDuration.observe(
-      { method: 'POST', route: path, status_code: String(status) },
-      seconds,
-    );
-    logger.log(status >= 500 ? 'error' : 'http', 'request handled', {
-      method: 'POST',
-      path,
-      route: path,
-      status,
-      durationMs: Math.round(seconds * 1000),
-    });
+    recordRequest(logger, metrics, { method: 'POST', path, route: path, status, started });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, id: string, started: bigint) => {

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 
 const shas = new Map<string, string>();
 
-function shaOf(lua: string): string {
+/** A script's SHA1, as Redis names it for EVALSHA (computed once per text). */
+export function scriptSha(lua: string): string {
   let sha = shas.get(lua);
   if (!sha) {
     sha = createHash('sha1').update(lua).digest('hex');
@@ -24,7 +25,7 @@ export async function runScript(
   ...args: Array<string | number>
 ): Promise<unknown> {
   try {
-    return await redis.evalsha(shaOf(lua), numKeys, ...args);
+    return await redis.evalsha(scriptSha(lua), numKeys, ...args);
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
     return redis.eval(lua, numKeys, ...args);

@@ -62,10 +62,7 @@ export async function startConnector(
   });
   server.maxConnections = limits.maxConnections;
   answerClientErrors(server, logger);
-  server.listen(config.port, options.host ?? '0.0.0.0');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const port = await listenOn(server, config.port, options.host ?? '0.0.0.0');
   const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
 
   const built = createDependencies(config, { redis, logger, publicUrl }, options);
@@ -125,10 +122,15 @@ async function listenForMetrics(
 ): Promise<{ server: Server; url: string }> {
   const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000 });
   server.on('request', createMetricsApp(runtime));
-  server.listen(at.port, at.host);
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : at.port;
+  const port = await listenOn(server, at.port, at.host);
   const host = at.host.includes(':') ? `[${at.host}]` : at.host;
   return { server, url: `http://${host}:${port}/metrics` };
+}
+
+/** Listens and resolves with the port it got (PORT=0 asks the system for a free one). */
+async function listenOn(server: Server, port: number, host: string): Promise<number> {
+  server.listen(port, host);
+  await once(server, 'listening');
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
 }

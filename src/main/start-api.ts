@@ -1,4 +1,3 @@
-import type { Express } from 'express';
 import { syncCheckout } from '../checkout/settle-checkout';
 import type { Config } from '../config';
 import type { RequestListener } from 'node:http';
@@ -25,7 +24,7 @@ export function buildApp(
   config: Config,
   built: Dependencies,
   runtime: { redis: ConnectorRedis; logger: Logger; metrics: Metrics },
-): { app: Express; listener: RequestListener; dashboard: boolean } {
+): { listener: RequestListener; dashboard: boolean } {
   const { deps, jobs, providerModule } = built;
   const { logger, metrics, redis } = runtime;
   const serveApi = config.role !== 'worker';
@@ -89,5 +88,5 @@ export function buildApp(
         if (!frontDoor(req, res)) void app(req, res);
       }
     : app;
-  return { app, listener, dashboard: adminRouters.length > 0 };
+  return { listener, dashboard: adminRouters.length > 0 };
 }

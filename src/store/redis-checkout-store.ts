@@ -7,7 +7,7 @@ import {
   type CheckoutState,
   type Money,
 } from '../checkout/checkout-record';
-import type { CheckoutStore, OpenResult } from '../checkout/ports';
+import type { CheckoutStore, OpenResult, ProviderCheckoutAttach } from '../checkout/ports';
 import { runScript } from '../infra/redis-scripts';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
 import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
@@ -91,13 +91,7 @@ export class RedisCheckoutStore implements CheckoutStore {
 
   async attachProviderCheckout(
     checkoutId: string,
-    attach: {
-      provider: string;
-      providerRef: string;
-      url: string;
-      amount: Money;
-      lines: ChargeLine[];
-    },
+    attach: ProviderCheckoutAttach,
     now: Date,
   ): Promise<CheckoutRecord> {
     const attached = await runScript(

@@ -1,16 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
-
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+import { secretMatcher } from './secret-match';
 
 /** Whether a request carries these Basic credentials (digests compared in constant time). */
 export function basicCredentialsMatcher(user: string, password: string): (req: Request) => boolean {
-  const expected = digest(`${user}:${password}`);
+  const matches = secretMatcher(`${user}:${password}`);
   return (req) => {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(req.get('authorization') ?? '');
-    const given = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : undefined;
-    return given !== undefined && timingSafeEqual(digest(given), expected);
+    return matches(match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : undefined);
   };
 }
 

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import helmet from 'helmet';
 import { AppError, type ErrorCode } from '../../errors';
 import type { Logger } from '../../infra/logger';
+import { hasBody } from './body-parsers';
 
 /**
  * The writes the dashboard offers, relative to its mount: retry and clean, of one job or of every
@@ -70,10 +71,7 @@ export function dashboardWriteGuard(options: {
         }),
       );
     }
-    const hasBody =
-      req.headers['transfer-encoding'] !== undefined ||
-      (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-    if (hasBody && !req.is('application/json')) {
+    if (hasBody(req) && !req.is('application/json')) {
       return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Dashboard writes take JSON or no body.'));
     }
     if (req.method !== 'PUT' || !OFFERED_WRITES.some((pattern) => pattern.test(req.path))) {

@@ -8,25 +8,39 @@ function routeLabel(req: Request): string {
   return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : 'unmatched';
 }
 
+/**
+ * One handled request: the duration histogram and, except for the probes and the scrape, an
+ * access log line. Express's requests (below) and the checkout route's front door both end here.
+ */
+export function recordRequest(
+  logger: Logger,
+  metrics: Metrics,
+  handled: { method: string; path: string; route: string; status: number; started: bigint },
+): void {
+  const { method, path, route, status } = handled;
+  const seconds = Number(process.hrtime.bigint() - handled.started) / 1e9;
+  metrics.httpRequestDuration.observe({ method, route, status_code: String(status) }, seconds);
+  if (route === '/healthz' || route === '/readyz' || route === '/metrics') return;
+  logger.log(status >= 500 ? 'error' : 'http', 'request handled', {
+    method,
+    path,
+    route,
+    status,
+    durationMs: Math.round(seconds * 1000),
+  });
+}
+
 /** Records the duration histogram and writes one access log line per request. */
 export function observeRequests(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
-    const start = process.hrtime.bigint();
+    const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const route = routeLabel(req);
-      const status = res.statusCode;
-      metrics.httpRequestDuration.observe(
-        { method: req.method, route, status_code: String(status) },
-        seconds,
-      );
-      if (route === '/healthz' || route === '/readyz' || route === '/metrics') return;
-      logger.log(status >= 500 ? 'error' : 'http', 'request handled', {
+      recordRequest(logger, metrics, {
         method: req.method,
         path: req.path,
-        route,
-        status,
-        durationMs: Math.round(seconds * 1000),
+        route: routeLabel(req),
+        status: res.statusCode,
+        started,
       });
     });
     next();

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { RateLimitConfig } from '../../config';
 import { AppError } from '../../errors';
 import type { Logger } from '../../infra/logger';
+import { scriptSha } from '../../infra/redis-scripts';
 
 /** One raw Redis command, as ioredis's `call` sends it. */
 export type SendRedisCommand = (command: string, ...args: string[]) => Promise<unknown>;
@@ -29,9 +29,7 @@ function storeCommand(send: SendRedisCommand) {
       return (await send(command, ...rest)) as RedisReply;
     } catch (error) {
       if (command.toUpperCase() === 'SCRIPT' && rest[0]?.toUpperCase() === 'LOAD') {
-        return createHash('sha1')
-          .update(rest[1] ?? '')
-          .digest('hex');
+        return scriptSha(rest[1] ?? '');
       }
       throw error;
     }
@@ -66,6 +64,12 @@ export function rateLimiters(
   trusted: TrustedRequests,
 ): RateLimiters {
   const sendCommand = storeCommand(redis.send);
+  const warn = (name: string) => (error: unknown, message?: string) =>
+    logger.warn('rate limiter', {
+      limiter: name,
+      errMessage: message,
+      cause: error instanceof Error ? error.message : String(error),
+    });
   const limiter = (
     name: string,
     limit: number,
@@ -82,16 +86,8 @@ export function rateLimiters(
       ...(counting.skip ? { skip: counting.skip } : {}),
       passOnStoreError: true,
       store: new RedisStore({ sendCommand, prefix: `${redis.prefix}:rl:${name}:` }),
-      logger: {
-        error: (error: unknown, message?: string) =>
-          logger.warn('rate limiter', {
-            limiter: name,
-            errMessage: message,
-            cause: error instanceof Error ? error.message : String(error),
-          }),
-        warn: (error: unknown, message?: string) =>
-          logger.warn('rate limiter', { limiter: name, errMessage: message, cause: String(error) }),
-      },
+      // Its errors (the store failing: requests pass) and warnings alike are warnings here.
+      logger: { error: warn(name), warn: warn(name) },
       handler: (_req, res, next) => {
         const retryAfter = res.getHeader('retry-after');
         next(

@@ -1,9 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
-
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+import { secretMatcher } from './secret-match';
 
 /** The token from `Authorization: Bearer` or `X-Api-Key`, in that order. */
 export function headerToken(headers: IncomingHttpHeaders): string | undefined {
@@ -18,21 +16,15 @@ function presentedToken(req: Request): string | undefined {
   return headerToken(req.headers) ?? query;
 }
 
-/** Whether `given` is the token (digests compared in constant time). */
-export function tokenMatcher(token: string): (given: string | undefined) => boolean {
-  const expected = digest(token);
-  return (given) => given !== undefined && timingSafeEqual(digest(given), expected);
-}
-
 /** Whether a request carries the shared token (digests compared in constant time). */
 export function routeTokenMatcher(token: string): (req: Request) => boolean {
-  const matches = tokenMatcher(token);
+  const matches = secretMatcher(token);
   return (req) => matches(presentedToken(req));
 }
 
 /** Refuses requests without the shared token; compares digests in constant time. */
 export function requireRouteToken(token: string): RequestHandler {
-  const expected = digest(token);
+  const matches = secretMatcher(token);
   return (req, _res, next) => {
     const given = presentedToken(req);
     if (given === undefined) {
@@ -43,7 +35,7 @@ export function requireRouteToken(token: string): RequestHandler {
         ),
       );
     }
-    if (!timingSafeEqual(digest(given), expected)) {
+    if (!matches(given)) {
       return next(new AppError('UNAUTHORIZED', 'The token is not valid.'));
     }
     next();

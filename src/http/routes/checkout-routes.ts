@@ -4,7 +4,7 @@ import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { requestCheckout } from '../../checkout/request-checkout';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
-import { jsonOrFormBody } from '../middleware/body-parsers';
+import { hasBody, jsonOrFormBody } from '../middleware/body-parsers';
 import { requireRouteToken } from '../middleware/route-token';
 
 const serviceIdValue = z.union([
@@ -31,10 +31,7 @@ const apiAnswerHeaders: RequestHandler = (_req, res, next) => {
 
 /** A body the route cannot read (text, XML...): 415, rather than a missing `service_id`. */
 const refuseUnreadableBody: RequestHandler = (req, _res, next) => {
-  const hasBody =
-    req.headers['transfer-encoding'] !== undefined ||
-    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-  if (hasBody && !req.is(['application/json', 'application/x-www-form-urlencoded'])) {
+  if (hasBody(req) && !req.is(['application/json', 'application/x-www-form-urlencoded'])) {
     throw new AppError(
       'UNSUPPORTED_MEDIA_TYPE',
       'Send service_id as JSON or a form (application/json, application/x-www-form-urlencoded), or in the query.',
