@@ -94,3 +94,19 @@ export async function startChild(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `${url}/readyz` (every 100 ms, 30 s at most) until `ready` accepts the answer: a 2xx by
+ * default; any answer for a server without one (the bare baseline answers it 401).
+ */
+export async function waitReady(
+  url: string,
+  ready: (res: Response) => boolean = (res) => res.ok,
+): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const ok = await fetch(`${url}/readyz`).then(ready, () => false);
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error(`${url} never ready`);
+}

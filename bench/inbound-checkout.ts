@@ -32,6 +32,7 @@ import {
   showRatio,
   sleep,
   startChild,
+  waitReady,
   type Child,
 } from './bench-support';
 import { startSimulatorProcess } from './simulator-process';
@@ -80,18 +81,6 @@ async function cannon(
     cpuUsPerRequest: (cpu * 1e6) / Math.max(1, result.requests.total),
     errors: result.non2xx + result.errors + result.timeouts,
   };
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`${url}/readyz`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(100);
-  }
-  throw new Error(`${url} never ready`);
 }
 
 /** The checkout URLs the simulator received, by service: read with a cursor, never twice. */

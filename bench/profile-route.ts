@@ -13,7 +13,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '../src/infra/free-port';
 import { startPrivateRedis } from '../src/infra/private-redis';
-import { sleep } from './bench-support';
+import { waitReady } from './bench-support';
 
 const TOKEN = 'bench-route-token-0123456789';
 const ENTRY = process.env.PROFILE_ENTRY ?? 'src/main/server.ts';
@@ -101,15 +101,7 @@ async function main(): Promise<void> {
     },
   );
   try {
-    for (let i = 0; ; i++) {
-      const answered = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-        (res) => res.status > 0,
-        () => false,
-      );
-      if (answered) break;
-      if (i > 300) throw new Error('the server never answered');
-      await sleep(100);
-    }
+    await waitReady(`http://127.0.0.1:${port}`, (res) => res.status > 0);
     let next = 500_000;
     const result = await autocannon({
       url: `http://127.0.0.1:${port}/checkout`,

@@ -1,7 +1,8 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { checkoutFrontDoor } from '../../src/http/checkout-front-door';
 import { createMetrics } from '../../src/infra/metrics';
 import { ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+import { send as sendRaw } from '../support/inbound-requests';
 
 interface Sent {
   path?: string;
@@ -10,27 +11,14 @@ interface Sent {
   body?: string;
 }
 
-function send(url: string, sent: Sent): Promise<{ status: number; body: string }> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: sent.method ?? 'POST',
-        path: sent.path ?? '/checkout',
-        headers: sent.headers,
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(sent.body);
+/** One request exactly as written; POST /checkout unless it says otherwise. */
+const send = (url: string, sent: Sent) =>
+  sendRaw(url, {
+    method: sent.method ?? 'POST',
+    path: sent.path ?? '/checkout',
+    headers: sent.headers ?? {},
+    body: Buffer.from(sent.body ?? ''),
   });
-}
 
 const json = { 'content-type': 'application/json', authorization: `Bearer ${ROUTE_TOKEN}` };
 

@@ -1,35 +1,18 @@
-import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+import { send } from '../support/inbound-requests';
 
 /** A raw request, so that paths and bodies go out exactly as written (no client normalising). */
-function raw(
+const raw = (
   url: string,
   options: { method: string; path: string; headers?: Record<string, string>; body?: Buffer },
-): Promise<{ status: number; type: string; body: string }> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: options.method,
-        path: options.path,
-        headers: options.headers,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
+) =>
+  send(url, {
+    method: options.method,
+    path: options.path,
+    headers: options.headers ?? {},
+    body: options.body ?? Buffer.alloc(0),
   });
-}
 
 describe('hostile input at the door', () => {
   let h: Harness;

@@ -35,7 +35,11 @@ export function send(baseUrl: string, req: InboundRequest): Promise<Answer> {
         port,
         method: req.method,
         path: req.path,
-        headers: { ...req.headers, 'content-length': String(req.body.length) },
+        // A chunked request (its own Transfer-Encoding) gets no Content-Length beside it.
+        headers:
+          req.headers['transfer-encoding'] === undefined
+            ? { ...req.headers, 'content-length': String(req.body.length) }
+            : req.headers,
         agent: false,
       },
       (res) => {
