@@ -19,12 +19,17 @@ const LAYERS = {
   payments: ['html', 'infra', 'errors'],
   checkout: ['payments', 'platform', 'errors'],
   delivery: ['checkout', 'platform', 'errors'],
-  store: ['checkout', 'infra', 'errors'],
-  jobs: ['checkout', 'delivery', 'platform', 'infra', 'errors'],
+  // The ERP sync's use cases, and the sinks that hand services to the ERP.
+  sync: ['platform', 'errors'],
+  erp: ['sync', 'platform', 'infra', 'config', 'errors'],
+  store: ['checkout', 'sync', 'infra', 'errors'],
+  jobs: ['checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
   http: ['checkout', 'payments', 'platform', 'html', 'infra', 'config', 'errors'],
-  cli: ['checkout', 'delivery', 'platform', 'simulator', 'infra', 'config', 'errors'],
+  cli: ['checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra', 'config', 'errors'],
   simulator: ['infra', 'errors'],
-  main: ['checkout', 'delivery', 'platform', 'payments', 'store', 'jobs', 'http', 'cli'].concat([
+  main: ['checkout', 'delivery', 'sync', 'erp', 'platform', 'payments', 'store', 'jobs'].concat([
+    'http',
+    'cli',
     'simulator',
     'html',
     'infra',
@@ -37,6 +42,7 @@ const LAYERS = {
 const PACKAGE_RULES = {
   checkout: TRANSPORTS,
   delivery: TRANSPORTS,
+  sync: TRANSPORTS,
   // The CLI reads Redis through the ports main/ builds for it.
   cli: ['bullmq', 'ioredis'],
 };

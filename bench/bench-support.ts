@@ -45,13 +45,15 @@ export interface Child {
 }
 
 /**
- * A TypeScript entry point in a child process (through tsx), so what it burns is its own;
+ * An entry point in a child process (TypeScript through tsx; a built `.js` as is), so what it
+ * burns is its own;
  * resolves once its output matches `ready`, with the match.
  */
 export async function startChild(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
+  timeoutMs = 30_000,
 ): Promise<{ child: Child; match: RegExpExecArray }> {
   const proc = spawn(
     process.execPath,
@@ -59,8 +61,8 @@ export async function startChild(
       ...(process.env.BENCH_CPU_PROF_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
         : []),
-      '--require',
-      require.resolve('tsx/cjs'),
+      // A built entry (dist/, what `npm start` runs) needs no TypeScript loader.
+      ...(entry.endsWith('.js') ? [] : ['--require', require.resolve('tsx/cjs')]),
       path.join(__dirname, '..', entry),
     ],
     { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -76,7 +78,7 @@ export async function startChild(
     },
   };
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} never ready: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${entry} never ready: ${out}`)), timeoutMs);
     const look = (chunk: Buffer) => {
       out += chunk.toString();
       if (out.length > 1_000_000) out = out.slice(-100_000);

@@ -13,12 +13,109 @@ export const SECRET_VARIABLES = [
   'STRIPE_WEBHOOK_SECRET',
   'MERCADOPAGO_ACCESS_TOKEN',
   'MERCADOPAGO_WEBHOOK_SECRET',
+  'ERP_WEBHOOK_SECRET',
 ] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** `5m`, `30s`, `1h`, `500ms` (or a bare number of milliseconds) as milliseconds. */
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const DURATION = /^(\d+)(ms|s|m|h)?$/;
+const duration = z
+  .string()
+  .regex(DURATION, 'must be a duration such as 30s, 5m or 1h')
+  .transform((text) => {
+    const [, digits = '0', unit = 'ms'] = DURATION.exec(text) ?? [];
+    return Number(digits) * UNIT_MS[unit as keyof typeof UNIT_MS];
+  })
+  .refine((ms) => ms >= 1000, 'must be at least 1s');
+
+/** The ERP sync's variables: shared by the server and `connector sync`. */
+const syncShape = {
+  SYNC_INTERVAL: duration.optional(),
+  SYNC_STATUSES: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be status codes separated by commas, such as 4,6')
+    .transform((text) => [...new Set(text.split(',').map(Number))]),
+  ERP_SINK: z.enum(['webhook', 'directory'], { error: 'must be webhook or directory' }).optional(),
+  ERP_WEBHOOK_URL: httpUrl.optional(),
+  ERP_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  ERP_WEBHOOK_TIMEOUT_MS: positiveInt,
+  ERP_EXPORT_DIR: z.string().min(1).optional(),
+};
+
+type SyncEnv = z.output<z.ZodObject<typeof syncShape>>;
+
+/** The ERP sink's settings, from ERP_SINK and the variables it needs. */
+export type ErpSinkConfig =
+  | { kind: 'webhook'; url: string; secret: string; timeoutMs: number }
+  | { kind: 'directory'; dir: string };
+
+export interface SyncConfig {
+  /** How often a pass runs; undefined: no scheduled passes (SYNC_INTERVAL unset). */
+  intervalMs: number | undefined;
+  statuses: number[];
+  /** Undefined while ERP_SINK is unset: no sync at all, and paid services trigger nothing. */
+  sink: ErpSinkConfig | undefined;
+}
+
+/** Reports each variable of `names` that `env` lacks as required by `choice` (e.g. ERP_SINK=webhook). */
+function requireFor(
+  env: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+  names: readonly string[],
+  choice: string,
+): void {
+  for (const name of names) {
+    if (env[name] === undefined)
+      ctx.addIssue({ code: 'custom', path: [name], message: `is required with ${choice}` });
+  }
+}
+
+/** Problems of the sync's variables taken together, as the schemas' refinements report them. */
+function syncIssues(env: SyncEnv, ctx: z.RefinementCtx): void {
+  const needs: Record<'webhook' | 'directory', Array<keyof SyncEnv>> = {
+    webhook: ['ERP_WEBHOOK_URL', 'ERP_WEBHOOK_SECRET'],
+    directory: ['ERP_EXPORT_DIR'],
+  };
+  if (env.ERP_SINK) {
+    requireFor(env, ctx, needs[env.ERP_SINK], `ERP_SINK=${env.ERP_SINK}`);
+  } else if (env.SYNC_INTERVAL !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ERP_SINK'],
+      message: 'is required with SYNC_INTERVAL: say where services go (webhook or directory)',
+    });
+  }
+}
+
+function syncConfigFrom(env: SyncEnv): SyncConfig {
+  const sink: ErpSinkConfig | undefined =
+    env.ERP_SINK === 'webhook' && env.ERP_WEBHOOK_URL && env.ERP_WEBHOOK_SECRET
+      ? {
+          kind: 'webhook',
+          url: env.ERP_WEBHOOK_URL,
+          secret: env.ERP_WEBHOOK_SECRET,
+          timeoutMs: env.ERP_WEBHOOK_TIMEOUT_MS,
+        }
+      : env.ERP_SINK === 'directory' && env.ERP_EXPORT_DIR
+        ? { kind: 'directory', dir: path.resolve(env.ERP_EXPORT_DIR) }
+        : undefined;
+  return { intervalMs: env.SYNC_INTERVAL, statuses: env.SYNC_STATUSES, sink };
+}
+
+/** The sync's secrets, and the webhook URL's own credentials when it carries some. */
+function syncSecrets(env: SyncEnv): string[] {
+  const secrets = env.ERP_WEBHOOK_SECRET ? [env.ERP_WEBHOOK_SECRET] : [];
+  if (env.ERP_WEBHOOK_URL) {
+    const url = new URL(env.ERP_WEBHOOK_URL);
+    if (url.password) secrets.push(decodeURIComponent(url.password));
+  }
+  return secrets;
+}
 
 const platformShape = {
   PLATFORM_BASE_URL: httpUrl,
@@ -95,6 +192,7 @@ const serverShape = {
   METRICS_PORT: port.optional(),
   METRICS_HOST: z.string().min(1),
   WORKER_CONCURRENCY: positiveInt.max(200),
+  ...syncShape,
 };
 
 /**
@@ -147,14 +245,8 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
     stripe: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
     mercadopago: ['MERCADOPAGO_ACCESS_TOKEN', 'MERCADOPAGO_WEBHOOK_SECRET'],
   } as const;
-  for (const name of required[env.PAYMENT_PROVIDER]) {
-    if (env[name] === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: [name],
-        message: `is required with PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`,
-      });
-  }
+  requireFor(env, ctx, required[env.PAYMENT_PROVIDER], `PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`);
+  syncIssues(env, ctx);
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({
       code: 'custom',
@@ -224,6 +316,8 @@ export interface Config {
   metrics: { port: number; host: string } | undefined;
   /** Jobs each worker process runs at once, per queue. */
   workerConcurrency: number;
+  /** The ERP sync. */
+  sync: SyncConfig;
   /** Values that must never reach a log line or an error answer. */
   secrets: string[];
 }
@@ -384,7 +478,9 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
         ? undefined
         : { port: raw.METRICS_PORT, host: raw.METRICS_HOST },
     workerConcurrency: raw.WORKER_CONCURRENCY,
+    sync: syncConfigFrom(raw),
     secrets: [
+      ...syncSecrets(raw),
       ...platformSecrets(platform),
       raw.CHECKOUT_ROUTE_TOKEN,
       ...(dashboard ? [dashboard.password] : []),
@@ -441,6 +537,59 @@ export function loadCheckoutRouteConfig(
     redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
     secrets: [raw.CHECKOUT_ROUTE_TOKEN],
   });
+}
+
+/**
+ * What `connector sync` needs: the platform, Redis (the ledger), the sink; no checkout token.
+ * ERP_SINK is required here. Throws ConfigError.
+ */
+export function loadSyncConfig(
+  env: Env = process.env,
+  cwd?: string,
+): {
+  platform: PlatformConfig;
+  log: LogConfig;
+  redis: { url: string; prefix: string };
+  sync: SyncConfig & { sink: ErpSinkConfig };
+  concurrency: number;
+  secrets: string[];
+} {
+  const schema = z
+    .object({
+      ...commonShape,
+      ...platformShape,
+      ...syncShape,
+      REDIS_URL: serverShape.REDIS_URL,
+      QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
+      WORKER_CONCURRENCY: serverShape.WORKER_CONCURRENCY,
+    })
+    .superRefine((raw, ctx) => {
+      if (raw.ERP_SINK === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['ERP_SINK'],
+          message: 'is required: webhook or directory',
+        });
+      syncIssues(raw, ctx);
+    });
+  const raw = parseOrThrow(schema, readEnvironment(env, cwd));
+  const platform = platformConfig(raw);
+  const sync = syncConfigFrom(raw);
+  if (!sync.sink) throw new ConfigError(['ERP_SINK: is required: webhook or directory']);
+  return deepFreeze({
+    platform,
+    log: logConfig(raw),
+    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    sync: { ...sync, sink: sync.sink },
+    concurrency: raw.WORKER_CONCURRENCY,
+    secrets: [...platformSecrets(platform), ...syncSecrets(raw)],
+  });
+}
+
+/** CURRENCY alone (`services get` prices a service as a checkout would). Throws ConfigError. */
+export function loadCurrency(env: Env = process.env, cwd?: string): string {
+  return parseOrThrow(z.object({ CURRENCY: serverShape.CURRENCY }), readEnvironment(env, cwd))
+    .CURRENCY;
 }
 
 /** Only what the CLI's platform commands need: no checkout token, no Redis. Throws ConfigError. */

@@ -73,6 +73,16 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The payment provider refused the request (its message is in the log).',
   },
+  ERP_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    text: 'The ERP (webhook or export folder) timed out, refused, answered 408/425/429/5xx, or could not be written.',
+  },
+  ERP_REJECTED: {
+    status: 502,
+    retryable: false,
+    text: 'The ERP webhook refused the service: a 4xx other than 401/403/404/408/425/429 fails for good; 3xx, 401, 403 and 404 are retried while a person fixes the URL or secret.',
+  },
   WEBHOOK_SIGNATURE_INVALID: {
     status: 400,
     retryable: false,
@@ -137,4 +147,9 @@ export class AppError extends Error {
   get status(): number {
     return ERROR_CATALOGUE[this.code].status;
   }
+}
+
+/** What went wrong, in one line: an Error's message, or anything else written out. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,7 @@
 import type { PaymentProvider } from '../payments/payment-provider';
 import type { PlatformClient } from '../platform/platform-client';
 import type { AmountSource } from './amount-source';
-import type { CheckoutJobs, CheckoutStore, Clock } from './ports';
+import type { CheckoutJobs, CheckoutStore, Clock, PaidServiceSync } from './ports';
 
 /** The logging the use cases need; winston's logger fits it. */
 export interface Log {
@@ -30,4 +30,6 @@ export interface CheckoutDeps {
   clock: Clock;
   newCheckoutId: () => string;
   log: Log;
+  /** The ERP sync, when one is configured: told of each paid service once its finish is delivered. */
+  paidSync?: PaidServiceSync;
 }

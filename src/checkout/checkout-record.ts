@@ -69,6 +69,12 @@ export interface CheckoutRecord {
   createdAt: string;
   updatedAt: string;
   expiresAt: string;
+  /** How many times the platform asked for this checkout (repeats re-send the same URL). */
+  requests?: number;
+  /** When each state was first reached, ISO-8601: the checkout's story. */
+  reachedAt?: Partial<Record<CheckoutState, string>>;
+  /** A cancel not sent because this newer checkout of the service was paid. */
+  cancelDroppedFor?: string;
 }
 
 /** The one format of checkout ids: `chk_` and 24 hex digits (12 random bytes). */

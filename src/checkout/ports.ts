@@ -60,6 +60,8 @@ export interface CheckoutStore {
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
   /** The service's latest checkout. */
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
+  /** Every checkout of the service still kept (30 days after its outcome), newest first. */
+  checkoutsOfService(serviceId: number): Promise<CheckoutRecord[]>;
   /**
    * Ids of checkouts not yet reported that are due for a look by `now`, the most overdue
    * first. A change of state makes a checkout due a short while later (the store's
@@ -104,3 +106,9 @@ export interface CheckoutJobs {
 }
 
 export type Clock = () => Date;
+
+/** What the ERP sync offers the checkout flow: a paid service reaches the ERP at once. */
+export interface PaidServiceSync {
+  /** Hands the service to the sync (once per checkout); resolves when it is queued. */
+  servicePaid(serviceId: number, checkoutId: string): Promise<void>;
+}

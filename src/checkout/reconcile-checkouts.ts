@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors';
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen, isOutcome, notificationFor } from './checkout-record';
 import { expireCheckout } from './expire-checkout';
@@ -78,7 +79,7 @@ export async function reconcileCheckouts(
         report.errors += 1;
         deps.log.warn('reconciler could not look at a checkout', {
           checkoutId,
-          errMessage: error instanceof Error ? error.message : String(error),
+          errMessage: errorMessage(error),
         });
       }
       const delayMs = nextLookDelayMs(silentMs, options.intervalMs, maxWaitMs);

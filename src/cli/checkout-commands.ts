@@ -1,7 +1,8 @@
 import axios, { type AxiosResponse } from 'axios';
 import { Command, Option } from 'commander';
 import { isOpen, type CheckoutRecord } from '../checkout/checkout-record';
-import { loadCheckoutRouteConfig } from '../config';
+import { loadCheckoutRouteConfig, loadQueueConfig } from '../config';
+import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story';
 import type { CheckoutStore } from '../checkout/ports';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { parsePositiveInt } from './services-commands';
@@ -103,7 +104,33 @@ async function startCheckout(io: CliIo, serviceId: number, options: StartOptions
   );
 }
 
-/** `checkout start`: ask the connector for a checkout, as the platform does. */
+async function tellStory(io: CliIo, serviceId: number, format: 'table' | 'json'): Promise<void> {
+  const { redis } = loadQueueConfig(io.env);
+  const access = await io.adapters.openQueues(redis);
+  let stories: CheckoutStory[];
+  try {
+    const records = await access.store.checkoutsOfService(serviceId);
+    stories = await Promise.all(
+      records.map(async (record) =>
+        checkoutStory(record, await access.deliveryHistory.ofCheckout(record.checkoutId)),
+      ),
+    );
+  } finally {
+    await access.close();
+  }
+  if (stories.length === 0) {
+    throw new CliFailure(
+      `no checkouts of service ${serviceId} (kept 30 days after their outcome; are REDIS_URL and QUEUE_PREFIX the connector's?)`,
+      EXIT.failure,
+    );
+  }
+  await write(
+    io.stdout,
+    format === 'json' ? `${JSON.stringify(stories, null, 2)}\n` : storyTable(stories),
+  );
+}
+
+/** `checkout start|status`: ask the connector for a checkout as the platform does; tell its story. */
 export function checkoutCommand(io: CliIo): Command {
   const checkout = new Command('checkout').description('checkouts for platform services');
   checkout
@@ -122,5 +149,17 @@ export function checkoutCommand(io: CliIo): Command {
       new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
     .action((serviceId: number, options: StartOptions) => startCheckout(io, serviceId, options));
+  checkout
+    .command('status')
+    .description(
+      "a service's checkouts, newest first: each step with its time (requested, URL sent, paid, declined or expired, finish or cancel delivered, attempts and last error); reads Redis",
+    )
+    .argument('<service_id>', 'the service', parsePositiveInt)
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
+    )
+    .action((serviceId: number, options: { format: 'table' | 'json' }) =>
+      tellStory(io, serviceId, options.format),
+    );
   return checkout;
 }

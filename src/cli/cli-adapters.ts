@@ -1,10 +1,20 @@
+import type { Writable } from 'node:stream';
 import type { CheckoutStore } from '../checkout/ports';
-import type { FailedDeliveries } from '../delivery/ports';
+import type { DeliveryHistory, FailedDeliveries } from '../delivery/ports';
+import type { SyncConfig, ErpSinkConfig, LogConfig, PlatformConfig } from '../config';
+import type { SyncDeps } from '../sync/ports';
 
 /** The connector's Redis as the CLI reads it: through the same ports the server uses. */
 export interface QueueAccess {
   store: CheckoutStore;
   failedDeliveries: FailedDeliveries;
+  deliveryHistory: DeliveryHistory;
+  close(): Promise<void>;
+}
+
+/** What `connector sync` works with: the sync's collaborators, as the server builds them. */
+export interface SyncAccess {
+  deps: SyncDeps;
   close(): Promise<void>;
 }
 
@@ -15,4 +25,13 @@ export interface QueueAccess {
 export interface CliAdapters {
   /** Connects to Redis (fails with a CliFailure when it does not answer). */
   openQueues(redis: { url: string; prefix: string }): Promise<QueueAccess>;
+  /** The sync's platform client, ledger (on Redis) and sink (fails with a CliFailure without Redis). */
+  openSync(config: {
+    platform: PlatformConfig;
+    log: LogConfig;
+    redis: { url: string; prefix: string };
+    sync: SyncConfig & { sink: ErpSinkConfig };
+    secrets: string[];
+    stderr: Writable;
+  }): Promise<SyncAccess>;
 }

@@ -1,12 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
-import { AppError } from '../errors';
+import { AppError, errorMessage } from '../errors';
 import { packageVersion } from '../infra/package-version';
 import { checkoutCommand } from './checkout-commands';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
 import { notificationsCommand } from './notifications-commands';
 import { servicesCommand } from './services-commands';
 import { simulatorCommand } from './simulator-command';
+import { syncCommand } from './sync-command';
 
 /** Output to the io streams and errors thrown instead of process.exit, on every level. */
 function configureTree(command: Command, io: CliIo): void {
@@ -27,6 +28,7 @@ function buildProgram(io: CliIo): Command {
   program.addCommand(servicesCommand(io));
   program.addCommand(checkoutCommand(io));
   program.addCommand(notificationsCommand(io));
+  program.addCommand(syncCommand(io));
   program.addCommand(simulatorCommand(io));
   configureTree(program, io);
   return program;
@@ -56,7 +58,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       for (const detail of error.details) io.stderr.write(`  ${detail.field}: ${detail.problem}\n`);
       return EXIT.failure;
     }
-    io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`error: ${errorMessage(error)}\n`);
     return EXIT.failure;
   }
 }

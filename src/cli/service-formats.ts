@@ -68,3 +68,8 @@ export function listWriter(format: ListFormat): ListWriter {
       };
   }
 }
+
+/** An amount of money as a person in Brazil reads it (R$ 1.234,56). */
+export function formatMoney(amount: number, currency: string): string {
+  return new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(amount);
+}

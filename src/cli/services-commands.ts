@@ -1,8 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadPlatformConfig } from '../config';
+import { loadCurrency, loadPlatformConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { PlatformClient, type ServiceFilters } from '../platform/platform-client';
+import { Presets, SingleBar } from 'cli-progress';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { serviceSummary } from './service-summary';
 import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
 
 export function parsePositiveInt(value: string): number {
@@ -17,8 +19,10 @@ function parseFilter(value: string, previous: ServiceFilters): ServiceFilters {
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
-function platformClient(io: CliIo): PlatformClient {
-  const config = loadPlatformConfig(io.env);
+function platformClient(
+  io: CliIo,
+  config: ReturnType<typeof loadPlatformConfig> = loadPlatformConfig(io.env),
+): PlatformClient {
   const logger = createLogger({
     ...config.log,
     level: io.env.LOG_LEVEL ?? 'warn',
@@ -41,29 +45,77 @@ interface ListOptions {
   filter: ServiceFilters;
   format: ListFormat;
   pageSize?: number;
-  max?: number;
+  limit?: number;
+  all?: boolean;
+}
+
+/** A progress bar on stderr, only when stderr is a terminal (never in a pipe or a log). */
+function progressBar(io: CliIo): {
+  update(done: number, total: number | undefined): void;
+  stop(): void;
+} {
+  if (!(io.stderr as { isTTY?: boolean }).isTTY)
+    return { update: () => undefined, stop: () => undefined };
+  const bar = new SingleBar(
+    {
+      stream: io.stderr,
+      format: 'services {bar} {value}/{total} | {duration_formatted}',
+      hideCursor: true,
+      clearOnComplete: true,
+    },
+    Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(done, total) {
+      if (!started) {
+        bar.start(total ?? done, done);
+        started = true;
+      } else {
+        if (total !== undefined) bar.setTotal(total);
+        bar.update(done);
+      }
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
 }
 
 async function listServices(io: CliIo, options: ListOptions): Promise<void> {
-  const client = platformClient(io);
+  if (options.all && options.limit !== undefined)
+    throw new CliFailure('give --all or --limit, not both', EXIT.usage);
+  const config = loadPlatformConfig(io.env);
+  const client = platformClient(io, config);
   const filters: ServiceFilters = {
     ...options.filter,
     ...(options.status ? { status: options.status } : {}),
   };
+  const defaultPage = config.platform.pageSize;
+  // Without --all: --limit services (one page of PLATFORM_PAGE_SIZE when not given).
+  const limit = options.all ? undefined : (options.limit ?? defaultPage);
+  const pageSize =
+    options.pageSize ?? (limit === undefined ? defaultPage : Math.min(limit, defaultPage));
   const writer = listWriter(options.format);
+  const progress = progressBar(io);
   let index = 0;
+  let total: number | undefined;
   await write(io.stdout, writer.header());
-  const onPage = (page: { items: unknown[]; count: number | undefined }): void => {
-    const total = page.count === undefined ? '' : ` of ${page.count}`;
-    io.stderr.write(`fetched ${index + page.items.length}${total}\n`);
-  };
-  for await (const item of client.iterateServices(filters, {
-    pageSize: options.pageSize,
-    onPage,
-  })) {
-    if (options.max !== undefined && index >= options.max) break;
-    await write(io.stdout, writer.item(item, index));
-    index += 1;
+  try {
+    for await (const item of client.iterateServices(filters, {
+      pageSize,
+      onPage: (page) => {
+        total = page.count === undefined ? undefined : Math.min(page.count, limit ?? page.count);
+        progress.update(index, total);
+      },
+    })) {
+      if (limit !== undefined && index >= limit) break;
+      await write(io.stdout, writer.item(item, index));
+      index += 1;
+      progress.update(index, total);
+    }
+  } finally {
+    progress.stop();
   }
   await write(io.stdout, writer.footer());
 }
@@ -73,7 +125,7 @@ export function servicesCommand(io: CliIo): Command {
   const services = new Command('services').description("read and link the platform's services");
   services
     .command('list')
-    .description('every service matching the filters, following the pages')
+    .description('services matching the filters: one page, --limit N of them, or --all')
     .option(
       '--status <code>',
       'only services with this status code (4, 6, 7, 9...)',
@@ -88,16 +140,30 @@ export function servicesCommand(io: CliIo): Command {
       'services per request (default PLATFORM_PAGE_SIZE)',
       parsePositiveInt,
     )
-    .option('--max <n>', 'stop after this many services', parsePositiveInt)
+    .option(
+      '--limit <n>',
+      'at most this many services, following pages as needed (default: one page, PLATFORM_PAGE_SIZE)',
+      parsePositiveInt,
+    )
+    .option('--all', 'every matching service, following every page')
     .action((options: ListOptions) => listServices(io, options));
   services
     .command('get')
-    .description('one service in full, as JSON')
+    .description(
+      'one service: status and dates, labour, materials, parts with edge banding and drills, and the amount a checkout would charge',
+    )
     .argument('<id>', 'service id', parsePositiveInt)
-    .action(async (id: number) => {
+    .option('--json', 'the service as JSON, as the platform sent it')
+    .action(async (id: number, options: { json?: boolean }) => {
+      const currency = options.json ? undefined : loadCurrency(io.env);
       const lookup = await platformClient(io).getService(id);
       if (!lookup.found) throw new CliFailure(`service ${id} not found`, EXIT.failure);
-      await write(io.stdout, `${JSON.stringify(lookup.service, null, 2)}\n`);
+      await write(
+        io.stdout,
+        currency === undefined
+          ? `${JSON.stringify(lookup.sent, null, 2)}\n`
+          : await serviceSummary(lookup.service, currency),
+      );
     });
   services
     .command('link')

@@ -6,7 +6,7 @@ import {
   type CheckoutRecord,
 } from '../checkout/checkout-record';
 import type { Notification } from '../checkout/ports';
-import { AppError } from '../errors';
+import { AppError, errorMessage } from '../errors';
 
 export type DeliveryResult = 'delivered' | 'duplicate' | 'superseded';
 
@@ -48,7 +48,7 @@ function outcomeToDeliver(
  * was paid. Every attempt carries the same Idempotency-Key; failures are thrown.
  */
 export async function deliverNotification(
-  deps: Pick<CheckoutDeps, 'platform' | 'store' | 'clock' | 'log'>,
+  deps: Pick<CheckoutDeps, 'platform' | 'store' | 'clock' | 'log' | 'paidSync'>,
   notification: Notification,
 ): Promise<DeliveryResult> {
   const { checkoutId, kind } = notification;
@@ -94,5 +94,16 @@ export async function deliverNotification(
   // One write records that the platform acknowledged it, and takes the checkout out of line.
   await deps.store.transition(checkoutId, 'reported', {}, deps.clock());
   deps.log.info('platform notified', { checkoutId, serviceId, kind });
+  if (kind === 'finish' && deps.paidSync) {
+    // The ERP learns of the payment now, not at the next sync pass. The finish is delivered
+    // whatever happens here: a failure only leaves it to the next pass.
+    await deps.paidSync.servicePaid(serviceId, checkoutId).catch((error: unknown) =>
+      deps.log.warn('paid service not handed to the ERP sync; the next pass will', {
+        checkoutId,
+        serviceId,
+        reason: errorMessage(error),
+      }),
+    );
+  }
   return 'delivered';
 }

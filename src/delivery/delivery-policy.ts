@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError, errorMessage } from '../errors';
 import { classifyStatus, type AnswerClass } from '../platform/answer-classification';
 
 /**
@@ -38,7 +38,7 @@ export function judgeDelivery(error?: unknown): DeliveryVerdict {
       action: 'retry',
       answer: 'transient',
       alert: true,
-      reason: error instanceof Error ? error.message : String(error),
+      reason: errorMessage(error),
     };
   }
   if (error.upstreamStatus === undefined) {

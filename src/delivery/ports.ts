@@ -18,3 +18,22 @@ export interface FailedDeliveries {
   /** Sends every failed delivery again; returns how many there were. */
   retryAll(): Promise<number>;
 }
+
+/** Where a checkout's finish or cancel delivery stands, as the queue knows it. */
+export interface DeliveryProgress {
+  kind: 'finish' | 'cancel';
+  /** The queue's word: waiting, delayed (a retry is scheduled), active, completed, failed. */
+  state: string;
+  attempts: number;
+  /** The last attempt's error, when one failed (secret-free: the delivery's own message). */
+  lastError: string | undefined;
+  /** When the job ended (delivered, or gave up). */
+  finishedAt: string | undefined;
+  /** When the next attempt is due, while a retry waits. */
+  nextAttemptAt: string | undefined;
+}
+
+/** The deliveries of a checkout, for its story. */
+export interface DeliveryHistory {
+  ofCheckout(checkoutId: string): Promise<DeliveryProgress[]>;
+}

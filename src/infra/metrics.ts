@@ -127,3 +127,15 @@ export function observeReconciler(
     },
   });
 }
+
+/** Whether Redis answers a PING, read at each scrape: the alert for Redis unreachable. */
+export function observeRedis(metrics: Metrics, ping: () => Promise<boolean>): void {
+  new Gauge({
+    name: 'connector_redis_up',
+    help: 'Whether Redis answered a PING within 1 s at this scrape (1) or not (0)',
+    registers: [metrics.registry],
+    async collect() {
+      this.set((await ping().catch(() => false)) ? 1 : 0);
+    },
+  });
+}

@@ -19,8 +19,11 @@ import {
 
 const DAY_S = 86_400;
 
+/** Event streams are trimmed, so Redis memory stays bounded however long the connector runs. */
+export const EVENT_STREAMS = { events: { maxLen: 10_000 } };
+
 /** Completed jobs are trimmed; failed ones stay for weeks, for operators to look at and retry. */
-const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
   removeOnComplete: { age: 7 * DAY_S, count: 10_000 },
   removeOnFail: { age: 30 * DAY_S },
 };
@@ -37,8 +40,7 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
     prefix: string,
     private readonly settings: { notifyMaxAttempts: number; produceBackoffMs?: number },
   ) {
-    // Event streams are trimmed, so Redis memory stays bounded however long the connector runs.
-    const streams = { events: { maxLen: 10_000 } };
+    const streams = EVENT_STREAMS;
     this.checkoutQueue = new Queue(QUEUES.checkout, { connection, prefix, streams });
     this.notificationQueue = new Queue(QUEUES.notifications, { connection, prefix, streams });
     this.queues = [this.checkoutQueue, this.notificationQueue];

@@ -1,6 +1,12 @@
 import type { Queue } from 'bullmq';
 import type { CheckoutStore } from '../checkout/ports';
-import type { FailedDeliveries, FailedDelivery } from '../delivery/ports';
+import type {
+  DeliveryHistory,
+  DeliveryProgress,
+  FailedDeliveries,
+  FailedDelivery,
+} from '../delivery/ports';
+import { jobIds } from './queue-names';
 
 /** The notifications queue's failed set, behind the FailedDeliveries port. */
 export class BullmqFailedDeliveries implements FailedDeliveries {
@@ -47,5 +53,38 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
     // BullMQ moves them in batches of `count` until none is left.
     await this.queue.retryJobs({ state: 'failed', count: 1000 });
     return failed;
+  }
+}
+
+/** A checkout's finish and cancel jobs, as its story shows them (kept 7 days when delivered). */
+export class BullmqDeliveryHistory implements DeliveryHistory {
+  constructor(private readonly queue: Queue) {}
+
+  async ofCheckout(checkoutId: string): Promise<DeliveryProgress[]> {
+    const kinds = ['finish', 'cancel'] as const;
+    const jobs = await Promise.all(
+      kinds.map((kind) => this.queue.getJob(jobIds.notify(kind, checkoutId))),
+    );
+    const found = jobs.flatMap((job, i) => (job ? [{ job, kind: kinds[i] ?? 'finish' }] : []));
+    return Promise.all(
+      found.map(async ({ job, kind }) => {
+        const state = await job.getState();
+        // BullMQ scores a delayed job by its due time in ms, shifted left by 12 bits.
+        const score =
+          state === 'delayed'
+            ? await (await this.queue.client).zscore(this.queue.keys.delayed ?? '', job.id ?? '')
+            : null;
+        return {
+          kind,
+          state,
+          attempts: job.attemptsMade,
+          lastError: job.failedReason || undefined,
+          finishedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined,
+          nextAttemptAt: score
+            ? new Date(Math.floor(Number(score) / 4096)).toISOString()
+            : undefined,
+        };
+      }),
+    );
   }
 }

@@ -5,7 +5,7 @@ import { abandonCheckout, produceCheckout } from '../checkout/produce-checkout';
 import { reconcileCheckouts } from '../checkout/reconcile-checkouts';
 import { deliverNotification } from '../delivery/deliver-notification';
 import { judgeDelivery } from '../delivery/delivery-policy';
-import { AppError } from '../errors';
+import { AppError, errorMessage } from '../errors';
 import { connectionErrorLogger, errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import {
@@ -17,7 +17,7 @@ import {
   reconcileJobSchema,
   type NotificationJob,
 } from './queue-names';
-import { notificationBackoffMs } from './retry-schedules';
+import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { jobHandler, runProcessor, type JobHandler } from './run-processor';
 
 export interface WorkerOptions {
@@ -117,7 +117,7 @@ function notificationHandlers(
       options.logger.error('notification moved to the failed set', {
         checkoutId: data.checkoutId,
         kind: data.kind,
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
       });
       await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
     },
@@ -133,9 +133,7 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
     prefix: options.prefix,
     concurrency: options.concurrency ?? 10,
     lockDuration: options.lockDurationMs,
-    // Look for jobs of crashed workers twice per lock period, so they are recovered soon
-    // after their lock lapses.
-    stalledInterval: Math.min(30_000, Math.round(options.lockDurationMs / 2)),
+    stalledInterval: stalledIntervalFor(options.lockDurationMs),
   };
   const checkoutWorker = new Worker(
     QUEUES.checkout,
@@ -145,17 +143,7 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
   const notificationWorker = new Worker(
     QUEUES.notifications,
     runProcessor(notificationHandlers(deps, options), logger),
-    {
-      ...common,
-      settings: {
-        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
-          notificationBackoffMs(
-            attemptsMade,
-            options.notifyBackoffMs,
-            error instanceof AppError ? error.retryAfterMs : undefined,
-          ),
-      },
-    },
+    { ...common, settings: notificationRetrySettings(options.notifyBackoffMs) },
   );
 
   for (const worker of [checkoutWorker, notificationWorker]) {

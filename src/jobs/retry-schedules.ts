@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 /*
  * Every retry schedule of the connector's jobs, in one place. Retries live in the queues only
  * (STYLE.md rule 4): the platform client under a job makes one attempt.
@@ -51,3 +52,28 @@ export const EXPIRE_BACKOFF_MS = 5000;
 
 /** The reconciler runs on a schedule of its own; a failed pass is simply the next one. */
 export const RECONCILE_ATTEMPTS = 1;
+
+/**
+ * The BullMQ settings of a queue retried on the notifications' schedule (finish/cancel, the ERP
+ * sync): the schedule, stretched to a Retry-After the other side asked for.
+ */
+export function notificationRetrySettings(backoffMs: number): {
+  backoffStrategy: (attemptsMade: number, type?: string, error?: Error) => number;
+} {
+  return {
+    backoffStrategy: (attemptsMade, _type, error) =>
+      notificationBackoffMs(
+        attemptsMade,
+        backoffMs,
+        error instanceof AppError ? error.retryAfterMs : undefined,
+      ),
+  };
+}
+
+/**
+ * How often a worker looks for jobs of crashed workers: twice per lock period (at most every
+ * 30 s), so they are recovered soon after their lock lapses.
+ */
+export function stalledIntervalFor(lockDurationMs: number): number {
+  return Math.min(30_000, Math.round(lockDurationMs / 2));
+}

@@ -2,20 +2,19 @@ import { Queue } from 'bullmq';
 import type { CliAdapters, QueueAccess } from '../cli/cli-adapters';
 import { CliFailure, EXIT } from '../cli/cli-io';
 import { closeRedis, createRedis, waitForRedis } from '../infra/redis';
-import { BullmqFailedDeliveries } from '../jobs/bullmq-failed-deliveries';
+import { BullmqDeliveryHistory, BullmqFailedDeliveries } from '../jobs/bullmq-failed-deliveries';
+import { createErpSink } from '../erp/erp-sink';
+import { createLogger } from '../infra/logger';
+import { PlatformClient } from '../platform/platform-client';
+import { RedisSyncLedger } from '../store/redis-sync-ledger';
+import type { ConnectorRedis } from '../infra/redis';
 import { QUEUES } from '../jobs/queue-names';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
 
 /** The CLI's adapters on the connector's Redis: the store and the failed set, as the server has them. */
 export const cliAdapters: CliAdapters = {
   async openQueues(redisConfig): Promise<QueueAccess> {
-    const redis = createRedis(redisConfig.url, 'producer', 'connector-cli');
-    // A failed command below says what went wrong; the connection's own errors add nothing.
-    redis.on('error', () => undefined);
-    if (!(await waitForRedis(redis, 5000))) {
-      await closeRedis(redis);
-      throw new CliFailure(`cannot reach Redis at REDIS_URL (${redisConfig.url})`, EXIT.failure);
-    }
+    const redis = await connectCliRedis(redisConfig.url);
     const queue = new Queue(QUEUES.notifications, {
       connection: redis,
       prefix: redisConfig.prefix,
@@ -25,10 +24,44 @@ export const cliAdapters: CliAdapters = {
     return {
       store,
       failedDeliveries: new BullmqFailedDeliveries(queue, store),
+      deliveryHistory: new BullmqDeliveryHistory(queue),
       close: async () => {
         await queue.close();
         await closeRedis(redis);
       },
     };
   },
+
+  async openSync(config) {
+    const redis = await connectCliRedis(config.redis.url);
+    const logger = createLogger({
+      ...config.log,
+      secrets: config.secrets,
+      stream: config.stderr,
+      component: 'sync',
+    });
+    return {
+      deps: {
+        // A person is waiting: GETs get a short retry, as in `services`.
+        platform: new PlatformClient({ ...config.platform, logger, getRetries: 2 }),
+        ledger: new RedisSyncLedger(redis, config.redis.prefix),
+        sink: createErpSink(config.sync.sink, logger),
+        statuses: config.sync.statuses,
+        log: logger,
+      },
+      close: () => closeRedis(redis),
+    };
+  },
 };
+
+/** The CLI's Redis connection; a CliFailure naming REDIS_URL when Redis does not answer. */
+async function connectCliRedis(url: string): Promise<ConnectorRedis> {
+  const redis = createRedis(url, 'producer', 'connector-cli');
+  // A failed command says what went wrong; the connection's own errors add nothing.
+  redis.on('error', () => undefined);
+  if (!(await waitForRedis(redis, 5000))) {
+    await closeRedis(redis);
+    throw new CliFailure(`cannot reach Redis at REDIS_URL (${url})`, EXIT.failure);
+  }
+  return redis;
+}

@@ -5,8 +5,8 @@ import type { Config } from '../config';
 import { createMetricsApp } from '../http/app';
 import { answerClientErrors } from '../http/client-errors';
 import { createLogger, type Logger } from '../infra/logger';
-import { createMetrics, observeQueues, observeReconciler } from '../infra/metrics';
-import { closeRedis } from '../infra/redis';
+import { createMetrics, observeQueues, observeReconciler, observeRedis } from '../infra/metrics';
+import { closeRedis, pingRedis } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
 import type { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
@@ -67,8 +67,9 @@ export async function startConnector(
 
   const built = createDependencies(config, { redis, logger, publicUrl }, options);
   const { deps, jobs, providerModule } = built;
-  observeQueues(metrics, jobs.queues);
+  observeQueues(metrics, built.queues);
   observeReconciler(metrics, () => deps.store.reconcileBacklog(new Date()));
+  observeRedis(metrics, () => pingRedis(redis));
   const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics });
   server.on('request', listener);
   const running = await startWorkers(config, built, { logger, metrics });
@@ -91,7 +92,9 @@ export async function startConnector(
   );
   if (metricsServer) shutdown.add('metrics', () => closeHttpServer(metricsServer.server, 1000));
   shutdown.add('workers', () => running.close(shutdown));
-  shutdown.add('queues', () => jobs.close());
+  shutdown.add('queues', async () => {
+    await Promise.all(built.queues.map((queue) => queue.close()));
+  });
   shutdown.add('redis', () => closeRedis(redis));
 
   for (const warning of providerModule.startWarnings) logger.warn(warning);

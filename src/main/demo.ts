@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { errorMessage } from '../errors';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { ConfigError, loadConfig } from '../config';
@@ -17,7 +18,7 @@ async function redisForDemo(): Promise<{ url: string; redis?: PrivateRedis }> {
     return { url: redis.url, redis };
   } catch (error) {
     throw new Error(
-      `could not start redis-server (${error instanceof Error ? error.message : String(error)}); install it (apt-get install redis-server) or set REDIS_URL`,
+      `could not start redis-server (${errorMessage(error)}); install it (apt-get install redis-server) or set REDIS_URL`,
     );
   }
 }
@@ -114,6 +115,6 @@ main().catch((error: unknown) => {
     for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`);
     process.exit(EXIT_CONFIG);
   }
-  process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`demo failed: ${errorMessage(error)}\n`);
   process.exit(1);
 });

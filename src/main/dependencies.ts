@@ -9,6 +9,10 @@ import type { ProviderModule } from '../payments/provider-module';
 import { buildProviderModule } from '../payments/registry';
 import { PlatformClient } from '../platform/platform-client';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import { RedisSyncLedger } from '../store/redis-sync-ledger';
+import { createErpSink } from '../erp/erp-sink';
+import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
+import type { SyncDeps } from '../sync/ports';
 
 export interface DependencyOptions {
   /** Replaces the default amount source (the sum of the service's prices). */
@@ -23,6 +27,10 @@ export interface Dependencies {
   deps: CheckoutDeps;
   jobs: BullmqCheckoutJobs;
   providerModule: ProviderModule;
+  /** The ERP sync, when ERP_SINK is set. */
+  sync: { deps: SyncDeps; queue: BullmqSyncQueue } | undefined;
+  /** Every queue of the process, for the dashboard, metrics and close. */
+  queues: BullmqCheckoutJobs['queues'];
 }
 
 /** Builds the use cases' collaborators on the producer connection: store, queues, platform, provider. */
@@ -38,8 +46,6 @@ export function createDependencies(
     notifyMaxAttempts: config.notify.maxAttempts,
     produceBackoffMs: options.produceBackoffMs,
   });
-  for (const queue of jobs.queues)
-    queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
   const providerModule = buildProviderModule(
     {
       name: config.checkout.provider,
@@ -49,6 +55,21 @@ export function createDependencies(
     },
     { redis, prefix: config.redis.prefix, publicUrl },
   );
+  const platform = new PlatformClient({ ...config.platform, logger });
+  const sync = config.sync.sink
+    ? {
+        queue: new BullmqSyncQueue(redis, config.redis.prefix, {
+          maxAttempts: config.notify.maxAttempts,
+        }),
+        deps: {
+          platform,
+          ledger: new RedisSyncLedger(redis, config.redis.prefix),
+          sink: createErpSink(config.sync.sink, logger),
+          statuses: config.sync.statuses,
+          log: logger,
+        },
+      }
+    : undefined;
   const deps: CheckoutDeps = {
     // A lost webhook is healed within two reconciler intervals: first look after half of one.
     store: new RedisCheckoutStore(redis, config.redis.prefix, {
@@ -56,7 +77,7 @@ export function createDependencies(
     }),
     jobs,
     // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
-    platform: new PlatformClient({ ...config.platform, logger }),
+    platform,
     provider: providerModule.provider,
     amountSource: options.amountSource ?? computedAmount,
     currency: config.checkout.currency,
@@ -65,6 +86,10 @@ export function createDependencies(
     clock: () => new Date(),
     newCheckoutId,
     log: logger,
+    paidSync: sync?.queue,
   };
-  return { deps, jobs, providerModule };
+  const queues = sync ? [...jobs.queues, sync.queue.queue] : jobs.queues;
+  for (const queue of queues)
+    queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
+  return { deps, jobs, providerModule, sync, queues };
 }

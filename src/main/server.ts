@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { errorMessage } from '../errors';
 import { ConfigError, loadConfig } from '../config';
 import { startConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';
@@ -23,8 +24,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) exitWithConfigError(error);
-  process.stderr.write(
-    `connector failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(`connector failed to start: ${errorMessage(error)}\n`);
   process.exit(1);
 });

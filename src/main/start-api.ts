@@ -7,7 +7,7 @@ import { basicCredentialsMatcher } from '../http/middleware/basic-auth';
 import { rateLimiters } from '../http/middleware/rate-limits';
 import { routeTokenMatcher } from '../http/middleware/route-token';
 import { checkoutRoutes } from '../http/routes/checkout-routes';
-import { dashboardRoutes } from '../http/routes/dashboard-routes';
+import type * as DashboardRoutes from '../http/routes/dashboard-routes';
 import { returnRoutes } from '../http/routes/return-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
 import type { Logger } from '../infra/logger';
@@ -25,7 +25,7 @@ export function buildApp(
   built: Dependencies,
   runtime: { redis: ConnectorRedis; logger: Logger; metrics: Metrics },
 ): { listener: RequestListener; dashboard: boolean } {
-  const { deps, jobs, providerModule } = built;
+  const { deps, providerModule } = built;
   const { logger, metrics, redis } = runtime;
   const serveApi = config.role !== 'worker';
   const { pageNotice } = providerModule;
@@ -60,7 +60,12 @@ export function buildApp(
     : [];
   const adminRouters =
     serveApi && config.dashboard
-      ? [dashboardRoutes(jobs.queues, config.dashboard, { publicUrl: deps.publicUrl, logger })]
+      ? [
+          loadDashboard().dashboardRoutes(built.queues, config.dashboard, {
+            publicUrl: deps.publicUrl,
+            logger,
+          }),
+        ]
       : [];
   const app = createApp({
     logger,
@@ -89,4 +94,13 @@ export function buildApp(
       }
     : app;
   return { listener, dashboard: adminRouters.length > 0 };
+}
+
+/**
+ * bull-board is loaded only by a process that serves the dashboard: a worker, or an api process
+ * without DASHBOARD_*, is spared its modules (about 10 MB of memory).
+ */
+function loadDashboard(): typeof DashboardRoutes {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../http/routes/dashboard-routes') as typeof DashboardRoutes;
 }

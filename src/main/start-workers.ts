@@ -6,6 +6,7 @@ import { closeRedis, createRedis, type ConnectorRedis } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
 import type { Shutdown } from '../infra/shutdown';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
+import { startSyncWorker } from '../jobs/sync-workers';
 import type { Dependencies } from './dependencies';
 
 /** The workers of the process (none with the api role), on a connection of their own. */
@@ -38,6 +39,21 @@ export async function startWorkers(
     metrics: runtime.metrics,
     concurrency: config.workerConcurrency,
   });
+  if (built.sync) {
+    workers.push(
+      startSyncWorker(built.sync.deps, built.sync.queue, {
+        connection,
+        prefix: config.redis.prefix,
+        backoffMs: config.notify.backoffMs,
+        lockDurationMs: config.jobs.lockMs,
+        concurrency: config.workerConcurrency,
+        pageSize: config.platform.pageSize,
+        logger,
+      }),
+    );
+    // SYNC_INTERVAL unset removes a schedule an earlier configuration left behind.
+    await built.sync.queue.schedule(config.sync.intervalMs);
+  }
   await built.jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
   return {
     workers,

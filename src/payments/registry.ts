@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import type { ProviderModule } from './provider-module';
 import { sandboxModule } from './sandbox/sandbox-module';
 import { MercadoPagoProvider } from './mercadopago/mercadopago-provider';
-import { StripeProvider, type StripeSettings } from './stripe/stripe-provider';
+import type * as StripeModule from './stripe/stripe-provider';
+import type { StripeSettings } from './stripe/stripe-provider';
 
 /** The provider settings of the configuration. */
 export interface ProviderSettings {
@@ -33,7 +34,7 @@ export function buildProviderModule(
       return sandboxModule({ ...environment, inProduction: settings.sandboxInProduction });
     case 'stripe':
       if (!settings.stripe) throw new Error('PAYMENT_PROVIDER=stripe without Stripe settings');
-      return { provider: new StripeProvider(settings.stripe), startWarnings: [] };
+      return { provider: new (loadStripe().StripeProvider)(settings.stripe), startWarnings: [] };
     case 'mercadopago':
       if (!settings.mercadopago) {
         throw new Error('PAYMENT_PROVIDER=mercadopago without Mercado Pago settings');
@@ -46,4 +47,10 @@ export function buildProviderModule(
         startWarnings: [],
       };
   }
+}
+
+/** The Stripe SDK is loaded only when Stripe is the provider (about 15 MB of memory otherwise). */
+function loadStripe(): typeof StripeModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./stripe/stripe-provider') as typeof StripeModule;
 }

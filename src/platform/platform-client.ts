@@ -1,10 +1,13 @@
+import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import { PlatformHttp, type PlatformHttpOptions } from './platform-http';
 import {
   documentedServiceListSchema,
   documentedServiceSchema,
+  serviceIdentitySchema,
   serviceListSchema,
   serviceSchema,
+  type ServiceIdentity,
   type Service,
   type ServiceListItem,
 } from './schemas';
@@ -26,7 +29,14 @@ export interface PaymentCall {
   idempotencyKey?: string;
 }
 
-export type ServiceLookup = { found: true; service: Service } | { found: false };
+export type ServiceLookup =
+  | {
+      found: true;
+      service: Service;
+      /** The answer as the platform sent it (numbers as strings stay strings): for the ERP. */
+      sent: unknown;
+    }
+  | { found: false };
 
 export interface PlatformClientOptions extends PlatformHttpOptions {
   /** Page size of `iterateServices` when the caller does not choose one. */
@@ -82,17 +92,13 @@ export class PlatformClient {
   }
 
   /**
-   * Every service matching `filters`, page by page following `meta.next`; only one page is
-   * held at a time. Stops with PLATFORM_PAGINATION_LOOP if the platform repeats an offset.
+   * Every page of services matching `filters`, following `meta.next`; only one page is held at a
+   * time. Stops with PLATFORM_PAGINATION_LOOP if the platform repeats an offset.
    */
-  async *iterateServices(
+  async *iterateServicePages(
     filters: ServiceFilters = {},
-    options: {
-      pageSize?: number;
-      startOffset?: number;
-      onPage?: (page: ServicePage, offset: number) => void;
-    } = {},
-  ): AsyncGenerator<ServiceListItem> {
+    options: { pageSize?: number; startOffset?: number } = {},
+  ): AsyncGenerator<ServicePage & { offset: number }> {
     const limit = options.pageSize ?? this.pageSize;
     const seen = new Set<number>();
     let offset: number | null = options.startOffset ?? 0;
@@ -105,21 +111,53 @@ export class PlatformClient {
       }
       seen.add(offset);
       const page = await this.listServices(filters, { limit, offset });
-      options.onPage?.(page, offset);
-      yield* page.items;
+      yield { ...page, offset };
       offset = page.next;
     }
   }
 
+  /** Every service matching `filters`, one at a time, over `iterateServicePages`. */
+  async *iterateServices(
+    filters: ServiceFilters = {},
+    options: {
+      pageSize?: number;
+      startOffset?: number;
+      onPage?: (page: ServicePage, offset: number) => void;
+    } = {},
+  ): AsyncGenerator<ServiceListItem> {
+    for await (const page of this.iterateServicePages(filters, options)) {
+      options.onPage?.(page, page.offset);
+      yield* page.items;
+    }
+  }
+
   /** GET /services/:id; a 404 is `{ found: false }`, not an exception. */
-  async getService(id: number): Promise<ServiceLookup> {
+  getService(id: number): Promise<ServiceLookup> {
+    return this.readService(id, serviceSchema);
+  }
+
+  /**
+   * GET /services/:id for the ERP: the answer as the platform sent it, reading only its id and
+   * status (a service whose priced lines the checkout could not read still reaches the ERP).
+   */
+  getServiceAsSent(
+    id: number,
+  ): Promise<{ found: true; service: ServiceIdentity; sent: unknown } | { found: false }> {
+    return this.readService(id, serviceIdentitySchema);
+  }
+
+  /** GET /services/:id read through `schema`, the answer kept as sent; a 404 is not found. */
+  private async readService<T>(
+    id: number,
+    schema: ZodType<T>,
+  ): Promise<{ found: true; service: T; sent: unknown } | { found: false }> {
     try {
-      const service = await this.http.sendAndParse(
+      const { data, sent } = await this.http.sendAndRead(
         { method: 'GET', path: servicePath(id), route: '/services/:id' },
-        serviceSchema,
+        schema,
         documentedServiceSchema,
       );
-      return { found: true, service };
+      return { found: true, service: data, sent };
     } catch (error) {
       if (isNotFound(error)) return { found: false };
       throw error;

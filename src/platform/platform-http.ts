@@ -131,11 +131,20 @@ export class PlatformHttp {
     schema: ZodType<T>,
     documented?: ZodType,
   ): Promise<T> {
+    return (await this.sendAndRead(request, schema, documented)).data;
+  }
+
+  /** As `sendAndParse`, keeping the body as the platform sent it beside what was read of it. */
+  async sendAndRead<T>(
+    request: PlatformRequest,
+    schema: ZodType<T>,
+    documented?: ZodType,
+  ): Promise<{ data: T; sent: unknown }> {
     const answer = await this.send(request);
     const result = schema.safeParse(answer.body);
     if (result.success) {
       if (documented) this.warnUnexpected(request, documented, answer.body);
-      return result.data;
+      return { data: result.data, sent: answer.body };
     }
     const details = result.error.issues.slice(0, 10).map((issue) => ({
       field: issue.path.join('.') || '(body)',

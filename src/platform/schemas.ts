@@ -41,7 +41,8 @@ export const PLATFORM_LOCAL_OFFSET = '-03:00';
 const ZONELESS = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-export const platformDate = z.string().transform((text, ctx) => {
+/** A platform date as ISO-8601 UTC, or undefined when the text is not a date. */
+export function platformDateIso(text: string): string | undefined {
   const zoneless = ZONELESS.exec(text);
   const iso = zoneless
     ? `${zoneless[1]}T${zoneless[2]}${PLATFORM_LOCAL_OFFSET}`
@@ -49,11 +50,16 @@ export const platformDate = z.string().transform((text, ctx) => {
       ? `${text}T00:00:00${PLATFORM_LOCAL_OFFSET}`
       : text;
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) {
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+export const platformDate = z.string().transform((text, ctx) => {
+  const iso = platformDateIso(text);
+  if (iso === undefined) {
     ctx.addIssue({ code: 'custom', message: 'expected a date' });
     return z.NEVER;
   }
-  return date.toISOString();
+  return iso;
 });
 
 /** Status codes with known names [doc names, seen codes]; others are valid too. */
@@ -86,6 +92,15 @@ export const serviceSchema = z.looseObject({
   materials: z
     .looseObject({ boards: pricedItems, edges: pricedItems, components: pricedItems })
     .nullish(),
+});
+
+/**
+ * GET /services/:id as the ERP sync reads it: the id and the status; the rest goes to the ERP as
+ * the platform sent it, unread (a service whose prices are odd still reaches the ERP).
+ */
+export const serviceIdentitySchema = z.looseObject({
+  id: intLike,
+  status: z.looseObject({ code: intLike }).nullish(),
 });
 
 /** One item of GET /services as read: only the id is required to make sense. */
@@ -284,8 +299,7 @@ export function statusCodeOf(status: unknown): number | undefined {
 
 /** A platform date as ISO-8601 UTC when it reads as one; otherwise its text as it came. */
 export function dateTextOf(value: unknown): string | undefined {
-  const parsed = platformDate.safeParse(value);
-  return parsed.success ? parsed.data : textOf(value);
+  return (typeof value === 'string' ? platformDateIso(value) : undefined) ?? textOf(value);
 }
 
 /** DreamFactory's error body [seen]. */
@@ -299,6 +313,7 @@ export const platformErrorSchema = z.looseObject({
 
 export type ServiceStatus = z.output<typeof serviceStatusSchema>;
 export type ServiceListItem = z.output<typeof serviceListItemSchema>;
+export type ServiceIdentity = z.output<typeof serviceIdentitySchema>;
 /** A service as read: typed where the connector uses it, every other field as it came. */
 export type Service = z.output<typeof serviceSchema>;
 export type ServicePartInfo = z.output<typeof servicePartSchema>;

@@ -204,6 +204,15 @@ export class PlatformSimulator {
       res.status(202).json({ refusingForMs: body.data.ms });
       res.on('finish', () => void this.refuseConnections(body.data.ms));
     });
+    // A service moves on in the platform (e.g. to 7, sent to production): the sync sees it.
+    router.post('/services/:id/status', (req, res) => {
+      const id = Number(req.params.id);
+      const body = z.object({ code: z.number().int().positive() }).safeParse(req.body);
+      if (!body.success) return platformError(res, 400, 'Body must be {"code": <int>}.');
+      if (!this.state.exists(id)) return platformError(res, 404, 'Record not found.');
+      this.state.setStatus(id, body.data.code);
+      res.json(this.state.listItem(id));
+    });
     router.post('/checkout-requests', async (req, res) => {
       const body = z.object({ service_id: z.number().int().positive() }).safeParse(req.body);
       if (!body.success) return platformError(res, 400, 'Body must be {"service_id": <int>}.');

@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { buildStatus } from './seed-services';
 import type { SimulatorState } from './simulator-state';
 
 /** A DreamFactory-style error answer, as the real platform sends them [seen]. */
@@ -105,7 +104,7 @@ export function platformRoutes(state: SimulatorState): Router {
       if (status === 400) return platformError(res, 400, `Invalid body for /payment/${endpoint}.`);
       if (status === 404) return platformError(res, 404, 'Record not found.');
       if (endpoint === 'finish-checkout' && serviceId !== undefined) {
-        state.override(serviceId, { status: buildStatus(serviceId, 6, state.seed) });
+        state.setStatus(serviceId, 6);
       }
       res.json({ success: true });
     });

@@ -91,6 +91,11 @@ export class SimulatorState {
     };
   }
 
+  /** Moves a service to status `code`, with that status's dates, as the platform would. */
+  setStatus(id: number, code: number): void {
+    this.override(id, { status: buildStatus(id, code, this.seed) });
+  }
+
   override(id: number, change: Override): void {
     this.overrides.set(id, { ...this.overrides.get(id), ...change });
   }

@@ -5,6 +5,7 @@
  *
  *   chk:<id>                  hash, the record
  *   chk-service:<serviceId>   the id of the service's latest checkout
+ *   chk-history:<serviceId>   zset of every checkout of the service, scored by creation time
  *   chk-ref:<provider>:<ref>  the id of the checkout a provider reference belongs to
  *   chk-due                   zset of checkouts not yet reported, scored by when the
  *                             reconciler should next look at them: its line
@@ -17,6 +18,7 @@ export interface CheckoutKeys {
   recordPrefix: string;
   record(checkoutId: string): string;
   service(serviceId: number): string;
+  history(serviceId: number): string;
   ref(provider: string, providerRef: string): string;
   due: string;
   parked: string;
@@ -29,6 +31,7 @@ export function checkoutKeys(prefix: string): CheckoutKeys {
     recordPrefix,
     record: (checkoutId) => `${recordPrefix}${checkoutId}`,
     service: (serviceId) => `${prefix}:chk-service:${serviceId}`,
+    history: (serviceId) => `${prefix}:chk-history:${serviceId}`,
     ref: (provider, providerRef) => `${prefix}:chk-ref:${provider}:${providerRef}`,
     due: `${prefix}:chk-due`,
     event: (provider, eventId) => `${prefix}:chk-event:${provider}:${eventId}`,

@@ -9,8 +9,9 @@ import { OPEN_STATES } from '../checkout/checkout-record';
 const luaSet = (values: readonly string[]): string =>
   `{${values.map((value) => `['${value}'] = true`).join(', ')}}`;
 
-// KEYS[1] service pointer, KEYS[2] new record, KEYS[3] due line.
-// ARGV: record key prefix, newId, serviceId, provider, now, expiresAt, first look (ms).
+// KEYS[1] service pointer, KEYS[2] new record, KEYS[3] due line, KEYS[4] the service's checkouts.
+// ARGV: record key prefix, newId, serviceId, provider, now, expiresAt, first look (ms), now (ms),
+// how long the service's list of checkouts is kept (ms).
 // Returns {kind, checkout id, request number, the record's fields (HGETALL)}.
 export const OPEN_FOR_SERVICE = `
 local open = ${luaSet(OPEN_STATES)}
@@ -30,6 +31,8 @@ redis.call('HSET', KEYS[2], 'checkoutId', ARGV[2], 'serviceId', ARGV[3], 'provid
   'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1)
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[8], ARGV[2])
+redis.call('PEXPIRE', KEYS[4], ARGV[9])
 return {'created', ARGV[2], 1, redis.call('HGETALL', KEYS[2])}`;
 
 // KEYS[1] record, KEYS[2] provider index, KEYS[3] due line.
@@ -62,6 +65,8 @@ end
 if not allowed then return {0, state} end
 local id = redis.call('HGET', KEYS[1], 'checkoutId')
 redis.call('HSET', KEYS[1], 'state', ARGV[1], 'updatedAt', ARGV[3])
+-- When each step was first reached: the checkout's story (\`connector checkout status\`).
+redis.call('HSETNX', KEYS[1], 'at_' .. ARGV[1], ARGV[3])
 if ARGV[2] == '1' then
   redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[4])

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import {
+  CHECKOUT_STATES,
   isOutcome,
   statesLeadingTo,
   type ChargeLine,
@@ -16,6 +17,8 @@ import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
 const RETENTION_MS = 30 * 86_400_000;
 /** Providers retry webhooks for up to 3 days (Stripe); events are remembered longer. */
 const EVENT_RETENTION_MS = 7 * 86_400_000;
+/** The most checkouts of one service a story shows. */
+const HISTORY_SHOWN = 100;
 /** Parked checkouts are remembered as long as BullMQ keeps their failed jobs. */
 const KEEP_PARKED_MS = 30 * 86_400_000;
 
@@ -58,10 +61,11 @@ export class RedisCheckoutStore implements CheckoutStore {
     const [kind, checkoutId, requestNumber, fields] = (await runScript(
       this.redis,
       OPEN_FOR_SERVICE,
-      3,
+      4,
       this.keys.service(input.serviceId),
       this.keys.record(input.checkoutId),
       this.keys.due,
+      this.keys.history(input.serviceId),
       this.keys.recordPrefix,
       input.checkoutId,
       input.serviceId,
@@ -69,6 +73,9 @@ export class RedisCheckoutStore implements CheckoutStore {
       input.now.toISOString(),
       input.expiresAt.toISOString(),
       this.firstLook(input.now),
+      input.now.getTime(),
+      // Longer than any record is kept, renewed by each new checkout of the service.
+      2 * RETENTION_MS,
     )) as [OpenResult['kind'], string, number, string[]];
     // The script answers with the record's fields: no second round trip to read it.
     const record = recordFrom(fieldsOf(fields));
@@ -144,6 +151,22 @@ export class RedisCheckoutStore implements CheckoutStore {
   async latestForService(serviceId: number): Promise<CheckoutRecord | undefined> {
     const checkoutId = await this.redis.get(this.keys.service(serviceId));
     return checkoutId ? this.get(checkoutId) : undefined;
+  }
+
+  async checkoutsOfService(serviceId: number): Promise<CheckoutRecord[]> {
+    const key = this.keys.history(serviceId);
+    const [listed, latest] = await Promise.all([
+      this.redis.zrevrange(key, 0, HISTORY_SHOWN - 1),
+      // Checkouts opened before the history existed are known by the service's pointer alone.
+      this.redis.get(this.keys.service(serviceId)),
+    ]);
+    const ids = latest && !listed.includes(latest) ? [...listed, latest] : listed;
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    const kept = records.filter((record): record is CheckoutRecord => record !== undefined);
+    // Records past their retention are gone: their ids leave the list too.
+    const gone = ids.filter((_, i) => records[i] === undefined);
+    if (gone.length > 0) await this.redis.zrem(key, ...gone);
+    return kept.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   }
 
   async dueCheckouts(now: Date, limit: number): Promise<string[]> {
@@ -227,5 +250,18 @@ function recordFrom(h: Record<string, string>): CheckoutRecord | undefined {
     createdAt: h.createdAt ?? '',
     updatedAt: h.updatedAt ?? '',
     expiresAt: h.expiresAt ?? '',
+    requests: h.requests ? Number(h.requests) : undefined,
+    reachedAt: reachedAtOf(h),
+    cancelDroppedFor: h.cancelDropped,
   };
+}
+
+/** When each state was first reached (`at_<state>` fields; `requested` is the creation time). */
+function reachedAtOf(h: Record<string, string>): CheckoutRecord['reachedAt'] {
+  const reached: CheckoutRecord['reachedAt'] = { requested: h.createdAt };
+  for (const state of CHECKOUT_STATES) {
+    const at = h[`at_${state}`];
+    if (at) reached[state] = at;
+  }
+  return reached;
 }

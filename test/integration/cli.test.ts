@@ -1,3 +1,6 @@
+import { computedAmount } from '../../src/checkout/amount-source';
+import { PlatformClient } from '../../src/platform/platform-client';
+import { captureLog } from '../support/log-capture';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
 
@@ -21,16 +24,20 @@ describe('connector CLI against the simulator', () => {
     return runCliCaptured(args, { ...env, ...extraEnv });
   }
 
-  it('lists every service as JSON across pages, with progress on stderr', async () => {
-    const result = await run(['services', 'list', '--format', 'json', '--page-size', '10']);
+  it('lists every service as JSON across pages with --all, nothing on a stderr that is no terminal', async () => {
+    const result = await run([
+      'services',
+      'list',
+      '--all',
+      '--format',
+      'json',
+      '--page-size',
+      '10',
+    ]);
     expect(result.code).toBe(0);
     const items = JSON.parse(result.stdout) as Array<{ id: number }>;
     expect(items.map((s) => s.id)).toEqual(Array.from({ length: 23 }, (_, i) => 1001 + i));
-    expect(result.stderr.trim().split('\n')).toEqual([
-      'fetched 10 of 23',
-      'fetched 20 of 23',
-      'fetched 23 of 23',
-    ]);
+    expect(result.stderr).toBe('');
   });
 
   it('lists as NDJSON with a status filter', async () => {
@@ -45,7 +52,7 @@ describe('connector CLI against the simulator', () => {
 
   it('lists as CSV with a header, escaping fields', async () => {
     await run(['services', 'link', '1001', 'ERP "A", 1']);
-    const result = await run(['services', 'list', '--format', 'csv', '--max', '2']);
+    const result = await run(['services', 'list', '--format', 'csv', '--limit', '2']);
     const lines = result.stdout.trim().split('\n');
     expect(lines[0]).toBe('id,internal_code,status_code,status_name,created_date');
     expect(lines[1]).toMatch(/^1001,"ERP ""A"", 1",4,quote generated,2026-/);
@@ -59,10 +66,44 @@ describe('connector CLI against the simulator', () => {
     expect(result.stdout.trim().split('\n')).toHaveLength(2);
   });
 
-  it('gets one service in full', async () => {
-    const result = await run(['services', 'get', '1005']);
+  it('gets one service in full as JSON, exactly as the platform sent it', async () => {
+    const result = await run(['services', 'get', '1005', '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ id: 1005, parts: expect.any(Array) });
+    expect(JSON.parse(result.stdout)).toEqual(
+      JSON.parse(JSON.stringify(simulator.state.service(1005))),
+    );
+  });
+
+  it('gets one service as a readable summary with what a checkout would charge', async () => {
+    const service = simulator.state.service(1003) as {
+      parts: unknown[];
+      materials: { boards: Array<{ description: string }> };
+    };
+    const result = await run(['services', 'get', '1003']);
+    expect(result.code).toBe(0);
+    const text = result.stdout;
+    expect(text).toMatch(/^service 1003 {2}· {2}ERP order PED-001003 {2}· {2}client CLI-\d+\n/);
+    expect(text).toMatch(/^status: 6 approved$/m);
+    expect(text).toMatch(/^ {2}created {10}2026-\d\d-\d\dT/m);
+    expect(text).toMatch(/^labour:\n {2}cutting +R\$/m);
+    expect(text).toContain(service.materials.boards[0]?.description);
+    expect(text).toContain(`parts (${service.parts.length}):`);
+    expect(text).toMatch(/edge banding: (c1|none)/);
+    // The same amount a checkout of it charges.
+    const lookup = await new PlatformClient({
+      baseUrl: simulator.url,
+      email: DEMO_CREDENTIALS.email,
+      password: DEMO_CREDENTIALS.password,
+      apiKey: DEMO_CREDENTIALS.apiKey,
+      timeoutMs: 5000,
+      logger: captureLog().logger,
+    }).getService(1003);
+    if (!lookup.found) throw new Error('service 1003 not found');
+    const charge = await computedAmount(lookup.service, 'BRL');
+    const total = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(
+      charge.amount.amountMinor / 100,
+    );
+    expect(text).toContain(`amount the connector would charge: ${total}`);
   });
 
   it('links an ERP order code', async () => {

@@ -1,4 +1,4 @@
-import { startHarness, eventually, type Harness } from '../support/harness';
+import { startHarness, eventually, settled, type Harness } from '../support/harness';
 
 const USER = 'ops';
 const PASSWORD = 'dashboard-pass-123';
@@ -67,6 +67,8 @@ describe('the dashboard is read-mostly and refuses cross-site writes', () => {
     ['PUT', '/api/queues/notifications/pause', undefined],
     ['PUT', '/api/queues/notifications/promote', undefined],
   ])('refuses %s %s, which it does not offer, and adds nothing', async (method, path, body) => {
+    // A delivery another test retried may still be running: counts are compared at rest.
+    await settled(h.connector.jobs);
     const before = await h.connector.jobs.notificationQueue.getJobCounts();
     const res = await write(method, path, {
       origin: h.url,

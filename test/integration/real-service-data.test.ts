@@ -118,13 +118,22 @@ describe('real platform data never stops a payment', () => {
   });
 
   it('shows both services with `services get`, odd fields as they came', async () => {
+    const env = {
+      PLATFORM_BASE_URL: h.simulator.url,
+      PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+      PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+      PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+    };
     const run = async (id: number) => {
-      const { code, stdout, stderr } = await runCliCaptured(['services', 'get', String(id)], {
-        PLATFORM_BASE_URL: h.simulator.url,
-        PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
-        PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
-        PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
-      });
+      const { code, stdout, stderr } = await runCliCaptured(
+        ['services', 'get', String(id), '--json'],
+        {
+          PLATFORM_BASE_URL: h.simulator.url,
+          PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+          PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+          PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+        },
+      );
       return { code, service: JSON.parse(stdout || 'null'), stderr };
     };
     const guide = await run(GUIDE_ID);
@@ -134,11 +143,21 @@ describe('real platform data never stops a payment', () => {
     const odd = await run(ODD_ID);
     expect(odd.code).toBe(0);
     expect(odd.service).toMatchObject({
-      id: ODD_ID,
+      // As the platform sent it: a string id stays a string.
+      id: String(ODD_ID),
       client: 'CLI-0001',
       parts: [expect.objectContaining({ function: 7 }), expect.anything(), 'garbage', null],
       extra_block: { anything: [1, 'two', null] },
     });
     expect(odd.stderr).toContain('unexpected fields');
+
+    // The readable summary takes the same odd data: what it cannot read it leaves out.
+    const summary = await runCliCaptured(['services', 'get', String(ODD_ID)], env);
+    expect(summary.code).toBe(0);
+    expect(summary.stdout).toMatch(new RegExp(`^service ${ODD_ID}`));
+    expect(summary.stdout).toContain('parts (4):');
+    expect(summary.stdout).toMatch(/amount the connector would charge: R\$/);
+    const guideSummary = await runCliCaptured(['services', 'get', String(GUIDE_ID)], env);
+    expect(guideSummary.stdout).toContain('drills: corner 2 XP Ø8 depth 22 at (0, 37, 9)');
   });
 });

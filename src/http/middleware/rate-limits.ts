@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { RateLimitConfig } from '../../config';
-import { AppError } from '../../errors';
+import { AppError, errorMessage } from '../../errors';
 import type { Logger } from '../../infra/logger';
 import { scriptSha } from '../../infra/redis-scripts';
 
@@ -68,7 +68,7 @@ export function rateLimiters(
     logger.warn('rate limiter', {
       limiter: name,
       errMessage: message,
-      cause: error instanceof Error ? error.message : String(error),
+      cause: errorMessage(error),
     });
   const limiter = (
     name: string,

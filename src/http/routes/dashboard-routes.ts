@@ -52,4 +52,5 @@ export function dashboardRoutes(
 const DESCRIPTIONS: Record<string, string> = {
   checkout: 'Producing checkout URLs, expiry checks and the reconciler',
   notifications: 'finish-checkout and cancel-checkout deliveries to the platform',
+  sync: 'The ERP sync: passes, and services delivered to the ERP (a failed one is retried alone)',
 };

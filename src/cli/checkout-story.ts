@@ -1,0 +1,147 @@
+import type { CheckoutRecord, CheckoutState } from '../checkout/checkout-record';
+import type { DeliveryProgress } from '../delivery/ports';
+import { formatMoney } from './service-formats';
+
+/** One step of a checkout's story. */
+export interface StoryStep {
+  step: string;
+  at: string | undefined;
+  note?: string;
+}
+
+/** A checkout as `checkout status` tells it. */
+export interface CheckoutStory {
+  checkout_id: string;
+  service_id: number;
+  provider: string;
+  state: CheckoutState;
+  outcome: string | undefined;
+  amount: { amount_minor: number; currency: string } | undefined;
+  checkout_url: string | undefined;
+  expires_at: string;
+  requests: number | undefined;
+  steps: StoryStep[];
+  deliveries: Array<{
+    kind: string;
+    state: string;
+    attempts: number;
+    last_error: string | undefined;
+    finished_at: string | undefined;
+    next_attempt_at: string | undefined;
+  }>;
+}
+
+const OUTCOME_NOTES: Partial<
+  Record<CheckoutState, (record: CheckoutRecord) => string | undefined>
+> = {
+  paid: (r) => (r.transactionId ? `transaction ${r.transactionId}` : undefined),
+  declined: (r) => r.reason,
+  expired: (r) => r.reason,
+  failed: (r) => r.reason,
+};
+
+function deliveryStep(delivery: DeliveryProgress, reportedAt: string | undefined): StoryStep {
+  const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
+  switch (delivery.state) {
+    case 'completed':
+      return {
+        step: `${delivery.kind} delivered`,
+        at: reportedAt ?? delivery.finishedAt,
+        note: attempts,
+      };
+    case 'failed':
+      return {
+        step: `${delivery.kind} failed`,
+        at: delivery.finishedAt,
+        note: `${attempts}, last error: ${delivery.lastError ?? 'unknown'}; in the failed set (connector notifications retry ${delivery.kind}-...)`,
+      };
+    default:
+      return {
+        step: `${delivery.kind} ${delivery.state === 'delayed' ? 'retrying' : delivery.state}`,
+        at: undefined,
+        note: [
+          attempts,
+          delivery.nextAttemptAt ? `next attempt ${delivery.nextAttemptAt}` : undefined,
+          delivery.lastError ? `last error: ${delivery.lastError}` : undefined,
+        ]
+          .filter(Boolean)
+          .join(', '),
+      };
+  }
+}
+
+/** The story of one checkout: every step reached, with its time, then its deliveries. */
+export function checkoutStory(
+  record: CheckoutRecord,
+  deliveries: DeliveryProgress[],
+): CheckoutStory {
+  const reached = record.reachedAt ?? {};
+  const steps: StoryStep[] = [
+    {
+      step: 'requested',
+      at: record.createdAt,
+      note: record.requests && record.requests > 1 ? `${record.requests} requests` : undefined,
+    },
+  ];
+  if (reached.url_sent) steps.push({ step: 'URL sent', at: reached.url_sent });
+  if (reached.processing) steps.push({ step: 'processing', at: reached.processing });
+  if (record.outcome) {
+    steps.push({
+      step: record.outcome,
+      at: reached[record.outcome] ?? record.updatedAt,
+      note: OUTCOME_NOTES[record.outcome]?.(record),
+    });
+  }
+  for (const delivery of deliveries) steps.push(deliveryStep(delivery, reached.reported));
+  if (record.state === 'reported' && deliveries.length === 0) {
+    // The delivery's job is trimmed after 7 days; the record still says it was acknowledged.
+    steps.push({ step: 'platform notified', at: reached.reported });
+  }
+  if (record.cancelDroppedFor) {
+    steps.push({
+      step: 'cancel not sent',
+      at: undefined,
+      note: `a newer checkout of the service was paid (${record.cancelDroppedFor})`,
+    });
+  }
+  return {
+    checkout_id: record.checkoutId,
+    service_id: record.serviceId,
+    provider: record.provider,
+    state: record.state,
+    outcome: record.outcome,
+    amount: record.amount
+      ? { amount_minor: record.amount.amountMinor, currency: record.amount.currency }
+      : undefined,
+    checkout_url: record.url,
+    expires_at: record.expiresAt,
+    requests: record.requests,
+    steps,
+    deliveries: deliveries.map((d) => ({
+      kind: d.kind,
+      state: d.state,
+      attempts: d.attempts,
+      last_error: d.lastError,
+      finished_at: d.finishedAt,
+      next_attempt_at: d.nextAttemptAt,
+    })),
+  };
+}
+
+function amountText(amount: CheckoutStory['amount']): string {
+  return amount ? formatMoney(amount.amount_minor / 100, amount.currency) : 'not priced yet';
+}
+
+/** The table form: a heading per checkout, newest first, a line per step. */
+export function storyTable(stories: CheckoutStory[]): string {
+  return stories
+    .map((story) => {
+      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}  now ${story.state}`;
+      const lines = story.steps.map((step) =>
+        `  ${step.step.padEnd(18)} ${(step.at ?? '').padEnd(24)}${step.note ? `  ${step.note}` : ''}`.trimEnd(),
+      );
+      return [head, ...lines].join('\n');
+    })
+    .join('\n\n')
+    .concat('\n');
+}

@@ -1,0 +1,163 @@
+import { computedAmount } from '../checkout/amount-source';
+import {
+  dateTextOf,
+  SERVICE_STATUS_NAMES,
+  statusCodeOf,
+  textOf,
+  type Service,
+} from '../platform/schemas';
+import { formatMoney } from './service-formats';
+
+/*
+ * `services get`: a service as a person reads it. Every field is read as it passed through
+ * (PLATFORM.md: sub-objects may be partial or absent), so nothing here can fail on odd data:
+ * what is missing is left out, what is odd is shown as text.
+ */
+
+type Loose = Record<string, unknown>;
+
+const asObject = (value: unknown): Loose =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : {};
+const asArray = (value: unknown): Loose[] =>
+  Array.isArray(value) ? value.map((item) => asObject(item)) : [];
+const num = (value: unknown): number | undefined => {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+};
+
+function money(amount: number | undefined, currency: string): string {
+  return amount === undefined ? '' : formatMoney(amount, currency);
+}
+
+const STATUS_DATES: ReadonlyArray<[string, string]> = [
+  ['created_date', 'created'],
+  ['budgeted_date', 'quote generated'],
+  ['purchased_date', 'purchased'],
+  ['authorized_date', 'approved'],
+  ['finished_date', 'finished'],
+];
+
+const LABOUR: ReadonlyArray<[string, string]> = [
+  ['cutting', 'cutting'],
+  ['edging', 'edge banding'],
+  ['machining', 'machining'],
+  ['packing', 'packing'],
+  ['delivery', 'delivery'],
+];
+
+function machiningResume(machining: Loose): string {
+  const resume = asObject(machining.resume);
+  const groups: Array<[string, string, string]> = [
+    ['drills', 'diameter', 'drills Ø'],
+    ['rip', 'thickness', 'rip'],
+    ['filister', 'thickness', 'filister'],
+  ];
+  return groups
+    .flatMap(([key, size, label]) => {
+      const items = asArray(resume[key]);
+      if (items.length === 0) return [];
+      const parts = items.map(
+        (item) => `${textOf(item[size]) ?? '?'} mm × ${textOf(item.quantity) ?? '?'}`,
+      );
+      return [`${label} ${parts.join(', ')}`];
+    })
+    .join('; ');
+}
+
+function partLines(part: Loose): string[] {
+  const size = [textOf(part.c), textOf(part.l)].every(Boolean)
+    ? `${textOf(part.c)} × ${textOf(part.l)} mm`
+    : '';
+  const head = [
+    `${textOf(part.quantity) ?? '?'} ×`,
+    textOf(part.function) ?? 'part',
+    size,
+    textOf(part.material) ?? '',
+    textOf(part.complement) ? `(${textOf(part.complement)})` : '',
+  ]
+    .filter(Boolean)
+    .join('  ');
+  const lines = [`  ${head}`];
+  const edges = ['c1', 'c2', 'l1', 'l2'].flatMap((side) => {
+    const tape = textOf(part[side]);
+    return tape ? [`${side} ${tape}`] : [];
+  });
+  lines.push(`      edge banding: ${edges.length > 0 ? edges.join(', ') : 'none'}`);
+  const machining = asObject(part.machining);
+  const drills = asArray(machining.horizontalDrills);
+  if (drills.length > 0) {
+    const shown = drills.map(
+      (drill) =>
+        `corner ${textOf(drill.corner) ?? '?'} ${textOf(drill.direction) ?? ''} Ø${textOf(drill.diameter) ?? '?'} depth ${textOf(drill.depth) ?? '?'} at (${[drill.x, drill.y, drill.z].map((v) => textOf(v) ?? '?').join(', ')})`,
+    );
+    lines.push(`      drills: ${shown.join('; ')}`);
+  }
+  const others = Object.keys(machining).filter(
+    (key) => !['x', 'y', 'z', 'startSide', 'horizontalDrills'].includes(key),
+  );
+  if (others.length > 0) lines.push(`      more machining: ${others.join(', ')}`);
+  return lines;
+}
+
+/** The readable summary of `services get <id>`. */
+export async function serviceSummary(service: Service, currency: string): Promise<string> {
+  const raw = service as unknown as Loose;
+  const status = asObject(raw.status);
+  const code = statusCodeOf(raw.status);
+  const out: string[] = [];
+  const erp = textOf(raw.internal_code);
+  const client = textOf(asObject(raw.client).internal_code);
+  out.push(
+    [
+      `service ${service.id}`,
+      erp ? `ERP order ${erp}` : 'no ERP order',
+      client ? `client ${client}` : '',
+    ]
+      .filter(Boolean)
+      .join('  ·  '),
+  );
+  out.push(
+    `status: ${code === undefined ? 'unknown' : `${code} ${SERVICE_STATUS_NAMES[code] ?? '(unknown code)'}`}`,
+  );
+  for (const [field, label] of STATUS_DATES) {
+    const date = dateTextOf(status[field]);
+    if (date) out.push(`  ${label.padEnd(16)} ${date}`);
+  }
+  const observation = textOf(raw.observation);
+  if (observation) out.push(`observation: ${observation}`);
+
+  const labour = asObject(raw.labour);
+  const labourLines = LABOUR.flatMap(([key, label]) => {
+    if (!(key in labour)) return [];
+    const item = asObject(labour[key]);
+    const quantity = textOf(item.quantity);
+    const extra = key === 'machining' ? machiningResume(item) : '';
+    return [
+      `  ${label.padEnd(14)} ${money(num(item.price), currency).padStart(14)}${quantity ? `  quantity ${quantity}` : ''}${extra ? `  ${extra}` : ''}`,
+    ];
+  });
+  if (labourLines.length > 0) out.push('', 'labour:', ...labourLines);
+
+  const materials = asObject(raw.materials);
+  const materialLines = (['boards', 'edges', 'components'] as const).flatMap((kind) =>
+    asArray(materials[kind]).map((item) => {
+      const name = textOf(item.description) ?? textOf(item.internal_code) ?? kind;
+      const codeText = textOf(item.internal_code) ? ` [${textOf(item.internal_code)}]` : '';
+      const unit = textOf(item.unit) ? ` ${textOf(item.unit)}` : '';
+      return `  ${kind.padEnd(10)} ${textOf(item.quantity) ?? '?'}${unit} × ${name}${codeText}  ${money(num(item.price), currency)} each`;
+    }),
+  );
+  if (materialLines.length > 0) out.push('', 'materials:', ...materialLines);
+
+  const parts = asArray(raw.parts);
+  if (parts.length > 0) out.push('', `parts (${parts.length}):`, ...parts.flatMap(partLines));
+
+  const charge = await computedAmount(service, currency);
+  out.push(
+    '',
+    `amount the connector would charge: ${money(charge.amount.amountMinor / 100, currency)}`,
+  );
+  for (const line of charge.lines)
+    out.push(`  ${line.label}  ${money(line.amountMinor / 100, currency)}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,100 @@
+import axios, { type AxiosInstance } from 'axios';
+import { AppError } from '../errors';
+import {
+  classifyStatus,
+  describeNetworkFailure,
+  parseRetryAfterMs,
+} from '../platform/answer-classification';
+import type { ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
+import { SIGNATURE_HEADER, signatureHeader } from './signature';
+
+export interface WebhookSinkOptions {
+  url: string;
+  secret: string;
+  timeoutMs: number;
+  log: SyncLog;
+  /** Seconds since the epoch (tests pin it). */
+  now?: () => number;
+}
+
+/** The longest ERP order code taken from an answer (the platform's own limit is not documented). */
+const MAX_CODE_LENGTH = 255;
+
+/** `{"internal_code": "..."}` from a 2xx answer; anything else is no code (and no failure). */
+function codeFrom(data: unknown): string | undefined {
+  if (!data || typeof data !== 'object') return undefined;
+  const code = (data as { internal_code?: unknown }).internal_code;
+  if (typeof code === 'number' && Number.isFinite(code)) return String(code);
+  if (typeof code !== 'string') return undefined;
+  const trimmed = code.trim();
+  return trimmed !== '' && trimmed.length <= MAX_CODE_LENGTH ? trimmed : undefined;
+}
+
+/**
+ * ERP_SINK=webhook: POSTs each service as JSON to the ERP, signed (`X-Connector-Signature`),
+ * with `X-Connector-Delivery` the same on every attempt of one version. A 2xx delivers; its
+ * `internal_code`, when given, is the ERP order to link. Other answers fail as the platform's
+ * do: 408/425/429/5xx and network errors are retried, 3xx/401/403/404 too (with an error logged:
+ * a person must fix the secret or the URL), any other 4xx fails for good. The secret and the
+ * URL's credentials never reach a log or an error.
+ */
+export class WebhookSink implements ErpSink {
+  readonly kind = 'webhook';
+  private readonly http: AxiosInstance;
+
+  constructor(private readonly options: WebhookSinkOptions) {
+    this.http = axios.create({
+      timeout: options.timeoutMs,
+      maxRedirects: 0,
+      validateStatus: () => true,
+      // The body is sent as signed, byte for byte.
+      transformRequest: [(data: unknown) => data],
+      responseType: 'json',
+    });
+  }
+
+  async deliver(delivery: {
+    serviceId: number;
+    sent: unknown;
+    deliveryId: string;
+  }): Promise<SinkReceipt> {
+    const { serviceId, deliveryId } = delivery;
+    const raw = JSON.stringify(delivery.sent);
+    const now = this.options.now?.() ?? Math.floor(Date.now() / 1000);
+    let response;
+    try {
+      response = await this.http.post(this.options.url, raw, {
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          [SIGNATURE_HEADER]: signatureHeader(this.options.secret, raw, now),
+          'X-Connector-Delivery': deliveryId,
+        },
+      });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new AppError('ERP_UNAVAILABLE', `ERP webhook: ${describeNetworkFailure(code)}.`);
+    }
+    const answer = classifyStatus(response.status);
+    if (answer === 'success') return { internalCode: codeFrom(response.data) };
+    const message = `ERP webhook answered ${response.status}.`;
+    if (answer === 'transient') {
+      throw new AppError('ERP_UNAVAILABLE', message, {
+        upstreamStatus: response.status,
+        retryAfterMs: parseRetryAfterMs(response.headers['retry-after']),
+      });
+    }
+    // 3xx, 401, 403, 404: a person can fix the secret or the URL while the queue retries.
+    const misconfigured = answer === 'misconfigured';
+    if (misconfigured) {
+      this.options.log.error(
+        'the ERP webhook refuses the connector: check ERP_WEBHOOK_URL and ERP_WEBHOOK_SECRET',
+        { status: response.status, serviceId },
+      );
+    }
+    throw new AppError('ERP_REJECTED', message, {
+      upstreamStatus: response.status,
+      retryable: misconfigured,
+    });
+  }
+}

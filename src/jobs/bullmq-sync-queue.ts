@@ -1,0 +1,87 @@
+import { Queue, type ConnectionOptions } from 'bullmq';
+import type { PaidServiceSync } from '../checkout/ports';
+import { batchesOf } from '../sync/batches';
+import type { SyncItem, SyncQueue } from '../sync/ports';
+import { EVENT_STREAMS, RETENTION } from './bullmq-checkout-jobs';
+import { jobIds, QUEUES, type SyncBatchJob, type SyncDeliverJob } from './queue-names';
+
+/**
+ * Services per batch job: small enough that a batch is seconds of work (a worker slot delivers
+ * them one after the other), large enough that the queue's own cost per service is small.
+ */
+export const BATCH_SIZE = 25;
+
+/** The scheduler's id: one schedule however many workers upsert it. */
+const PASS_SCHEDULER = 'sync-pass';
+
+/**
+ * The ERP sync's queue: `pass` jobs (on a schedule, SYNC_INTERVAL), `deliver-batch` jobs (a
+ * pass's new and changed services, BATCH_SIZE at a time) and `deliver` jobs (one service: a paid
+ * checkout's, or one its batch could not deliver), retried on the notifications' schedule, failed
+ * ones kept for weeks in the failed set and the dashboard.
+ */
+export class BullmqSyncQueue implements SyncQueue, PaidServiceSync {
+  readonly queue: Queue;
+
+  constructor(
+    connection: ConnectionOptions,
+    prefix: string,
+    private readonly settings: { maxAttempts: number },
+  ) {
+    this.queue = new Queue(QUEUES.sync, { connection, prefix, streams: EVENT_STREAMS });
+  }
+
+  private deliverOptions(jobId: string) {
+    return {
+      jobId,
+      attempts: this.settings.maxAttempts,
+      backoff: { type: 'notification' },
+      ...RETENTION,
+    };
+  }
+
+  async deliver(items: readonly SyncItem[]): Promise<void> {
+    // Batches: the queue's cost is paid per batch, not per service; one round trip for a page.
+    await this.queue.addBulk(
+      batchesOf(items, BATCH_SIZE).map((batch) => {
+        const data: SyncBatchJob = { items: batch };
+        return { name: 'deliver-batch', data, opts: this.deliverOptions(jobIds.syncBatch(batch)) };
+      }),
+    );
+  }
+
+  async deliverAlone(items: readonly SyncItem[]): Promise<void> {
+    await this.queue.addBulk(
+      items.map((item) => {
+        const data: SyncDeliverJob = { ...item, cause: 'pass' };
+        return {
+          name: 'deliver',
+          data,
+          opts: this.deliverOptions(jobIds.syncDeliver(item.serviceId, item.fingerprint)),
+        };
+      }),
+    );
+  }
+
+  async servicePaid(serviceId: number, checkoutId: string): Promise<void> {
+    const data: SyncDeliverJob = { serviceId, cause: 'paid' };
+    await this.queue.add('deliver', data, this.deliverOptions(jobIds.syncPaid(checkoutId)));
+  }
+
+  /** Runs a pass every `everyMs`; with undefined, removes the schedule (SYNC_INTERVAL unset). */
+  async schedule(everyMs: number | undefined): Promise<void> {
+    if (everyMs === undefined) {
+      await this.queue.removeJobScheduler(PASS_SCHEDULER);
+      return;
+    }
+    await this.queue.upsertJobScheduler(
+      PASS_SCHEDULER,
+      { every: everyMs },
+      {
+        name: 'pass',
+        data: {},
+        opts: { attempts: 3, removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
+      },
+    );
+  }
+}

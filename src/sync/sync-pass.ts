@@ -1,0 +1,47 @@
+import { serviceFingerprint } from './fingerprint';
+import type { PassCounts, SyncDeps, SyncItem, SyncQueue } from './ports';
+
+/**
+ * One pass of the sync: pages through the services of each synced status, compares each light
+ * item's fingerprint with the one last delivered, and hands the new and changed ones to
+ * `queue` a page at a time. Only one page is held at a time; nothing is fetched in detail here.
+ * A service seen under two statuses in one pass (it moved while the pass ran) counts once.
+ */
+export async function runSyncPass(
+  deps: Pick<SyncDeps, 'platform' | 'ledger' | 'statuses' | 'log'>,
+  queue: SyncQueue,
+  options: { pageSize?: number } = {},
+): Promise<PassCounts & { queued: number }> {
+  const counts = { seen: 0, new: 0, changed: 0, unchanged: 0, queued: 0 };
+  const seen = new Set<number>();
+  for (const status of deps.statuses) {
+    const pages = deps.platform.iterateServicePages({ status }, { pageSize: options.pageSize });
+    for await (const page of pages) {
+      const items: SyncItem[] = [];
+      for (const item of page.items) {
+        if (seen.has(item.id)) continue;
+        seen.add(item.id);
+        items.push({ serviceId: item.id, fingerprint: serviceFingerprint(item) });
+      }
+      if (items.length === 0) continue;
+      const delivered = await deps.ledger.fingerprints(items.map((item) => item.serviceId));
+      const toDeliver: SyncItem[] = [];
+      items.forEach((item, i) => {
+        const last = delivered[i];
+        if (last === item.fingerprint) counts.unchanged += 1;
+        else {
+          if (last === undefined) counts.new += 1;
+          else counts.changed += 1;
+          toDeliver.push(item);
+        }
+      });
+      counts.seen += items.length;
+      if (toDeliver.length > 0) {
+        await queue.deliver(toDeliver);
+        counts.queued += toDeliver.length;
+      }
+    }
+  }
+  deps.log.info('sync pass done', { ...counts, statuses: deps.statuses });
+  return counts;
+}

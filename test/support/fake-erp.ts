@@ -1,0 +1,107 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, RequestListener } from 'node:http';
+import { LoopbackFake } from './loopback-server';
+
+/** One delivery as the fake ERP received it. */
+export interface ErpDelivery {
+  serviceId: number | undefined;
+  body: unknown;
+  raw: string;
+  deliveryId: string | undefined;
+  signature: string | undefined;
+  verified: boolean;
+  answered: number;
+  at: number;
+}
+
+/**
+ * An ERP's webhook endpoint, written from README's "Verifying a delivery" section (not from the
+ * connector's code): it checks `X-Connector-Signature` (t=<unix s>,v1=<hex HMAC-SHA256 of
+ * "<t>.<raw body>">, five minutes of tolerance) with its own HMAC, answers 401 when it does not
+ * verify, and otherwise 200 `{"internal_code": "ERP-<id>"}`. `down` answers 503; `codes` off
+ * answers `{}`; a service in `refuse` is answered 422.
+ */
+export class FakeErp extends LoopbackFake {
+  readonly received: ErpDelivery[] = [];
+  down = false;
+  codes = true;
+  /** Services this ERP refuses with 422 (its own validation says no). */
+  readonly refuse = new Set<number>();
+
+  constructor(private readonly secret: string) {
+    super();
+  }
+
+  accepted(serviceId?: number): ErpDelivery[] {
+    return this.received.filter(
+      (d) => d.answered === 200 && (serviceId === undefined || d.serviceId === serviceId),
+    );
+  }
+
+  private verify(raw: string, header: string | undefined): boolean {
+    const parts = Object.fromEntries(
+      (header ?? '').split(',').map((kv) => kv.split('=', 2) as [string, string]),
+    );
+    const t = Number(parts.t);
+    if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300) return false;
+    const expected = createHmac('sha256', this.secret).update(`${parts.t}.${raw}`).digest();
+    const given = Buffer.from(parts.v1 ?? '', 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  protected buildApp(): RequestListener {
+    return (req, res) => {
+      void readBody(req).then((raw) => {
+        let body: unknown;
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = undefined;
+        }
+        const signature = req.headers['x-connector-signature'] as string | undefined;
+        const verified = this.verify(raw, signature);
+        const id = (body as { id?: unknown } | undefined)?.id;
+        const serviceId =
+          typeof id === 'number' ? id : typeof id === 'string' ? Number(id) : undefined;
+        const refused = serviceId !== undefined && this.refuse.has(serviceId);
+        const answered: number = this.down ? 503 : !verified ? 401 : refused ? 422 : 200;
+        this.received.push({
+          serviceId,
+          body,
+          raw,
+          deliveryId: req.headers['x-connector-delivery'] as string | undefined,
+          signature,
+          verified,
+          answered,
+          at: Date.now(),
+        });
+        res.writeHead(answered, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            answered === 200
+              ? this.codes
+                ? { internal_code: `ERP-${serviceId}` }
+                : {}
+              : {
+                  error:
+                    answered === 401
+                      ? 'bad signature'
+                      : answered === 422
+                        ? 'invalid order'
+                        : 'down',
+                },
+          ),
+        );
+      });
+    };
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
