@@ -32,6 +32,8 @@ export interface CheckoutStore {
     expiresAt: Date;
   }): Promise<OpenResult>;
   get(checkoutId: string): Promise<CheckoutRecord | undefined>;
+  /** Several records in one round trip, in the order asked; undefined where there is none. */
+  getMany(checkoutIds: readonly string[]): Promise<Array<CheckoutRecord | undefined>>;
   /**
    * By when the reconciler has looked at a checkout that changed at `now`, passes keeping up:
    * its first look is due half an interval after, and passes run every interval.
@@ -101,6 +103,8 @@ export interface CheckoutJobs {
   produce(checkoutId: string, jobKey: string): Promise<void>;
   /** Checks the checkout once it is due to expire. */
   scheduleExpiry(checkoutId: string, at: Date): Promise<void>;
+  /** The same for several checkouts, in one round trip. */
+  scheduleExpiries(expiries: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void>;
   /** Delivers a finish or cancel, at least once; enqueuing the same one twice is a no-op. */
   notify(notification: Notification): Promise<void>;
 }

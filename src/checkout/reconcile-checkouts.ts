@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors';
 import type { CheckoutDeps } from './checkout-deps';
-import { isOpen, isOutcome, notificationFor } from './checkout-record';
+import { isOpen, isOutcome, notificationFor, type CheckoutRecord } from './checkout-record';
 import { expireCheckout } from './expire-checkout';
 import { syncFromProvider } from './settle-checkout';
 
@@ -70,11 +70,16 @@ export async function reconcileCheckouts(
   while (deps.clock().getTime() - started.getTime() < options.budgetMs) {
     const ids = await deps.store.dueCheckouts(started, options.batchSize ?? 200);
     if (ids.length === 0) break;
+    // A batch's records and its expiry jobs take a round trip each, not one per checkout: a
+    // failure here (Redis away) fails the pass and leaves the line as it was for the next.
+    const records = await deps.store.getMany(ids);
+    await scheduleExpiries(deps, records);
     const looks: Array<{ checkoutId: string; at: Date }> = [];
-    await forEachLimited(ids, options.concurrency ?? 32, async (checkoutId) => {
+    const batch = ids.map((checkoutId, i) => ({ checkoutId, record: records[i] }));
+    await forEachLimited(batch, options.concurrency ?? 32, async ({ checkoutId, record }) => {
       let silentMs = 0;
       try {
-        silentMs = await lookAt(deps, checkoutId, report);
+        silentMs = await lookAt(deps, checkoutId, record, report);
       } catch (error) {
         report.errors += 1;
         deps.log.warn('reconciler could not look at a checkout', {
@@ -88,17 +93,42 @@ export async function reconcileCheckouts(
     await deps.store.scheduleLooks(looks);
   }
   report.backlog = (await deps.store.reconcileBacklog(started)).due;
-  if (report.looked > 0 || report.backlog > 0) deps.log.info('reconciler pass', { ...report });
+  if (report.looked > 0 || report.backlog > 0) {
+    const durationMs = deps.clock().getTime() - started.getTime();
+    deps.log.info('reconciler pass', { ...report, durationMs });
+  }
   return report;
 }
 
-/** Looks at one checkout and does what it needs; returns how long it has been silent. */
+/**
+ * The expiry jobs of the open checkouts among `records`: the request leaves a checkout's to the
+ * reconciler's first look, and the job ids make the later looks' no-ops. Scheduled before
+ * anything that may fail.
+ */
+async function scheduleExpiries(
+  deps: CheckoutDeps,
+  records: ReadonlyArray<CheckoutRecord | undefined>,
+): Promise<void> {
+  const now = deps.clock().getTime();
+  const expiries = records.flatMap((record) =>
+    record && isOpen(record.state) && now < Date.parse(record.expiresAt)
+      ? [{ checkoutId: record.checkoutId, at: new Date(record.expiresAt) }]
+      : [],
+  );
+  await deps.jobs.scheduleExpiries(expiries);
+}
+
+/**
+ * Looks at one checkout, as read at the start of its batch, and does what it needs; returns how
+ * long it has been silent. Every step checks the state it acts on, so a record changed since
+ * it was read is handled by the step, not undone by it.
+ */
 async function lookAt(
   deps: CheckoutDeps,
   checkoutId: string,
+  record: CheckoutRecord | undefined,
   report: ReconcileReport,
 ): Promise<number> {
-  const record = await deps.store.get(checkoutId);
   if (!record) {
     await deps.store.retire(checkoutId);
     report.retired += 1;
@@ -112,9 +142,6 @@ async function lookAt(
       if ((await expireCheckout(deps, checkoutId)) !== 'closed') report.expired += 1;
       return silentMs;
     }
-    // The checkout's expiry job (the request leaves it to this look; its id makes a repeat a
-    // no-op), before anything that may fail.
-    await deps.jobs.scheduleExpiry(checkoutId, new Date(record.expiresAt));
     if (!record.providerRef) {
       await deps.jobs.produce(checkoutId, checkoutId);
       report.reproduced += 1;

@@ -57,14 +57,14 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
   }
 
   async scheduleExpiry(checkoutId: string, at: Date): Promise<void> {
-    const data: ExpireJob = { checkoutId, requestId: currentLogContext().requestId };
-    await this.checkoutQueue.add('expire', data, {
-      jobId: jobIds.expire(checkoutId, at),
-      delay: Math.max(0, at.getTime() - Date.now()),
-      attempts: EXPIRE_ATTEMPTS,
-      backoff: { type: 'exponential', delay: EXPIRE_BACKOFF_MS },
-      ...RETENTION,
-    });
+    const job = expireJob(checkoutId, at);
+    await this.checkoutQueue.add(job.name, job.data, job.opts);
+  }
+
+  async scheduleExpiries(expiries: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void> {
+    if (expiries.length === 0) return;
+    // One MULTI for the lot: an existing job id is left as it is, as with add().
+    await this.checkoutQueue.addBulk(expiries.map((e) => expireJob(e.checkoutId, e.at)));
   }
 
   async notify(notification: Notification): Promise<void> {
@@ -105,4 +105,22 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
   async close(): Promise<void> {
     await Promise.all(this.queues.map((queue) => queue.close()));
   }
+}
+
+/** The job that checks a checkout once it is due to expire; its id makes a repeat a no-op. */
+function expireJob(
+  checkoutId: string,
+  at: Date,
+): { name: 'expire'; data: ExpireJob; opts: JobsOptions } {
+  return {
+    name: 'expire',
+    data: { checkoutId, requestId: currentLogContext().requestId },
+    opts: {
+      jobId: jobIds.expire(checkoutId, at),
+      delay: Math.max(0, at.getTime() - Date.now()),
+      attempts: EXPIRE_ATTEMPTS,
+      backoff: { type: 'exponential', delay: EXPIRE_BACKOFF_MS },
+      ...RETENTION,
+    },
+  };
 }

@@ -88,6 +88,17 @@ export class RedisCheckoutStore implements CheckoutStore {
     return recordFrom(await this.redis.hgetall(this.keys.record(checkoutId)));
   }
 
+  async getMany(checkoutIds: readonly string[]): Promise<Array<CheckoutRecord | undefined>> {
+    if (checkoutIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const checkoutId of checkoutIds) pipeline.hgetall(this.keys.record(checkoutId));
+    const answers = (await pipeline.exec()) ?? [];
+    return answers.map(([error, fields]) => {
+      if (error) throw error;
+      return recordFrom(fields as Record<string, string>);
+    });
+  }
+
   async findByProviderRef(
     provider: string,
     providerRef: string,
