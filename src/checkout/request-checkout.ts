@@ -30,8 +30,9 @@ export async function requestCheckout(
     });
     return { kind: 'already_paid', checkout: record };
   }
-  // While the URL is still being made, the same job id dedupes the request; once it was sent,
-  // each repeat is a job of its own that posts the same URL again.
+  // While the URL is still being made or sent, the same job id dedupes the request (the URL on
+  // its way answers it too); once it was sent, each repeat is a job of its own that posts the
+  // same URL again.
   const jobKey =
     result.kind === 'open' && record.state !== 'requested'
       ? `${record.checkoutId}:resend:${result.requestNumber}`

@@ -91,6 +91,12 @@ describe('checkout flow with the sandbox provider', () => {
   it('re-sends the same URL on a repeat request and creates no second payment', async () => {
     const first = await h.simulator.requestCheckout(1004);
     const url = await checkoutUrlOf(1004);
+    // A repeat while the URL is still on its way is answered by that URL: wait until the
+    // connector has recorded it sent, so this one is a repeat of a complete request.
+    const checkoutId = (first.body as { checkout_id: string }).checkout_id;
+    await eventually(async () =>
+      (await h.connector.deps.store.get(checkoutId))?.state === 'url_sent' ? true : undefined,
+    );
     const second = await h.simulator.requestCheckout(1004);
     expect((second.body as { checkout_id: string }).checkout_id).toBe(
       (first.body as { checkout_id: string }).checkout_id,
