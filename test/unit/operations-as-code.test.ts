@@ -74,3 +74,61 @@ describe('operations as code: alerts and dashboard read metrics the connector ex
     }
   });
 });
+
+describe('operations as code: docker-compose.yml', () => {
+  interface ComposeService {
+    image?: string;
+    build?: string;
+    init?: boolean;
+    read_only?: boolean;
+    ports?: string[];
+    profiles?: string[];
+    command?: string[];
+    environment?: Record<string, string | number>;
+    depends_on?: Record<string, { condition: string }>;
+    logging?: { driver: string; options: Record<string, string> };
+  }
+  const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), {
+    merge: true,
+  }) as { services: Record<string, ComposeService> };
+  const { redis, api, worker, simulator } = compose.services;
+  const documented = readFileSync(path.join(ROOT, 'config/.env.example'), 'utf8')
+    .split('\n')
+    .flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
+
+  it('runs the api and the worker from one image, each with its role and every variable', () => {
+    expect(documented.length).toBeGreaterThan(40);
+    for (const [service, role] of [
+      [api, 'api'],
+      [worker, 'worker'],
+    ] as const) {
+      expect(service?.image).toBe(simulator?.image);
+      expect(service?.environment?.ROLE).toBe(role);
+      // Compose passes only what is listed: a variable missing here could never be set.
+      expect(documented.filter((name) => !(name in (service?.environment ?? {})))).toEqual([]);
+      expect(service?.init).toBe(true);
+      expect(service?.read_only).toBe(true);
+      expect(service?.depends_on?.redis?.condition).toBe('service_healthy');
+      expect(service?.logging?.options['max-size']).toMatch(/^\d+m$/);
+    }
+    // Scalable: a worker publishes no port (two containers could not share one).
+    expect(worker?.ports).toBeUndefined();
+  });
+
+  it('binds published ports to the loopback interface and gates the demo on a healthy api', () => {
+    const published = [...(api?.ports ?? []), ...(simulator?.ports ?? [])];
+    expect(published.length).toBe(2);
+    for (const port of published)
+      expect(port).toMatch(/^\$\{CONNECTOR_BIND:-127\.0\.0\.1\}:|^127\.0\.0\.1:/);
+    expect(simulator?.profiles).toEqual(['demo']);
+    expect(simulator?.depends_on?.api?.condition).toBe('service_healthy');
+    expect(api?.environment?.PLATFORM_BASE_URL).toBe('${PLATFORM_BASE_URL:-http://simulator:4000}');
+  });
+
+  it('runs Redis append-only, with a memory ceiling and no eviction', () => {
+    const args = (redis?.command ?? []).join(' ');
+    expect(args).toMatch(/--appendonly yes/);
+    expect(args).toMatch(/--maxmemory \S+/);
+    expect(args).toMatch(/--maxmemory-policy noeviction/);
+  });
+});
