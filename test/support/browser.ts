@@ -8,6 +8,8 @@ export const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
 
 /** Where @sparticuz/chromium unpacks its shared libraries. */
 const BUNDLED_LIBS = path.join(tmpdir(), 'al2023', 'lib');
+/** Where it unpacks its fonts, with a fonts.conf naming them. */
+const BUNDLED_FONTS = path.join(tmpdir(), 'fonts');
 
 const OUR_FLAGS = [
   '--no-sandbox',
@@ -61,6 +63,9 @@ export async function browserExecutable(): Promise<{
     kind: 'bundled (@sparticuz/chromium)',
     env: {
       LD_LIBRARY_PATH: [BUNDLED_LIBS, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+      // Its own fonts: a machine with no browser installed has no font (text would take no
+      // room, and pages would look empty to the tests), nor a fontconfig to find one.
+      FONTCONFIG_PATH: BUNDLED_FONTS,
     },
   };
 }
