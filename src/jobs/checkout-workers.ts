@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
+import { Worker, type ConnectionOptions } from 'bullmq';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { expireCheckout } from '../checkout/expire-checkout';
 import { abandonCheckout, produceCheckout } from '../checkout/produce-checkout';
@@ -6,7 +6,7 @@ import { reconcileCheckouts } from '../checkout/reconcile-checkouts';
 import { deliverNotification } from '../delivery/deliver-notification';
 import { judgeDelivery } from '../delivery/delivery-policy';
 import { AppError, errorMessage } from '../errors';
-import { connectionErrorLogger, errorFields, type Logger } from '../infra/logger';
+import { errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import {
   expireJobSchema,
@@ -18,6 +18,7 @@ import {
   type NotificationJob,
 } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
+import { logWorkerEvents } from './worker-logging';
 import { jobHandler, runProcessor, type JobHandler } from './run-processor';
 
 export interface WorkerOptions {
@@ -146,23 +147,6 @@ export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions)
     { ...common, settings: notificationRetrySettings(options.notifyBackoffMs) },
   );
 
-  for (const worker of [checkoutWorker, notificationWorker]) {
-    worker.on('error', connectionErrorLogger(logger, { worker: worker.name }));
-    worker.on('failed', (job, error) => {
-      const final =
-        !job || error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-      logger.log(
-        final ? 'error' : 'warn',
-        final ? 'job failed for good' : 'job failed, will retry',
-        {
-          queue: worker.name,
-          jobId: job?.id,
-          jobName: job?.name,
-          attemptsMade: job?.attemptsMade,
-          errMessage: error.message,
-        },
-      );
-    });
-  }
+  for (const worker of [checkoutWorker, notificationWorker]) logWorkerEvents(worker, logger);
   return [checkoutWorker, notificationWorker];
 }

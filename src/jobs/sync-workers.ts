@@ -1,12 +1,13 @@
 import { errorMessage } from '../errors';
 import { Worker, type ConnectionOptions } from 'bullmq';
-import { connectionErrorLogger, type Logger } from '../infra/logger';
+import type { Logger } from '../infra/logger';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
 import type { SyncDeps, SyncQueue } from '../sync/ports';
 import { runSyncPass } from '../sync/sync-pass';
 import { syncBatchJobSchema, syncDeliverJobSchema, syncPassJobSchema, QUEUES } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { jobHandler, runProcessor } from './run-processor';
+import { logWorkerEvents } from './worker-logging';
 
 export interface SyncWorkerOptions {
   connection: ConnectionOptions;
@@ -63,14 +64,6 @@ export function startSyncWorker(
     stalledInterval: stalledIntervalFor(options.lockDurationMs),
     settings: notificationRetrySettings(options.backoffMs),
   });
-  worker.on('error', connectionErrorLogger(logger, { worker: worker.name }));
-  worker.on('failed', (job, error) => {
-    logger.warn('sync job failed', {
-      jobId: job?.id,
-      jobName: job?.name,
-      attemptsMade: job?.attemptsMade,
-      errMessage: error.message,
-    });
-  });
+  logWorkerEvents(worker, logger);
   return worker;
 }
