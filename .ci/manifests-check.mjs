@@ -2,7 +2,8 @@
 //   1. the kustomization builds: `kubectl kustomize` where kubectl is installed, else its
 //      `resources` read in order (the only kustomize fields it may use besides `images`);
 //   2. every object against the Kubernetes API's JSON schemas (kubernetes-models: types,
-//      required fields, enums and formats of the API version each object names);
+//      required fields, enums and formats of the API version each object names), and no field
+//      the API does not know (TypeScript's excess property check against the same types);
 //   3. what operators rely on: api and worker Deployments with probes on /healthz and /readyz,
 //      resource requests and a memory limit, a non-root read-only container without
 //      capabilities, the secrets from the Secret and nothing secret in the ConfigMap, the
@@ -10,7 +11,7 @@
 //      and a Service selecting the right pods;
 //   4. the connector's own configuration loader accepts each role's environment.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,42 @@ for (const object of objects) {
   } catch (error) {
     problem(`${where}: ${error.message}`);
   }
+}
+
+// --- 2b. no unknown field ---
+// The schemas above let any extra field through, where the API server drops it silently (a
+// misspelt `readinessProbe` is no probe at all). TypeScript's excess property check against
+// the same package's types refuses them: each object becomes a typed literal, and the compiler
+// reports the first unknown field of every nested object.
+const ts = (await import('typescript')).default;
+const cache = mkdtempSync(path.join(root, 'node_modules', '.manifests-check-'));
+try {
+  const files = new Map();
+  objects.forEach((object, i) => {
+    const module = groups[object.apiVersion];
+    if (!module) return;
+    const file = path.join(cache, `${i}.mts`);
+    files.set(file, `${object.kind} ${object.metadata?.name}`);
+    writeFileSync(
+      file,
+      `import type { I${object.kind} } from 'kubernetes-models/${module}/${object.kind}';\n` +
+        `export const object: I${object.kind} = ${JSON.stringify(object, null, 2)};\n`,
+    );
+  });
+  const program = ts.createProgram([...files.keys()], {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.Node16,
+    moduleResolution: ts.ModuleResolutionKind.Node16,
+    skipLibCheck: true,
+    types: [],
+  });
+  for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+    const where = files.get(diagnostic.file?.fileName) ?? 'the type check';
+    problem(`${where}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`);
+  }
+} finally {
+  rmSync(cache, { recursive: true, force: true });
 }
 
 // --- 3. what operators rely on ---
