@@ -127,6 +127,23 @@ describe('the reconciler, branch by branch', () => {
     expect(warning).toMatchObject({ checkoutId: broken });
   });
 
+  it('fails the pass when Redis refuses a batch, and leaves the line for the next pass', async () => {
+    const w = suite.world;
+    const id = await checkout();
+    const keys = checkoutKeys(w.prefix);
+    const fields = await w.redis.hgetall(keys.record(id));
+    // The record's key holds a string: reading the batch fails with WRONGTYPE.
+    await w.redis.del(keys.record(id));
+    await w.redis.set(keys.record(id), 'not a hash');
+    w.advance(INTERVAL_MS / 2);
+    const dueAt = await w.redis.zscore(keys.due, id);
+    await expect(pass(w)).rejects.toThrow(/WRONGTYPE/);
+    expect(await w.redis.zscore(keys.due, id)).toBe(dueAt);
+    await w.redis.del(keys.record(id));
+    await w.redis.hset(keys.record(id), fields);
+    expect(await pass(w)).toMatchObject({ looked: 1, synced: 1, errors: 0 });
+  });
+
   it('stops at its time budget and counts what is left, which the metrics show', async () => {
     const w = suite.world;
     await checkout();
