@@ -71,7 +71,7 @@ export function createDependencies(
       }
     : undefined;
   const deps: CheckoutDeps = {
-    // A lost webhook is healed within two reconciler intervals: first look after half of one.
+    // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
     store: new RedisCheckoutStore(redis, config.redis.prefix, {
       firstLookMs: Math.round(config.jobs.reconcileIntervalMs / 2),
     }),

@@ -31,7 +31,8 @@ export class RedisCheckoutStore implements CheckoutStore {
 
   /**
    * `firstLookMs`: a checkout that changed is due for a reconciler look this long after, unless
-   * it changes again first (half the reconciler's interval: a lost webhook heals within two).
+   * it changes again first (half the reconciler's interval: with the next pass within an
+   * interval and a pass's budget of 0.8 of one, a lost webhook heals within 2.3 intervals).
    */
   constructor(
     private readonly redis: Redis,

@@ -4,7 +4,7 @@ import type { SandboxProvider } from '../../src/payments/sandbox/sandbox-provide
 import { eventually, startHarness, type Harness } from '../support/harness';
 
 // A pass may work for 0.8 of an interval: at 10,000 checkouts, about 2 s on an idle two-core
-// machine and twice that beside a second test worker. The bound asserted is in intervals.
+// machine and twice that beside a second test worker, within the 4 s of a 5 s interval.
 const INTERVAL_MS = 5000;
 const OPEN = 9000;
 const FAILED = 1000;
@@ -68,7 +68,7 @@ describe('the reconciler at 10,000 checkouts', () => {
     return ids;
   }
 
-  it('heals a lost webhook on the newest checkout within two intervals', async () => {
+  it('heals a lost webhook on the newest checkout within the bound of 2.3 intervals', async () => {
     const { deps, jobs } = h.connector;
     // 1,000 paid checkouts whose finish the platform refuses for good (400): the failed set.
     h.simulator.faults.add({ match: '/payment/finish-checkout', status: 400 });
@@ -95,7 +95,9 @@ describe('the reconciler at 10,000 checkouts', () => {
 
     const finish = await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === newestService),
-      2 * INTERVAL_MS + 1000,
+      // Due half an interval after it changed, the next pass within an interval, reached within
+      // that pass's budget (0.8 of one); and a second for the finish's delivery.
+      2.3 * INTERVAL_MS + 1000,
       'the finish of the newest checkout',
     );
     expect(finish.idempotencyKey).toBe(`finish:${newest}`);
