@@ -173,7 +173,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       this.redis.get(this.keys.service(serviceId)),
     ]);
     const ids = latest && !listed.includes(latest) ? [...listed, latest] : listed;
-    const records = await Promise.all(ids.map((id) => this.get(id)));
+    const records = await this.getMany(ids);
     const kept = records.filter((record): record is CheckoutRecord => record !== undefined);
     // Records past their retention are gone: their ids leave the list too.
     const gone = ids.filter((_, i) => records[i] === undefined);
