@@ -5,6 +5,7 @@ import {
   describeNetworkFailure,
   parseRetryAfterMs,
 } from '../platform/answer-classification';
+import { textOf } from '../platform/schemas';
 import type { ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
 
@@ -23,11 +24,8 @@ const MAX_CODE_LENGTH = 255;
 /** `{"internal_code": "..."}` from a 2xx answer; anything else is no code (and no failure). */
 function codeFrom(data: unknown): string | undefined {
   if (!data || typeof data !== 'object') return undefined;
-  const code = (data as { internal_code?: unknown }).internal_code;
-  if (typeof code === 'number' && Number.isFinite(code)) return String(code);
-  if (typeof code !== 'string') return undefined;
-  const trimmed = code.trim();
-  return trimmed !== '' && trimmed.length <= MAX_CODE_LENGTH ? trimmed : undefined;
+  const code = textOf((data as { internal_code?: unknown }).internal_code)?.trim();
+  return code && code.length <= MAX_CODE_LENGTH ? code : undefined;
 }
 
 /**

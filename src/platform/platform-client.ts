@@ -29,10 +29,10 @@ export interface PaymentCall {
   idempotencyKey?: string;
 }
 
-export type ServiceLookup =
+export type ServiceLookup<T = Service> =
   | {
       found: true;
-      service: Service;
+      service: T;
       /** The answer as the platform sent it (numbers as strings stay strings): for the ERP. */
       sent: unknown;
     }
@@ -140,17 +140,12 @@ export class PlatformClient {
    * GET /services/:id for the ERP: the answer as the platform sent it, reading only its id and
    * status (a service whose priced lines the checkout could not read still reaches the ERP).
    */
-  getServiceAsSent(
-    id: number,
-  ): Promise<{ found: true; service: ServiceIdentity; sent: unknown } | { found: false }> {
+  getServiceAsSent(id: number): Promise<ServiceLookup<ServiceIdentity>> {
     return this.readService(id, serviceIdentitySchema);
   }
 
   /** GET /services/:id read through `schema`, the answer kept as sent; a 404 is not found. */
-  private async readService<T>(
-    id: number,
-    schema: ZodType<T>,
-  ): Promise<{ found: true; service: T; sent: unknown } | { found: false }> {
+  private async readService<T>(id: number, schema: ZodType<T>): Promise<ServiceLookup<T>> {
     try {
       const { data, sent } = await this.http.sendAndRead(
         { method: 'GET', path: servicePath(id), route: '/services/:id' },
