@@ -28,6 +28,12 @@ export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> =
   removeOnFail: { age: 30 * DAY_S },
 };
 
+/** A scheduled job's runs are trimmed to the last ones: the schedule makes a new one each time. */
+export const SCHEDULED_RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+  removeOnComplete: { count: 100 },
+  removeOnFail: { count: 1000 },
+};
+
 /** The checkout use cases' queues, on BullMQ. */
 export class BullmqCheckoutJobs implements CheckoutJobs {
   readonly checkoutQueue: Queue;
@@ -85,11 +91,7 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
       {
         name: 'reconcile',
         data: {},
-        opts: {
-          attempts: RECONCILE_ATTEMPTS,
-          removeOnComplete: { count: 100 },
-          removeOnFail: { count: 1000 },
-        },
+        opts: { attempts: RECONCILE_ATTEMPTS, ...SCHEDULED_RETENTION },
       },
     );
   }

@@ -2,8 +2,9 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { PaidServiceSync } from '../checkout/ports';
 import { batchesOf } from '../sync/batches';
 import type { SyncItem, SyncQueue } from '../sync/ports';
-import { EVENT_STREAMS, RETENTION } from './bullmq-checkout-jobs';
+import { EVENT_STREAMS, RETENTION, SCHEDULED_RETENTION } from './bullmq-checkout-jobs';
 import { jobIds, QUEUES, type SyncBatchJob, type SyncDeliverJob } from './queue-names';
+import { SYNC_PASS_ATTEMPTS } from './retry-schedules';
 
 /**
  * Services per batch job: small enough that a batch is seconds of work (a worker slot delivers
@@ -80,7 +81,7 @@ export class BullmqSyncQueue implements SyncQueue, PaidServiceSync {
       {
         name: 'pass',
         data: {},
-        opts: { attempts: 3, removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
+        opts: { attempts: SYNC_PASS_ATTEMPTS, ...SCHEDULED_RETENTION },
       },
     );
   }

@@ -1,8 +1,8 @@
-import { AppError } from '../errors';
 /*
  * Every retry schedule of the connector's jobs, in one place. Retries live in the queues only
  * (STYLE.md rule 4): the platform client under a job makes one attempt.
  */
+import { AppError } from '../errors';
 
 /**
  * The delay before retry number `attempt` (1 = the first retry) of a platform notification:
@@ -52,6 +52,9 @@ export const EXPIRE_BACKOFF_MS = 5000;
 
 /** The reconciler runs on a schedule of its own; a failed pass is simply the next one. */
 export const RECONCILE_ATTEMPTS = 1;
+
+/** A sync pass is retried a little (a platform blip), then left to the next scheduled one. */
+export const SYNC_PASS_ATTEMPTS = 3;
 
 /**
  * The BullMQ settings of a queue retried on the notifications' schedule (finish/cancel, the ERP
