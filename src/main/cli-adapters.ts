@@ -3,13 +3,12 @@ import type { CliAdapters, QueueAccess } from '../cli/cli-adapters';
 import { CliFailure, EXIT } from '../cli/cli-io';
 import { closeRedis, createRedis, waitForRedis } from '../infra/redis';
 import { BullmqDeliveryHistory, BullmqFailedDeliveries } from '../jobs/bullmq-failed-deliveries';
-import { createErpSink } from '../erp/erp-sink';
 import { createLogger } from '../infra/logger';
-import { PlatformClient } from '../platform/platform-client';
-import { RedisSyncLedger } from '../store/redis-sync-ledger';
 import type { ConnectorRedis } from '../infra/redis';
 import { QUEUES } from '../jobs/queue-names';
+import { PlatformClient } from '../platform/platform-client';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import { syncDeps } from './sync-deps';
 
 /** The CLI's adapters on the connector's Redis: the store and the failed set, as the server has them. */
 export const cliAdapters: CliAdapters = {
@@ -41,14 +40,13 @@ export const cliAdapters: CliAdapters = {
       component: 'sync',
     });
     return {
-      deps: {
+      deps: syncDeps(config.sync, {
+        redis,
+        prefix: config.redis.prefix,
         // A person is waiting: GETs get a short retry, as in `services`.
         platform: new PlatformClient({ ...config.platform, logger, getRetries: 2 }),
-        ledger: new RedisSyncLedger(redis, config.redis.prefix),
-        sink: createErpSink(config.sync.sink, logger),
-        statuses: config.sync.statuses,
-        log: logger,
-      },
+        logger,
+      }),
       close: () => closeRedis(redis),
     };
   },

@@ -9,10 +9,9 @@ import type { ProviderModule } from '../payments/provider-module';
 import { buildProviderModule } from '../payments/registry';
 import { PlatformClient } from '../platform/platform-client';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
-import { RedisSyncLedger } from '../store/redis-sync-ledger';
-import { createErpSink } from '../erp/erp-sink';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import type { SyncDeps } from '../sync/ports';
+import { syncDeps } from './sync-deps';
 
 export interface DependencyOptions {
   /** Replaces the default amount source (the sum of the service's prices). */
@@ -56,18 +55,16 @@ export function createDependencies(
     { redis, prefix: config.redis.prefix, publicUrl },
   );
   const platform = new PlatformClient({ ...config.platform, logger });
-  const sync = config.sync.sink
+  const { sink } = config.sync;
+  const sync = sink
     ? {
         queue: new BullmqSyncQueue(redis, config.redis.prefix, {
           maxAttempts: config.notify.maxAttempts,
         }),
-        deps: {
-          platform,
-          ledger: new RedisSyncLedger(redis, config.redis.prefix),
-          sink: createErpSink(config.sync.sink, logger),
-          statuses: config.sync.statuses,
-          log: logger,
-        },
+        deps: syncDeps(
+          { ...config.sync, sink },
+          { redis, prefix: config.redis.prefix, platform, logger },
+        ),
       }
     : undefined;
   const deps: CheckoutDeps = {

@@ -1,0 +1,20 @@
+import type { ErpSinkConfig, SyncConfig } from '../config';
+import { createErpSink } from '../erp/erp-sink';
+import type { Logger } from '../infra/logger';
+import type { ConnectorRedis } from '../infra/redis';
+import { RedisSyncLedger } from '../store/redis-sync-ledger';
+import type { SyncDeps, SyncPlatform } from '../sync/ports';
+
+/** The sync's collaborators, as the server's workers and `connector sync` both use them. */
+export function syncDeps(
+  sync: SyncConfig & { sink: ErpSinkConfig },
+  runtime: { redis: ConnectorRedis; prefix: string; platform: SyncPlatform; logger: Logger },
+): SyncDeps {
+  return {
+    platform: runtime.platform,
+    ledger: new RedisSyncLedger(runtime.redis, runtime.prefix),
+    sink: createErpSink(sync.sink, runtime.logger),
+    statuses: sync.statuses,
+    log: runtime.logger,
+  };
+}
