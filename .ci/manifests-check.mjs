@@ -54,20 +54,22 @@ function build() {
 const objects = build();
 
 // --- 2. the schemas ---
-const groups = { v1: 'v1', 'apps/v1': 'apps/v1', 'policy/v1': 'policy/v1' };
+// The API versions this check knows; each is also the package's module of that version.
+const API_VERSIONS = new Set(['v1', 'apps/v1', 'policy/v1']);
+/** The objects of a known version and kind: step 2b type-checks these. */
+const modelled = [];
 for (const object of objects) {
   const where = `${object.kind} ${object.metadata?.name}`;
-  const module = groups[object.apiVersion];
-  if (!module) {
+  if (!API_VERSIONS.has(object.apiVersion)) {
     problem(`${where}: apiVersion ${object.apiVersion} is not one this check knows`);
     continue;
   }
-  const models = await import(`kubernetes-models/${module}`);
-  const Model = models[object.kind];
+  const Model = (await import(`kubernetes-models/${object.apiVersion}`))[object.kind];
   if (!Model) {
     problem(`${where}: no ${object.kind} in ${object.apiVersion}`);
     continue;
   }
+  modelled.push(object);
   try {
     new Model(object).validate();
   } catch (error) {
@@ -84,14 +86,12 @@ const ts = (await import('typescript')).default;
 const cache = mkdtempSync(path.join(root, 'node_modules', '.manifests-check-'));
 try {
   const files = new Map();
-  objects.forEach((object, i) => {
-    const module = groups[object.apiVersion];
-    if (!module) return;
+  modelled.forEach((object, i) => {
     const file = path.join(cache, `${i}.mts`);
     files.set(file, `${object.kind} ${object.metadata?.name}`);
     writeFileSync(
       file,
-      `import type { I${object.kind} } from 'kubernetes-models/${module}/${object.kind}';\n` +
+      `import type { I${object.kind} } from 'kubernetes-models/${object.apiVersion}/${object.kind}';\n` +
         `export const object: I${object.kind} = ${JSON.stringify(object, null, 2)};\n`,
     );
   });
