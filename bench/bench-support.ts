@@ -46,8 +46,7 @@ export interface Child {
 
 /**
  * An entry point in a child process (TypeScript through tsx; a built `.js` as is), so what it
- * burns is its own;
- * resolves once its output matches `ready`, with the match.
+ * burns is its own; resolves once its output matches `ready`, with the match.
  */
 export async function startChild(
   entry: string,

@@ -1,5 +1,5 @@
-import { errorMessage } from '../errors';
 import { Worker, type ConnectionOptions } from 'bullmq';
+import { errorMessage } from '../errors';
 import type { Logger } from '../infra/logger';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
 import type { SyncDeps, SyncQueue } from '../sync/ports';

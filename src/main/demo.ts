@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-import { errorMessage } from '../errors';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { ConfigError, loadConfig } from '../config';
+import { errorMessage } from '../errors';
 import { createLogger } from '../infra/logger';
 import { startPrivateRedis, type PrivateRedis } from '../infra/private-redis';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simulator';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { errorMessage } from '../errors';
 import { ConfigError, loadConfig } from '../config';
+import { errorMessage } from '../errors';
 import { startConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';
 
