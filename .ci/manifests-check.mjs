@@ -117,23 +117,20 @@ const configMap =
   find('ConfigMap', 'checkout-connector') ?? problem('no ConfigMap checkout-connector');
 const secret = find('Secret', 'checkout-connector') ?? problem('no Secret checkout-connector');
 
-// The variables README and config/.env.example document; those marked "Secret." are secrets.
-const example = readFileSync(path.join(root, 'config', '.env.example'), 'utf8').split('\n');
-const documented = new Set();
-const secretNames = new Set();
-example.forEach((line, i) => {
-  const name = /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1];
-  if (!name) return;
-  documented.add(name);
-  if (/\bSecret\.\s*$/.test(example[i - 1] ?? '')) secretNames.add(name);
-});
+// The connector's own lists (dist/, built by npm ci): the variables it reads (those of
+// config/.env.example, a unit test keeps them equal) and those whose values are secrets.
+const require = createRequire(import.meta.url);
+const { loadConfig, CONFIG_VARIABLES, SECRET_VARIABLES } = require(
+  path.join(root, 'dist', 'config.js'),
+);
+const documented = new Set(CONFIG_VARIABLES);
+const secretNames = new Set(SECRET_VARIABLES);
 for (const key of Object.keys(configMap?.data ?? {})) {
-  if (!documented.has(key)) problem(`ConfigMap: ${key} is not a variable of config/.env.example`);
+  if (!documented.has(key)) problem(`ConfigMap: ${key} is not a variable the connector reads`);
   if (secretNames.has(key)) problem(`ConfigMap: ${key} is a secret; it belongs in the Secret`);
 }
 for (const key of Object.keys(secret?.stringData ?? secret?.data ?? {})) {
-  if (!secretNames.has(key))
-    problem(`Secret: ${key} is not a secret variable of config/.env.example`);
+  if (!secretNames.has(key)) problem(`Secret: ${key} is not a secret variable of the connector`);
 }
 
 const labelsMatch = (selector, labels) =>
@@ -209,8 +206,6 @@ else if (
   problem('Service: a targetPort names no port of the api container');
 
 // --- 4. the connector accepts each role's configuration ---
-const require = createRequire(import.meta.url);
-const { loadConfig } = require(path.join(root, 'dist', 'config.js'));
 const emptyDir = mkdtempSync(path.join(tmpdir(), 'manifests-'));
 for (const [role, env] of Object.entries(envs)) {
   try {
