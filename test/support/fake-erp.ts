@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
+import { text } from 'node:stream/consumers';
 import { LoopbackFake } from './loopback-server';
 
 /** One delivery as the fake ERP received it. */
@@ -51,7 +52,7 @@ export class FakeErp extends LoopbackFake {
 
   protected buildApp(): RequestListener {
     return (req, res) => {
-      void readBody(req).then((raw) => {
+      void text(req).then((raw) => {
         let body: unknown;
         try {
           body = JSON.parse(raw);
@@ -95,13 +96,4 @@ export class FakeErp extends LoopbackFake {
       });
     };
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
