@@ -54,6 +54,8 @@ export class PlatformSimulator {
   private port = 0;
   private host = '127.0.0.1';
   private readonly sockets = new Set<Socket>();
+  /** While connections are refused: the timer that listens again. */
+  private reopening: NodeJS.Timeout | undefined;
   private connector: SimulatorOptions['connector'];
   private readonly logger: Logger | undefined;
 
@@ -100,23 +102,34 @@ export class PlatformSimulator {
     return this.url;
   }
 
-  /** Stops listening and drops every connection. */
+  /**
+   * Stops listening and drops every connection and every answer held back; a refusal under way
+   * ends with it (the simulator does not listen again by itself).
+   */
   async stop(): Promise<void> {
-    this.faults.releaseHanging();
-    const server = this.server;
-    if (!server) return;
-    for (const socket of this.sockets) socket.destroy();
-    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    clearTimeout(this.reopening);
+    this.reopening = undefined;
+    await this.closeServer();
   }
 
   /** Refuses connections for `ms` (closes the port and every open socket), then listens again. */
   async refuseConnections(ms: number): Promise<void> {
-    await this.stop();
-    setTimeout(() => {
+    clearTimeout(this.reopening);
+    await this.closeServer();
+    this.reopening = setTimeout(() => {
+      this.reopening = undefined;
       void this.start(this.port, this.host).catch((error: unknown) => {
         this.logger?.error('simulator could not listen again', { err: String(error) });
       });
-    }, ms).unref();
+    }, ms);
+  }
+
+  private async closeServer(): Promise<void> {
+    this.faults.releaseAll();
+    const server = this.server;
+    if (!server) return;
+    for (const socket of this.sockets) socket.destroy();
+    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   /** Aims the platform's side of the flow at a connector's checkout route. */

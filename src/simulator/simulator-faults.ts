@@ -31,6 +31,8 @@ type ParsedRule = z.output<typeof faultRuleSchema>;
 export class SimulatorFaults {
   private rules: ParsedRule[] = [];
   private readonly hanging = new Set<Response>();
+  /** Answers held back by `latencyMs`, each with the timer that will release it. */
+  private readonly delayed = new Map<NodeJS.Timeout, Response>();
 
   constructor(private readonly chance: () => number = Math.random) {}
 
@@ -41,10 +43,23 @@ export class SimulatorFaults {
     return parsed;
   }
 
-  /** Removes every rule and releases hanging requests. */
+  /** Removes every rule and releases hanging requests (a delayed answer still comes). */
   clear(): void {
     this.rules = [];
     this.releaseHanging();
+  }
+
+  /**
+   * Drops every request held here, hanging or delayed, with its socket: nothing of a stopped
+   * simulator may answer later, nor keep a timer running after it.
+   */
+  releaseAll(): void {
+    this.releaseHanging();
+    for (const [timer, res] of this.delayed) {
+      clearTimeout(timer);
+      res.socket?.destroy();
+    }
+    this.delayed.clear();
   }
 
   list(): readonly ParsedRule[] {
@@ -103,8 +118,12 @@ export class SimulatorFaults {
         }
         next();
       };
-      if (rule.latencyMs) setTimeout(act, rule.latencyMs);
-      else act();
+      if (!rule.latencyMs) return act();
+      const timer = setTimeout(() => {
+        this.delayed.delete(timer);
+        act();
+      }, rule.latencyMs);
+      this.delayed.set(timer, res);
     };
   }
 }

@@ -37,12 +37,16 @@ describe('notifications failed, past a thousand', () => {
       },
       { connection, prefix, concurrency: 50 },
     );
-    await eventually(
-      async () => ((await queue.getFailedCount()) === COUNT ? true : undefined),
-      30_000,
-      'every job failed',
-    );
-    await worker.close();
+    try {
+      await eventually(
+        async () => ((await queue.getFailedCount()) === COUNT ? true : undefined),
+        30_000,
+        'every job failed',
+      );
+    } finally {
+      // Closed on the way out of a failure too: a worker left running keeps the test process up.
+      await worker.close();
+    }
   }, 60_000);
   afterAll(async () => {
     await queue.close();

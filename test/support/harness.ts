@@ -61,14 +61,23 @@ export async function startHarness(
       ...options.env,
       ...extra,
     });
-  const config = configFor();
   const extras: RunningConnector[] = [];
-  const connector = await startConnector(config, {
-    logger: log.logger,
-    host: '127.0.0.1',
-    exit: () => undefined,
-    ...options.start,
-  });
+  let config: ReturnType<typeof configFor>;
+  let connector: RunningConnector;
+  try {
+    config = configFor();
+    connector = await startConnector(config, {
+      logger: log.logger,
+      host: '127.0.0.1',
+      exit: () => undefined,
+      ...options.start,
+    });
+  } catch (error) {
+    // A half-started harness has no stop() for the suite to call: stop what did start.
+    await simulator.stop();
+    if (!options.redis) await redis.close();
+    throw error;
+  }
   simulator.connectTo({
     checkoutUrl: `${connector.url}${config.checkout.routePath}`,
     token: ROUTE_TOKEN,
