@@ -12,8 +12,11 @@ class SummaryReporter {
 
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
+    // A file that failed outside its tests (it did not load, or left something running) is a
+    // failure too, though it has no failed test to count.
+    const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
     const line =
-      `tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed` +
+      `tests: ${results.numPassedTests} passed, ${failed} failed` +
       (skipped ? `, ${skipped} skipped` : '');
     if (this.coverage) {
       const dir = path.join(__dirname, '..', '..', 'coverage');
