@@ -38,6 +38,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The body encoding or charset is not supported.',
   },
+  EXPECTATION_FAILED: {
+    status: 417,
+    retryable: false,
+    text: 'The request carries an `Expect` other than `100-continue`, the only one served.',
+  },
   RATE_LIMITED: {
     status: 429,
     retryable: true,

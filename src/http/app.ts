@@ -4,6 +4,7 @@ import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { errorResponder, notFound } from './middleware/error-responder';
 import { observeRequests } from './middleware/observe-requests';
+import { protocolChecks } from './middleware/protocol-checks';
 import type { RateLimiters } from './middleware/rate-limits';
 import { requestContext } from './middleware/request-context';
 import { DASHBOARD_PATH } from './routes/dashboard-routes';
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.use(requestContext());
   app.use(observeRequests(deps.logger, deps.metrics));
+  app.use(protocolChecks());
   for (const router of deps.apiRouters ?? []) app.use(router);
   mountRateLimits(app, deps.rateLimits);
   for (const router of deps.adminRouters ?? []) app.use(router);
@@ -78,6 +80,7 @@ export function createMetricsApp(deps: { logger: Logger; metrics: Metrics }): Ex
   const app = express();
   app.disable('x-powered-by');
   app.use(requestContext());
+  app.use(protocolChecks());
   app.use(metricsRoutes(deps.metrics.registry));
   app.use(notFound());
   app.use(errorResponder(deps.logger));

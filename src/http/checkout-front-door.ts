@@ -7,6 +7,7 @@ import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { FORM_BODY_LIMIT_BYTES } from './middleware/body-parsers';
 import { errorAnswer } from './middleware/error-responder';
+import { protocolProblem } from './middleware/protocol-checks';
 import { recordRequest } from './middleware/observe-requests';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
 import { headerToken } from './middleware/route-token';
@@ -119,7 +120,8 @@ export function checkoutFrontDoor(options: {
       length === undefined ||
       !/^\d{1,9}$/.test(length) ||
       Number(length) > limit ||
-      !matches(headerToken(headers))
+      !matches(headerToken(headers)) ||
+      protocolProblem(req) !== undefined
     ) {
       return false;
     }

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { Config } from '../config';
 import { createMetricsApp } from '../http/app';
-import { answerClientErrors } from '../http/client-errors';
+import { createHttpServer, serveRequests } from '../http/http-server';
 import { createLogger, type Logger } from '../infra/logger';
 import { createMetrics, observeQueues, observeReconciler, observeRedis } from '../infra/metrics';
 import { closeRedis, pingRedis } from '../infra/redis';
@@ -52,16 +52,18 @@ export async function startConnector(
 
   // Listen first, so that with PORT=0 (tests) the public URL can name the real port.
   const limits = config.http;
-  const server = createServer({
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    // Node enforces the two timeouts on this tick (30 s by default, which would let a slow
-    // client hold a connection that long whatever the timeouts say).
-    connectionsCheckingInterval: Math.max(100, Math.min(1000, limits.headersTimeoutMs / 2)),
-  });
+  const server = createHttpServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node enforces the two timeouts on this tick (30 s by default, which would let a slow
+      // client hold a connection that long whatever the timeouts say).
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, limits.headersTimeoutMs / 2)),
+    },
+    logger,
+  );
   server.maxConnections = limits.maxConnections;
-  answerClientErrors(server, logger);
   const port = await listenOn(server, config.port, options.host ?? '0.0.0.0');
   const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
 
@@ -71,7 +73,7 @@ export async function startConnector(
   observeReconciler(metrics, () => deps.store.reconcileBacklog(new Date()));
   observeRedis(metrics, () => pingRedis(redis));
   const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics });
-  server.on('request', listener);
+  serveRequests(server, listener);
   const running = await startWorkers(config, built, { logger, metrics });
   // BullMQ checks its connections asynchronously; a shutdown while that check is in flight would
   // leave it failing with no listener. With Redis up the check takes milliseconds: wait for it.
@@ -123,8 +125,8 @@ async function listenForMetrics(
   at: { port: number; host: string },
   runtime: { logger: Logger; metrics: ReturnType<typeof createMetrics> },
 ): Promise<{ server: Server; url: string }> {
-  const server = createServer({ headersTimeout: 5000, requestTimeout: 10_000 });
-  server.on('request', createMetricsApp(runtime));
+  const server = createHttpServer({ headersTimeout: 5000, requestTimeout: 10_000 }, runtime.logger);
+  serveRequests(server, createMetricsApp(runtime));
   const port = await listenOn(server, at.port, at.host);
   const host = at.host.includes(':') ? `[${at.host}]` : at.host;
   return { server, url: `http://${host}:${port}/metrics` };

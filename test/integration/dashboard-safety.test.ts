@@ -53,6 +53,11 @@ describe('the dashboard is read-mostly and refuses cross-site writes', () => {
     expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('cache-control')).toBe('no-store');
+    // bull-board's own Express app does not announce itself, on its page or its API.
+    expect(res.headers.get('x-powered-by')).toBeNull();
+    const api = await fetch(`${base}/api/queues`, { headers: { authorization: auth } });
+    expect(api.status).toBe(200);
+    expect(api.headers.get('x-powered-by')).toBeNull();
     // Even the credential challenge carries them.
     const challenge = await fetch(base);
     expect(challenge.status).toBe(401);

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
-import { send } from '../support/inbound-requests';
+import { exchangeRaw, send } from '../support/inbound-requests';
 
 /** A raw request, so that paths and bodies go out exactly as written (no client normalising). */
 const raw = (
@@ -64,6 +64,71 @@ describe('hostile input at the door', () => {
       expect(errorLines().length).toBe(before);
     },
   );
+
+  it.each([
+    ['GET', '/healthz'],
+    ['POST', '/checkout'],
+    ['GET', '/nowhere'],
+  ])('answers an HTTP/1.1 %s %s without a Host header with the JSON 400', async (method, path) => {
+    const before = errorLines().length;
+    const answer = await exchangeRaw(
+      h.url,
+      `${method} ${path} HTTP/1.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toContain('application/json');
+    expect(answer.headers['connection']).toBe('close');
+    expect(JSON.parse(answer.body)).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: 'An HTTP/1.1 request must carry a Host header.',
+        details: [{ field: 'host', problem: 'required' }],
+        request_id: answer.headers['x-request-id'],
+      },
+    });
+    expect(errorLines().length).toBe(before);
+    expect(h.log.entries().some((e) => e.message === 'request failed' && e.path === path)).toBe(
+      true,
+    );
+  });
+
+  it('serves an HTTP/1.0 request without a Host header, which that version allows', async () => {
+    const answer = await exchangeRaw(h.url, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ status: 'ok' });
+  });
+
+  it.each([
+    ['POST', '/checkout', 'something-else'],
+    ['GET', '/healthz', '200-ok'],
+  ])('answers %s %s with Expect: %s by the JSON 417', async (method, path, expectation) => {
+    const answer = await exchangeRaw(
+      h.url,
+      `${method} ${path} HTTP/1.1\r\nHost: x\r\nExpect: ${expectation}\r\n` +
+        'Content-Length: 0\r\nConnection: close\r\n\r\n',
+    );
+    expect(answer.status).toBe(417);
+    expect(answer.headers['content-type']).toContain('application/json');
+    expect(JSON.parse(answer.body)).toEqual({
+      error: {
+        code: 'EXPECTATION_FAILED',
+        message: 'The only expectation served is 100-continue.',
+        details: [{ field: 'expect', problem: 'unsupported' }],
+        request_id: answer.headers['x-request-id'],
+      },
+    });
+  });
+
+  it('still serves Expect: 100-continue, the one expectation HTTP/1.1 defines', async () => {
+    const answer = await exchangeRaw(
+      h.url,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    );
+    // The interim 100 comes first; the final answer follows it on the same connection.
+    expect(answer.status).toBe(100);
+    expect(answer.body).toContain('HTTP/1.1 200 OK');
+    expect(answer.body).toContain('{"status":"ok"}');
+  });
 
   it('answers a request without the token before reading its body, and closes the connection', async () => {
     // Headers promise 100 kB; only a few bytes follow. The answer must not wait for the rest.

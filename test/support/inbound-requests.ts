@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 
@@ -63,6 +64,58 @@ export function send(baseUrl: string, req: InboundRequest): Promise<Answer> {
       done({ status: 0, type: '', body: '', reset: error.code ?? error.message }),
     );
     outgoing.end(req.body);
+  });
+}
+
+/** An answer as read off the wire: the status line's code, the headers (lower-case), the body. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Writes `text` on a new connection exactly as given (no Host added, no header normalised) and
+ * reads one answer: until its Content-Length is in, or the server closes.
+ */
+export function exchangeRaw(baseUrl: string, text: string): Promise<RawAnswer> {
+  const port = Number(new URL(baseUrl).port);
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let received = Buffer.alloc(0);
+    const parse = (): RawAnswer | undefined => {
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return undefined;
+      const [statusLine = '', ...lines] = received
+        .subarray(0, end)
+        .toString('latin1')
+        .split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const body = received.subarray(end + 4);
+      const length = Number(headers['content-length'] ?? Number.NaN);
+      if (!socket.destroyed && !(body.length >= length)) return undefined;
+      return { status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') };
+    };
+    const finish = (): void => {
+      const answer = parse();
+      if (!answer) return;
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      finish();
+    });
+    socket.on('close', () => {
+      const answer = parse();
+      if (answer) resolve(answer);
+      else reject(new Error(`the connection closed without an answer: ${received.toString()}`));
+    });
+    socket.on('error', reject);
   });
 }
 

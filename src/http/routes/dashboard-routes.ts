@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { Router } from 'express';
+import { Router, type Express } from 'express';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../../infra/logger';
 import { basicAuth } from '../middleware/basic-auth';
@@ -33,6 +33,9 @@ export function dashboardRoutes(
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Checkout connector' } },
   });
+  // bull-board serves from an Express app of its own, which announces itself unless told not to.
+  const board = serverAdapter.getRouter() as Express;
+  board.disable('x-powered-by');
   const router = Router();
   router.use(
     DASHBOARD_PATH,
@@ -44,7 +47,7 @@ export function dashboardRoutes(
     basicAuth(credentials.user, credentials.password, 'connector dashboard'),
     dashboardWriteGuard({ ...context, operator: credentials.user }),
     dashboardErrorShape(context.logger),
-    serverAdapter.getRouter() as Router,
+    board,
   );
   return router;
 }
