@@ -77,6 +77,18 @@ export interface CheckoutRecord {
   cancelDroppedFor?: string;
 }
 
+/**
+ * A stored record that does not read as a checkout (a field that is not JSON, a state no version
+ * wrote): data for a person to look at, never a reason for the rest to stop.
+ */
+export class UnreadableRecord {
+  constructor(
+    readonly checkoutId: string,
+    /** What is wrong, naming the field and never echoing more than its state. */
+    readonly problem: string,
+  ) {}
+}
+
 /** The one format of checkout ids: `chk_` and 24 hex digits (12 random bytes). */
 export const CHECKOUT_ID_PATTERN = /^chk_[0-9a-f]{24}$/;
 

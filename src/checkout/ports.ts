@@ -4,6 +4,7 @@ import type {
   CheckoutState,
   Money,
   NotificationKind,
+  UnreadableRecord,
 } from './checkout-record';
 
 /** The result of asking for a checkout for a service. */
@@ -31,9 +32,15 @@ export interface CheckoutStore {
     now: Date;
     expiresAt: Date;
   }): Promise<OpenResult>;
+  /** The record; undefined when there is none; throws when it is unreadable. */
   get(checkoutId: string): Promise<CheckoutRecord | undefined>;
-  /** Several records in one round trip, in the order asked; undefined where there is none. */
-  getMany(checkoutIds: readonly string[]): Promise<Array<CheckoutRecord | undefined>>;
+  /**
+   * Several records in one round trip, in the order asked; undefined where there is none, an
+   * `UnreadableRecord` where one cannot be read (the others are still read).
+   */
+  getMany(
+    checkoutIds: readonly string[],
+  ): Promise<Array<CheckoutRecord | UnreadableRecord | undefined>>;
   /**
    * By when the reconciler has looked at a checkout that changed at `now`, passes keeping up:
    * its first look is due half an interval after, and passes run every interval.

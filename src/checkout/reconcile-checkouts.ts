@@ -1,6 +1,12 @@
 import { errorMessage } from '../errors';
 import type { CheckoutDeps } from './checkout-deps';
-import { isOpen, isOutcome, notificationFor, type CheckoutRecord } from './checkout-record';
+import {
+  isOpen,
+  isOutcome,
+  notificationFor,
+  UnreadableRecord,
+  type CheckoutRecord,
+} from './checkout-record';
 import { expireCheckout } from './expire-checkout';
 import { syncFromProvider } from './settle-checkout';
 
@@ -13,6 +19,11 @@ export interface ReconcileReport {
   retired: number;
   /** Looks that failed (the provider or the platform away); tried again on a later pass. */
   errors: number;
+  /**
+   * Records that do not read as a checkout (reported at `error`): skipped, and due again only
+   * after the longest wait, so they never hold back the rest of the line.
+   */
+  unreadable: number;
   /** Checkouts still due when the pass ran out of time: the next pass starts with them. */
   backlog: number;
 }
@@ -63,6 +74,7 @@ export async function reconcileCheckouts(
     renotified: 0,
     retired: 0,
     errors: 0,
+    unreadable: 0,
     backlog: 0,
   };
   const started = deps.clock();
@@ -77,6 +89,12 @@ export async function reconcileCheckouts(
     const looks: Array<{ checkoutId: string; at: Date }> = [];
     const batch = ids.map((checkoutId, i) => ({ checkoutId, record: records[i] }));
     await forEachLimited(batch, options.concurrency ?? 32, async ({ checkoutId, record }) => {
+      if (record instanceof UnreadableRecord) {
+        report.unreadable += 1;
+        deps.log.error('unreadable checkout record', { checkoutId, problem: record.problem });
+        looks.push({ checkoutId, at: new Date(deps.clock().getTime() + maxWaitMs) });
+        return;
+      }
       let silentMs = 0;
       try {
         silentMs = await lookAt(deps, checkoutId, record, report);
@@ -93,7 +111,7 @@ export async function reconcileCheckouts(
     await deps.store.scheduleLooks(looks);
   }
   report.backlog = (await deps.store.reconcileBacklog(started)).due;
-  if (report.looked > 0 || report.backlog > 0) {
+  if (report.looked > 0 || report.unreadable > 0 || report.backlog > 0) {
     const durationMs = deps.clock().getTime() - started.getTime();
     deps.log.info('reconciler pass', { ...report, durationMs });
   }
@@ -107,11 +125,14 @@ export async function reconcileCheckouts(
  */
 async function scheduleExpiries(
   deps: CheckoutDeps,
-  records: ReadonlyArray<CheckoutRecord | undefined>,
+  records: ReadonlyArray<CheckoutRecord | UnreadableRecord | undefined>,
 ): Promise<void> {
   const now = deps.clock().getTime();
   const expiries = records.flatMap((record) =>
-    record && isOpen(record.state) && now < Date.parse(record.expiresAt)
+    record &&
+    !(record instanceof UnreadableRecord) &&
+    isOpen(record.state) &&
+    now < Date.parse(record.expiresAt)
       ? [{ checkoutId: record.checkoutId, at: new Date(record.expiresAt) }]
       : [],
   );

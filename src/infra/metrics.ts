@@ -8,6 +8,8 @@ export interface Metrics {
   notificationAttempts: Counter<'kind' | 'result'>;
   /** From the outcome being accepted (job enqueued) to the platform's 2xx. */
   notificationLatency: Histogram<'kind'>;
+  /** Checkout records the reconciler found unreadable, once per look (a person must mend them). */
+  unreadableRecords: Counter;
 }
 
 /** What the queue gauges read of a BullMQ queue. */
@@ -40,6 +42,11 @@ export function createMetrics(): Metrics {
       help: 'From the outcome being accepted to the platform acknowledging the finish/cancel',
       labelNames: ['kind'] as const,
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 21600, 86400],
+      registers: [registry],
+    }),
+    unreadableRecords: new Counter({
+      name: 'connector_reconcile_unreadable_records_total',
+      help: 'Checkout records the reconciler could not read (skipped and looked at again after 15 min; the error log names each)',
       registers: [registry],
     }),
   };

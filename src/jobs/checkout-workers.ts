@@ -68,12 +68,15 @@ function checkoutHandlers(deps: CheckoutDeps, options: WorkerOptions): Handlers<
     }),
     reconcile: jobHandler({
       schema: reconcileJobSchema,
-      run: () =>
-        reconcileCheckouts(deps, {
+      run: async () => {
+        const report = await reconcileCheckouts(deps, {
           intervalMs: options.reconcileIntervalMs,
           // Leave the rest of the interval free, so passes do not pile up.
           budgetMs: Math.round(options.reconcileIntervalMs * 0.8),
-        }),
+        });
+        options.metrics.unreadableRecords.inc(report.unreadable);
+        return report;
+      },
     }),
   };
 }

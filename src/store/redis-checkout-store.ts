@@ -7,6 +7,7 @@ import {
   type CheckoutRecord,
   type CheckoutState,
   type Money,
+  UnreadableRecord,
 } from '../checkout/checkout-record';
 import type { CheckoutStore, OpenResult, ProviderCheckoutAttach } from '../checkout/ports';
 import { runScript } from '../infra/redis-scripts';
@@ -79,24 +80,27 @@ export class RedisCheckoutStore implements CheckoutStore {
       2 * RETENTION_MS,
     )) as [OpenResult['kind'], string, number, string[]];
     // The script answers with the record's fields: no second round trip to read it.
-    const record = recordFrom(fieldsOf(fields));
-    if (!record) throw new Error(`checkout ${checkoutId} vanished while opening`);
+    const record = writtenRecord(checkoutId, fieldsOf(fields));
     if (kind === 'open') return { kind, record, requestNumber };
     return { kind, record };
   }
 
   async get(checkoutId: string): Promise<CheckoutRecord | undefined> {
-    return recordFrom(await this.redis.hgetall(this.keys.record(checkoutId)));
+    const read = readRecord(checkoutId, await this.redis.hgetall(this.keys.record(checkoutId)));
+    if (read instanceof UnreadableRecord) throw unreadableError(read);
+    return read;
   }
 
-  async getMany(checkoutIds: readonly string[]): Promise<Array<CheckoutRecord | undefined>> {
+  async getMany(
+    checkoutIds: readonly string[],
+  ): Promise<Array<CheckoutRecord | UnreadableRecord | undefined>> {
     if (checkoutIds.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const checkoutId of checkoutIds) pipeline.hgetall(this.keys.record(checkoutId));
     const answers = (await pipeline.exec()) ?? [];
-    return answers.map(([error, fields]) => {
+    return answers.map(([error, fields], i) => {
       if (error) throw error;
-      return recordFrom(fields as Record<string, string>);
+      return readRecord(checkoutIds[i] as string, fields as Record<string, string>);
     });
   }
 
@@ -129,9 +133,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       RETENTION_MS,
       this.firstLook(now),
     );
-    const record = Array.isArray(attached) ? recordFrom(fieldsOf(attached as string[])) : undefined;
-    if (!record) throw new Error(`checkout ${checkoutId} not found`);
-    return record;
+    return writtenRecord(checkoutId, Array.isArray(attached) ? fieldsOf(attached as string[]) : {});
   }
 
   async transition(
@@ -174,7 +176,11 @@ export class RedisCheckoutStore implements CheckoutStore {
     ]);
     const ids = latest && !listed.includes(latest) ? [...listed, latest] : listed;
     const records = await this.getMany(ids);
-    const kept = records.filter((record): record is CheckoutRecord => record !== undefined);
+    // An unreadable record is left out of the story, and in the list (the reconciler reports it).
+    const kept = records.filter(
+      (record): record is CheckoutRecord =>
+        record !== undefined && !(record instanceof UnreadableRecord),
+    );
     // Records past their retention are gone: their ids leave the list too.
     const gone = ids.filter((_, i) => records[i] === undefined);
     if (gone.length > 0) await this.redis.zrem(key, ...gone);
@@ -240,15 +246,65 @@ function fieldsOf(flat: readonly string[]): Record<string, string> {
   return fields;
 }
 
-/** A record from its hash's fields; undefined when there is none. */
-function recordFrom(h: Record<string, string>): CheckoutRecord | undefined {
+const STATES: ReadonlySet<string> = new Set(CHECKOUT_STATES);
+const COUNT = /^\d{1,15}$/;
+
+/**
+ * A record from its hash's fields; undefined when there is none; an `UnreadableRecord` when its
+ * fields do not read as a checkout: data no version of the store wrote, for a person to look at.
+ */
+function readRecord(
+  checkoutId: string,
+  h: Record<string, string>,
+): CheckoutRecord | UnreadableRecord | undefined {
   if (!h.checkoutId || !h.state) return undefined;
+  const problem = problemOf(h);
+  if (problem !== undefined) return new UnreadableRecord(checkoutId, problem);
+  const lines = h.lines === undefined ? undefined : linesOf(h.lines);
+  if (lines === null) return new UnreadableRecord(checkoutId, 'lines: not JSON');
+  return recordFrom(h, lines);
+}
+
+/** A record the store just wrote, as its script answered it: there must be a readable one. */
+function writtenRecord(checkoutId: string, fields: Record<string, string>): CheckoutRecord {
+  const read = readRecord(checkoutId, fields);
+  if (read === undefined) throw new Error(`checkout ${checkoutId} not found`);
+  if (read instanceof UnreadableRecord) throw unreadableError(read);
+  return read;
+}
+
+function unreadableError(read: UnreadableRecord): Error {
+  return new Error(`checkout record ${read.checkoutId} is unreadable (${read.problem})`);
+}
+
+/** What makes a record's plain fields unreadable, if anything: the field and why. */
+function problemOf(h: Record<string, string>): string | undefined {
+  if (!STATES.has(h.state as string)) return `state: ${h.state?.slice(0, 40)} is no checkout state`;
+  if (h.outcome !== undefined && !(STATES.has(h.outcome) && isOutcome(h.outcome as CheckoutState)))
+    return 'outcome: not an outcome';
+  if (!COUNT.test(h.serviceId ?? '')) return 'serviceId: not a number';
+  if (h.amountMinor !== undefined && !COUNT.test(h.amountMinor)) return 'amountMinor: not a number';
+  return undefined;
+}
+
+/** The charge lines, or null when the field is not a JSON array. */
+function linesOf(text: string): ChargeLine[] | null {
+  try {
+    const lines: unknown = JSON.parse(text);
+    return Array.isArray(lines) ? (lines as ChargeLine[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A record from fields `problemOf` found nothing wrong with. */
+function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined): CheckoutRecord {
   const amount: Money | undefined =
     h.amountMinor && h.currency
       ? { amountMinor: Number(h.amountMinor), currency: h.currency }
       : undefined;
   return {
-    checkoutId: h.checkoutId,
+    checkoutId: h.checkoutId as string,
     serviceId: Number(h.serviceId),
     state: h.state as CheckoutState,
     outcome: h.outcome as CheckoutRecord['outcome'],
@@ -256,7 +312,7 @@ function recordFrom(h: Record<string, string>): CheckoutRecord | undefined {
     providerRef: h.providerRef,
     url: h.url,
     amount,
-    lines: h.lines ? (JSON.parse(h.lines) as ChargeLine[]) : undefined,
+    lines,
     transactionId: h.transactionId,
     reason: h.reason,
     createdAt: h.createdAt ?? '',

@@ -1,3 +1,7 @@
+import { newCheckoutId } from '../../src/checkout/checkout-record';
+import { closeRedis, createRedis } from '../../src/infra/redis';
+import type { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
+import { checkoutKeys } from '../../src/store/checkout-keys';
 import { completedJob, eventually, startHarness, type Harness } from '../support/harness';
 
 const checkoutIdOf = (answer: { body: unknown }) =>
@@ -108,6 +112,53 @@ describe('delivery guarantees', () => {
       .find((a) => a.path === '/payment/finish-checkout');
     expect(refused).toBeDefined();
     expect(Date.parse(finish.receivedAt) - (refused?.at ?? 0)).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('reports an unreadable record at error level and in its metric, and heals the rest', async () => {
+    const redis = createRedis(h.redis.url, 'worker', 'test');
+    try {
+      // A record no version of the connector wrote, at the head of the reconciler's line.
+      const keys = checkoutKeys(h.prefix);
+      const unreadable = newCheckoutId();
+      const now = new Date().toISOString();
+      await redis.hset(keys.record(unreadable), {
+        checkoutId: unreadable,
+        serviceId: '1011',
+        state: 'bogus',
+        provider: 'sandbox',
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: now,
+      });
+      await redis.zadd(keys.due, 0, unreadable);
+      // Behind it in line: a checkout paid at the provider whose webhook never came.
+      const answer = await h.simulator.requestCheckout(1012);
+      await eventually(() => h.simulator.checkoutUrlFor(1012), 10_000, 'url');
+      const sandbox = h.connector.deps.provider as SandboxProvider;
+      await sandbox.settle(checkoutIdOf(answer), 'paid');
+      const finish = await eventually(
+        () => accepted('finish-checkout', 1012)[0],
+        10_000,
+        'finish from the reconciler',
+      );
+      expect(finish.idempotencyKey).toBe(`finish:${checkoutIdOf(answer)}`);
+      const reported = await eventually(
+        () =>
+          h.log
+            .entries()
+            .find((e) => e.message === 'unreadable checkout record' && e.checkoutId === unreadable),
+        10_000,
+        'the unreadable record to be reported',
+      );
+      expect(reported).toMatchObject({
+        level: 'error',
+        problem: 'state: bogus is no checkout state',
+      });
+      const metrics = await (await fetch(`${h.url}/metrics`)).text();
+      expect(metrics).toMatch(/^connector_reconcile_unreadable_records_total [1-9]\d*$/m);
+    } finally {
+      await closeRedis(redis);
+    }
   });
 
   it('exposes delivery metrics', async () => {

@@ -127,6 +127,37 @@ describe('the reconciler, branch by branch', () => {
     expect(warning).toMatchObject({ checkoutId: broken });
   });
 
+  it('skips and reports a record it cannot read, and heals the rest of its batch', async () => {
+    const w = suite.world;
+    const badLines = await checkout();
+    const badState = await checkout();
+    const paid = await checkout();
+    const keys = checkoutKeys(w.prefix);
+    // Real bad data in Redis: a field that is not JSON, a state no version ever wrote.
+    await w.redis.hset(keys.record(badLines), 'lines', '[{"label": "Corte", ');
+    await w.redis.hset(keys.record(badState), 'state', 'half-paid');
+    // The most overdue of the line, so the first batch of every pass holds them.
+    await w.redis.zadd(keys.due, 0, badLines, 1, badState);
+    await w.sandbox.settle(paid, 'paid');
+    w.advance(INTERVAL_MS / 2);
+    expect(await pass(w)).toMatchObject({ looked: 1, synced: 1, unreadable: 2, errors: 0 });
+    expect(await stateOf(paid)).toBe('paid');
+    const reported = w.log.entries().filter((e) => e.message === 'unreadable checkout record');
+    expect(reported.map((e) => [e.level, e.checkoutId, e.problem])).toEqual(
+      expect.arrayContaining([
+        ['error', badLines, 'lines: not JSON'],
+        ['error', badState, 'state: half-paid is no checkout state'],
+      ]),
+    );
+    // Out of the way until the longest wait, not at the head of the next pass; still in line, so
+    // a record someone mends is looked at again.
+    for (const id of [badLines, badState]) {
+      expect(Number(await w.redis.zscore(keys.due, id))).toBe(w.now.getTime() + MAX_LOOK_WAIT_MS);
+    }
+    w.advance(INTERVAL_MS);
+    expect(await pass(w)).toMatchObject({ unreadable: 0 });
+  });
+
   it('fails the pass when Redis refuses a batch, and leaves the line for the next pass', async () => {
     const w = suite.world;
     const id = await checkout();
