@@ -16,7 +16,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { sourceMaps: 'inline' }] },
   // Integration tests start real servers and a private redis-server; two cores, two workers.
   maxWorkers: 2,
-  testTimeout: 30000,
+  // A deadline for a hang, not a speed limit: tests wait for events, and a loaded machine is slow.
+  testTimeout: 60_000,
   // After the last file, a worker exits by itself once nothing is left running (every file is
   // checked for that, above), but V8 then frees a heap of several hundred MB page by page: over
   // jest's default 500 ms on two busy cores, when jest kills it and says it "failed to exit

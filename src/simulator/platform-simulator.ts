@@ -54,8 +54,8 @@ export class PlatformSimulator {
   private port = 0;
   private host = '127.0.0.1';
   private readonly sockets = new Set<Socket>();
-  /** While connections are refused: the timer that listens again. */
-  private reopening: NodeJS.Timeout | undefined;
+  /** While connections are refused: the timer that listens again, and who waits for it. */
+  private reopening: { timer: NodeJS.Timeout; done: () => void } | undefined;
   private connector: SimulatorOptions['connector'];
   private readonly logger: Logger | undefined;
 
@@ -107,21 +107,38 @@ export class PlatformSimulator {
    * ends with it (the simulator does not listen again by itself).
    */
   async stop(): Promise<void> {
-    clearTimeout(this.reopening);
-    this.reopening = undefined;
+    this.endRefusal();
     await this.closeServer();
   }
 
-  /** Refuses connections for `ms` (closes the port and every open socket), then listens again. */
-  async refuseConnections(ms: number): Promise<void> {
-    clearTimeout(this.reopening);
+  /**
+   * Refuses connections for `ms` (closes the port and every open socket), then listens again.
+   * Resolves once connections are refused, with `reopened`: resolved once the simulator listens
+   * again (or `stop()` ended the refusal), so a test waits for that, not for a time.
+   */
+  async refuseConnections(ms: number): Promise<{ reopened: Promise<void> }> {
+    this.endRefusal();
     await this.closeServer();
-    this.reopening = setTimeout(() => {
+    let done = (): void => undefined;
+    const reopened = new Promise<void>((resolve) => (done = resolve));
+    const timer = setTimeout(() => {
       this.reopening = undefined;
-      void this.start(this.port, this.host).catch((error: unknown) => {
-        this.logger?.error('simulator could not listen again', { err: String(error) });
-      });
+      this.start(this.port, this.host)
+        .catch((error: unknown) => {
+          this.logger?.error('simulator could not listen again', { err: String(error) });
+        })
+        .finally(done);
     }, ms);
+    this.reopening = { timer, done };
+    return { reopened };
+  }
+
+  /** Cancels a refusal's re-listen, releasing whoever waits for it. */
+  private endRefusal(): void {
+    if (!this.reopening) return;
+    clearTimeout(this.reopening.timer);
+    this.reopening.done();
+    this.reopening = undefined;
   }
 
   private async closeServer(): Promise<void> {

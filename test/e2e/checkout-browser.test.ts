@@ -1,7 +1,13 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
-import { eventually, settled, startHarness, type Harness } from '../support/harness';
+import {
+  eventually,
+  settled,
+  startHarness,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 
 describe('a customer in a real browser', () => {
   let h: Harness;
@@ -19,7 +25,7 @@ describe('a customer in a real browser', () => {
     expect((await h.simulator.requestCheckout(serviceId)).status).toBe(202);
     const url = await eventually(
       () => h.simulator.checkoutUrlFor(serviceId),
-      10_000,
+      WAIT_DEADLINE_MS,
       'checkout url',
     );
     const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
@@ -43,7 +49,7 @@ describe('a customer in a real browser', () => {
 
     const finish = await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1001),
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish',
     );
     expect(finish.body).toMatchObject({ service_id: 1001 });
@@ -59,7 +65,7 @@ describe('a customer in a real browser', () => {
     );
     const cancel = await eventually(
       () => h.simulator.accepted('cancel-checkout').find((c) => c.serviceId === 1002),
-      10_000,
+      WAIT_DEADLINE_MS,
       'cancel',
     );
     expect(cancel.body).toEqual({ service_id: 1002, reason: 'declined in the sandbox' });
@@ -87,7 +93,7 @@ describe('a customer in a real browser', () => {
     await expect(page.getByTestId('outcome').textContent()).resolves.toBe('Pagamento confirmado');
     await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1004),
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish',
     );
     await page.close();

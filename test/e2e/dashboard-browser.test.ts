@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 
 const USER = 'ops';
 const PASSWORD = 'dashboard-pass-123';
@@ -38,7 +38,7 @@ describe('the operators dashboard in a real browser', () => {
     await eventually(
       async () =>
         (await h.connector.jobs.notificationQueue.getFailedCount()) === 1 ? true : undefined,
-      10_000,
+      WAIT_DEADLINE_MS,
       'a failed delivery',
     );
 
@@ -64,7 +64,7 @@ describe('the operators dashboard in a real browser', () => {
     if (await confirm.isVisible().catch(() => false)) await confirm.click();
     const finish = await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1001),
-      15_000,
+      WAIT_DEADLINE_MS,
       'finish after retry from the dashboard',
     );
     expect(finish.body).toMatchObject({ service_id: 1001 });

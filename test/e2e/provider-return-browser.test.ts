@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { FakeStripe } from '../support/fake-stripe';
-import { eventually, type Harness } from '../support/harness';
+import { eventually, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 import { providerSuite } from '../support/provider-suite';
 
 /**
@@ -39,7 +39,7 @@ describe('the return pages in a real browser', () => {
     const sessionOf = async (serviceId: number) => {
       const answer = await h.simulator.requestCheckout(serviceId);
       const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
-      await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+      await eventually(() => h.simulator.checkoutUrlFor(serviceId), WAIT_DEADLINE_MS, 'url');
       return [...stripe.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
     };
 
@@ -77,7 +77,7 @@ describe('the return pages in a real browser', () => {
     const preferenceOf = async (serviceId: number) => {
       const answer = await h.simulator.requestCheckout(serviceId);
       const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
-      await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+      await eventually(() => h.simulator.checkoutUrlFor(serviceId), WAIT_DEADLINE_MS, 'url');
       return mp.preferenceFor(checkoutId)!;
     };
 

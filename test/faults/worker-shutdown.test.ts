@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { jobIds, QUEUES } from '../../src/jobs/queue-names';
 import { PlatformSimulator } from '../../src/simulator/platform-simulator';
@@ -16,9 +17,11 @@ describe('a worker told to stop mid-delivery', () => {
 
   const start = (prefix: string, env: Record<string, string> = {}) =>
     spawnConnector(redis.url, simulator.url, { QUEUE_PREFIX: prefix, ...env });
+  /** A prefix of its own each run: a shared REDIS_URL keeps what earlier runs left. */
+  const freshPrefix = (name: string) => `${name}-${randomBytes(4).toString('hex')}`;
 
-  it('finishes the delivery in hand and exits 0 within 15 s', async () => {
-    const proc = start('shutdown');
+  it('finishes the delivery in hand and exits 0 within its deadline', async () => {
+    const proc = start(freshPrefix('shutdown'));
     try {
       const { publicUrl } = await connectorStarted(proc);
       simulator.connectTo({ checkoutUrl: `${publicUrl}/checkout`, token: ROUTE_TOKEN });
@@ -27,10 +30,9 @@ describe('a worker told to stop mid-delivery', () => {
       simulator.faults.add({ match: '/payment/finish-checkout', latencyMs: 3000 });
       await fetch(`${checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' });
       await eventually(() => simulator.arrivals.find((a) => a.path === '/payment/finish-checkout'));
-      const stopping = Date.now();
       proc.child.kill('SIGTERM');
+      // Exit 0 is within SHUTDOWN_TIMEOUT_MS (15 s): past it the process exits 1.
       expect(await proc.exited).toBe(0);
-      expect(Date.now() - stopping).toBeLessThan(15_000);
       expect(
         simulator.accepted('finish-checkout').filter((c) => c.serviceId === 1001),
       ).toHaveLength(1);
@@ -42,14 +44,15 @@ describe('a worker told to stop mid-delivery', () => {
 
   it('leaves a delivery that outlasts the deadline to be retried, and still exits 0', async () => {
     simulator.faults.clear();
-    const proc = start('overrun', {
+    const prefix = freshPrefix('overrun');
+    const proc = start(prefix, {
       SHUTDOWN_TIMEOUT_MS: '3000',
       PLATFORM_TIMEOUT_MS: '5000',
       JOB_LOCK_MS: '30000',
     });
     const queue = new Queue(QUEUES.notifications, {
       connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) },
-      prefix: 'overrun',
+      prefix,
     });
     try {
       const { publicUrl } = await connectorStarted(proc);
@@ -63,11 +66,11 @@ describe('a worker told to stop mid-delivery', () => {
       await eventually(() =>
         simulator.arrivals.find((a) => a.path === '/payment/finish-checkout' && a.at >= paidAt),
       );
-      const stopping = Date.now();
       proc.child.kill('SIGTERM');
+      // Exit 0 is within the 3 s deadline (past it the process exits 1), though a job still ran.
       expect(await proc.exited).toBe(0);
-      expect(Date.now() - stopping).toBeLessThan(3000);
       expect(proc.stdout()).toContain('"message":"workers did not close in time');
+      expect(proc.stdout()).not.toContain('"message":"shutdown timed out, exiting"');
       expect(proc.stdout()).toContain('"message":"shutdown complete"');
       // The job is still held under its lock, so the stalled-job check hands it to the next worker.
       const job = await queue.getJob(jobIds.notify('finish', checkoutId));

@@ -1,5 +1,12 @@
 import { closeRedis, createRedis } from '../../src/infra/redis';
-import { eventually, ROUTE_TOKEN, settled, startHarness, type Harness } from '../support/harness';
+import {
+  eventually,
+  ROUTE_TOKEN,
+  settled,
+  startHarness,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 
 async function post(
   url: string,
@@ -26,7 +33,11 @@ describe('checkout flow with the sandbox provider', () => {
   afterAll(() => h.stop());
 
   const checkoutUrlOf = (serviceId: number) =>
-    eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, `checkout url of ${serviceId}`);
+    eventually(
+      () => h.simulator.checkoutUrlFor(serviceId),
+      WAIT_DEADLINE_MS,
+      `checkout url of ${serviceId}`,
+    );
   const calls = (
     endpoint: 'checkout-url' | 'finish-checkout' | 'cancel-checkout',
     serviceId: number,
@@ -56,7 +67,11 @@ describe('checkout flow with the sandbox provider', () => {
     expect(returnUrl).toBe(`${h.url}/return/sandbox?checkout_id=${checkoutId}`);
     expect(await (await fetch(returnUrl)).text()).toContain('Pagamento confirmado');
 
-    const finish = await eventually(() => calls('finish-checkout', 1001)[0], 10_000, 'finish');
+    const finish = await eventually(
+      () => calls('finish-checkout', 1001)[0],
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
     expect(finish.body).toEqual({
       service_id: 1001,
       transaction_id: expect.stringMatching(/^sbx_pay_[0-9a-f]{16}$/),
@@ -72,7 +87,11 @@ describe('checkout flow with the sandbox provider', () => {
     await h.simulator.requestCheckout(1002);
     const url = await checkoutUrlOf(1002);
     expect((await post(`${url}/decline`, '')).status).toBe(303);
-    const cancel = await eventually(() => calls('cancel-checkout', 1002)[0], 10_000, 'cancel');
+    const cancel = await eventually(
+      () => calls('cancel-checkout', 1002)[0],
+      WAIT_DEADLINE_MS,
+      'cancel',
+    );
     expect(cancel.body).toEqual({ service_id: 1002, reason: 'declined in the sandbox' });
     expect(calls('finish-checkout', 1002)).toHaveLength(0);
   });
@@ -187,7 +206,7 @@ describe('checkout flow with the sandbox provider', () => {
       const answer = await h.simulator.requestCheckout(1008);
       const cancel = await eventually(
         () => calls('cancel-checkout', 1008)[0],
-        15_000,
+        WAIT_DEADLINE_MS,
         'cancel after giving up',
       );
       expect(cancel.body).toEqual({
@@ -202,7 +221,7 @@ describe('checkout flow with the sandbox provider', () => {
           );
           return current?.state === 'reported' ? current : undefined;
         },
-        5000,
+        WAIT_DEADLINE_MS,
         'the cancel recorded as reported',
       );
       expect(record.outcome).toBe('failed');
@@ -339,7 +358,7 @@ describe('the checkout route refuses bad callers and bad input', () => {
         const res = await post(route(), '{"service_id": 1013}', auth);
         return res.status === 202 ? res : undefined;
       },
-      10_000,
+      WAIT_DEADLINE_MS,
       'the route to recover',
     );
     expect(again.body.service_id).toBe(1013);

@@ -1,5 +1,11 @@
 import { runCliCaptured } from '../support/cli';
-import { eventually, settled, startHarness, type Harness } from '../support/harness';
+import {
+  eventually,
+  settled,
+  startHarness,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 
 interface Story {
   checkout_id: string;
@@ -101,7 +107,7 @@ describe("connector checkout status: a checkout's story", () => {
           const finish = latest?.deliveries[0];
           return finish && finish.attempts >= 2 && finish.state === 'delayed' ? latest : undefined;
         },
-        15_000,
+        WAIT_DEADLINE_MS,
         'a finish retrying',
       );
       expect(story.checkout_id).toBe(checkoutId);

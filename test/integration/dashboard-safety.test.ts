@@ -1,4 +1,10 @@
-import { startHarness, eventually, settled, type Harness } from '../support/harness';
+import {
+  startHarness,
+  eventually,
+  settled,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 
 const USER = 'ops';
 const PASSWORD = 'dashboard-pass-123';
@@ -38,7 +44,7 @@ describe('the dashboard is read-mostly and refuses cross-site writes', () => {
     const queue = h.connector.jobs.notificationQueue;
     const failed = await eventually(
       async () => (await queue.getFailed()).find((job) => job.data.checkoutId !== undefined),
-      10_000,
+      WAIT_DEADLINE_MS,
       'a failed delivery',
     );
     return String(failed.id);
@@ -135,7 +141,7 @@ describe('the dashboard is read-mostly and refuses cross-site writes', () => {
     expect(res.status).toBe(204);
     await eventually(
       () => h.simulator.accepted('finish-checkout').find((call) => call.serviceId === 1002),
-      10_000,
+      WAIT_DEADLINE_MS,
       'the finish after the retry',
     );
     const line = h.log.entries().find((e) => e.message === 'dashboard write');

@@ -7,7 +7,6 @@ import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
 import { captureLog } from '../support/log-capture';
 import { PlatformClient } from '../../src/platform/platform-client';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
-import { eventually } from '../support/harness';
 import { startPlatform } from '../support/platform';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
 
@@ -125,22 +124,14 @@ describe('delivery answer table', () => {
       timeoutMs: 300,
       logger: captureLog().logger,
     });
-    await platform.simulator.refuseConnections(300);
+    const { reopened } = await platform.simulator.refuseConnections(2000);
     expect(await attempt(fresh)).toMatchObject({
       action: 'retry',
       alert: false,
       reason: expect.stringContaining('connection refused'),
     });
     // The next row needs the platform listening again.
-    await eventually(
-      () =>
-        fetch(`${platform.baseUrl}/services`).then(
-          () => true,
-          () => undefined,
-        ),
-      5000,
-      'the platform to listen again',
-    );
+    await reopened;
   });
 
   it('a 2xx with a body that is not JSON -> delivered', async () => {

@@ -2,7 +2,13 @@ import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { closeRedis, createRedis } from '../../src/infra/redis';
 import type { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
 import { checkoutKeys } from '../../src/store/checkout-keys';
-import { completedJob, eventually, startHarness, type Harness } from '../support/harness';
+import {
+  completedJob,
+  eventually,
+  startHarness,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 
 const checkoutIdOf = (answer: { body: unknown }) =>
   (answer.body as { checkout_id: string }).checkout_id;
@@ -18,7 +24,11 @@ describe('delivery guarantees', () => {
     h.simulator.accepted(endpoint).filter((c) => c.serviceId === serviceId);
   const pay = async (serviceId: number, action: 'pay' | 'decline' = 'pay') => {
     const answer = await h.simulator.requestCheckout(serviceId);
-    const url = await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+    const url = await eventually(
+      () => h.simulator.checkoutUrlFor(serviceId),
+      WAIT_DEADLINE_MS,
+      'url',
+    );
     await fetch(`${url}/${action}`, { method: 'POST', redirect: 'manual' });
     return checkoutIdOf(answer);
   };
@@ -84,7 +94,7 @@ describe('delivery guarantees', () => {
     await sandbox.settle(checkoutId, 'paid');
     const finish = await eventually(
       () => accepted('finish-checkout', 1004)[0],
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish from the reconciler',
     );
     expect(finish.body).toMatchObject({
@@ -104,7 +114,7 @@ describe('delivery guarantees', () => {
     await pay(1005);
     const finish = await eventually(
       () => accepted('finish-checkout', 1005)[0],
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish after Retry-After',
     );
     const refused = h.simulator.arrivals
@@ -133,12 +143,12 @@ describe('delivery guarantees', () => {
       await redis.zadd(keys.due, 0, unreadable);
       // Behind it in line: a checkout paid at the provider whose webhook never came.
       const answer = await h.simulator.requestCheckout(1012);
-      await eventually(() => h.simulator.checkoutUrlFor(1012), 10_000, 'url');
+      await eventually(() => h.simulator.checkoutUrlFor(1012), WAIT_DEADLINE_MS, 'url');
       const sandbox = h.connector.deps.provider as SandboxProvider;
       await sandbox.settle(checkoutIdOf(answer), 'paid');
       const finish = await eventually(
         () => accepted('finish-checkout', 1012)[0],
-        10_000,
+        WAIT_DEADLINE_MS,
         'finish from the reconciler',
       );
       expect(finish.idempotencyKey).toBe(`finish:${checkoutIdOf(answer)}`);
@@ -147,7 +157,7 @@ describe('delivery guarantees', () => {
           h.log
             .entries()
             .find((e) => e.message === 'unreadable checkout record' && e.checkoutId === unreadable),
-        10_000,
+        WAIT_DEADLINE_MS,
         'the unreadable record to be reported',
       );
       expect(reported).toMatchObject({

@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import { seededStatusCode } from '../../src/simulator/seed-services';
 import { FakeErp } from '../support/fake-erp';
 import type { RunningConnector, StartOptions } from '../../src/main/compose';
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 
 const SECRET = 'erp-webhook-secret-0123456789';
 const SERVICES = Array.from({ length: 16 }, (_, i) => 1001 + i);
@@ -71,7 +71,7 @@ describe('ERP sync into a webhook', () => {
     const before = await done();
     await eventually(
       async () => ((await done()) >= before + n ? true : undefined),
-      15_000,
+      WAIT_DEADLINE_MS,
       `${n} passes`,
     );
   }
@@ -80,7 +80,7 @@ describe('ERP sync into a webhook', () => {
     const expected = SERVICES.filter((id) => synced(h.simulator.state.statusCode(id)));
     await eventually(
       () => (expected.every((id) => erp.accepted(id).length > 0) ? true : undefined),
-      15_000,
+      WAIT_DEADLINE_MS,
       'every service at the ERP',
     );
     await passes(2);
@@ -110,7 +110,7 @@ describe('ERP sync into a webhook', () => {
   it('sends a service again when its status changes, and never deletes one that left', async () => {
     const quote = SERVICES.find((id) => h.simulator.state.statusCode(id) === 4) ?? 0;
     const approved = SERVICES.find((id) => h.simulator.state.statusCode(id) === 6) ?? 0;
-    await eventually(() => (erp.accepted(quote).length > 0 ? true : undefined), 15_000);
+    await eventually(() => (erp.accepted(quote).length > 0 ? true : undefined), WAIT_DEADLINE_MS);
     await idle();
     const before = erp.received.length;
     h.simulator.state.setStatus(quote, 6);
@@ -118,7 +118,7 @@ describe('ERP sync into a webhook', () => {
     const count = erp.accepted(quote).length;
     const resent = await eventually(
       () => erp.accepted(quote)[count],
-      15_000,
+      WAIT_DEADLINE_MS,
       'the changed service',
     );
     expect((resent.body as { status: { code: number } }).status.code).toBe(6);
@@ -135,7 +135,7 @@ describe('ERP sync into a webhook', () => {
         const pending = await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized']);
         return pending.some((job) => job.name.startsWith('deliver')) ? undefined : true;
       },
-      15_000,
+      WAIT_DEADLINE_MS,
       'no delivery pending',
     );
   }
@@ -150,13 +150,16 @@ describe('ERP sync into a webhook', () => {
     const done = async () =>
       (await againQueue.getCompleted(0, 1000)).filter((job) => job.name === 'pass').length;
     const start = await done();
-    await eventually(async () => ((await done()) >= start + 2 ? true : undefined), 15_000);
+    await eventually(
+      async () => ((await done()) >= start + 2 ? true : undefined),
+      WAIT_DEADLINE_MS,
+    );
     expect(erp.received.length).toBe(before);
   });
 
   it('retries while the ERP is down and delivers once it is back', async () => {
     const id = SERVICES.find((s) => h.simulator.state.statusCode(s) === 4) ?? 0;
-    await eventually(() => (erp.accepted(id).length > 0 ? true : undefined), 15_000);
+    await eventually(() => (erp.accepted(id).length > 0 ? true : undefined), WAIT_DEADLINE_MS);
     await idle();
     const count = erp.accepted(id).length;
     erp.down = true;
@@ -166,14 +169,14 @@ describe('ERP sync into a webhook', () => {
         erp.received.filter((d) => d.serviceId === id && d.answered === 503).length >= 2
           ? true
           : undefined,
-      15_000,
+      WAIT_DEADLINE_MS,
       'failed attempts',
     );
     expect(erp.accepted(id)).toHaveLength(count);
     erp.down = false;
     const delivered = await eventually(
       () => erp.accepted(id)[count],
-      15_000,
+      WAIT_DEADLINE_MS,
       'the delivery after the outage',
     );
     expect((delivered.body as { status: { code: number } }).status.code).toBe(6);
@@ -195,7 +198,7 @@ describe('ERP sync with a wrong webhook secret', () => {
       env: { ERP_WEBHOOK_SECRET: 'not-the-erp-secret-0123456789', SYNC_INTERVAL: '1s' },
     });
     try {
-      await eventually(() => (erp.received.length >= 2 ? true : undefined), 15_000);
+      await eventually(() => (erp.received.length >= 2 ? true : undefined), WAIT_DEADLINE_MS);
       expect(erp.accepted()).toHaveLength(0);
       expect(erp.received.every((d) => d.answered === 401 && !d.verified)).toBe(true);
       const refused = await eventually(() =>
@@ -230,10 +233,14 @@ describe('ERP sync of a paid service, without scheduled passes', () => {
       expect(h.simulator.state.statusCode(id)).toBe(4);
       const requested = await h.simulator.requestCheckout(id);
       const checkoutId = (requested.body as { checkout_id: string }).checkout_id;
-      const url = await eventually(() => h.simulator.checkoutUrlFor(id), 10_000);
+      const url = await eventually(() => h.simulator.checkoutUrlFor(id), WAIT_DEADLINE_MS);
       const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
       expect(paid.status).toBe(303);
-      const delivery = await eventually(() => erp.accepted(id)[0], 10_000, 'the paid service');
+      const delivery = await eventually(
+        () => erp.accepted(id)[0],
+        WAIT_DEADLINE_MS,
+        'the paid service',
+      );
       expect((delivery.body as { status: { code: number } }).status.code).toBe(6);
       // Only the paid service: no pass ran.
       expect(erp.received.map((d) => d.serviceId)).toEqual([id]);
@@ -271,7 +278,7 @@ describe('ERP sync: a service the ERP refuses', () => {
       );
       const failed = await eventually(
         async () => (await queue.getFailed()).find((job) => job.name === 'deliver'),
-        15_000,
+        WAIT_DEADLINE_MS,
         'the refused service in the failed set',
       );
       expect(failed.data).toMatchObject({ serviceId: refused });
@@ -285,7 +292,7 @@ describe('ERP sync: a service the ERP refuses', () => {
       const start = await passes();
       await eventually(
         async () => ((await passes()) >= start + 3 ? true : undefined),
-        15_000,
+        WAIT_DEADLINE_MS,
         'three more passes',
       );
       expect(attempts()).toBeLessThanOrEqual(before + 1);

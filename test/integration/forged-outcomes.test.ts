@@ -1,5 +1,11 @@
 import { newCheckoutId } from '../../src/checkout/checkout-record';
-import { eventually, settled, startHarness, type Harness } from '../support/harness';
+import {
+  eventually,
+  settled,
+  startHarness,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 
 /**
  * A notification job is a request to tell the platform what a checkout's record says, nothing
@@ -19,7 +25,7 @@ describe('forged notification jobs', () => {
         const job = await h.connector.jobs.notificationQueue.getJob(jobId);
         return job && (await job.isFailed()) ? job.failedReason : undefined;
       },
-      10_000,
+      WAIT_DEADLINE_MS,
       `job ${jobId} to fail`,
     );
 
@@ -39,7 +45,7 @@ describe('forged notification jobs', () => {
   it('refuses a finish for a checkout whose record holds no payment', async () => {
     const answer = await h.simulator.requestCheckout(1002);
     const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
-    await eventually(() => h.simulator.checkoutUrlFor(1002), 10_000, 'url');
+    await eventually(() => h.simulator.checkoutUrlFor(1002), WAIT_DEADLINE_MS, 'url');
     await h.connector.jobs.notificationQueue.add(
       'finish',
       { checkoutId, kind: 'finish' },
@@ -53,7 +59,7 @@ describe('forged notification jobs', () => {
   it('delivers what the record holds, whatever else the job data says', async () => {
     const answer = await h.simulator.requestCheckout(1003);
     const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
-    const url = await eventually(() => h.simulator.checkoutUrlFor(1003), 10_000, 'url');
+    const url = await eventually(() => h.simulator.checkoutUrlFor(1003), WAIT_DEADLINE_MS, 'url');
     // Hold the platform's finish for a moment so a forged job can race the real one.
     h.simulator.faults.add({ match: '/payment/finish-checkout', status: 503, times: 1 });
     await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
@@ -65,7 +71,7 @@ describe('forged notification jobs', () => {
     });
     const finish = await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1003),
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish',
     );
     const record = await h.connector.deps.store.get(checkoutId);

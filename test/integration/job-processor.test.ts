@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import { closeRedis, createRedis, type ConnectorRedis } from '../../src/infra/redis';
 import { jobHandler, jobOutcomeFor, runProcessor } from '../../src/jobs/run-processor';
-import { eventually } from '../support/harness';
+import { eventually, WAIT_DEADLINE_MS } from '../support/harness';
 import { captureLog, type CapturedLog } from '../support/log-capture';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
 
@@ -56,7 +56,7 @@ describe('the one processor of every queue', () => {
         const state = await job.getState();
         return state === 'completed' || state === 'failed' ? queue.getJob(job.id!) : undefined;
       },
-      10_000,
+      WAIT_DEADLINE_MS,
       `job ${job.name} to settle`,
     ) as Promise<Job>;
   }

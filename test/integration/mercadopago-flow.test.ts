@@ -5,7 +5,7 @@ import {
   signNotification,
 } from '../../src/payments/mercadopago/mercadopago-signature';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
-import { eventually, settled, type Harness } from '../support/harness';
+import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 import { providerSuite } from '../support/provider-suite';
 
 const checkoutIdOf = (answer: { body: unknown }) =>
@@ -28,7 +28,11 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
 
   async function open(serviceId: number) {
     const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(serviceId));
-    const url = await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+    const url = await eventually(
+      () => h.simulator.checkoutUrlFor(serviceId),
+      WAIT_DEADLINE_MS,
+      'url',
+    );
     const preference = mp.preferenceFor(checkoutId);
     if (!preference) throw new Error(`no preference for ${checkoutId}`);
     expect(url).toBe(preference.init_point);
@@ -65,7 +69,11 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
       status: 200,
       body: { received: true, checkout_id: checkoutId, state: 'paid' },
     });
-    const finish = await eventually(() => accepted('finish-checkout', 1002)[0], 10_000, 'finish');
+    const finish = await eventually(
+      () => accepted('finish-checkout', 1002)[0],
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
     expect(finish.body).toEqual({ service_id: 1002, transaction_id: String(payment.id) });
   });
 
@@ -119,7 +127,7 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
     const second = mp.pay(preference, 'approved');
     expect((await mp.notify(webhooks(), second)).body).toMatchObject({ state: 'paid' });
     expect((await h.connector.deps.store.get(checkoutId))?.transactionId).toBe(String(second.id));
-    await eventually(() => accepted('finish-checkout', 1006)[0], 10_000, 'finish');
+    await eventually(() => accepted('finish-checkout', 1006)[0], WAIT_DEADLINE_MS, 'finish');
   });
 
   it('never records as paid a payment whose amount differs from the checkout', async () => {
@@ -135,7 +143,7 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
     mp.pay(preference, 'approved');
     await eventually(
       () => accepted('finish-checkout', 1008)[0],
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish from the reconciler',
     );
   });
@@ -200,12 +208,12 @@ describe('a Mercado Pago checkout nobody pays', () => {
 
   it('closes the preference when the checkout expires, and cancels, refused attempts or not', async () => {
     const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(1010));
-    await eventually(() => h.simulator.checkoutUrlFor(1010), 10_000, 'url');
+    await eventually(() => h.simulator.checkoutUrlFor(1010), WAIT_DEADLINE_MS, 'url');
     const preference = mp.preferenceFor(checkoutId)!;
     mp.pay(preference, 'rejected');
     const cancel = await eventually(
       () => h.simulator.accepted('cancel-checkout').find((c) => c.serviceId === 1010),
-      10_000,
+      WAIT_DEADLINE_MS,
       'cancel',
     );
     expect(cancel.body).toEqual({ service_id: 1010, reason: 'checkout expired' });

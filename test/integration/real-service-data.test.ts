@@ -2,7 +2,7 @@ import { PlatformClient } from '../../src/platform/platform-client';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
 import { captureLog } from '../support/log-capture';
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 import { GUIDE_PART, guideShapedService, oddlyShapedService } from '../support/service-shapes';
 
 const GUIDE_ID = 1001;
@@ -21,14 +21,18 @@ describe('real platform data never stops a payment', () => {
     const requested = await h.simulator.requestCheckout(serviceId);
     expect(requested.status).toBe(202);
     const checkoutId = (requested.body as { checkout_id: string }).checkout_id;
-    const url = await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+    const url = await eventually(
+      () => h.simulator.checkoutUrlFor(serviceId),
+      WAIT_DEADLINE_MS,
+      'url',
+    );
     const page = await (await fetch(url)).text();
     const total = /data-testid="total">([^<]+)</.exec(page)?.[1] ?? '';
     const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
     expect(paid.status).toBe(303);
     const finish = await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === serviceId),
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish',
     );
     expect(finish.idempotencyKey).toBe(`finish:${checkoutId}`);

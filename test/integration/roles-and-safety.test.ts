@@ -4,7 +4,14 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { startConnector } from '../../src/main/compose';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
-import { eventually, ROUTE_TOKEN, settled, startHarness, type Harness } from '../support/harness';
+import {
+  eventually,
+  ROUTE_TOKEN,
+  settled,
+  startHarness,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 import { captureLog } from '../support/log-capture';
 import { startPrivateRedis } from '../../src/infra/private-redis';
 import { spawnConnector } from '../support/spawn-ts';
@@ -28,7 +35,7 @@ describe('api and worker roles on one Redis', () => {
         const found = services.map((id) => h.simulator.checkoutUrlFor(id));
         return found.every(Boolean) ? (found as string[]) : undefined;
       },
-      15_000,
+      WAIT_DEADLINE_MS,
       'all checkout urls',
     );
     await Promise.all(
@@ -65,7 +72,7 @@ describe('an api process and a worker process', () => {
     void url;
     const finish = await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1035),
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish from the reconciler',
     );
     expect(finish.body).toEqual({ service_id: 1035, transaction_id: 'tx-lost' });
@@ -88,7 +95,7 @@ describe('an api process and a worker process', () => {
         }>;
         return rows.find((r) => r.service_id === 1036);
       },
-      10_000,
+      WAIT_DEADLINE_MS,
       'a failed delivery',
     );
     expect(failed.reason).toContain('answered 422');
@@ -100,7 +107,7 @@ describe('an api process and a worker process', () => {
     });
     await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1036),
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish after retry',
     );
     expect((await run(['notifications', 'retry'])).code).toBe(2);

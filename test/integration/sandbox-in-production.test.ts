@@ -1,5 +1,5 @@
 import { PlatformSimulator } from '../../src/simulator/platform-simulator';
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 import { redisAndSimulator } from '../support/platform';
 import type { TestRedis } from '../support/redis-server';
 import { connectorStarted, spawnConnector } from '../support/spawn-ts';
@@ -67,7 +67,7 @@ describe('the sandbox under NODE_ENV=production', () => {
 
     it('says so on every page the customer sees', async () => {
       await h.simulator.requestCheckout(1001);
-      const url = await eventually(() => h.simulator.checkoutUrlFor(1001), 10_000, 'url');
+      const url = await eventually(() => h.simulator.checkoutUrlFor(1001), WAIT_DEADLINE_MS, 'url');
       expect(await (await fetch(url)).text()).toContain(NOTICE);
       const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
       const returned = await fetch(paid.headers.get('location') ?? '');
@@ -82,7 +82,7 @@ describe('the sandbox under NODE_ENV=production', () => {
     const h = await startHarness({ redis });
     try {
       await h.simulator.requestCheckout(1002);
-      const url = await eventually(() => h.simulator.checkoutUrlFor(1002), 10_000, 'url');
+      const url = await eventually(() => h.simulator.checkoutUrlFor(1002), WAIT_DEADLINE_MS, 'url');
       expect(await (await fetch(url)).text()).not.toContain('homologação');
     } finally {
       await h.stop();

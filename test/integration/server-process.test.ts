@@ -70,10 +70,9 @@ describe('the connector process', () => {
         const { port } = await connectorStarted(proc);
         expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
         expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-        const started = Date.now();
         proc.child.kill('SIGTERM');
+        // Exit 0 is within SHUTDOWN_TIMEOUT_MS: past it the process exits 1.
         expect(await proc.exited).toBe(0);
-        expect(Date.now() - started).toBeLessThan(15_000);
         const lines = proc
           .stdout()
           .trim()

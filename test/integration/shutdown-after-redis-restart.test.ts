@@ -14,11 +14,9 @@ describe('graceful shutdown', () => {
     try {
       await h.redis.stop();
       await h.redis.start();
-      const started = Date.now();
       await h.connector.shutdown.run('test');
-      const tookMs = Date.now() - started;
+      // Past its deadline a shutdown exits 1 and says so: neither happened.
       expect(exits).toEqual([]);
-      expect(tookMs).toBeLessThan(8000);
       const messages = h.log.entries().map((e) => e.message);
       expect(messages).toContain('shutdown complete');
       expect(messages).not.toContain('shutdown timed out, exiting');

@@ -1,5 +1,5 @@
 import express from 'express';
-import { eventually } from '../support/harness';
+import { eventually, WAIT_DEADLINE_MS } from '../support/harness';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { listen } from '../support/http-app';
 
@@ -178,19 +178,27 @@ describe('platform simulator', () => {
       (
         await call(`${url}/__simulator/refuse`, {
           method: 'POST',
-          body: JSON.stringify({ ms: 300 }),
+          body: JSON.stringify({ ms: 2000 }),
         })
       ).status,
     ).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await expect(fetch(`${url}/services`, { headers: auth })).rejects.toThrow();
+    // The refusal starts once the answer above is sent: first refused, then served again.
+    await eventually(
+      () =>
+        fetch(`${url}/services`, { headers: auth }).then(
+          () => undefined,
+          () => true,
+        ),
+      WAIT_DEADLINE_MS,
+      'the simulator to refuse',
+    );
     await eventually(
       () =>
         call(`${url}/services`).then(
           (res) => (res.status === 200 ? true : undefined),
           () => undefined,
         ),
-      5000,
+      WAIT_DEADLINE_MS,
       'the simulator to listen again',
     );
   });

@@ -1,5 +1,5 @@
 import { FakeStripe } from '../support/fake-stripe';
-import { eventually, settled, type Harness } from '../support/harness';
+import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 import { providerSuite } from '../support/provider-suite';
 
 const checkoutIdOf = (answer: { body: unknown }) =>
@@ -23,7 +23,11 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
   /** Asks for a checkout as the platform does; returns the checkout and its Stripe session. */
   async function open(serviceId: number) {
     const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(serviceId));
-    const url = await eventually(() => h.simulator.checkoutUrlFor(serviceId), 10_000, 'url');
+    const url = await eventually(
+      () => h.simulator.checkoutUrlFor(serviceId),
+      WAIT_DEADLINE_MS,
+      'url',
+    );
     const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === checkoutId);
     if (!session) throw new Error(`no Stripe session for ${checkoutId}`);
     expect(url).toBe(session.url);
@@ -60,7 +64,11 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       status: 200,
       body: { received: true, checkout_id: checkoutId, state: 'paid' },
     });
-    const finish = await eventually(() => accepted('finish-checkout', 1002)[0], 10_000, 'finish');
+    const finish = await eventually(
+      () => accepted('finish-checkout', 1002)[0],
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
     expect(finish.body).toEqual({ service_id: 1002, transaction_id: paid.payment_intent });
     const page = await (await fetch(`${h.url}/return/stripe?checkout_id=${checkoutId}`)).text();
     expect(page).toContain('Pagamento confirmado');
@@ -114,7 +122,7 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       stripe.event('checkout.session.async_payment_succeeded', succeeded),
     );
     expect(second.body).toMatchObject({ state: 'paid' });
-    await eventually(() => accepted('finish-checkout', 1004)[0], 10_000, 'finish');
+    await eventually(() => accepted('finish-checkout', 1004)[0], WAIT_DEADLINE_MS, 'finish');
   });
 
   it('cancels a Pix payment that failed', async () => {
@@ -126,7 +134,11 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       stripe.event('checkout.session.async_payment_failed', failed),
     );
     expect(answer.body).toMatchObject({ state: 'declined' });
-    const cancel = await eventually(() => accepted('cancel-checkout', 1005)[0], 10_000, 'cancel');
+    const cancel = await eventually(
+      () => accepted('cancel-checkout', 1005)[0],
+      WAIT_DEADLINE_MS,
+      'cancel',
+    );
     expect(cancel.body).toEqual({ service_id: 1005, reason: 'payment failed at Stripe' });
   });
 
@@ -135,7 +147,7 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
     stripe.pay(session.id, 'card');
     await eventually(
       () => accepted('finish-checkout', 1006)[0],
-      10_000,
+      WAIT_DEADLINE_MS,
       'finish from the reconciler',
     );
   });
@@ -193,10 +205,10 @@ describe('a Stripe checkout nobody pays', () => {
 
   it('expires the session at Stripe when the checkout expires, and cancels', async () => {
     const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(1010));
-    await eventually(() => h.simulator.checkoutUrlFor(1010), 10_000, 'url');
+    await eventually(() => h.simulator.checkoutUrlFor(1010), WAIT_DEADLINE_MS, 'url');
     const cancel = await eventually(
       () => h.simulator.accepted('cancel-checkout').find((c) => c.serviceId === 1010),
-      10_000,
+      WAIT_DEADLINE_MS,
       'cancel',
     );
     expect(cancel.body).toEqual({ service_id: 1010, reason: 'checkout expired' });

@@ -12,6 +12,9 @@ import { startTestRedis, type TestRedis } from './redis-server';
 
 export const ROUTE_TOKEN = 'test-route-token-0123456789';
 
+/** How long a test waits for an event before it calls it a hang. */
+export const WAIT_DEADLINE_MS = 20_000;
+
 export interface Harness {
   /** Starts another connector process-in-process on the same Redis, prefix and simulator. */
   addConnector(env?: Record<string, string>): Promise<RunningConnector>;
@@ -109,10 +112,14 @@ export async function startHarness(
   };
 }
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`: a
+ * deadline that only catches a hang (generous, for a loaded two-core machine), never a bound the
+ * test asserts.
+ */
 export async function eventually<T>(
   probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
+  timeoutMs = WAIT_DEADLINE_MS,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -131,7 +138,7 @@ export async function eventually<T>(
  */
 export async function settled(
   jobs: { checkoutQueue: Queue; notificationQueue: Queue },
-  timeoutMs = 10_000,
+  timeoutMs = WAIT_DEADLINE_MS,
 ): Promise<void> {
   await eventually(
     async () => {
@@ -148,7 +155,11 @@ export async function settled(
 }
 
 /** Waits until job `jobId` of `queue` has completed, and returns it as stored then. */
-export async function completedJob(queue: Queue, jobId: string, timeoutMs = 10_000): Promise<Job> {
+export async function completedJob(
+  queue: Queue,
+  jobId: string,
+  timeoutMs = WAIT_DEADLINE_MS,
+): Promise<Job> {
   return eventually(
     async () => {
       const job = await queue.getJob(jobId);

@@ -49,7 +49,8 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
   const exited = new Promise<number | string>((resolve) => {
     child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
-  const waitForOutput = async (pattern: RegExp, timeoutMs = 15_000): Promise<string> => {
+  // A child compiles its TypeScript as it starts: on a loaded machine that takes a while.
+  const waitForOutput = async (pattern: RegExp, timeoutMs = 30_000): Promise<string> => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       const match = pattern.exec(out + err);
