@@ -134,8 +134,8 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         `reconciler healing (interval ${INTERVAL_MS} ms, ${REPS} runs each, in intervals)`,
-        `  baseline, alone in line:        ${show(baseline)}  median ${inIntervals(median(baseline)).toFixed(2)}`,
-        `  loaded, newest of ${OPEN}: ${show(loaded)}  median ${inIntervals(median(loaded)).toFixed(2)}`,
+        `  ${'baseline, alone in line:'.padEnd(32)}${show(baseline)}  median ${inIntervals(median(baseline)).toFixed(2)}`,
+        `  ${`loaded, newest of ${OPEN}:`.padEnd(32)}${show(loaded)}  median ${inIntervals(median(loaded)).toFixed(2)}`,
         `  loaded / baseline (medians):    ${showRatio(safeRatio(median(loaded), median(baseline)))}`,
         `  worst loaded / design bound:    ${showRatio(safeRatio(inIntervals(Math.max(...loaded)), BOUND_INTERVALS))} (bound ${BOUND_INTERVALS} intervals, before the delivery)`,
       ].join('\n') + '\n',
