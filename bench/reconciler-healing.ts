@@ -14,13 +14,13 @@
  *
  * Run: npm run bench:reconciler   (BENCH_INTERVAL_MS, default 3000)
  */
-import { newCheckoutId } from '../src/checkout/checkout-record';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { startPrivateRedis } from '../src/infra/private-redis';
 import { startConnector, type RunningConnector } from '../src/main/compose';
 import type { SandboxProvider } from '../src/payments/sandbox/sandbox-provider';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../src/simulator/platform-simulator';
+import { openSentCheckout, openSentCheckouts } from '../test/support/sent-checkouts';
 import { median, safeRatio, showRatio } from './bench-support';
 
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 3000);
@@ -30,54 +30,13 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const BOUND_INTERVALS = 2.3;
 const FIRST_SERVICE = 100_001;
 
-/** A checkout with its URL sent, as produceCheckout leaves it, written straight to the store. */
-async function openCheckout(connector: RunningConnector, serviceId: number): Promise<string> {
-  const { deps } = connector;
-  const now = new Date();
-  const { record } = await deps.store.openForService({
-    checkoutId: newCheckoutId(),
-    serviceId,
-    provider: deps.provider.name,
-    now,
-    expiresAt: new Date(now.getTime() + 3_600_000),
-  });
-  const amount = { amountMinor: 1000, currency: 'BRL' };
-  const lines = [{ label: 'Corte', amountMinor: 1000 }];
-  const created = await deps.provider.createCheckout({
-    checkoutId: record.checkoutId,
-    serviceId,
-    amount,
-    lines,
-    description: `Pedido ${serviceId}`,
-    returnUrl: `${connector.url}/return/sandbox`,
-    cancelUrl: `${connector.url}/return/sandbox`,
-    expiresAt: new Date(record.expiresAt),
-  });
-  await deps.store.attachProviderCheckout(
-    record.checkoutId,
-    { provider: record.provider, ...created, amount, lines },
-    now,
-  );
-  await deps.store.transition(record.checkoutId, 'url_sent', {}, now);
-  return record.checkoutId;
-}
-
-async function openMany(connector: RunningConnector, count: number, first: number) {
-  for (let start = 0; start < count; start += 250) {
-    const size = Math.min(250, count - start);
-    await Promise.all(
-      Array.from({ length: size }, (_, i) => openCheckout(connector, first + start + i)),
-    );
-  }
-}
-
 /** Pays a fresh checkout at the provider, with no webhook; ms until its finish arrives. */
 async function healOnce(
   connector: RunningConnector,
   simulator: PlatformSimulator,
   serviceId: number,
 ): Promise<number> {
-  const checkoutId = await openCheckout(connector, serviceId);
+  const checkoutId = await openSentCheckout(connector, serviceId);
   await (connector.deps.provider as SandboxProvider).settle(checkoutId, 'paid');
   const paidAt = Date.now();
   const deadline = paidAt + 20 * INTERVAL_MS;
@@ -124,7 +83,7 @@ async function main(): Promise<void> {
       baseline.push(await healOnce(connector, simulator, next++));
     }
     process.stdout.write(`opening ${OPEN} checkouts...\n`);
-    await openMany(connector, OPEN, FIRST_SERVICE);
+    await openSentCheckouts(connector, OPEN, FIRST_SERVICE);
     const loaded: number[] = [];
     for (let rep = 0; rep < REPS; rep += 1) {
       loaded.push(await healOnce(connector, simulator, next++));

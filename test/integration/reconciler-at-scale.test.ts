@@ -1,7 +1,7 @@
-import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { recordOutcome } from '../../src/checkout/settle-checkout';
 import type { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
 import { eventually, startHarness, type Harness } from '../support/harness';
+import { openSentCheckout, openSentCheckouts } from '../support/sent-checkouts';
 
 // How soon it heals (2.3 intervals by design) is measured by npm run bench:reconciler; this test
 // asks only that it heals at all, which the defect below never did.
@@ -25,48 +25,9 @@ describe('the reconciler at 10,000 checkouts', () => {
   });
   afterAll(() => h.stop());
 
-  /** A checkout with its URL sent, as produceCheckout leaves it, written straight to the store. */
-  async function openCheckout(serviceId: number): Promise<string> {
-    const { deps } = h.connector;
-    const now = new Date();
-    const { record } = await deps.store.openForService({
-      checkoutId: newCheckoutId(),
-      serviceId,
-      provider: deps.provider.name,
-      now,
-      expiresAt: new Date(now.getTime() + 3_600_000),
-    });
-    const amount = { amountMinor: 1000, currency: 'BRL' };
-    const lines = [{ label: 'Corte', amountMinor: 1000 }];
-    const created = await deps.provider.createCheckout({
-      checkoutId: record.checkoutId,
-      serviceId,
-      amount,
-      lines,
-      description: `Pedido ${serviceId}`,
-      returnUrl: `${h.url}/return/sandbox`,
-      cancelUrl: `${h.url}/return/sandbox`,
-      expiresAt: new Date(record.expiresAt),
-    });
-    await deps.store.attachProviderCheckout(
-      record.checkoutId,
-      { provider: record.provider, ...created, amount, lines },
-      now,
-    );
-    await deps.store.transition(record.checkoutId, 'url_sent', {}, now);
-    return record.checkoutId;
-  }
-
-  async function openMany(count: number, firstService: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (let start = 0; start < count; start += 250) {
-      const batch = Array.from({ length: Math.min(250, count - start) }, (_, i) =>
-        openCheckout(firstService + start + i),
-      );
-      ids.push(...(await Promise.all(batch)));
-    }
-    return ids;
-  }
+  const opener = () => ({ deps: h.connector.deps, url: h.url });
+  const openCheckout = (serviceId: number) => openSentCheckout(opener(), serviceId);
+  const openMany = (count: number, first: number) => openSentCheckouts(opener(), count, first);
 
   it('heals a lost webhook on the newest checkout, behind 1,000 failed and 9,000 open', async () => {
     const { deps, jobs } = h.connector;
