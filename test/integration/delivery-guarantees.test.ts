@@ -164,8 +164,14 @@ describe('delivery guarantees', () => {
         level: 'error',
         problem: 'state: bogus is no checkout state',
       });
-      const metrics = await (await fetch(`${h.url}/metrics`)).text();
-      expect(metrics).toMatch(/^connector_reconcile_unreadable_records_total [1-9]\d*$/m);
+      // Counted once the pass is over, a moment after its log line: wait for it too.
+      const counted = /^connector_reconcile_unreadable_records_total [1-9]\d*$/m;
+      await eventually(
+        async () =>
+          counted.test(await (await fetch(`${h.url}/metrics`)).text()) ? true : undefined,
+        undefined,
+        'the unreadable record in its metric',
+      );
     } finally {
       await closeRedis(redis);
     }
