@@ -6,7 +6,7 @@ import {
   type Harness,
   WAIT_DEADLINE_MS,
 } from '../support/harness';
-import { exchangeRaw, send } from '../support/inbound-requests';
+import { exchangeRaw, send, type RawAnswer } from '../support/inbound-requests';
 
 /** A raw request, so that paths and bodies go out exactly as written (no client normalising). */
 const raw = (
@@ -19,6 +19,19 @@ const raw = (
     headers: options.headers ?? {},
     body: options.body ?? Buffer.alloc(0),
   });
+
+/** A raw answer in the CONTRACT's error shape, with the request id its header gives. */
+function expectErrorAnswer(
+  answer: RawAnswer,
+  status: number,
+  error: { code: string; message: string; details: Array<{ field: string; problem: string }> },
+): void {
+  expect(answer.statusLine).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+  expect(answer.headers['content-type']).toContain('application/json');
+  expect(JSON.parse(answer.body)).toEqual({
+    error: { ...error, request_id: answer.headers['x-request-id'] },
+  });
+}
 
 describe('hostile input at the door', () => {
   let h: Harness;
@@ -81,17 +94,12 @@ describe('hostile input at the door', () => {
       h.url,
       `${method} ${path} HTTP/1.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
     );
-    expect(answer.status).toBe(400);
-    expect(answer.headers['content-type']).toContain('application/json');
-    expect(answer.headers['connection']).toBe('close');
-    expect(JSON.parse(answer.body)).toEqual({
-      error: {
-        code: 'VALIDATION_FAILED',
-        message: 'An HTTP/1.1 request must carry a Host header.',
-        details: [{ field: 'host', problem: 'required' }],
-        request_id: answer.headers['x-request-id'],
-      },
+    expectErrorAnswer(answer, 400, {
+      code: 'VALIDATION_FAILED',
+      message: 'An HTTP/1.1 request must carry a Host header.',
+      details: [{ field: 'host', problem: 'required' }],
     });
+    expect(answer.headers['connection']).toBe('close');
     expect(errorLines().length).toBe(before);
     expect(h.log.entries().some((e) => e.message === 'request failed' && e.path === path)).toBe(
       true,
@@ -113,15 +121,10 @@ describe('hostile input at the door', () => {
       `${method} ${path} HTTP/1.1\r\nHost: x\r\nExpect: ${expectation}\r\n` +
         'Content-Length: 0\r\nConnection: close\r\n\r\n',
     );
-    expect(answer.status).toBe(417);
-    expect(answer.headers['content-type']).toContain('application/json');
-    expect(JSON.parse(answer.body)).toEqual({
-      error: {
-        code: 'EXPECTATION_FAILED',
-        message: 'The only expectation served is 100-continue.',
-        details: [{ field: 'expect', problem: 'unsupported' }],
-        request_id: answer.headers['x-request-id'],
-      },
+    expectErrorAnswer(answer, 417, {
+      code: 'EXPECTATION_FAILED',
+      message: 'The only expectation served is 100-continue.',
+      details: [{ field: 'expect', problem: 'unsupported' }],
     });
   });
 
@@ -202,25 +205,27 @@ describe('hostile input at the door', () => {
     }
   });
 
+  const unreadable = {
+    code: 'VALIDATION_FAILED',
+    message: 'The request is not valid HTTP.',
+    details: [],
+  };
   it.each([
-    ['a request line that is not HTTP', 'NOT HTTP AT ALL\r\n\r\n', 400],
-    ['a header without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n', 400],
+    ['a request line that is not HTTP', 'NOT HTTP AT ALL\r\n\r\n', 400, unreadable],
+    [
+      'a header without a colon',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n',
+      400,
+      unreadable,
+    ],
     [
       'headers larger than Node accepts',
       `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
       431,
+      { code: 'PAYLOAD_TOO_LARGE', message: 'The request headers are too large.', details: [] },
     ],
-  ])('answers %s with a JSON body', async (_what, request, status) => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(new URL(h.url).port), '127.0.0.1', () => socket.write(request));
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk.toString()));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
-    expect(answer.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
-    const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
-    expect(JSON.parse(body)).toMatchObject({ error: { code: expect.any(String) } });
+  ])('answers %s with a JSON body', async (_what, request, status, error) => {
+    expectErrorAnswer(await exchangeRaw(h.url, request), status, error);
   });
 });
 

@@ -69,6 +69,8 @@ export function send(baseUrl: string, req: InboundRequest): Promise<Answer> {
 
 /** An answer as read off the wire: the status line's code, the headers (lower-case), the body. */
 export interface RawAnswer {
+  /** The status line as sent, e.g. `HTTP/1.1 400 Bad Request`. */
+  statusLine: string;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -98,7 +100,12 @@ export function exchangeRaw(baseUrl: string, text: string): Promise<RawAnswer> {
       const body = received.subarray(end + 4);
       const length = Number(headers['content-length'] ?? Number.NaN);
       if (!socket.destroyed && !(body.length >= length)) return undefined;
-      return { status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') };
+      return {
+        statusLine,
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: body.toString('utf8'),
+      };
     };
     const finish = (): void => {
       const answer = parse();
