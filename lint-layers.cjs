@@ -11,35 +11,42 @@ const TRANSPORTS = ['express', 'bullmq', 'axios', 'winston', 'ioredis', 'command
  */
 const LAYERS = {
   errors: [],
-  config: [],
-  infra: ['errors', 'config'],
+  // What a shop is (its id, the env shop): the domain every per-shop layer names.
+  shops: [],
+  config: ['shops'],
+  infra: ['shops', 'errors', 'config'],
   // The HTML kit of the customer pages (layout, escaping, money): shared by http/ and providers.
   html: [],
   platform: ['infra', 'errors'],
-  payments: ['html', 'infra', 'errors'],
-  checkout: ['payments', 'platform', 'errors'],
-  delivery: ['checkout', 'platform', 'errors'],
+  payments: ['shops', 'html', 'infra', 'errors'],
+  checkout: ['shops', 'payments', 'platform', 'errors'],
+  delivery: ['shops', 'checkout', 'platform', 'errors'],
   // The ERP sync's use cases, and the sinks that hand services to the ERP.
-  sync: ['platform', 'errors'],
-  erp: ['sync', 'platform', 'infra', 'config', 'errors'],
-  store: ['checkout', 'sync', 'infra', 'errors'],
-  jobs: ['checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
-  http: ['checkout', 'payments', 'platform', 'html', 'infra', 'config', 'errors'],
-  cli: ['checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra', 'config', 'errors'],
+  sync: ['shops', 'platform', 'errors'],
+  erp: ['shops', 'sync', 'platform', 'infra', 'config', 'errors'],
+  store: ['shops', 'checkout', 'sync', 'infra', 'errors'],
+  jobs: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
+  http: ['shops', 'checkout', 'payments', 'platform', 'html', 'infra', 'config', 'errors'],
+  cli: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra', 'config'].concat(
+    ['errors'],
+  ),
   simulator: ['infra', 'errors'],
-  main: ['checkout', 'delivery', 'sync', 'erp', 'platform', 'payments', 'store', 'jobs'].concat([
-    'http',
-    'cli',
-    'simulator',
-    'html',
-    'infra',
-    'config',
-    'errors',
-  ]),
+  main: [
+    'shops',
+    'checkout',
+    'delivery',
+    'sync',
+    'erp',
+    'platform',
+    'payments',
+    'store',
+    'jobs',
+  ].concat(['http', 'cli', 'simulator', 'html', 'infra', 'config', 'errors']),
 };
 
 /** Packages a folder may not import, besides the layering. */
 const PACKAGE_RULES = {
+  shops: TRANSPORTS,
   checkout: TRANSPORTS,
   delivery: TRANSPORTS,
   sync: TRANSPORTS,

@@ -1,3 +1,4 @@
+import { queuePrefix, syncLedgerKey } from '../src/infra/keyspace';
 /*
  * The ERP sync at scale, beside a bare baseline in the same run (BENCH_REPS repetitions, the
  * sides alternating, medians):
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
         const pid = Number(worker.child.process.pid);
         const queue = new Queue('sync', {
           connection: redisOptions(redis.url, 'producer'),
-          prefix,
+          prefix: queuePrefix(prefix, 'sync'),
         });
         try {
           await sleep(1000);
@@ -165,9 +166,9 @@ async function main(): Promise<void> {
                   .catch(() => undefined);
             }
           }, 200);
-          await queue.add('pass', {});
+          await queue.add('pass', { shop: 'default' });
           await until(
-            async () => (await client.hlen(`${prefix}:sync:fp`)) >= SERVICES,
+            async () => (await client.hlen(syncLedgerKey(prefix, 'default'))) >= SERVICES,
             30 * 60_000,
             'every service delivered',
           );
@@ -178,7 +179,7 @@ async function main(): Promise<void> {
           );
           cpu.connector.push(cpuSeconds(pid) - cpuBefore);
           const again = Date.now();
-          const pass = await queue.add('pass', {});
+          const pass = await queue.add('pass', { shop: 'default' });
           await until(
             async () => (await queue.getJob(pass.id ?? ''))?.finishedOn !== undefined,
             10 * 60_000,

@@ -27,6 +27,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'No payment provider of that name is configured.',
   },
+  SHOP_NOT_FOUND: {
+    status: 404,
+    retryable: true,
+    text: 'No shop of that id is served (never added, or removed); a job of such a shop waits for it.',
+  },
   CHECKOUT_ALREADY_PAID: {
     status: 409,
     retryable: false,

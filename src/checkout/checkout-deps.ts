@@ -18,6 +18,8 @@ export type CheckoutPlatform = Pick<
 
 /** Everything the checkout use cases work with, given by the composition root. */
 export interface CheckoutDeps {
+  /** The shop these collaborators serve: the store, the platform account and the provider are its. */
+  shop: string;
   store: CheckoutStore;
   jobs: CheckoutJobs;
   platform: CheckoutPlatform;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChargeLine, Money } from '../payments/money';
+import { ENV_SHOP_ID } from '../shops/shop-id';
 
 export type { ChargeLine, Money };
 
@@ -55,6 +56,8 @@ export function isOutcome(state: CheckoutState): state is CheckoutOutcome {
 
 export interface CheckoutRecord {
   checkoutId: string;
+  /** The shop it belongs to; its id says the same (`shopOfCheckout`). */
+  shop: string;
   serviceId: number;
   state: CheckoutState;
   /** The outcome, kept when the state moves on to `reported`. */
@@ -89,17 +92,30 @@ export class UnreadableRecord {
   ) {}
 }
 
-/** The one format of checkout ids: `chk_` and 24 hex digits (12 random bytes). */
-export const CHECKOUT_ID_PATTERN = /^chk_[0-9a-f]{24}$/;
+/**
+ * The one format of checkout ids: `chk_`, the shop's id and `_` unless it is the env shop's, and
+ * 24 hex digits (12 random bytes): `chk_5f0c...` (the env shop, as before many shops) or
+ * `chk_acme-moveis_5f0c...`. A checkout names its shop, so a customer's page, a return URL or a
+ * job finds the shop's data from the id alone, and an id of one shop is never found in another's.
+ */
+export const CHECKOUT_ID_PATTERN = /^chk_(?:([a-z0-9][a-z0-9-]{1,62})_)?[0-9a-f]{24}$/;
 
-/** A fresh checkout id. */
-export function newCheckoutId(): string {
-  return `chk_${randomBytes(12).toString('hex')}`;
+/** A fresh checkout id of `shop`. */
+export function newCheckoutId(shop: string = ENV_SHOP_ID): string {
+  const random = randomBytes(12).toString('hex');
+  return shop === ENV_SHOP_ID ? `chk_${random}` : `chk_${shop}_${random}`;
 }
 
 /** Whether `value` is a checkout id (links, job data and queries are checked with it). */
 export function isCheckoutId(value: unknown): value is string {
   return typeof value === 'string' && CHECKOUT_ID_PATTERN.test(value);
+}
+
+/** The shop a checkout id names (the env shop's ids name none); undefined for no checkout id. */
+export function shopOfCheckout(checkoutId: string): string | undefined {
+  const match = CHECKOUT_ID_PATTERN.exec(checkoutId);
+  if (!match) return undefined;
+  return match[1] ?? ENV_SHOP_ID;
 }
 
 /** The notification the platform acknowledged for a checkout, if it did (`reported`). */

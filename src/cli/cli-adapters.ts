@@ -23,6 +23,14 @@ export interface SyncAccess {
  * never construct a store or a queue themselves.
  */
 export interface CliAdapters {
+  /** Moves a previous release's data to the current layout (`connector migrate`). */
+  migrate(
+    redis: { url: string; prefix: string },
+    options: { dryRun: boolean },
+  ): Promise<{
+    moved: { checkouts: number; queues: number; ledger: number; rateLimits: number };
+    conflicts: Array<{ from: string; to: string }>;
+  }>;
   /** Connects to Redis (fails with a CliFailure when it does not answer). */
   openQueues(redis: { url: string; prefix: string }): Promise<QueueAccess>;
   /** The sync's platform client, ledger (on Redis) and sink (fails with a CliFailure without Redis). */

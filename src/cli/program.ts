@@ -4,6 +4,7 @@ import { AppError, errorMessage } from '../errors';
 import { packageVersion } from '../infra/package-version';
 import { checkoutCommand } from './checkout-commands';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
+import { migrateCommand } from './migrate-command';
 import { notificationsCommand } from './notifications-commands';
 import { servicesCommand } from './services-commands';
 import { simulatorCommand } from './simulator-command';
@@ -30,6 +31,7 @@ function buildProgram(io: CliIo): Command {
   program.addCommand(notificationsCommand(io));
   program.addCommand(syncCommand(io));
   program.addCommand(simulatorCommand(io));
+  program.addCommand(migrateCommand(io));
   configureTree(program, io);
   return program;
 }

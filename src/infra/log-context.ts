@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** Fields stamped on every log line written while a request or a job is being handled. */
 export interface LogContext {
+  /** The shop whose checkout, job or request it is. */
+  shop?: string;
   requestId?: string;
   jobId?: string;
   queue?: string;

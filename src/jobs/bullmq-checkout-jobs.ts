@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { CheckoutJobs, Notification } from '../checkout/ports';
 
+import { queuePrefix } from '../infra/keyspace';
 import { currentLogContext } from '../infra/log-context';
 import {
   EXPIRE_ATTEMPTS,
@@ -34,8 +35,16 @@ export const SCHEDULED_RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'remove
   removeOnFail: { count: 1000 },
 };
 
-/** The checkout use cases' queues, on BullMQ. */
-export class BullmqCheckoutJobs implements CheckoutJobs {
+/** A queue of the connector, under its own hash tag (src/infra/keyspace.ts). */
+export function connectorQueue(name: string, connection: ConnectionOptions, prefix: string): Queue {
+  return new Queue(name, { connection, prefix: queuePrefix(prefix, name), streams: EVENT_STREAMS });
+}
+
+/**
+ * The checkout use cases' queues, on BullMQ: shared by every shop, each job naming its shop.
+ * The use cases get one shop's view of them (`forShop`).
+ */
+export class BullmqCheckoutJobs {
   readonly checkoutQueue: Queue;
   readonly notificationQueue: Queue;
   /** Both, for what watches every queue (metrics, dashboard, readiness, close). */
@@ -46,14 +55,28 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
     prefix: string,
     private readonly settings: { notifyMaxAttempts: number; produceBackoffMs?: number },
   ) {
-    const streams = EVENT_STREAMS;
-    this.checkoutQueue = new Queue(QUEUES.checkout, { connection, prefix, streams });
-    this.notificationQueue = new Queue(QUEUES.notifications, { connection, prefix, streams });
+    this.checkoutQueue = connectorQueue(QUEUES.checkout, connection, prefix);
+    this.notificationQueue = connectorQueue(QUEUES.notifications, connection, prefix);
     this.queues = [this.checkoutQueue, this.notificationQueue];
   }
 
-  async produce(checkoutId: string, jobKey: string): Promise<void> {
-    const data: ProduceJob = { checkoutId, jobKey, requestId: currentLogContext().requestId };
+  /** The queues as one shop's use cases see them: every job they add names that shop. */
+  forShop(shop: string): CheckoutJobs {
+    return {
+      produce: (checkoutId, jobKey) => this.produce(shop, checkoutId, jobKey),
+      scheduleExpiry: (checkoutId, at) => this.scheduleExpiry(shop, checkoutId, at),
+      scheduleExpiries: (expiries) => this.scheduleExpiries(shop, expiries),
+      notify: (notification) => this.notify(shop, notification),
+    };
+  }
+
+  async produce(shop: string, checkoutId: string, jobKey: string): Promise<void> {
+    const data: ProduceJob = {
+      shop,
+      checkoutId,
+      jobKey,
+      requestId: currentLogContext().requestId,
+    };
     await this.checkoutQueue.add('produce', data, {
       jobId: jobIds.produce(jobKey),
       attempts: PRODUCE_ATTEMPTS,
@@ -62,19 +85,26 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
     });
   }
 
-  async scheduleExpiry(checkoutId: string, at: Date): Promise<void> {
-    const job = expireJob(checkoutId, at);
+  async scheduleExpiry(shop: string, checkoutId: string, at: Date): Promise<void> {
+    const job = expireJob(shop, checkoutId, at);
     await this.checkoutQueue.add(job.name, job.data, job.opts);
   }
 
-  async scheduleExpiries(expiries: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void> {
+  async scheduleExpiries(
+    shop: string,
+    expiries: ReadonlyArray<{ checkoutId: string; at: Date }>,
+  ): Promise<void> {
     if (expiries.length === 0) return;
     // One MULTI for the lot: an existing job id is left as it is, as with add().
-    await this.checkoutQueue.addBulk(expiries.map((e) => expireJob(e.checkoutId, e.at)));
+    await this.checkoutQueue.addBulk(expiries.map((e) => expireJob(shop, e.checkoutId, e.at)));
   }
 
-  async notify(notification: Notification): Promise<void> {
-    const data: NotificationJob = { ...notification, requestId: currentLogContext().requestId };
+  async notify(shop: string, notification: Notification): Promise<void> {
+    const data: NotificationJob = {
+      shop,
+      ...notification,
+      requestId: currentLogContext().requestId,
+    };
     await this.notificationQueue.add(notification.kind, data, {
       jobId: jobIds.notify(notification.kind, notification.checkoutId),
       attempts: this.settings.notifyMaxAttempts,
@@ -111,12 +141,13 @@ export class BullmqCheckoutJobs implements CheckoutJobs {
 
 /** The job that checks a checkout once it is due to expire; its id makes a repeat a no-op. */
 function expireJob(
+  shop: string,
   checkoutId: string,
   at: Date,
 ): { name: 'expire'; data: ExpireJob; opts: JobsOptions } {
   return {
     name: 'expire',
-    data: { checkoutId, requestId: currentLogContext().requestId },
+    data: { shop, checkoutId, requestId: currentLogContext().requestId },
     opts: {
       jobId: jobIds.expire(checkoutId, at),
       delay: Math.max(0, at.getTime() - Date.now()),

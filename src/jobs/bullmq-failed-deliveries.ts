@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { shopOfCheckout } from '../checkout/checkout-record';
 import type { CheckoutStore } from '../checkout/ports';
 import type {
   DeliveryHistory,
@@ -12,7 +13,8 @@ import { jobIds } from './queue-names';
 export class BullmqFailedDeliveries implements FailedDeliveries {
   constructor(
     private readonly queue: Queue,
-    private readonly store: Pick<CheckoutStore, 'get'>,
+    /** The store of a shop: a job's checkout is read from its own shop's. */
+    private readonly storeOf: (shop: string) => Pick<CheckoutStore, 'get'>,
   ) {}
 
   async page(offset: number, limit: number): Promise<FailedDelivery[]> {
@@ -21,7 +23,10 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
     const records = await Promise.all(
       jobs.map((job) => {
         const checkoutId = (job.data as { checkoutId?: unknown }).checkoutId;
-        return typeof checkoutId === 'string' ? this.store.get(checkoutId) : undefined;
+        const shop = typeof checkoutId === 'string' ? shopOfCheckout(checkoutId) : undefined;
+        return shop && typeof checkoutId === 'string'
+          ? this.storeOf(shop).get(checkoutId)
+          : undefined;
       }),
     );
     return jobs.flatMap((job, i) => {

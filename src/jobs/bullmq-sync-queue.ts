@@ -1,9 +1,15 @@
-import { Queue, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions, Queue } from 'bullmq';
 import type { PaidServiceSync } from '../checkout/ports';
 import { batchesOf } from '../sync/batches';
 import type { SyncItem, SyncQueue } from '../sync/ports';
-import { EVENT_STREAMS, RETENTION, SCHEDULED_RETENTION } from './bullmq-checkout-jobs';
-import { jobIds, QUEUES, type SyncBatchJob, type SyncDeliverJob } from './queue-names';
+import { connectorQueue, RETENTION, SCHEDULED_RETENTION } from './bullmq-checkout-jobs';
+import {
+  jobIds,
+  QUEUES,
+  type SyncBatchJob,
+  type SyncDeliverJob,
+  type SyncPassJob,
+} from './queue-names';
 import { SYNC_PASS_ATTEMPTS } from './retry-schedules';
 
 /**
@@ -21,7 +27,7 @@ const PASS_SCHEDULER = 'sync-pass';
  * checkout's, or one its batch could not deliver), retried on the notifications' schedule, failed
  * ones kept for weeks in the failed set and the dashboard.
  */
-export class BullmqSyncQueue implements SyncQueue, PaidServiceSync {
+export class BullmqSyncQueue {
   readonly queue: Queue;
 
   constructor(
@@ -29,7 +35,30 @@ export class BullmqSyncQueue implements SyncQueue, PaidServiceSync {
     prefix: string,
     private readonly settings: { maxAttempts: number },
   ) {
-    this.queue = new Queue(QUEUES.sync, { connection, prefix, streams: EVENT_STREAMS });
+    this.queue = connectorQueue(QUEUES.sync, connection, prefix);
+  }
+
+  /** The queue as one shop's sync sees it: every job names that shop. */
+  forShop(shop: string): SyncQueue & PaidServiceSync {
+    return {
+      deliver: (items) => this.deliver(shop, items),
+      deliverAlone: (items) => this.deliverAlone(shop, items),
+      servicePaid: (serviceId, checkoutId) => this.servicePaid(shop, serviceId, checkoutId),
+    };
+  }
+
+  /** One scheduled pass, as a pass job per shop: a slow shop's pass holds back no other's. */
+  async passEach(shops: readonly string[], scheduledAt: number): Promise<void> {
+    await this.queue.addBulk(
+      shops.map((shop) => {
+        const data: SyncPassJob = { shop };
+        return {
+          name: 'pass',
+          data,
+          opts: { jobId: jobIds.syncPass(shop, scheduledAt), ...SCHEDULED_RETENTION },
+        };
+      }),
+    );
   }
 
   private deliverOptions(jobId: string) {
@@ -41,31 +70,35 @@ export class BullmqSyncQueue implements SyncQueue, PaidServiceSync {
     };
   }
 
-  async deliver(items: readonly SyncItem[]): Promise<void> {
+  async deliver(shop: string, items: readonly SyncItem[]): Promise<void> {
     // Batches: the queue's cost is paid per batch, not per service; one round trip for a page.
     await this.queue.addBulk(
       batchesOf(items, BATCH_SIZE).map((batch) => {
-        const data: SyncBatchJob = { items: batch };
-        return { name: 'deliver-batch', data, opts: this.deliverOptions(jobIds.syncBatch(batch)) };
-      }),
-    );
-  }
-
-  async deliverAlone(items: readonly SyncItem[]): Promise<void> {
-    await this.queue.addBulk(
-      items.map((item) => {
-        const data: SyncDeliverJob = { ...item, cause: 'pass' };
+        const data: SyncBatchJob = { shop, items: batch };
         return {
-          name: 'deliver',
+          name: 'deliver-batch',
           data,
-          opts: this.deliverOptions(jobIds.syncDeliver(item.serviceId, item.fingerprint)),
+          opts: this.deliverOptions(jobIds.syncBatch(shop, batch)),
         };
       }),
     );
   }
 
-  async servicePaid(serviceId: number, checkoutId: string): Promise<void> {
-    const data: SyncDeliverJob = { serviceId, cause: 'paid' };
+  async deliverAlone(shop: string, items: readonly SyncItem[]): Promise<void> {
+    await this.queue.addBulk(
+      items.map((item) => {
+        const data: SyncDeliverJob = { shop, ...item, cause: 'pass' };
+        return {
+          name: 'deliver',
+          data,
+          opts: this.deliverOptions(jobIds.syncDeliver(shop, item.serviceId, item.fingerprint)),
+        };
+      }),
+    );
+  }
+
+  async servicePaid(shop: string, serviceId: number, checkoutId: string): Promise<void> {
+    const data: SyncDeliverJob = { shop, serviceId, cause: 'paid' };
     await this.queue.add('deliver', data, this.deliverOptions(jobIds.syncPaid(checkoutId)));
   }
 

@@ -6,6 +6,8 @@ import { reconcileCheckouts } from '../checkout/reconcile-checkouts';
 import { deliverNotification } from '../delivery/deliver-notification';
 import { judgeDelivery } from '../delivery/delivery-policy';
 import { AppError, errorMessage } from '../errors';
+import { queuePrefix } from '../infra/keyspace';
+import { currentLogContext, runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import {
@@ -20,6 +22,28 @@ import {
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { logWorkerEvents } from './worker-logging';
 import { jobHandler, runProcessor, type JobHandler } from './run-processor';
+
+/** The shops the workers serve: each job's collaborators are its shop's. */
+export interface ShopDepsSource {
+  depsFor(shop: string): { deps: CheckoutDeps } | undefined;
+  ids(): readonly string[];
+}
+
+/**
+ * The checkout collaborators of a job's shop, with the shop stamped on its log lines. A shop not
+ * served (removed, or not yet seen by this process) fails the attempt, to be retried: its work
+ * waits, and is never done with another shop's account.
+ */
+export function shopDeps(shops: ShopDepsSource, shop: string): CheckoutDeps {
+  const runtime = shops.depsFor(shop);
+  if (!runtime) throw new AppError('SHOP_NOT_FOUND', `No shop "${shop}" is served.`);
+  return runtime.deps;
+}
+
+/** Runs `fn` with `shop` on every log line it writes. */
+function inShop<T>(shop: string, fn: () => Promise<T>): Promise<T> {
+  return currentLogContext().shop === shop ? fn() : runWithLogContext({ shop }, fn);
+}
 
 export interface WorkerOptions {
   /**
@@ -49,47 +73,77 @@ type Handlers<Queue extends keyof typeof JOB_NAMES> = Record<
   JobHandler<{ requestId?: string }>
 >;
 
-function checkoutHandlers(deps: CheckoutDeps, options: WorkerOptions): Handlers<'checkout'> {
+function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handlers<'checkout'> {
+  const turns = { next: 0 };
   return {
     produce: jobHandler({
       schema: produceJobSchema,
-      run: (data) => produceCheckout(deps, data.checkoutId, data.jobKey),
-      onFinalFailure: async (data, error) => {
-        options.logger.error('checkout abandoned', {
-          checkoutId: data.checkoutId,
-          ...errorFields(error),
-        });
-        await abandonCheckout(deps, data.checkoutId, abandonReason(error));
-      },
+      run: (data) =>
+        inShop(data.shop, () =>
+          produceCheckout(shopDeps(shops, data.shop), data.checkoutId, data.jobKey),
+        ),
+      onFinalFailure: (data, error) =>
+        inShop(data.shop, async () => {
+          options.logger.error('checkout abandoned', {
+            checkoutId: data.checkoutId,
+            ...errorFields(error),
+          });
+          await abandonCheckout(shopDeps(shops, data.shop), data.checkoutId, abandonReason(error));
+        }),
     }),
     expire: jobHandler({
       schema: expireJobSchema,
-      run: (data) => expireCheckout(deps, data.checkoutId),
+      run: (data) =>
+        inShop(data.shop, () => expireCheckout(shopDeps(shops, data.shop), data.checkoutId)),
     }),
     reconcile: jobHandler({
       schema: reconcileJobSchema,
-      run: async () => {
-        const report = await reconcileCheckouts(deps, {
-          intervalMs: options.reconcileIntervalMs,
-          // Leave the rest of the interval free, so passes do not pile up.
-          budgetMs: Math.round(options.reconcileIntervalMs * 0.8),
-        });
-        options.metrics.unreadableRecords.inc(report.unreadable);
-        return report;
-      },
+      run: () => reconcileEveryShop(shops, options, turns),
     }),
   };
 }
 
+/**
+ * One reconciler pass over every shop's line, within one budget: the shops take turns at going
+ * first, so a shop with a long line never keeps another's from being looked at pass after pass.
+ */
+async function reconcileEveryShop(
+  shops: ShopDepsSource,
+  options: WorkerOptions,
+  /** Where this process's next pass starts among the shops: each gets to go first in turn. */
+  turns: { next: number },
+): Promise<Record<string, number>> {
+  // Leave the rest of the interval free, so passes do not pile up.
+  const deadline = Date.now() + Math.round(options.reconcileIntervalMs * 0.8);
+  const ids = shops.ids();
+  const start = ids.length === 0 ? 0 : turns.next % ids.length;
+  turns.next = start + 1;
+  const total: Record<string, number> = {};
+  for (const shop of [...ids.slice(start), ...ids.slice(0, start)]) {
+    const runtime = shops.depsFor(shop);
+    if (!runtime) continue;
+    const report = await inShop(shop, () =>
+      reconcileCheckouts(runtime.deps, {
+        intervalMs: options.reconcileIntervalMs,
+        budgetMs: Math.max(0, deadline - Date.now()),
+      }),
+    );
+    options.metrics.unreadableRecords.inc(report.unreadable);
+    for (const [key, value] of Object.entries(report)) total[key] = (total[key] ?? 0) + value;
+  }
+  return total;
+}
+
 /** Delivers, and counts every attempt by what came of it; errors are rethrown as they are. */
 async function deliverCounted(
-  deps: CheckoutDeps,
+  shops: ShopDepsSource,
   options: WorkerOptions,
   data: NotificationJob,
   enqueuedAt: number,
 ): Promise<string> {
   const { metrics, logger } = options;
   try {
+    const deps = shopDeps(shops, data.shop);
     const result = await deliverNotification(deps, data);
     metrics.notificationAttempts.inc({ kind: data.kind, result });
     if (result === 'delivered')
@@ -111,43 +165,49 @@ async function deliverCounted(
 }
 
 function notificationHandlers(
-  deps: CheckoutDeps,
+  shops: ShopDepsSource,
   options: WorkerOptions,
 ): Handlers<'notifications'> {
   const notification = jobHandler({
     schema: notificationJobSchema,
-    run: (data, job) => deliverCounted(deps, options, data, job.timestamp),
-    onFinalFailure: async (data, error) => {
-      options.logger.error('notification moved to the failed set', {
-        checkoutId: data.checkoutId,
-        kind: data.kind,
-        reason: errorMessage(error),
-      });
-      await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
-    },
+    run: (data, job) =>
+      inShop(data.shop, () => deliverCounted(shops, options, data, job.timestamp)),
+    onFinalFailure: (data, error) =>
+      inShop(data.shop, async () => {
+        options.logger.error('notification moved to the failed set', {
+          checkoutId: data.checkoutId,
+          kind: data.kind,
+          reason: errorMessage(error),
+        });
+        const deps = shopDeps(shops, data.shop);
+        await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
+      }),
   });
   return { finish: notification, cancel: notification };
 }
 
 /** The checkout and notification workers; processors stay thin over the use cases. */
-export function startCheckoutWorkers(deps: CheckoutDeps, options: WorkerOptions): Worker[] {
+export function startCheckoutWorkers(shops: ShopDepsSource, options: WorkerOptions): Worker[] {
   const { logger } = options;
   const common = {
     connection: options.connection,
-    prefix: options.prefix,
     concurrency: options.concurrency ?? 10,
     lockDuration: options.lockDurationMs,
     stalledInterval: stalledIntervalFor(options.lockDurationMs),
   };
   const checkoutWorker = new Worker(
     QUEUES.checkout,
-    runProcessor(checkoutHandlers(deps, options), logger),
-    common,
+    runProcessor(checkoutHandlers(shops, options), logger),
+    { ...common, prefix: queuePrefix(options.prefix, QUEUES.checkout) },
   );
   const notificationWorker = new Worker(
     QUEUES.notifications,
-    runProcessor(notificationHandlers(deps, options), logger),
-    { ...common, settings: notificationRetrySettings(options.notifyBackoffMs) },
+    runProcessor(notificationHandlers(shops, options), logger),
+    {
+      ...common,
+      prefix: queuePrefix(options.prefix, QUEUES.notifications),
+      settings: notificationRetrySettings(options.notifyBackoffMs),
+    },
   );
 
   for (const worker of [checkoutWorker, notificationWorker]) logWorkerEvents(worker, logger);

@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CHECKOUT_ID_PATTERN } from '../checkout/checkout-record';
+import { CHECKOUT_ID_PATTERN, shopOfCheckout } from '../checkout/checkout-record';
+import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
 
-/** Queue names; the Redis prefix (QUEUE_PREFIX) keeps several connectors apart. */
+/**
+ * Queue names; each queue's keys are under its own hash tag, `{QUEUE_PREFIX:queue:<name>}`
+ * (src/infra/keyspace.ts), so several connectors share a Redis and a Cluster spreads the queues.
+ * The queues are shared by every shop: each job names its shop.
+ */
 export const QUEUES = {
   checkout: 'checkout',
   notifications: 'notifications',
@@ -17,22 +22,39 @@ export const JOB_NAMES = {
 } as const;
 
 const checkoutId = z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id');
+/** Jobs queued before many shops carry no shop: they are the env shop's. */
+const shop = z.string().regex(SHOP_ID_PATTERN, 'not a shop id').default(ENV_SHOP_ID);
 
-export const produceJobSchema = z.object({
-  checkoutId,
-  jobKey: z.string(),
-  requestId: z.string().optional(),
-});
-export const expireJobSchema = z.object({ checkoutId, requestId: z.string().optional() });
+/** A checkout's job must name the shop its checkout id names: no job acts in another shop. */
+function sameShop(data: { shop: string; checkoutId: string }): boolean {
+  return shopOfCheckout(data.checkoutId) === data.shop;
+}
+const SHOP_MISMATCH = { message: 'names a shop its checkout id does not', path: ['shop'] };
+
+export const produceJobSchema = z
+  .object({ shop, checkoutId, jobKey: z.string(), requestId: z.string().optional() })
+  .refine(sameShop, SHOP_MISMATCH);
+export const expireJobSchema = z
+  .object({ shop, checkoutId, requestId: z.string().optional() })
+  .refine(sameShop, SHOP_MISMATCH);
+/** The reconciler: one pass over every shop's line. */
 export const reconcileJobSchema = z.object({ requestId: z.string().optional() });
-export const notificationJobSchema = z.object({
-  checkoutId,
-  kind: z.enum(['finish', 'cancel']),
+export const notificationJobSchema = z
+  .object({
+    shop,
+    checkoutId,
+    kind: z.enum(['finish', 'cancel']),
+    requestId: z.string().optional(),
+  })
+  .refine(sameShop, SHOP_MISMATCH);
+
+/** A sync pass: of one shop, or (from the schedule, with no shop) one pass job per shop. */
+export const syncPassJobSchema = z.object({
+  shop: z.string().regex(SHOP_ID_PATTERN, 'not a shop id').optional(),
   requestId: z.string().optional(),
 });
-
-export const syncPassJobSchema = z.object({ requestId: z.string().optional() });
 export const syncDeliverJobSchema = z.object({
+  shop,
   serviceId: z.number().int().positive(),
   /** The version a pass saw; the delivery reads the service again and sends what it finds. */
   fingerprint: z.string().optional(),
@@ -42,6 +64,7 @@ export const syncDeliverJobSchema = z.object({
 });
 
 export const syncBatchJobSchema = z.object({
+  shop,
   items: z
     .array(z.object({ serviceId: z.number().int().positive(), fingerprint: z.string() }))
     .min(1)
@@ -51,9 +74,13 @@ export const syncBatchJobSchema = z.object({
 
 export type SyncDeliverJob = z.input<typeof syncDeliverJobSchema>;
 export type SyncBatchJob = z.input<typeof syncBatchJobSchema>;
+export type SyncPassJob = z.input<typeof syncPassJobSchema>;
 export type ProduceJob = z.infer<typeof produceJobSchema>;
 export type ExpireJob = z.infer<typeof expireJobSchema>;
 export type NotificationJob = z.infer<typeof notificationJobSchema>;
+
+/** The env shop's ids are as before many shops (so a job queued then is found again). */
+const ofShop = (shopId: string): string => (shopId === ENV_SHOP_ID ? '' : `${shopId}-`);
 
 /**
  * BullMQ job ids: ':' is reserved (BullMQ rejects it), and one id per piece of work makes a
@@ -63,13 +90,16 @@ export const jobIds = {
   produce: (jobKey: string) => `produce-${jobKey.replace(/:/g, '-')}`,
   expire: (checkoutId: string, at: Date) => `expire-${checkoutId}-${at.getTime()}`,
   notify: (kind: 'finish' | 'cancel', checkoutId: string) => `${kind}-${checkoutId}`,
-  /** One job per version of a service: a pass that sees it again adds nothing. */
-  syncDeliver: (serviceId: number, fingerprint: string) => `sync-${serviceId}-${fingerprint}`,
+  /** One job per version of a shop's service: a pass that sees it again adds nothing. */
+  syncDeliver: (shopId: string, serviceId: number, fingerprint: string) =>
+    `sync-${ofShop(shopId)}${serviceId}-${fingerprint}`,
   /** One job per set of service versions: a pass that finds the same page again adds nothing. */
-  syncBatch: (items: ReadonlyArray<{ serviceId: number; fingerprint: string }>) =>
-    `sync-batch-${createHash('sha1')
+  syncBatch: (shopId: string, items: ReadonlyArray<{ serviceId: number; fingerprint: string }>) =>
+    `sync-batch-${ofShop(shopId)}${createHash('sha1')
       .update(items.map((item) => `${item.serviceId}:${item.fingerprint}`).join(','))
       .digest('hex')}`,
-  /** One job per paid checkout. */
+  /** One job per paid checkout (its id names its shop). */
   syncPaid: (checkoutId: string) => `sync-paid-${checkoutId}`,
+  /** A shop's part of one scheduled pass. */
+  syncPass: (shopId: string, scheduledAt: number) => `sync-pass-${shopId}-${scheduledAt}`,
 };

@@ -1,8 +1,11 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
-import { errorMessage } from '../errors';
+import { AppError, errorMessage } from '../errors';
+import { queuePrefix } from '../infra/keyspace';
+import { currentLogContext, runWithLogContext } from '../infra/log-context';
 import type { Logger } from '../infra/logger';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
-import type { SyncDeps, SyncQueue } from '../sync/ports';
+import type { SyncDeps } from '../sync/ports';
+import type { BullmqSyncQueue } from './bullmq-sync-queue';
 import { runSyncPass } from '../sync/sync-pass';
 import { syncBatchJobSchema, syncDeliverJobSchema, syncPassJobSchema, QUEUES } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
@@ -20,36 +23,65 @@ export interface SyncWorkerOptions {
   logger: Logger;
 }
 
-/** The ERP sync's worker: passes and deliveries, thin over the sync use cases. */
+/** The shops whose services the sync hands to the ERP. */
+export interface SyncShops {
+  depsFor(shop: string): { sync: SyncDeps | undefined } | undefined;
+  ids(): readonly string[];
+}
+
+/** A shop's sync collaborators, with the shop on every log line; a shop not served is retried. */
+function inShopSync<T>(
+  shops: SyncShops,
+  shop: string,
+  fn: (deps: SyncDeps) => Promise<T>,
+): Promise<T> {
+  const deps = shops.depsFor(shop)?.sync;
+  if (!deps) throw new AppError('SHOP_NOT_FOUND', `No shop "${shop}" is synced.`);
+  return currentLogContext().shop === shop ? fn(deps) : runWithLogContext({ shop }, () => fn(deps));
+}
+
+/**
+ * The ERP sync's worker: passes and deliveries, thin over the sync use cases. A scheduled pass
+ * becomes one pass job per shop; every other job names its shop.
+ */
 export function startSyncWorker(
-  deps: SyncDeps,
-  queue: SyncQueue,
+  shops: SyncShops,
+  queue: BullmqSyncQueue,
   options: SyncWorkerOptions,
 ): Worker {
   const { logger } = options;
   const handlers = {
     pass: jobHandler({
       schema: syncPassJobSchema,
-      run: () => runSyncPass(deps, queue, { pageSize: options.pageSize }),
+      run: async (data, job) => {
+        if (data.shop === undefined) return queue.passEach(shops.ids(), job.timestamp);
+        const shop = data.shop;
+        return inShopSync(shops, shop, (deps) =>
+          runSyncPass(deps, queue.forShop(shop), { pageSize: options.pageSize }),
+        );
+      },
     }),
     'deliver-batch': jobHandler({
       schema: syncBatchJobSchema,
       run: (data) =>
-        deliverBatch(deps, data.items, async (failed, reasons) => {
-          failed.forEach((item, i) =>
-            logger.warn('service not delivered to the ERP; it is retried on its own', {
-              serviceId: item.serviceId,
-              reason: errorMessage(reasons[i]),
-            }),
-          );
-          await queue.deliverAlone(failed);
-        }),
+        inShopSync(shops, data.shop, (deps) =>
+          deliverBatch(deps, data.items, async (failed, reasons) => {
+            failed.forEach((item, i) =>
+              logger.warn('service not delivered to the ERP; it is retried on its own', {
+                serviceId: item.serviceId,
+                reason: errorMessage(reasons[i]),
+              }),
+            );
+            await queue.deliverAlone(data.shop, failed);
+          }),
+        ),
     }),
     deliver: jobHandler({
       schema: syncDeliverJobSchema,
-      run: (data) => deliverService(deps, data.serviceId),
+      run: (data) => inShopSync(shops, data.shop, (deps) => deliverService(deps, data.serviceId)),
       onFinalFailure: async (data, error) => {
         logger.error('service delivery to the ERP moved to the failed set', {
+          shop: data.shop,
           serviceId: data.serviceId,
           reason: errorMessage(error),
         });
@@ -58,7 +90,7 @@ export function startSyncWorker(
   };
   const worker = new Worker(QUEUES.sync, runProcessor(handlers, logger), {
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: queuePrefix(options.prefix, QUEUES.sync),
     concurrency: options.concurrency,
     lockDuration: options.lockDurationMs,
     stalledInterval: stalledIntervalFor(options.lockDurationMs),

@@ -1,28 +1,41 @@
-import { Queue } from 'bullmq';
 import type { CliAdapters, QueueAccess } from '../cli/cli-adapters';
 import { CliFailure, EXIT } from '../cli/cli-io';
 import { closeRedis, createRedis, waitForRedis } from '../infra/redis';
 import { BullmqDeliveryHistory, BullmqFailedDeliveries } from '../jobs/bullmq-failed-deliveries';
 import { createLogger } from '../infra/logger';
 import type { ConnectorRedis } from '../infra/redis';
+import { connectorQueue } from '../jobs/bullmq-checkout-jobs';
 import { QUEUES } from '../jobs/queue-names';
+import { ENV_SHOP_ID } from '../shops/shop-id';
 import { PlatformClient } from '../platform/platform-client';
+import { migrateToLayout2 } from '../store/layout-migration';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
 import { syncDeps } from './sync-deps';
 
 /** The CLI's adapters on the connector's Redis: the store and the failed set, as the server has them. */
 export const cliAdapters: CliAdapters = {
+  async migrate(redisConfig, options) {
+    const redis = await connectCliRedis(redisConfig.url);
+    try {
+      return await migrateToLayout2(redis, redisConfig.prefix, options);
+    } finally {
+      await closeRedis(redis);
+    }
+  },
+
   async openQueues(redisConfig): Promise<QueueAccess> {
     const redis = await connectCliRedis(redisConfig.url);
-    const queue = new Queue(QUEUES.notifications, {
-      connection: redis,
-      prefix: redisConfig.prefix,
-    });
+    const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
     queue.on('error', () => undefined);
-    const store = new RedisCheckoutStore(redis, redisConfig.prefix);
+    const stores = new Map<string, RedisCheckoutStore>();
+    const storeOf = (shop: string): RedisCheckoutStore => {
+      const store = stores.get(shop) ?? new RedisCheckoutStore(redis, redisConfig.prefix, shop);
+      stores.set(shop, store);
+      return store;
+    };
     return {
-      store,
-      failedDeliveries: new BullmqFailedDeliveries(queue, store),
+      store: storeOf(ENV_SHOP_ID),
+      failedDeliveries: new BullmqFailedDeliveries(queue, storeOf),
       deliveryHistory: new BullmqDeliveryHistory(queue),
       close: async () => {
         await queue.close();
@@ -43,6 +56,7 @@ export const cliAdapters: CliAdapters = {
       deps: syncDeps(config.sync, {
         redis,
         prefix: config.redis.prefix,
+        shop: ENV_SHOP_ID,
         // A person is waiting: GETs get a short retry, as in `services`.
         platform: new PlatformClient({ ...config.platform, logger, getRetries: 2 }),
         logger,

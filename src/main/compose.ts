@@ -10,8 +10,10 @@ import { closeRedis, pingRedis } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
 import type { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
+import type { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import { createDependencies, type DependencyOptions } from './dependencies';
 import { connectRedis } from './redis-connection';
+import type { Shops } from './shop-deps';
 import { buildApp } from './start-api';
 import { startWorkers } from './start-workers';
 
@@ -27,6 +29,8 @@ export interface RunningConnector {
   shutdown: Shutdown;
   deps: CheckoutDeps;
   jobs: BullmqCheckoutJobs;
+  /** The ERP sync's queue, when ERP_SINK is set. */
+  syncQueue: BullmqSyncQueue | undefined;
 }
 
 export interface StartOptions extends DependencyOptions {
@@ -70,7 +74,7 @@ export async function startConnector(
   const built = createDependencies(config, { redis, logger, publicUrl }, options);
   const { deps, jobs, providerModule } = built;
   observeQueues(metrics, built.queues);
-  observeReconciler(metrics, () => deps.store.reconcileBacklog(new Date()));
+  observeReconciler(metrics, () => reconcileBacklog(built.shops, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
   const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics });
   serveRequests(server, listener);
@@ -117,7 +121,27 @@ export async function startConnector(
     shutdown,
     deps,
     jobs,
+    syncQueue: built.syncQueue,
   };
+}
+
+/** Every shop's reconciler line taken together: how many are due, and the most overdue. */
+async function reconcileBacklog(
+  shops: Shops,
+  now: Date,
+): Promise<{ due: number; oldestDueAt: Date | undefined }> {
+  const lines = await Promise.all(
+    shops.ids().map((id) => shops.depsFor(id)?.deps.store.reconcileBacklog(now)),
+  );
+  let due = 0;
+  let oldest: number | undefined;
+  for (const line of lines) {
+    if (!line) continue;
+    due += line.due;
+    const at = line.oldestDueAt?.getTime();
+    if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
+  }
+  return { due, oldestDueAt: oldest === undefined ? undefined : new Date(oldest) };
 }
 
 /** `/metrics` on METRICS_HOST:METRICS_PORT, away from the public port. */

@@ -5,12 +5,13 @@ import type { Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import type { ConnectorRedis } from '../infra/redis';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
+import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import type { ProviderModule } from '../payments/provider-module';
 import { buildProviderModule } from '../payments/registry';
 import { PlatformClient } from '../platform/platform-client';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
-import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import type { SyncDeps } from '../sync/ports';
+import { envShopSettings, Shops, type ShopRuntime, type ShopSettings } from './shop-deps';
 import { syncDeps } from './sync-deps';
 
 export interface DependencyOptions {
@@ -23,70 +24,85 @@ export interface DependencyOptions {
 }
 
 export interface Dependencies {
+  /** Every shop's collaborators, built once each: `shops.depsFor(id)`. */
+  shops: Shops;
+  /** The env shop's checkout collaborators (the one shop before the registry). */
   deps: CheckoutDeps;
-  jobs: BullmqCheckoutJobs;
+  /** The env shop's provider. */
   providerModule: ProviderModule;
-  /** The ERP sync, when ERP_SINK is set. */
-  sync: { deps: SyncDeps; queue: BullmqSyncQueue } | undefined;
+  jobs: BullmqCheckoutJobs;
+  /** The ERP sync's queue, when ERP_SINK is set. */
+  syncQueue: BullmqSyncQueue | undefined;
   /** Every queue of the process, for the dashboard, metrics and close. */
   queues: BullmqCheckoutJobs['queues'];
 }
 
-/** Builds the use cases' collaborators on the producer connection: store, queues, platform, provider. */
+/**
+ * Builds the collaborators on the producer connection: the queues, shared by every shop, and a
+ * builder of each shop's own (store, platform client, provider, sync), used by the server, the
+ * workers and the CLI alike.
+ */
 export function createDependencies(
   config: Config,
   runtime: { redis: ConnectorRedis; logger: Logger; publicUrl: string },
   options: DependencyOptions = {},
 ): Dependencies {
   const { redis, logger, publicUrl } = runtime;
+  const prefix = config.redis.prefix;
   // The queues share the producer connection, which is closed by its owner (Queue.close leaves a
   // shared connection open), so it ends even when BullMQ's own quit would fail on a broken link.
-  const jobs = new BullmqCheckoutJobs(redis, config.redis.prefix, {
+  const jobs = new BullmqCheckoutJobs(redis, prefix, {
     notifyMaxAttempts: config.notify.maxAttempts,
     produceBackoffMs: options.produceBackoffMs,
   });
-  const providerModule = buildProviderModule(
-    {
-      name: config.checkout.provider,
-      sandboxInProduction: config.checkout.sandboxInProduction,
-      stripe: config.checkout.stripe,
-      mercadopago: config.checkout.mercadopago,
-    },
-    { redis, prefix: config.redis.prefix, publicUrl },
-  );
-  const platform = new PlatformClient({ ...config.platform, logger });
   const { sink } = config.sync;
-  const sync = sink
-    ? {
-        queue: new BullmqSyncQueue(redis, config.redis.prefix, {
-          maxAttempts: config.notify.maxAttempts,
-        }),
-        deps: syncDeps(
-          { ...config.sync, sink },
-          { redis, prefix: config.redis.prefix, platform, logger },
-        ),
-      }
+  const syncQueue = sink
+    ? new BullmqSyncQueue(redis, prefix, { maxAttempts: config.notify.maxAttempts })
     : undefined;
-  const deps: CheckoutDeps = {
-    // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
-    store: new RedisCheckoutStore(redis, config.redis.prefix, {
-      firstLookMs: Math.round(config.jobs.reconcileIntervalMs / 2),
-    }),
-    jobs,
-    // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
-    platform,
-    provider: providerModule.provider,
-    amountSource: options.amountSource ?? computedAmount,
-    currency: config.checkout.currency,
-    publicUrl,
-    expiryMs: options.expiryMs ?? config.checkout.expiryMs,
-    clock: () => new Date(),
-    newCheckoutId,
-    log: logger,
-    paidSync: sync?.queue,
+
+  const buildShop = (settings: ShopSettings): ShopRuntime => {
+    const shop = settings.id;
+    const providerModule = buildProviderModule(settings.provider, {
+      redis,
+      prefix,
+      shop,
+      publicUrl,
+    });
+    const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger });
+    const paidSync = syncQueue?.forShop(shop);
+    const sync: SyncDeps | undefined = sink
+      ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, platform, logger })
+      : undefined;
+    const deps: CheckoutDeps = {
+      shop,
+      // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
+      store: new RedisCheckoutStore(redis, prefix, shop, {
+        firstLookMs: Math.round(config.jobs.reconcileIntervalMs / 2),
+      }),
+      jobs: jobs.forShop(shop),
+      // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
+      platform,
+      provider: providerModule.provider,
+      amountSource: options.amountSource ?? computedAmount,
+      currency: config.checkout.currency,
+      publicUrl,
+      expiryMs: options.expiryMs ?? config.checkout.expiryMs,
+      clock: () => new Date(),
+      newCheckoutId: () => newCheckoutId(shop),
+      log: logger,
+      paidSync,
+    };
+    return { settings, deps, providerModule, sync };
   };
-  const queues = sync ? [...jobs.queues, sync.queue.queue] : jobs.queues;
+
+  const envShop = envShopSettings(config);
+  const shops = new Shops(
+    { get: (id) => (id === envShop.id ? envShop : undefined), ids: () => [envShop.id] },
+    buildShop,
+  );
+  const env = shops.depsFor(envShop.id) as ShopRuntime;
+  const queues = syncQueue ? [...jobs.queues, syncQueue.queue] : jobs.queues;
   for (const queue of queues)
     queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
-  return { deps, jobs, providerModule, sync, queues };
+  return { shops, deps: env.deps, providerModule: env.providerModule, jobs, syncQueue, queues };
 }

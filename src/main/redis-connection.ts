@@ -2,6 +2,7 @@ import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import { closeRedis, createRedis, waitForRedis, type ConnectorRedis } from '../infra/redis';
 import { readEvictionPolicy } from '../infra/redis-safety';
+import { holdsLayout1 } from '../store/layout-migration';
 
 /**
  * Refuses to run on a Redis that may evict keys in production (queued notifications could
@@ -20,6 +21,17 @@ async function checkRedisSafety(redis: ConnectorRedis, config: Config, logger: L
 }
 
 /**
+ * Refuses to start on data a previous release left in its own layout: this release would not see
+ * its checkouts and deliveries. `connector migrate` moves them.
+ */
+async function checkLayout(redis: ConnectorRedis, config: Config): Promise<void> {
+  if (!(await holdsLayout1(redis, config.redis.prefix))) return;
+  throw new ConfigError([
+    `QUEUE_PREFIX: Redis holds the previous release's data under "${config.redis.prefix}" in its old layout; stop every process of the previous release, run "npx connector migrate", then start this one (README "Upgrading")`,
+  ]);
+}
+
+/**
  * The producer connection, checked: it waits up to 5 s for Redis (starting without it is
  * allowed: /readyz says 503 meanwhile), then refuses an evicting Redis in production.
  */
@@ -34,7 +46,11 @@ export async function connectRedis(
     logger.warn('redis not reachable yet; /readyz answers 503 until it is', { timeoutMs: 5000 });
     return { redis, reachable };
   }
-  await checkRedisSafety(redis, config, logger).catch(async (error: unknown) => {
+  const checks = async (): Promise<void> => {
+    await checkRedisSafety(redis, config, logger);
+    await checkLayout(redis, config);
+  };
+  await checks().catch(async (error: unknown) => {
     await closeRedis(redis);
     throw error;
   });

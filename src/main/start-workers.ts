@@ -29,7 +29,7 @@ export async function startWorkers(
     `${config.redis.prefix}-worker`,
   );
   connection.on('error', connectionErrorLogger(logger, { redis: 'worker' }));
-  const workers = startCheckoutWorkers(built.deps, {
+  const workers = startCheckoutWorkers(built.shops, {
     connection,
     prefix: config.redis.prefix,
     notifyBackoffMs: config.notify.backoffMs,
@@ -39,9 +39,9 @@ export async function startWorkers(
     metrics: runtime.metrics,
     concurrency: config.workerConcurrency,
   });
-  if (built.sync) {
+  if (built.syncQueue) {
     workers.push(
-      startSyncWorker(built.sync.deps, built.sync.queue, {
+      startSyncWorker(built.shops, built.syncQueue, {
         connection,
         prefix: config.redis.prefix,
         backoffMs: config.notify.backoffMs,
@@ -52,7 +52,7 @@ export async function startWorkers(
       }),
     );
     // SYNC_INTERVAL unset removes a schedule an earlier configuration left behind.
-    await built.sync.queue.schedule(config.sync.intervalMs);
+    await built.syncQueue.schedule(config.sync.intervalMs);
   }
   await built.jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
   return {

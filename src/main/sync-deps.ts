@@ -8,11 +8,17 @@ import type { SyncDeps, SyncPlatform } from '../sync/ports';
 /** The sync's collaborators, as the server's workers and `connector sync` both use them. */
 export function syncDeps(
   sync: SyncConfig & { sink: ErpSinkConfig },
-  runtime: { redis: ConnectorRedis; prefix: string; platform: SyncPlatform; logger: Logger },
+  runtime: {
+    redis: ConnectorRedis;
+    prefix: string;
+    shop: string;
+    platform: SyncPlatform;
+    logger: Logger;
+  },
 ): SyncDeps {
   return {
     platform: runtime.platform,
-    ledger: new RedisSyncLedger(runtime.redis, runtime.prefix),
+    ledger: new RedisSyncLedger(runtime.redis, runtime.prefix, runtime.shop),
     sink: createErpSink(sync.sink, runtime.logger),
     statuses: sync.statuses,
     log: runtime.logger,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { webhookPath } from '../shops/shop-id';
 import type { ProviderModule } from './provider-module';
 import { sandboxModule } from './sandbox/sandbox-module';
 import { MercadoPagoProvider } from './mercadopago/mercadopago-provider';
@@ -21,6 +22,8 @@ export interface ProviderSettings {
 export interface ProviderEnvironment {
   redis: Redis;
   prefix: string;
+  /** The shop the provider account is of. */
+  shop: string;
   publicUrl: string;
 }
 
@@ -42,7 +45,7 @@ export function buildProviderModule(
       return {
         provider: new MercadoPagoProvider({
           ...settings.mercadopago,
-          notificationUrl: `${environment.publicUrl}/webhooks/mercadopago`,
+          notificationUrl: `${environment.publicUrl}${webhookPath('mercadopago', environment.shop)}`,
         }),
         startWarnings: [],
       };

@@ -1,7 +1,9 @@
+import { shopTag } from '../infra/keyspace';
+
 /**
- * The one layout of the checkout store's keys, all under the QUEUE_PREFIX (never
- * `<prefix>:<queue name>:...`, which is BullMQ's). The Lua scripts get these keys, or the
- * record key's prefix, as arguments and build nothing of their own.
+ * The one layout of a shop's checkout keys, all under the shop's hash tag `{P:shop:<shop>}`
+ * (src/infra/keyspace.ts): a script touches one shop's keys, in one slot of a Cluster. The Lua
+ * scripts get these keys as arguments and build none of their own.
  *
  *   chk:<id>                  hash, the record
  *   chk-service:<serviceId>   the id of the service's latest checkout
@@ -25,16 +27,17 @@ export interface CheckoutKeys {
   event(provider: string, eventId: string): string;
 }
 
-export function checkoutKeys(prefix: string): CheckoutKeys {
-  const recordPrefix = `${prefix}:chk:`;
+export function checkoutKeys(prefix: string, shop: string): CheckoutKeys {
+  const tag = shopTag(prefix, shop);
+  const recordPrefix = `${tag}:chk:`;
   return {
     recordPrefix,
     record: (checkoutId) => `${recordPrefix}${checkoutId}`,
-    service: (serviceId) => `${prefix}:chk-service:${serviceId}`,
-    history: (serviceId) => `${prefix}:chk-history:${serviceId}`,
-    ref: (provider, providerRef) => `${prefix}:chk-ref:${provider}:${providerRef}`,
-    due: `${prefix}:chk-due`,
-    event: (provider, eventId) => `${prefix}:chk-event:${provider}:${eventId}`,
-    parked: `${prefix}:chk-parked`,
+    service: (serviceId) => `${tag}:chk-service:${serviceId}`,
+    history: (serviceId) => `${tag}:chk-history:${serviceId}`,
+    ref: (provider, providerRef) => `${tag}:chk-ref:${provider}:${providerRef}`,
+    due: `${tag}:chk-due`,
+    event: (provider, eventId) => `${tag}:chk-event:${provider}:${eventId}`,
+    parked: `${tag}:chk-parked`,
   };
 }

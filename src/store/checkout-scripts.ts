@@ -9,26 +9,31 @@ import { OPEN_STATES } from '../checkout/checkout-record';
 const luaSet = (values: readonly string[]): string =>
   `{${values.map((value) => `['${value}'] = true`).join(', ')}}`;
 
-// KEYS[1] service pointer, KEYS[2] new record, KEYS[3] due line, KEYS[4] the service's checkouts.
-// ARGV: record key prefix, newId, serviceId, provider, now, expiresAt, first look (ms), now (ms),
-// how long the service's list of checkouts is kept (ms).
-// Returns {kind, checkout id, request number, the record's fields (HGETALL)}.
+// KEYS[1] service pointer, KEYS[2] new record, KEYS[3] due line, KEYS[4] the service's checkouts,
+// KEYS[5] the record the pointer named when the caller read it (KEYS[2] when it named none).
+// ARGV: the id the pointer named when read ('' for none), newId, serviceId, provider, now,
+// expiresAt, first look (ms), now (ms), how long the service's list of checkouts is kept (ms),
+// the shop.
+// Returns {'retry'} when the pointer moved since it was read (the caller reads it again, so the
+// script touches only keys it was given), else {kind, checkout id, request number, the record's
+// fields (HGETALL)}.
 export const OPEN_FOR_SERVICE = `
 local open = ${luaSet(OPEN_STATES)}
 local current = redis.call('GET', KEYS[1])
+if (current or '') ~= ARGV[1] then return {'retry'} end
 if current then
-  local key = ARGV[1] .. current
-  local state = redis.call('HGET', key, 'state')
+  local state = redis.call('HGET', KEYS[5], 'state')
   if state and open[state] then
-    local n = redis.call('HINCRBY', key, 'requests', 1)
-    return {'open', current, n, redis.call('HGETALL', key)}
+    local n = redis.call('HINCRBY', KEYS[5], 'requests', 1)
+    return {'open', current, n, redis.call('HGETALL', KEYS[5])}
   end
-  if redis.call('HGET', key, 'outcome') == 'paid' then
-    return {'already_paid', current, 0, redis.call('HGETALL', key)}
+  if redis.call('HGET', KEYS[5], 'outcome') == 'paid' then
+    return {'already_paid', current, 0, redis.call('HGETALL', KEYS[5])}
   end
 end
 redis.call('HSET', KEYS[2], 'checkoutId', ARGV[2], 'serviceId', ARGV[3], 'provider', ARGV[4],
-  'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1)
+  'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1,
+  'shop', ARGV[10])
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[8], ARGV[2])

@@ -7,8 +7,10 @@ import {
   type CheckoutRecord,
   type CheckoutState,
   type Money,
+  shopOfCheckout,
   UnreadableRecord,
 } from '../checkout/checkout-record';
+import { ENV_SHOP_ID } from '../shops/shop-id';
 import type { CheckoutStore, OpenResult, ProviderCheckoutAttach } from '../checkout/ports';
 import { runScript } from '../infra/redis-scripts';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
@@ -23,9 +25,13 @@ const HISTORY_SHOWN = 100;
 /** Parked checkouts are remembered as long as BullMQ keeps their failed jobs. */
 const KEEP_PARKED_MS = 30 * 86_400_000;
 
+/** Reads of a service's pointer that a concurrent change may invalidate before one succeeds. */
+const OPEN_TRIES = 5;
+
 /**
- * The checkout store on Redis; every change is one Lua script, so it is atomic. Scripts build
- * record keys from ids, so the store needs a single Redis (not a cluster).
+ * One shop's checkouts on Redis; every change is one Lua script, so it is atomic, and touches
+ * only that shop's keys, all under its hash tag (one slot of a Cluster). A checkout id of another
+ * shop is never found here.
  */
 export class RedisCheckoutStore implements CheckoutStore {
   private readonly keys: CheckoutKeys;
@@ -38,9 +44,10 @@ export class RedisCheckoutStore implements CheckoutStore {
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    readonly shop: string,
     private readonly options: { firstLookMs: number } = { firstLookMs: 30_000 },
   ) {
-    this.keys = checkoutKeys(prefix);
+    this.keys = checkoutKeys(prefix, shop);
   }
 
   lookedAtBy(now: Date): Date {
@@ -60,29 +67,36 @@ export class RedisCheckoutStore implements CheckoutStore {
     now: Date;
     expiresAt: Date;
   }): Promise<OpenResult> {
-    const [kind, checkoutId, requestNumber, fields] = (await runScript(
-      this.redis,
-      OPEN_FOR_SERVICE,
-      4,
-      this.keys.service(input.serviceId),
-      this.keys.record(input.checkoutId),
-      this.keys.due,
-      this.keys.history(input.serviceId),
-      this.keys.recordPrefix,
-      input.checkoutId,
-      input.serviceId,
-      input.provider,
-      input.now.toISOString(),
-      input.expiresAt.toISOString(),
-      this.firstLook(input.now),
-      input.now.getTime(),
-      // Longer than any record is kept, renewed by each new checkout of the service.
-      2 * RETENTION_MS,
-    )) as [OpenResult['kind'], string, number, string[]];
-    // The script answers with the record's fields: no second round trip to read it.
-    const record = writtenRecord(checkoutId, fieldsOf(fields));
-    if (kind === 'open') return { kind, record, requestNumber };
-    return { kind, record };
+    for (let attempt = 1; ; attempt += 1) {
+      // The script may touch only keys it is given: the record the pointer names is read first,
+      // and the script answers 'retry' when another request moved the pointer meanwhile.
+      const current = (await this.redis.get(this.keys.service(input.serviceId))) ?? '';
+      const answer = (await runScript(
+        this.redis,
+        OPEN_FOR_SERVICE,
+        5,
+        this.keys.service(input.serviceId),
+        this.keys.record(input.checkoutId),
+        this.keys.due,
+        this.keys.history(input.serviceId),
+        this.keys.record(current || input.checkoutId),
+        current,
+        input.checkoutId,
+        input.serviceId,
+        input.provider,
+        input.now.toISOString(),
+        input.expiresAt.toISOString(),
+        this.firstLook(input.now),
+        input.now.getTime(),
+        // Longer than any record is kept, renewed by each new checkout of the service.
+        2 * RETENTION_MS,
+        this.shop,
+      )) as ['retry'] | OpenAnswer;
+      if (answer[0] !== 'retry') return openResult(answer);
+      if (attempt >= OPEN_TRIES) {
+        throw new Error(`the checkout pointer of service ${input.serviceId} kept moving`);
+      }
+    }
   }
 
   async get(checkoutId: string): Promise<CheckoutRecord | undefined> {
@@ -239,6 +253,16 @@ export class RedisCheckoutStore implements CheckoutStore {
   }
 }
 
+/** OPEN_FOR_SERVICE's answer once it did not ask for a retry. */
+type OpenAnswer = [OpenResult['kind'], string, number, string[]];
+
+function openResult([kind, checkoutId, requestNumber, fields]: OpenAnswer): OpenResult {
+  // The script answers with the record's fields: no second round trip to read it.
+  const record = writtenRecord(checkoutId, fieldsOf(fields));
+  if (kind === 'open') return { kind, record, requestNumber };
+  return { kind, record };
+}
+
 /** HGETALL's flat answer inside a script ([field, value, ...]) as an object. */
 function fieldsOf(flat: readonly string[]): Record<string, string> {
   const fields: Record<string, string> = {};
@@ -305,6 +329,8 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
       : undefined;
   return {
     checkoutId: h.checkoutId as string,
+    // Records written before many shops have no shop field: their ids name theirs.
+    shop: h.shop ?? shopOfCheckout(h.checkoutId as string) ?? ENV_SHOP_ID,
     serviceId: Number(h.serviceId),
     state: h.state as CheckoutState,
     outcome: h.outcome as CheckoutRecord['outcome'],

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
+import { syncLedgerKey } from '../infra/keyspace';
 import type { SyncItem, SyncLedger } from '../sync/ports';
 
 /**
- * The sync's ledger on Redis: one hash, `<prefix>:sync:fp`, service id -> fingerprint of the
+ * One shop's sync ledger on Redis: one hash, `{<prefix>:shop:<shop>}:sync-fp`, service id -> fingerprint of the
  * version last delivered to the ERP. About 60 bytes a service: 50,000 services take a few MB.
  * Kept without expiry (Redis must not evict it: README's Redis settings).
  */
@@ -12,8 +13,9 @@ export class RedisSyncLedger implements SyncLedger {
   constructor(
     private readonly redis: Redis,
     prefix: string,
+    shop: string,
   ) {
-    this.key = `${prefix}:sync:fp`;
+    this.key = syncLedgerKey(prefix, shop);
   }
 
   async fingerprints(serviceIds: readonly number[]): Promise<Array<string | undefined>> {

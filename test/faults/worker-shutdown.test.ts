@@ -1,3 +1,4 @@
+import { queuePrefix } from '../../src/infra/keyspace';
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { jobIds, QUEUES } from '../../src/jobs/queue-names';
@@ -52,7 +53,7 @@ describe('a worker told to stop mid-delivery', () => {
     });
     const queue = new Queue(QUEUES.notifications, {
       connection: { host: '127.0.0.1', port: Number(new URL(redis.url).port) },
-      prefix,
+      prefix: queuePrefix(prefix, QUEUES.notifications),
     });
     try {
       const { publicUrl } = await connectorStarted(proc);

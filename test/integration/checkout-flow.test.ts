@@ -1,3 +1,4 @@
+import { checkoutKeys } from '../../src/store/checkout-keys';
 import { closeRedis, createRedis } from '../../src/infra/redis';
 import {
   eventually,
@@ -307,7 +308,7 @@ describe('the checkout route refuses bad callers and bad input', () => {
   it('answers an unexpected failure with 500 INTERNAL in JSON, logs it, and recovers', async () => {
     const auth = { ...json, authorization: `Bearer ${ROUTE_TOKEN}` };
     // Data no version of the connector writes: the service's pointer is a list, not a string.
-    const pointer = `${h.prefix}:chk-service:1014`;
+    const pointer = checkoutKeys(h.prefix, 'default').service(1014);
     const admin = createRedis(h.redis.url, 'producer', 'test-admin');
     try {
       await eventually(() => (admin.status === 'ready' ? true : undefined));

@@ -22,7 +22,7 @@ describe('delivery answer table', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
     connection = createRedis(redis.url, 'worker', 'answers');
-    store = new RedisCheckoutStore(connection, `t${randomBytes(4).toString('hex')}`);
+    store = new RedisCheckoutStore(connection, `t${randomBytes(4).toString('hex')}`, 'default');
     platform = await startPlatform({ serviceCount: 1000 }, { timeoutMs: 300 });
   });
   afterAll(async () => {

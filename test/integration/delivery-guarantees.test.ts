@@ -128,7 +128,7 @@ describe('delivery guarantees', () => {
     const redis = createRedis(h.redis.url, 'worker', 'test');
     try {
       // A record no version of the connector wrote, at the head of the reconciler's line.
-      const keys = checkoutKeys(h.prefix);
+      const keys = checkoutKeys(h.prefix, 'default');
       const unreadable = newCheckoutId();
       const now = new Date().toISOString();
       await redis.hset(keys.record(unreadable), {

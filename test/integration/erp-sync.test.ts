@@ -1,5 +1,6 @@
+import { syncLedgerKey } from '../../src/infra/keyspace';
 import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { seededStatusCode } from '../../src/simulator/seed-services';
 import { FakeErp } from '../support/fake-erp';
 import type { RunningConnector, StartOptions } from '../../src/main/compose';
@@ -9,9 +10,18 @@ const SECRET = 'erp-webhook-secret-0123456789';
 const SERVICES = Array.from({ length: 16 }, (_, i) => 1001 + i);
 const synced = (code: number) => code === 4 || code === 6;
 
-/** The connector's sync queue (its paid-service port is the BullMQ sync queue). */
-const syncQueueOf = (connector: RunningConnector): Queue =>
-  (connector.deps.paidSync as unknown as { queue: Queue }).queue;
+/**
+ * A shop's pass over its services (a scheduled pass is a job that queues one per shop: it ends
+ * before they begin).
+ */
+const isShopPass = (job: Job): boolean =>
+  job.name === 'pass' && (job.data as { shop?: string }).shop !== undefined;
+
+/** The connector's sync queue. */
+const syncQueueOf = (connector: RunningConnector): Queue => {
+  if (!connector.syncQueue) throw new Error('the connector has no sync queue (ERP_SINK unset)');
+  return connector.syncQueue.queue;
+};
 
 /**
  * A fake ERP, then the connector syncing into its webhook (ERP_SINK=webhook with the ERP's
@@ -66,8 +76,7 @@ describe('ERP sync into a webhook', () => {
 
   /** Waits for `n` more completed passes than there were when called. */
   async function passes(n: number): Promise<void> {
-    const done = async () =>
-      (await queue.getCompleted(0, 1000)).filter((job) => job.name === 'pass').length;
+    const done = async () => (await queue.getCompleted(0, 1000)).filter(isShopPass).length;
     const before = await done();
     await eventually(
       async () => ((await done()) >= before + n ? true : undefined),
@@ -147,8 +156,7 @@ describe('ERP sync into a webhook', () => {
     const again = await h.addConnector({});
     const againQueue = syncQueueOf(again);
     queue = againQueue;
-    const done = async () =>
-      (await againQueue.getCompleted(0, 1000)).filter((job) => job.name === 'pass').length;
+    const done = async () => (await againQueue.getCompleted(0, 1000)).filter(isShopPass).length;
     const start = await done();
     await eventually(
       async () => ((await done()) >= start + 2 ? true : undefined),
@@ -212,7 +220,7 @@ describe('ERP sync with a wrong webhook secret', () => {
       const redis = createRedis(h.redis.url, 'producer');
       await waitForRedis(redis, 5000);
       try {
-        expect(await redis.hgetall(`${h.prefix}:sync:fp`)).toEqual({});
+        expect(await redis.hgetall(syncLedgerKey(h.prefix, 'default'))).toEqual({});
       } finally {
         await closeRedis(redis);
       }
@@ -287,8 +295,7 @@ describe('ERP sync: a service the ERP refuses', () => {
       // Later passes do not send it again while it waits in the failed set.
       const attempts = () => erp.received.filter((d) => d.serviceId === refused).length;
       const before = attempts();
-      const passes = async () =>
-        (await queue.getCompleted(0, 1000)).filter((job) => job.name === 'pass').length;
+      const passes = async () => (await queue.getCompleted(0, 1000)).filter(isShopPass).length;
       const start = await passes();
       await eventually(
         async () => ((await passes()) >= start + 3 ? true : undefined),

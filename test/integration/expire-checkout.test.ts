@@ -15,7 +15,11 @@ describe('the expiry check', () => {
     expect(await expireCheckout(w.deps, id)).toBe('settled');
     expect((await w.sandbox.payment(id))?.state).toBe('expired');
     expect((await w.deps.store.get(id))?.outcome).toBe('expired');
-    expect((await notification('cancel', id))?.data).toEqual({ checkoutId: id, kind: 'cancel' });
+    expect((await notification('cancel', id))?.data).toEqual({
+      shop: 'default',
+      checkoutId: id,
+      kind: 'cancel',
+    });
   });
 
   it('expires it itself when the provider cannot close a checkout', async () => {

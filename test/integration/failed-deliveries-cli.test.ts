@@ -1,3 +1,4 @@
+import { queuePrefix } from '../../src/infra/keyspace';
 import { randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { newCheckoutId } from '../../src/checkout/checkout-record';
@@ -18,7 +19,10 @@ describe('notifications failed, past a thousand', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
     connection = createRedis(redis.url, 'worker', 'test');
-    queue = new Queue(QUEUES.notifications, { connection, prefix });
+    queue = new Queue(QUEUES.notifications, {
+      connection,
+      prefix: queuePrefix(prefix, QUEUES.notifications),
+    });
     await queue.addBulk(
       Array.from({ length: COUNT }, () => {
         const checkoutId = newCheckoutId();
@@ -35,7 +39,7 @@ describe('notifications failed, past a thousand', () => {
       async () => {
         throw new UnrecoverableError('The platform answered 400 to POST /payment/finish-checkout.');
       },
-      { connection, prefix, concurrency: 50 },
+      { connection, prefix: queuePrefix(prefix, QUEUES.notifications), concurrency: 50 },
     );
     try {
       await eventually(

@@ -47,6 +47,7 @@ afterAll(async () => {
 async function sandboxDriver(): Promise<Driver> {
   const sandbox = new SandboxProvider(connection, {
     prefix: `c${randomBytes(4).toString('hex')}`,
+    shop: 'default',
     publicUrl: 'http://127.0.0.1:9',
   });
   return {

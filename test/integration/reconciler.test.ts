@@ -4,6 +4,7 @@ import {
   reconcileCheckouts,
 } from '../../src/checkout/reconcile-checkouts';
 import { createMetrics, observeReconciler } from '../../src/infra/metrics';
+import { sandboxKey } from '../../src/infra/keyspace';
 import { checkoutKeys } from '../../src/store/checkout-keys';
 import { useCaseSuite, type UseCaseWorld } from '../support/checkout-deps';
 
@@ -70,7 +71,7 @@ describe('the reconciler, branch by branch', () => {
     expect(await pass(w)).toMatchObject({ looked: 1, expired: 1 });
     expect(await stateOf(id)).toBe('expired');
     const cancel = await w.jobs.notificationQueue.getJob(`cancel-${id}`);
-    expect(cancel?.data).toEqual({ checkoutId: id, kind: 'cancel' });
+    expect(cancel?.data).toEqual({ shop: 'default', checkoutId: id, kind: 'cancel' });
     expect(await w.deps.store.get(id)).toMatchObject({ reason: 'checkout expired' });
   });
 
@@ -95,14 +96,14 @@ describe('the reconciler, branch by branch', () => {
     const jobs = await w.jobs.notificationQueue.getJobs(['waiting']);
     expect(jobs.map((job) => job.id)).toEqual([`finish-${id}`]);
     // The job names the checkout; the finish says what its record holds (transaction tx-lost).
-    expect(jobs[0]?.data).toEqual({ checkoutId: id, kind: 'finish' });
+    expect(jobs[0]?.data).toEqual({ shop: 'default', checkoutId: id, kind: 'finish' });
   });
 
   it('retires a line entry whose record is gone, and one already reported', async () => {
     const w = suite.world;
     const gone = await checkout();
     const reported = await checkout();
-    const keys = checkoutKeys(w.prefix);
+    const keys = checkoutKeys(w.prefix, 'default');
     await w.redis.del(keys.record(gone));
     await w.deps.store.transition(reported, 'paid', {}, w.now);
     await w.deps.store.transition(reported, 'reported', {}, w.now);
@@ -117,7 +118,7 @@ describe('the reconciler, branch by branch', () => {
     const w = suite.world;
     const broken = await checkout();
     const fine = await checkout();
-    await w.redis.hset(`${w.prefix}:sandbox:${broken}`, 'data', 'not json');
+    await w.redis.hset(sandboxKey(w.prefix, 'default', broken), 'data', 'not json');
     w.advance(INTERVAL_MS / 2);
     expect(await pass(w)).toMatchObject({ looked: 2, synced: 1, errors: 1, backlog: 0 });
     expect(await stateOf(fine)).toBe('url_sent');
@@ -132,7 +133,7 @@ describe('the reconciler, branch by branch', () => {
     const badLines = await checkout();
     const badState = await checkout();
     const paid = await checkout();
-    const keys = checkoutKeys(w.prefix);
+    const keys = checkoutKeys(w.prefix, 'default');
     // Real bad data in Redis: a field that is not JSON, a state no version ever wrote.
     await w.redis.hset(keys.record(badLines), 'lines', '[{"label": "Corte", ');
     await w.redis.hset(keys.record(badState), 'state', 'half-paid');
@@ -161,7 +162,7 @@ describe('the reconciler, branch by branch', () => {
   it('fails the pass when Redis refuses a batch, and leaves the line for the next pass', async () => {
     const w = suite.world;
     const id = await checkout();
-    const keys = checkoutKeys(w.prefix);
+    const keys = checkoutKeys(w.prefix, 'default');
     const fields = await w.redis.hgetall(keys.record(id));
     // The record's key holds a string: reading the batch fails with WRONGTYPE.
     await w.redis.del(keys.record(id));
@@ -205,7 +206,7 @@ describe('the reconciler, branch by branch', () => {
     expect(await pass(w)).toMatchObject({ looked: 0, backlog: 0 });
     // A retry that gets through reports it and takes it off the parked set too.
     await w.deps.store.transition(id, 'reported', {}, w.now);
-    expect(await w.redis.zcard(checkoutKeys(w.prefix).parked)).toBe(0);
+    expect(await w.redis.zcard(checkoutKeys(w.prefix, 'default').parked)).toBe(0);
   });
 
   it('asks less often about a checkout the longer it stays silent', () => {

@@ -48,12 +48,16 @@ export async function useCaseWorld(
   const jobs = new BullmqCheckoutJobs(redis, prefix, { notifyMaxAttempts: 3 });
   const sandbox = new SandboxProvider(redis, {
     prefix,
+    shop: 'default',
     publicUrl: 'http://127.0.0.1:9',
     now: clock,
   });
   const deps: CheckoutDeps = {
-    store: new RedisCheckoutStore(redis, prefix, { firstLookMs: options.firstLookMs ?? 30_000 }),
-    jobs,
+    shop: 'default',
+    store: new RedisCheckoutStore(redis, prefix, 'default', {
+      firstLookMs: options.firstLookMs ?? 30_000,
+    }),
+    jobs: jobs.forShop('default'),
     platform,
     provider: sandbox,
     amountSource: computedAmount,
@@ -61,7 +65,7 @@ export async function useCaseWorld(
     publicUrl: 'http://127.0.0.1:9',
     expiryMs: options.expiryMs ?? 3_600_000,
     clock,
-    newCheckoutId,
+    newCheckoutId: () => newCheckoutId(),
     log: log.logger,
   };
   return {

@@ -243,9 +243,10 @@ export async function stateDigest(redis: Redis, prefix: string): Promise<string>
   const keys: string[] = [];
   let cursor = '0';
   do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    // Every key is under a hash tag that begins with the prefix (src/infra/keyspace.ts).
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `{${prefix}:*`, 'COUNT', 1000);
     cursor = next;
-    keys.push(...batch.filter((key) => !key.startsWith(`${prefix}:rl:`)));
+    keys.push(...batch.filter((key) => !key.startsWith(`{${prefix}:rl}`)));
   } while (cursor !== '0');
   keys.sort();
   const hash = createHash('sha256');

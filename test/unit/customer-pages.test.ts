@@ -3,6 +3,7 @@ import { returnPage } from '../../src/http/pages/checkout-pages';
 
 const record = (fields: Partial<CheckoutRecord>): CheckoutRecord => ({
   checkoutId: 'chk_0123456789abcdef01234567',
+  shop: 'default',
   serviceId: 1001,
   state: 'url_sent',
   provider: 'sandbox',

@@ -3,6 +3,7 @@ import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { RateLimitConfig } from '../../config';
 import { AppError, errorMessage } from '../../errors';
+import { rateLimitPrefix } from '../../infra/keyspace';
 import type { Logger } from '../../infra/logger';
 import { scriptSha } from '../../infra/redis-scripts';
 
@@ -85,7 +86,7 @@ export function rateLimiters(
       skipSuccessfulRequests: counting.failuresOnly ?? false,
       ...(counting.skip ? { skip: counting.skip } : {}),
       passOnStoreError: true,
-      store: new RedisStore({ sendCommand, prefix: `${redis.prefix}:rl:${name}:` }),
+      store: new RedisStore({ sendCommand, prefix: rateLimitPrefix(redis.prefix, name) }),
       // Its errors (the store failing: requests pass) and warnings alike are warnings here.
       logger: { error: warn(name), warn: warn(name) },
       handler: (_req, res, next) => {

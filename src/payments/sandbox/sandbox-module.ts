@@ -7,12 +7,14 @@ import { SandboxProvider } from './sandbox-provider';
 export function sandboxModule(options: {
   redis: Redis;
   prefix: string;
+  shop: string;
   publicUrl: string;
   /** The sandbox runs with NODE_ENV=production, on purpose (SANDBOX_IN_PRODUCTION=true). */
   inProduction: boolean;
 }): ProviderModule {
   const provider = new SandboxProvider(options.redis, {
     prefix: options.prefix,
+    shop: options.shop,
     publicUrl: options.publicUrl,
   });
   const pageNotice = options.inProduction

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sandboxKey } from '../../infra/keyspace';
 import { runScript } from '../../infra/redis-scripts';
 import type { Redis } from 'ioredis';
 import type { ChargeLine, Money } from '../money';
@@ -60,11 +61,11 @@ export class SandboxProvider implements PaymentProvider {
 
   constructor(
     private readonly redis: Redis,
-    private readonly options: { prefix: string; publicUrl: string; now?: () => Date },
+    private readonly options: { prefix: string; shop: string; publicUrl: string; now?: () => Date },
   ) {}
 
   private key(checkoutId: string): string {
-    return `${this.options.prefix}:sandbox:${checkoutId}`;
+    return sandboxKey(this.options.prefix, this.options.shop, checkoutId);
   }
 
   private now(): Date {

@@ -1,0 +1,36 @@
+import { Command } from 'commander';
+import { loadQueueConfig } from '../config';
+import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+
+/**
+ * `connector migrate [--dry-run]`: moves a previous release's data in Redis to the current
+ * layout. Idempotent; with the connector's processes stopped (README "Upgrading").
+ */
+export function migrateCommand(io: CliIo): Command {
+  return new Command('migrate')
+    .description(
+      "move the previous release's data in Redis (checkouts, queues, sync ledger) to the current layout; stop the connector first",
+    )
+    .option('--dry-run', 'say what would move, and move nothing')
+    .action(async (options: { dryRun?: boolean }) => {
+      const { redis } = loadQueueConfig(io.env);
+      const report = await io.adapters.migrate(redis, { dryRun: options.dryRun === true });
+      const { checkouts, queues, ledger, rateLimits } = report.moved;
+      const total = checkouts + queues + ledger + rateLimits;
+      const verb = options.dryRun ? 'would move' : 'moved';
+      await write(
+        io.stdout,
+        total === 0 && report.conflicts.length === 0
+          ? `nothing to migrate: the data under QUEUE_PREFIX=${redis.prefix} is in the current layout\n`
+          : `${verb} ${total} keys to the current layout: ${checkouts} of checkouts, ${queues} of queues, ${ledger} of the sync ledger, ${rateLimits} of rate limits\n`,
+      );
+      if (report.conflicts.length > 0) {
+        for (const { from, to } of report.conflicts.slice(0, 20))
+          await write(io.stderr, `  not moved: ${from} (${to} exists)\n`);
+        throw new CliFailure(
+          `${report.conflicts.length} keys were not moved: their new names exist already (did the new release run before this migration?). Nothing was overwritten; see README "Upgrading".`,
+          EXIT.failure,
+        );
+      }
+    });
+}

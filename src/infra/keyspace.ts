@@ -1,0 +1,41 @@
+import { ENV_SHOP_ID } from '../shops/shop-id';
+
+/**
+ * Every Redis key of the connector, in one place. Each key carries a hash tag (the part in
+ * braces, which alone decides a key's slot on a Redis Cluster) that begins with QUEUE_PREFIX:
+ *
+ *   {P:shop:<shop>}:...     a shop's checkouts, sandbox payments and sync ledger: every script,
+ *                           MULTI and pipeline of the store touches one shop's keys only
+ *   {P:queue:<queue>}:<queue>:...   BullMQ's keys of one queue (its prefix is the tag)
+ *   {P:rl}:<limit>:<client> the rate limiters' counters
+ *
+ * So a Cluster spreads shops and queues over its shards, and one tag never mixes two shops.
+ * Layout 2; layout 1 (`P:chk:...`, `P:checkout:...`, no tags, one shop) is moved by
+ * `connector migrate` (src/store/layout-migration.ts).
+ */
+export const LAYOUT_VERSION = 2;
+
+/** The hash tag of one shop's data. */
+export function shopTag(prefix: string, shop: string = ENV_SHOP_ID): string {
+  return `{${prefix}:shop:${shop}}`;
+}
+
+/** The BullMQ prefix of one queue: its keys are `{P:queue:<name>}:<name>:...`. */
+export function queuePrefix(prefix: string, queue: string): string {
+  return `{${prefix}:queue:${queue}}`;
+}
+
+/** Where the rate limiter `name` keeps its counters (rate-limit-redis appends the client). */
+export function rateLimitPrefix(prefix: string, name: string): string {
+  return `{${prefix}:rl}:${name}:`;
+}
+
+/** A sandbox payment of one shop. */
+export function sandboxKey(prefix: string, shop: string, checkoutId: string): string {
+  return `${shopTag(prefix, shop)}:sandbox:${checkoutId}`;
+}
+
+/** The ERP sync's ledger of one shop: service id -> fingerprint of what the ERP has. */
+export function syncLedgerKey(prefix: string, shop: string): string {
+  return `${shopTag(prefix, shop)}:sync-fp`;
+}

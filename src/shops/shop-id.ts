@@ -1,0 +1,18 @@
+/**
+ * Shop ids: 2 to 63 characters, lowercase letters, digits and hyphens, not starting with a
+ * hyphen (CONTRACT "Shops"). They go into URLs, Redis hash tags, checkout ids and job ids as they
+ * are, so nothing else may be allowed in.
+ */
+export const SHOP_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
+/** The shop the environment variables define (PLATFORM_EMAIL and the rest): served as before. */
+export const ENV_SHOP_ID = 'default';
+
+export function isShopId(value: unknown): value is string {
+  return typeof value === 'string' && SHOP_ID_PATTERN.test(value);
+}
+
+/** The path a provider's webhooks reach for `shop`: the env shop keeps the path it had. */
+export function webhookPath(provider: string, shop: string): string {
+  return shop === ENV_SHOP_ID ? `/webhooks/${provider}` : `/webhooks/${provider}/${shop}`;
+}
