@@ -1,5 +1,3 @@
-import { ENV_SHOP_ID } from '../shops/shop-id';
-
 /**
  * Every Redis key of the connector, in one place. Each key carries a hash tag (the part in
  * braces, which alone decides a key's slot on a Redis Cluster) that begins with QUEUE_PREFIX:
@@ -10,13 +8,12 @@ import { ENV_SHOP_ID } from '../shops/shop-id';
  *   {P:rl}:<limit>:<client> the rate limiters' counters
  *
  * So a Cluster spreads shops and queues over its shards, and one tag never mixes two shops.
- * Layout 2; layout 1 (`P:chk:...`, `P:checkout:...`, no tags, one shop) is moved by
+ * This is layout 2; layout 1 (`P:chk:...`, `P:checkout:...`, no tags, one shop) is moved by
  * `connector migrate` (src/store/layout-migration.ts).
  */
-export const LAYOUT_VERSION = 2;
 
 /** The hash tag of one shop's data. */
-export function shopTag(prefix: string, shop: string = ENV_SHOP_ID): string {
+export function shopTag(prefix: string, shop: string): string {
   return `{${prefix}:shop:${shop}}`;
 }
 

@@ -23,10 +23,9 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
     const records = await Promise.all(
       jobs.map((job) => {
         const checkoutId = (job.data as { checkoutId?: unknown }).checkoutId;
-        const shop = typeof checkoutId === 'string' ? shopOfCheckout(checkoutId) : undefined;
-        return shop && typeof checkoutId === 'string'
-          ? this.storeOf(shop).get(checkoutId)
-          : undefined;
+        if (typeof checkoutId !== 'string') return undefined;
+        const shop = shopOfCheckout(checkoutId);
+        return shop ? this.storeOf(shop).get(checkoutId) : undefined;
       }),
     );
     return jobs.flatMap((job, i) => {

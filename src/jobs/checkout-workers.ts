@@ -7,7 +7,7 @@ import { deliverNotification } from '../delivery/deliver-notification';
 import { judgeDelivery } from '../delivery/delivery-policy';
 import { AppError, errorMessage } from '../errors';
 import { queuePrefix } from '../infra/keyspace';
-import { currentLogContext, runWithLogContext } from '../infra/log-context';
+import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import {
@@ -21,7 +21,13 @@ import {
 } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { logWorkerEvents } from './worker-logging';
-import { jobHandler, runProcessor, type JobHandler } from './run-processor';
+import {
+  jobHandler,
+  runProcessor,
+  servedShop,
+  type JobContext,
+  type JobHandler,
+} from './run-processor';
 
 /** The shops the workers serve: each job's collaborators are its shop's. */
 export interface ShopDepsSource {
@@ -29,20 +35,9 @@ export interface ShopDepsSource {
   ids(): readonly string[];
 }
 
-/**
- * The checkout collaborators of a job's shop, with the shop stamped on its log lines. A shop not
- * served (removed, or not yet seen by this process) fails the attempt, to be retried: its work
- * waits, and is never done with another shop's account.
- */
-export function shopDeps(shops: ShopDepsSource, shop: string): CheckoutDeps {
-  const runtime = shops.depsFor(shop);
-  if (!runtime) throw new AppError('SHOP_NOT_FOUND', `No shop "${shop}" is served.`);
-  return runtime.deps;
-}
-
-/** Runs `fn` with `shop` on every log line it writes. */
-function inShop<T>(shop: string, fn: () => Promise<T>): Promise<T> {
-  return currentLogContext().shop === shop ? fn() : runWithLogContext({ shop }, fn);
+/** The checkout collaborators of a job's shop (`servedShop`: retried while it is not served). */
+function shopDeps(shops: ShopDepsSource, shop: string): CheckoutDeps {
+  return servedShop(shops, shop).deps;
 }
 
 export interface WorkerOptions {
@@ -70,7 +65,7 @@ function abandonReason(error: unknown): string {
 
 type Handlers<Queue extends keyof typeof JOB_NAMES> = Record<
   (typeof JOB_NAMES)[Queue][number],
-  JobHandler<{ requestId?: string }>
+  JobHandler<JobContext>
 >;
 
 function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handlers<'checkout'> {
@@ -78,23 +73,18 @@ function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handle
   return {
     produce: jobHandler({
       schema: produceJobSchema,
-      run: (data) =>
-        inShop(data.shop, () =>
-          produceCheckout(shopDeps(shops, data.shop), data.checkoutId, data.jobKey),
-        ),
-      onFinalFailure: (data, error) =>
-        inShop(data.shop, async () => {
-          options.logger.error('checkout abandoned', {
-            checkoutId: data.checkoutId,
-            ...errorFields(error),
-          });
-          await abandonCheckout(shopDeps(shops, data.shop), data.checkoutId, abandonReason(error));
-        }),
+      run: (data) => produceCheckout(shopDeps(shops, data.shop), data.checkoutId, data.jobKey),
+      onFinalFailure: async (data, error) => {
+        options.logger.error('checkout abandoned', {
+          checkoutId: data.checkoutId,
+          ...errorFields(error),
+        });
+        await abandonCheckout(shopDeps(shops, data.shop), data.checkoutId, abandonReason(error));
+      },
     }),
     expire: jobHandler({
       schema: expireJobSchema,
-      run: (data) =>
-        inShop(data.shop, () => expireCheckout(shopDeps(shops, data.shop), data.checkoutId)),
+      run: (data) => expireCheckout(shopDeps(shops, data.shop), data.checkoutId),
     }),
     reconcile: jobHandler({
       schema: reconcileJobSchema,
@@ -122,7 +112,8 @@ async function reconcileEveryShop(
   for (const shop of [...ids.slice(start), ...ids.slice(0, start)]) {
     const runtime = shops.depsFor(shop);
     if (!runtime) continue;
-    const report = await inShop(shop, () =>
+    // Each shop's lines in the log carry its id, as a job's do.
+    const report = await runWithLogContext({ shop }, () =>
       reconcileCheckouts(runtime.deps, {
         intervalMs: options.reconcileIntervalMs,
         budgetMs: Math.max(0, deadline - Date.now()),
@@ -136,14 +127,13 @@ async function reconcileEveryShop(
 
 /** Delivers, and counts every attempt by what came of it; errors are rethrown as they are. */
 async function deliverCounted(
-  shops: ShopDepsSource,
+  deps: CheckoutDeps,
   options: WorkerOptions,
   data: NotificationJob,
   enqueuedAt: number,
 ): Promise<string> {
   const { metrics, logger } = options;
   try {
-    const deps = shopDeps(shops, data.shop);
     const result = await deliverNotification(deps, data);
     metrics.notificationAttempts.inc({ kind: data.kind, result });
     if (result === 'delivered')
@@ -170,18 +160,17 @@ function notificationHandlers(
 ): Handlers<'notifications'> {
   const notification = jobHandler({
     schema: notificationJobSchema,
-    run: (data, job) =>
-      inShop(data.shop, () => deliverCounted(shops, options, data, job.timestamp)),
-    onFinalFailure: (data, error) =>
-      inShop(data.shop, async () => {
-        options.logger.error('notification moved to the failed set', {
-          checkoutId: data.checkoutId,
-          kind: data.kind,
-          reason: errorMessage(error),
-        });
-        const deps = shopDeps(shops, data.shop);
-        await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
-      }),
+    // The shop is found before the attempt: a shop not served is no delivery attempt to count.
+    run: (data, job) => deliverCounted(shopDeps(shops, data.shop), options, data, job.timestamp),
+    onFinalFailure: async (data, error) => {
+      options.logger.error('notification moved to the failed set', {
+        checkoutId: data.checkoutId,
+        kind: data.kind,
+        reason: errorMessage(error),
+      });
+      const deps = shopDeps(shops, data.shop);
+      await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
+    },
   });
   return { finish: notification, cancel: notification };
 }

@@ -22,8 +22,9 @@ export const JOB_NAMES = {
 } as const;
 
 const checkoutId = z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id');
+const shopId = z.string().regex(SHOP_ID_PATTERN, 'not a shop id');
 /** Jobs queued before many shops carry no shop: they are the env shop's. */
-const shop = z.string().regex(SHOP_ID_PATTERN, 'not a shop id').default(ENV_SHOP_ID);
+const shop = shopId.default(ENV_SHOP_ID);
 
 /** A checkout's job must name the shop its checkout id names: no job acts in another shop. */
 function sameShop(data: { shop: string; checkoutId: string }): boolean {
@@ -50,7 +51,7 @@ export const notificationJobSchema = z
 
 /** A sync pass: of one shop, or (from the schedule, with no shop) one pass job per shop. */
 export const syncPassJobSchema = z.object({
-  shop: z.string().regex(SHOP_ID_PATTERN, 'not a shop id').optional(),
+  shop: shopId.optional(),
   requestId: z.string().optional(),
 });
 export const syncDeliverJobSchema = z.object({

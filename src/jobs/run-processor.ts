@@ -4,8 +4,14 @@ import { AppError } from '../errors';
 import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
 
+/** What every job's data may carry: the request it came from, and the shop it is of. */
+export interface JobContext {
+  requestId?: string;
+  shop?: string;
+}
+
 /** What one job name runs: its data's schema, the use case, and its last word on failure. */
-export interface JobHandler<T extends { requestId?: string }> {
+export interface JobHandler<T extends JobContext> {
   schema: ZodType<T>;
   /** Runs the use case. Whatever it throws is retried or not by `jobOutcomeFor` alone. */
   run(data: T, job: Job): Promise<unknown>;
@@ -17,9 +23,7 @@ export interface JobHandler<T extends { requestId?: string }> {
 }
 
 /** Builds a handler; typed so that `run` sees the schema's output. */
-export function jobHandler<T extends { requestId?: string }>(
-  handler: JobHandler<T>,
-): JobHandler<T> {
+export function jobHandler<T extends JobContext>(handler: JobHandler<T>): JobHandler<T> {
   return handler;
 }
 
@@ -40,12 +44,24 @@ export function jobOutcomeFor(
 }
 
 /**
+ * A shop's collaborators, as a job finds them: a shop not served (removed, or not yet seen by
+ * this process) fails the attempt, to be retried, so its work waits and is never done with
+ * another shop's account.
+ */
+export function servedShop<T>(shops: { depsFor(shop: string): T | undefined }, shop: string): T {
+  const runtime = shops.depsFor(shop);
+  if (!runtime) throw new AppError('SHOP_NOT_FOUND', `No shop "${shop}" is served.`);
+  return runtime;
+}
+
+/**
  * The one processor of a queue: finds the handler of the job's name (an unknown name fails for
- * good), checks the data, stamps the log context, runs the use case, and on failure asks
+ * good), checks the data, stamps the log context (the job's shop included), runs the use case,
+ * and on failure asks
  * `jobOutcomeFor` whether to retry, calling the handler's last word when not.
  */
 export function runProcessor(
-  handlers: Readonly<Record<string, JobHandler<{ requestId?: string }>>>,
+  handlers: Readonly<Record<string, JobHandler<JobContext>>>,
   logger: Logger,
 ): Processor {
   return async (job: Job) => {
@@ -58,7 +74,7 @@ export function runProcessor(
     }
     const data = parsed.data;
     return runWithLogContext(
-      { jobId: job.id, queue: job.queueName, requestId: data.requestId },
+      { jobId: job.id, queue: job.queueName, requestId: data.requestId, shop: data.shop },
       async () => {
         try {
           return await handler.run(data, job);

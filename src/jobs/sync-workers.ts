@@ -1,7 +1,6 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
 import { AppError, errorMessage } from '../errors';
 import { queuePrefix } from '../infra/keyspace';
-import { currentLogContext, runWithLogContext } from '../infra/log-context';
 import type { Logger } from '../infra/logger';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
 import type { SyncDeps } from '../sync/ports';
@@ -9,7 +8,7 @@ import type { BullmqSyncQueue } from './bullmq-sync-queue';
 import { runSyncPass } from '../sync/sync-pass';
 import { syncBatchJobSchema, syncDeliverJobSchema, syncPassJobSchema, QUEUES } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
-import { jobHandler, runProcessor } from './run-processor';
+import { jobHandler, runProcessor, servedShop } from './run-processor';
 import { logWorkerEvents } from './worker-logging';
 
 export interface SyncWorkerOptions {
@@ -29,15 +28,11 @@ export interface SyncShops {
   ids(): readonly string[];
 }
 
-/** A shop's sync collaborators, with the shop on every log line; a shop not served is retried. */
-function inShopSync<T>(
-  shops: SyncShops,
-  shop: string,
-  fn: (deps: SyncDeps) => Promise<T>,
-): Promise<T> {
-  const deps = shops.depsFor(shop)?.sync;
+/** A shop's sync collaborators (`servedShop`: retried while the shop is not served). */
+function syncDepsOf(shops: SyncShops, shop: string): SyncDeps {
+  const deps = servedShop(shops, shop).sync;
   if (!deps) throw new AppError('SHOP_NOT_FOUND', `No shop "${shop}" is synced.`);
-  return currentLogContext().shop === shop ? fn(deps) : runWithLogContext({ shop }, () => fn(deps));
+  return deps;
 }
 
 /**
@@ -55,33 +50,29 @@ export function startSyncWorker(
       schema: syncPassJobSchema,
       run: async (data, job) => {
         if (data.shop === undefined) return queue.passEach(shops.ids(), job.timestamp);
-        const shop = data.shop;
-        return inShopSync(shops, shop, (deps) =>
-          runSyncPass(deps, queue.forShop(shop), { pageSize: options.pageSize }),
-        );
+        return runSyncPass(syncDepsOf(shops, data.shop), queue.forShop(data.shop), {
+          pageSize: options.pageSize,
+        });
       },
     }),
     'deliver-batch': jobHandler({
       schema: syncBatchJobSchema,
       run: (data) =>
-        inShopSync(shops, data.shop, (deps) =>
-          deliverBatch(deps, data.items, async (failed, reasons) => {
-            failed.forEach((item, i) =>
-              logger.warn('service not delivered to the ERP; it is retried on its own', {
-                serviceId: item.serviceId,
-                reason: errorMessage(reasons[i]),
-              }),
-            );
-            await queue.deliverAlone(data.shop, failed);
-          }),
-        ),
+        deliverBatch(syncDepsOf(shops, data.shop), data.items, async (failed, reasons) => {
+          failed.forEach((item, i) =>
+            logger.warn('service not delivered to the ERP; it is retried on its own', {
+              serviceId: item.serviceId,
+              reason: errorMessage(reasons[i]),
+            }),
+          );
+          await queue.deliverAlone(data.shop, failed);
+        }),
     }),
     deliver: jobHandler({
       schema: syncDeliverJobSchema,
-      run: (data) => inShopSync(shops, data.shop, (deps) => deliverService(deps, data.serviceId)),
+      run: (data) => deliverService(syncDepsOf(shops, data.shop), data.serviceId),
       onFinalFailure: async (data, error) => {
         logger.error('service delivery to the ERP moved to the failed set', {
-          shop: data.shop,
           serviceId: data.serviceId,
           reason: errorMessage(error),
         });

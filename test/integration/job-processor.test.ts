@@ -24,7 +24,11 @@ describe('the one processor of every queue', () => {
     log = captureLog();
     queue = new Queue('work', { connection, prefix });
     const handler = jobHandler({
-      schema: z.object({ value: z.number(), requestId: z.string().optional() }),
+      schema: z.object({
+        value: z.number(),
+        requestId: z.string().optional(),
+        shop: z.string().optional(),
+      }),
       run: async (data) => {
         runs.push(data.value);
         log.logger.info('working', { value: data.value });
@@ -68,6 +72,13 @@ describe('the one processor of every queue', () => {
     expect(job.returnvalue).toBe(40);
     const line = log.entries().find((e) => e.message === 'working' && e.value === 4);
     expect(line).toMatchObject({ jobId: job.id, queue: 'work', requestId: 'req-7' });
+  });
+
+  it("stamps the job's shop on its log lines", async () => {
+    const job = await settled(await add('compute', { value: 6, shop: 'acme-moveis' }));
+    expect(job.returnvalue).toBe(60);
+    const line = log.entries().find((e) => e.message === 'working' && e.jobId === job.id);
+    expect(line).toMatchObject({ value: 6, shop: 'acme-moveis' });
   });
 
   it('fails a job of an unknown name for good, without retrying it', async () => {
