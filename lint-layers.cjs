@@ -13,22 +13,27 @@ const LAYERS = {
   errors: [],
   // What a shop is (its id, the env shop): the domain every per-shop layer names.
   shops: [],
-  config: ['shops'],
+  // Provider settings are declared beside the adapters (payments/provider-fields.ts).
+  config: ['shops', 'payments'],
   infra: ['shops', 'errors', 'config'],
   // The HTML kit of the customer pages (layout, escaping, money): shared by http/ and providers.
   html: [],
   platform: ['infra', 'errors'],
+  // The shop registry: shop documents, their sealing, the admin verbs, the served shops.
+  registry: ['shops', 'payments', 'config', 'errors'],
   payments: ['shops', 'html', 'infra', 'errors'],
   checkout: ['shops', 'payments', 'platform', 'errors'],
   delivery: ['shops', 'checkout', 'platform', 'errors'],
   // The ERP sync's use cases, and the sinks that hand services to the ERP.
   sync: ['shops', 'platform', 'errors'],
   erp: ['shops', 'sync', 'platform', 'infra', 'config', 'errors'],
-  store: ['shops', 'checkout', 'sync', 'infra', 'errors'],
+  store: ['shops', 'checkout', 'sync', 'registry', 'infra', 'errors'],
   jobs: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
-  http: ['shops', 'checkout', 'payments', 'platform', 'html', 'infra', 'config', 'errors'],
-  cli: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra', 'config'].concat(
+  http: ['shops', 'checkout', 'payments', 'registry', 'platform', 'html', 'infra', 'config'].concat(
     ['errors'],
+  ),
+  cli: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra', 'config'].concat(
+    ['registry', 'errors'],
   ),
   simulator: ['infra', 'errors'],
   main: [
@@ -41,12 +46,14 @@ const LAYERS = {
     'payments',
     'store',
     'jobs',
+    'registry',
   ].concat(['http', 'cli', 'simulator', 'html', 'infra', 'config', 'errors']),
 };
 
 /** Packages a folder may not import, besides the layering. */
 const PACKAGE_RULES = {
   shops: TRANSPORTS,
+  registry: TRANSPORTS,
   checkout: TRANSPORTS,
   delivery: TRANSPORTS,
   sync: TRANSPORTS,

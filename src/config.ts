@@ -2,6 +2,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import {
+  httpUrl,
+  mercadoPagoFields,
+  PROVIDER_NAMES,
+  stripeFields,
+  type ProviderName,
+} from './payments/provider-fields';
+import { parseKeyring } from './shops/secret-box';
+import {
+  providerSecrets as providerSecretsOf,
+  type ProviderSettings,
+} from './payments/provider-fields';
 
 /** Variables whose values are secrets: never logged, never echoed in an error. */
 export const SECRET_VARIABLES = [
@@ -14,12 +26,13 @@ export const SECRET_VARIABLES = [
   'MERCADOPAGO_ACCESS_TOKEN',
   'MERCADOPAGO_WEBHOOK_SECRET',
   'ERP_WEBHOOK_SECRET',
+  'SHOP_SECRET_KEYS',
+  'ADMIN_TOKEN',
 ] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /** `5m`, `30s`, `1h`, `500ms` (or a bare number of milliseconds) as milliseconds. */
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -117,13 +130,87 @@ function syncSecrets(env: SyncEnv): string[] {
   return secrets;
 }
 
-const platformShape = {
+/** The platform's host, every shop's: global. */
+const platformHostShape = {
   PLATFORM_BASE_URL: httpUrl,
+  PLATFORM_TIMEOUT_MS: positiveInt,
+  PLATFORM_PAGE_SIZE: positiveInt.max(1000),
+};
+
+/** One shop's platform account: the env shop's, when PLATFORM_EMAIL is set. */
+const platformAccountShape = {
   PLATFORM_EMAIL: z.string().min(1),
   PLATFORM_PASSWORD: z.string().min(1),
   PLATFORM_API_KEY: z.string().min(1),
-  PLATFORM_TIMEOUT_MS: positiveInt,
-  PLATFORM_PAGE_SIZE: positiveInt.max(1000),
+};
+
+const platformShape = { ...platformHostShape, ...platformAccountShape };
+
+const routeToken = z.string().min(16, 'must be at least 16 characters');
+
+/**
+ * The env shop's own variables (CONTRACT "Shops"): its platform account, route token, and
+ * provider with the provider's settings, which are declared beside the adapters
+ * (src/payments/provider-fields.ts). All optional here: PLATFORM_EMAIL says whether there is an
+ * env shop, and then the rest is required (`envShopIssues`).
+ */
+const envShopShape = {
+  PLATFORM_EMAIL: platformAccountShape.PLATFORM_EMAIL.optional(),
+  PLATFORM_PASSWORD: platformAccountShape.PLATFORM_PASSWORD.optional(),
+  PLATFORM_API_KEY: platformAccountShape.PLATFORM_API_KEY.optional(),
+  CHECKOUT_ROUTE_PATH: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /'),
+  CHECKOUT_ROUTE_TOKEN: routeToken.optional(),
+  PAYMENT_PROVIDER: z.enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
+    error: `must be ${PROVIDER_NAMES.slice(0, -1).join(', ')} or ${PROVIDER_NAMES.at(-1)}`,
+  }),
+  STRIPE_SECRET_KEY: stripeFields.secretKey.optional(),
+  STRIPE_WEBHOOK_SECRET: stripeFields.webhookSecret.optional(),
+  STRIPE_API_URL: stripeFields.apiUrl,
+  STRIPE_PAYMENT_METHODS: stripeFields.paymentMethods,
+  MERCADOPAGO_ACCESS_TOKEN: mercadoPagoFields.accessToken.optional(),
+  MERCADOPAGO_WEBHOOK_SECRET: mercadoPagoFields.webhookSecret.optional(),
+  MERCADOPAGO_API_URL: mercadoPagoFields.apiUrl,
+};
+
+type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
+
+/** With PLATFORM_EMAIL, the env shop's other variables are required; without, none may be set. */
+function envShopIssues(env: EnvShopEnv, ctx: z.RefinementCtx): void {
+  const account = ['PLATFORM_PASSWORD', 'PLATFORM_API_KEY', 'CHECKOUT_ROUTE_TOKEN'] as const;
+  if (env.PLATFORM_EMAIL === undefined) {
+    const stray = account.filter((name) => env[name] !== undefined);
+    if (stray.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PLATFORM_EMAIL'],
+        message: `is required with ${stray.join(', ')}: it defines the env shop (unset them all to serve registry shops only)`,
+      });
+    }
+    return;
+  }
+  requireFor(env, ctx, account, 'PLATFORM_EMAIL (the env shop)');
+  const required = {
+    sandbox: [],
+    stripe: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
+    mercadopago: ['MERCADOPAGO_ACCESS_TOKEN', 'MERCADOPAGO_WEBHOOK_SECRET'],
+  } as const;
+  requireFor(env, ctx, required[env.PAYMENT_PROVIDER], `PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`);
+}
+
+/** The registry's variables: the keyring of the shops' secrets, the admin API's token. */
+const registryShape = {
+  SHOP_SECRET_KEYS: z
+    .string()
+    .superRefine((text, ctx) => {
+      const keyring = parseKeyring(text);
+      if ('problems' in keyring)
+        for (const problem of keyring.problems) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  SHOP_REFRESH_MS: positiveInt
+    .min(100)
+    .max(4000, 'must be at most 4000: a change reaches every process within 5 s'),
 };
 
 const commonShape = {
@@ -134,41 +221,14 @@ const commonShape = {
 
 const serverShape = {
   ...commonShape,
-  ...platformShape,
+  ...platformHostShape,
+  ...envShopShape,
+  ...registryShape,
   ROLE: z.enum(['all', 'api', 'worker']),
   PORT: port,
   PUBLIC_URL: httpUrl.optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
-  CHECKOUT_ROUTE_PATH: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /'),
-  CHECKOUT_ROUTE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
-  // stripe and mercadopago are planned (CONTRACT.md); until their adapters exist, refusing
-  // them beats running a sandbox where real payments were expected.
-  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe', 'mercadopago'], {
-    error: 'must be sandbox, stripe or mercadopago',
-  }),
-  STRIPE_SECRET_KEY: z
-    .string()
-    .regex(
-      /^(sk|rk)_(test|live)_\w+$/,
-      'must be a Stripe secret or restricted key (sk_... or rk_...)',
-    )
-    .optional(),
-  STRIPE_WEBHOOK_SECRET: z
-    .string()
-    .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
-    .optional(),
-  STRIPE_API_URL: httpUrl.optional(),
-  MERCADOPAGO_ACCESS_TOKEN: z
-    .string()
-    .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)')
-    .optional(),
-  MERCADOPAGO_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-  MERCADOPAGO_API_URL: httpUrl.optional(),
-  STRIPE_PAYMENT_METHODS: z
-    .string()
-    .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be a comma-separated list such as card,pix,boleto')
-    .optional(),
   SANDBOX_IN_PRODUCTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   CHECKOUT_EXPIRY_MINUTES: positiveInt.min(5).max(1440),
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
@@ -216,6 +276,7 @@ function isSafePublicUrl(url: string): boolean {
 const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
   if (
     env.NODE_ENV === 'production' &&
+    env.PLATFORM_EMAIL !== undefined &&
     env.PAYMENT_PROVIDER === 'sandbox' &&
     env.SANDBOX_IN_PRODUCTION !== 'true'
   ) {
@@ -234,12 +295,7 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
         'must be https in production (customers and providers reach it over the internet); only a loopback address may be http',
     });
   }
-  const required = {
-    sandbox: [],
-    stripe: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
-    mercadopago: ['MERCADOPAGO_ACCESS_TOKEN', 'MERCADOPAGO_WEBHOOK_SECRET'],
-  } as const;
-  requireFor(env, ctx, required[env.PAYMENT_PROVIDER], `PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`);
+  envShopIssues(env, ctx);
   syncIssues(env, ctx);
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({
@@ -254,13 +310,28 @@ const platformSchema = z.object({ ...commonShape, ...platformShape });
 /** Every variable the connector reads, for the .env.example sync test and the docs. */
 export const CONFIG_VARIABLES = Object.keys(serverShape);
 
-export interface PlatformConfig {
+/** The platform's host: every shop's. */
+export interface PlatformHostConfig {
   baseUrl: string;
+  timeoutMs: number;
+  pageSize: number;
+}
+
+/** One shop's platform account. */
+export interface PlatformAccount {
   email: string;
   password: string;
   apiKey: string;
-  timeoutMs: number;
-  pageSize: number;
+}
+
+export type PlatformConfig = PlatformHostConfig & PlatformAccount;
+
+/** The env shop (PLATFORM_EMAIL and the rest): served as a single-shop deployment always was. */
+export interface EnvShopConfig {
+  platform: PlatformAccount;
+  routePath: string;
+  routeToken: string;
+  provider: ProviderSettings;
 }
 
 export interface LogConfig {
@@ -276,18 +347,20 @@ export interface Config {
   publicUrl: string;
   log: LogConfig;
   redis: { url: string; prefix: string };
-  platform: PlatformConfig;
+  platform: PlatformHostConfig;
+  /** The env shop; undefined without PLATFORM_EMAIL (registry shops only). */
+  envShop: EnvShopConfig | undefined;
+  /** The registry of shops added at run time. */
+  shops: {
+    /** SHOP_SECRET_KEYS as given (checked); parsed where the keys are used. */
+    secretKeys: string | undefined;
+    /** ADMIN_TOKEN: the admin API is off while unset. */
+    adminToken: string | undefined;
+    /** How often each process looks for a change to the registry. */
+    refreshMs: number;
+  };
   checkout: {
-    routePath: string;
-    routeToken: string;
-    provider: 'sandbox' | 'stripe' | 'mercadopago';
-    /** Stripe's settings, with PAYMENT_PROVIDER=stripe. */
-    stripe:
-      | { secretKey: string; webhookSecret: string; apiUrl?: string; paymentMethods?: string[] }
-      | undefined;
-    /** Mercado Pago's settings, with PAYMENT_PROVIDER=mercadopago. */
-    mercadopago: { accessToken: string; webhookSecret: string; apiUrl?: string } | undefined;
-    /** The sandbox runs under NODE_ENV=production on purpose (a staging platform). */
+    /** The sandbox may run under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true: staging). */
     sandboxInProduction: boolean;
     currency: string;
     expiryMs: number;
@@ -327,6 +400,8 @@ export interface RateLimitConfig {
   pages: number;
   /** Wrong dashboard passwords; the right one is never refused. */
   dashboardFailures: number;
+  /** Wrong admin tokens (the admin API), counted as the dashboard's. */
+  adminFailures: number;
 }
 
 /** Raised when the environment is invalid; `problems` holds one line per variable. */
@@ -378,23 +453,32 @@ function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
   );
 }
 
-function logConfig(env: z.infer<typeof platformSchema>): LogConfig {
+function logConfig(env: z.infer<z.ZodObject<typeof commonShape>>): LogConfig {
   const pretty = env.NODE_ENV !== 'production' && process.stdout.isTTY === true;
   return { level: env.LOG_LEVEL, format: env.LOG_FORMAT ?? (pretty ? 'pretty' : 'json') };
 }
 
-function platformConfig(env: z.infer<typeof platformSchema>): PlatformConfig {
+function platformHostConfig(
+  env: z.infer<z.ZodObject<typeof platformHostShape>>,
+): PlatformHostConfig {
   return {
     baseUrl: env.PLATFORM_BASE_URL.replace(/\/+$/, ''),
-    email: env.PLATFORM_EMAIL,
-    password: env.PLATFORM_PASSWORD,
-    apiKey: env.PLATFORM_API_KEY,
     timeoutMs: env.PLATFORM_TIMEOUT_MS,
     pageSize: env.PLATFORM_PAGE_SIZE,
   };
 }
 
-function platformSecrets(platform: PlatformConfig): string[] {
+function platformConfig(env: z.infer<typeof platformSchema>): PlatformConfig {
+  return {
+    ...platformHostConfig(env),
+    email: env.PLATFORM_EMAIL,
+    password: env.PLATFORM_PASSWORD,
+    apiKey: env.PLATFORM_API_KEY,
+  };
+}
+
+/** The values of a platform account that must never be logged, the Basic header's among them. */
+export function platformSecrets(platform: PlatformAccount): string[] {
   const basic = Buffer.from(`${platform.email}:${platform.password}`).toString('base64');
   return [platform.password, platform.apiKey, basic];
 }
@@ -402,11 +486,12 @@ function platformSecrets(platform: PlatformConfig): string[] {
 /** The whole, frozen configuration of the server process. Throws ConfigError. */
 export function loadConfig(env: Env = process.env, cwd?: string): Config {
   const raw = parseOrThrow(serverSchema, readEnvironment(env, cwd));
-  const platform = platformConfig(raw);
   const dashboard =
     raw.DASHBOARD_USER !== undefined && raw.DASHBOARD_PASSWORD !== undefined
       ? { user: raw.DASHBOARD_USER, password: raw.DASHBOARD_PASSWORD }
       : undefined;
+  const sandboxInProduction = raw.NODE_ENV === 'production' && raw.SANDBOX_IN_PRODUCTION === 'true';
+  const envShop = envShopConfig(raw, sandboxInProduction);
   const config: Config = {
     env: raw.NODE_ENV,
     role: raw.ROLE,
@@ -418,34 +503,15 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     ),
     log: logConfig(raw),
     redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
-    platform,
+    platform: platformHostConfig(raw),
+    envShop,
+    shops: {
+      secretKeys: raw.SHOP_SECRET_KEYS,
+      adminToken: raw.ADMIN_TOKEN,
+      refreshMs: raw.SHOP_REFRESH_MS,
+    },
     checkout: {
-      routePath: raw.CHECKOUT_ROUTE_PATH,
-      routeToken: raw.CHECKOUT_ROUTE_TOKEN,
-      provider: raw.PAYMENT_PROVIDER,
-      stripe:
-        raw.PAYMENT_PROVIDER === 'stripe' && raw.STRIPE_SECRET_KEY && raw.STRIPE_WEBHOOK_SECRET
-          ? {
-              secretKey: raw.STRIPE_SECRET_KEY,
-              webhookSecret: raw.STRIPE_WEBHOOK_SECRET,
-              apiUrl: raw.STRIPE_API_URL,
-              paymentMethods: raw.STRIPE_PAYMENT_METHODS?.split(','),
-            }
-          : undefined,
-      mercadopago:
-        raw.PAYMENT_PROVIDER === 'mercadopago' &&
-        raw.MERCADOPAGO_ACCESS_TOKEN &&
-        raw.MERCADOPAGO_WEBHOOK_SECRET
-          ? {
-              accessToken: raw.MERCADOPAGO_ACCESS_TOKEN,
-              webhookSecret: raw.MERCADOPAGO_WEBHOOK_SECRET,
-              apiUrl: raw.MERCADOPAGO_API_URL,
-            }
-          : undefined,
-      sandboxInProduction:
-        raw.PAYMENT_PROVIDER === 'sandbox' &&
-        raw.NODE_ENV === 'production' &&
-        raw.SANDBOX_IN_PRODUCTION === 'true',
+      sandboxInProduction,
       currency: raw.CURRENCY,
       expiryMs: raw.CHECKOUT_EXPIRY_MINUTES * 60_000,
     },
@@ -465,6 +531,7 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
         webhookFailures: raw.RATE_LIMIT_WEBHOOK_FAILURES,
         pages: raw.RATE_LIMIT_PAGES,
         dashboardFailures: raw.RATE_LIMIT_DASHBOARD_FAILURES,
+        adminFailures: raw.RATE_LIMIT_DASHBOARD_FAILURES,
       },
     },
     metrics:
@@ -475,16 +542,57 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     sync: syncConfigFrom(raw),
     secrets: [
       ...syncSecrets(raw),
-      ...platformSecrets(platform),
-      raw.CHECKOUT_ROUTE_TOKEN,
+      ...(envShop ? [...platformSecrets(envShop.platform), envShop.routeToken] : []),
+      ...(envShop ? providerSecretsOf(envShop.provider) : []),
       ...(dashboard ? [dashboard.password] : []),
-      ...(raw.STRIPE_SECRET_KEY ? [raw.STRIPE_SECRET_KEY] : []),
-      ...(raw.STRIPE_WEBHOOK_SECRET ? [raw.STRIPE_WEBHOOK_SECRET] : []),
-      ...(raw.MERCADOPAGO_ACCESS_TOKEN ? [raw.MERCADOPAGO_ACCESS_TOKEN] : []),
-      ...(raw.MERCADOPAGO_WEBHOOK_SECRET ? [raw.MERCADOPAGO_WEBHOOK_SECRET] : []),
+      ...(raw.SHOP_SECRET_KEYS ? [raw.SHOP_SECRET_KEYS, ...keyMaterial(raw.SHOP_SECRET_KEYS)] : []),
+      ...(raw.ADMIN_TOKEN ? [raw.ADMIN_TOKEN] : []),
     ],
   };
   return deepFreeze(config);
+}
+
+/** The base64 of each key of SHOP_SECRET_KEYS: never logged. */
+function keyMaterial(text: string): string[] {
+  return text.split(',').map((entry) => entry.slice(entry.indexOf(':') + 1).trim());
+}
+
+function envShopConfig(
+  raw: z.output<typeof serverSchema>,
+  sandboxInProduction: boolean,
+): EnvShopConfig | undefined {
+  const { PLATFORM_EMAIL, PLATFORM_PASSWORD, PLATFORM_API_KEY, CHECKOUT_ROUTE_TOKEN } = raw;
+  if (!PLATFORM_EMAIL || !PLATFORM_PASSWORD || !PLATFORM_API_KEY || !CHECKOUT_ROUTE_TOKEN)
+    return undefined;
+  const provider: ProviderSettings = {
+    name: raw.PAYMENT_PROVIDER,
+    sandboxInProduction: raw.PAYMENT_PROVIDER === 'sandbox' && sandboxInProduction,
+    stripe:
+      raw.PAYMENT_PROVIDER === 'stripe' && raw.STRIPE_SECRET_KEY && raw.STRIPE_WEBHOOK_SECRET
+        ? {
+            secretKey: raw.STRIPE_SECRET_KEY,
+            webhookSecret: raw.STRIPE_WEBHOOK_SECRET,
+            apiUrl: raw.STRIPE_API_URL,
+            paymentMethods: raw.STRIPE_PAYMENT_METHODS?.split(','),
+          }
+        : undefined,
+    mercadopago:
+      raw.PAYMENT_PROVIDER === 'mercadopago' &&
+      raw.MERCADOPAGO_ACCESS_TOKEN &&
+      raw.MERCADOPAGO_WEBHOOK_SECRET
+        ? {
+            accessToken: raw.MERCADOPAGO_ACCESS_TOKEN,
+            webhookSecret: raw.MERCADOPAGO_WEBHOOK_SECRET,
+            apiUrl: raw.MERCADOPAGO_API_URL,
+          }
+        : undefined,
+  };
+  return {
+    platform: { email: PLATFORM_EMAIL, password: PLATFORM_PASSWORD, apiKey: PLATFORM_API_KEY },
+    routePath: raw.CHECKOUT_ROUTE_PATH,
+    routeToken: CHECKOUT_ROUTE_TOKEN,
+    provider,
+  };
 }
 
 /** Only what the CLI's queue commands need: Redis and the key prefix. Throws ConfigError. */
@@ -518,7 +626,7 @@ export function loadCheckoutRouteConfig(
       PORT: serverShape.PORT,
       PUBLIC_URL: serverShape.PUBLIC_URL,
       CHECKOUT_ROUTE_PATH: serverShape.CHECKOUT_ROUTE_PATH,
-      CHECKOUT_ROUTE_TOKEN: serverShape.CHECKOUT_ROUTE_TOKEN,
+      CHECKOUT_ROUTE_TOKEN: routeToken,
       REDIS_URL: serverShape.REDIS_URL,
       QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
     }),
@@ -577,6 +685,62 @@ export function loadSyncConfig(
     sync: { ...sync, sink: sync.sink },
     concurrency: raw.WORKER_CONCURRENCY,
     secrets: [...platformSecrets(platform), ...syncSecrets(raw)],
+  });
+}
+
+/** What `connector shops` needs: Redis, the keyring, the platform's host, and the public URL. */
+export interface ShopsCliConfig {
+  env: Config['env'];
+  log: LogConfig;
+  redis: { url: string; prefix: string };
+  platform: PlatformHostConfig;
+  publicUrl: string;
+  shops: { secretKeys: string | undefined };
+  sandboxAllowed: boolean;
+  secrets: string[];
+}
+
+/**
+ * Only what `connector shops` needs (CONTRACT "Shops"). SHOP_SECRET_KEYS is required by the verbs
+ * that seal or open secrets (`needsKeys`). Throws ConfigError.
+ */
+export function loadShopsConfig(
+  env: Env = process.env,
+  options: { needsKeys: boolean; cwd?: string },
+): ShopsCliConfig {
+  const raw = parseOrThrow(
+    z
+      .object({
+        ...commonShape,
+        ...platformHostShape,
+        PORT: serverShape.PORT,
+        PUBLIC_URL: serverShape.PUBLIC_URL,
+        REDIS_URL: serverShape.REDIS_URL,
+        QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
+        SHOP_SECRET_KEYS: registryShape.SHOP_SECRET_KEYS,
+        SANDBOX_IN_PRODUCTION: serverShape.SANDBOX_IN_PRODUCTION,
+      })
+      .superRefine((raw, ctx) => {
+        if (options.needsKeys && raw.SHOP_SECRET_KEYS === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['SHOP_SECRET_KEYS'],
+            message: "is required: the registry keeps the shops' secrets encrypted with it",
+          });
+      }),
+    readEnvironment(env, options.cwd),
+  );
+  return deepFreeze({
+    env: raw.NODE_ENV,
+    log: logConfig(raw),
+    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    platform: platformHostConfig(raw),
+    publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
+    shops: { secretKeys: raw.SHOP_SECRET_KEYS },
+    sandboxAllowed: raw.NODE_ENV !== 'production' || raw.SANDBOX_IN_PRODUCTION === 'true',
+    secrets: raw.SHOP_SECRET_KEYS
+      ? [raw.SHOP_SECRET_KEYS, ...keyMaterial(raw.SHOP_SECRET_KEYS)]
+      : [],
   });
 }
 

@@ -4,19 +4,9 @@ import type { ProviderModule } from './provider-module';
 import { sandboxModule } from './sandbox/sandbox-module';
 import { MercadoPagoProvider } from './mercadopago/mercadopago-provider';
 import type * as StripeModule from './stripe/stripe-provider';
-import type { StripeSettings } from './stripe/stripe-provider';
+import type { ProviderSettings } from './provider-fields';
 
-/** The provider settings of the configuration. */
-export interface ProviderSettings {
-  /** PAYMENT_PROVIDER. */
-  name: 'sandbox' | 'stripe' | 'mercadopago';
-  /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
-  sandboxInProduction: boolean;
-  /** With PAYMENT_PROVIDER=stripe (the configuration requires them then). */
-  stripe?: StripeSettings;
-  /** With PAYMENT_PROVIDER=mercadopago (the configuration requires them then). */
-  mercadopago?: { accessToken: string; webhookSecret: string; apiUrl?: string };
-}
+export type { ProviderSettings } from './provider-fields';
 
 /** What every provider module is built with. */
 export interface ProviderEnvironment {

@@ -31,7 +31,9 @@ describe('loadConfig', () => {
       role: 'all',
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'connector' },
       platform: { baseUrl: 'https://apis.example.com', timeoutMs: 10000, pageSize: 50 },
-      checkout: { routePath: '/checkout', provider: 'sandbox', currency: 'BRL' },
+      checkout: { currency: 'BRL' },
+      envShop: { routePath: '/checkout', provider: { name: 'sandbox' } },
+      shops: { secretKeys: undefined, adminToken: undefined, refreshMs: 2000 },
       dashboard: undefined,
       shutdownTimeoutMs: 15000,
     });
@@ -44,13 +46,49 @@ describe('loadConfig', () => {
   });
 
   it('names every missing required variable, one line each', () => {
-    expect(problems({})).toEqual([
-      'PLATFORM_BASE_URL: is required',
-      'PLATFORM_EMAIL: is required',
-      'PLATFORM_PASSWORD: is required',
-      'PLATFORM_API_KEY: is required',
-      'CHECKOUT_ROUTE_TOKEN: is required',
+    // Without PLATFORM_EMAIL there is no env shop: the registry's shops only.
+    expect(problems({})).toEqual(['PLATFORM_BASE_URL: is required']);
+    expect(
+      problems({ PLATFORM_BASE_URL: 'https://apis.example.com', PLATFORM_EMAIL: 'a@b.c' }),
+    ).toEqual([
+      'PLATFORM_PASSWORD: is required with PLATFORM_EMAIL (the env shop)',
+      'PLATFORM_API_KEY: is required with PLATFORM_EMAIL (the env shop)',
+      'CHECKOUT_ROUTE_TOKEN: is required with PLATFORM_EMAIL (the env shop)',
     ]);
+  });
+
+  it('serves no env shop without PLATFORM_EMAIL, and refuses half of one', () => {
+    const {
+      PLATFORM_EMAIL: _email,
+      PLATFORM_PASSWORD: _p,
+      PLATFORM_API_KEY: _k,
+      CHECKOUT_ROUTE_TOKEN: _t,
+      ...host
+    } = valid;
+    expect(loadConfig(host, emptyDir).envShop).toBeUndefined();
+    expect(problems({ ...host, PLATFORM_PASSWORD: 'pw' })).toEqual([
+      'PLATFORM_EMAIL: is required with PLATFORM_PASSWORD: it defines the env shop (unset them all to serve registry shops only)',
+    ]);
+  });
+
+  it('checks SHOP_SECRET_KEYS and ADMIN_TOKEN without echoing them', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const lines = problems({
+      ...valid,
+      SHOP_SECRET_KEYS: `k1:${key},k1:${key},bad,k3:c2hvcnQ=`,
+      ADMIN_TOKEN: 'too-short-admin-token',
+    });
+    expect(lines).toEqual([
+      'SHOP_SECRET_KEYS: key id k1 appears twice',
+      'SHOP_SECRET_KEYS: key 3 must be keyid:<base64>, the id of letters, digits, _ or -',
+      'SHOP_SECRET_KEYS: key k3 must be 32 random bytes in base64 (openssl rand -base64 32)',
+      'ADMIN_TOKEN: must be at least 32 characters',
+    ]);
+    expect(lines.join('\n')).not.toContain(key);
+    expect(lines.join('\n')).not.toContain('too-short-admin-token');
+    const config = loadConfig({ ...valid, SHOP_SECRET_KEYS: `k1:${key}` }, emptyDir);
+    expect(config.shops.secretKeys).toBe(`k1:${key}`);
+    expect(config.secrets).toEqual(expect.arrayContaining([key]));
   });
 
   it('says what is wrong with invalid values without echoing secrets', () => {
@@ -62,12 +100,12 @@ describe('loadConfig', () => {
       PAYMENT_PROVIDER: 'paypal',
       CURRENCY: 'real',
     });
-    expect(lines.map((line) => line.split(':')[0])).toEqual([
+    expect(lines.map((line) => line.split(':')[0]).sort()).toEqual([
+      'CHECKOUT_ROUTE_TOKEN',
+      'CURRENCY',
+      'PAYMENT_PROVIDER',
       'PORT',
       'REDIS_URL',
-      'CHECKOUT_ROUTE_TOKEN',
-      'PAYMENT_PROVIDER',
-      'CURRENCY',
     ]);
     expect(lines.join('\n')).not.toContain('short');
     expect(lines.find((l) => l.startsWith('CHECKOUT_ROUTE_TOKEN'))).toContain(
@@ -140,7 +178,7 @@ describe('loadConfig', () => {
       },
       emptyDir,
     );
-    expect(config.checkout.stripe).toEqual({
+    expect(config.envShop?.provider.stripe).toEqual({
       secretKey: 'sk_test_abc',
       webhookSecret: 'whsec_def',
       apiUrl: undefined,

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+/**
+ * Each provider's settings, declared once: the environment's variables (`STRIPE_SECRET_KEY`) and
+ * a registry shop's document (`"provider": {"name": "stripe", "secretKey": ...}`) are checked by
+ * the same field schemas. A field `fooBar` of provider `x` is the variable `X_FOO_BAR`.
+ */
+
+export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const paymentMethods = z
+  .string()
+  .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be a comma-separated list such as card,pix,boleto');
+
+/** Stripe Checkout (src/payments/stripe/). */
+export const stripeFields = {
+  secretKey: z
+    .string()
+    .regex(
+      /^(sk|rk)_(test|live)_\w+$/,
+      'must be a Stripe secret or restricted key (sk_... or rk_...)',
+    ),
+  webhookSecret: z
+    .string()
+    .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)"),
+  apiUrl: httpUrl.optional(),
+  paymentMethods: paymentMethods.optional(),
+};
+
+/** Mercado Pago Checkout Pro (src/payments/mercadopago/). */
+export const mercadoPagoFields = {
+  accessToken: z
+    .string()
+    .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)'),
+  webhookSecret: z.string().min(16, 'must be at least 16 characters'),
+  apiUrl: httpUrl.optional(),
+};
+
+/** Every provider: its fields, and which of them are secrets (stored encrypted, never shown). */
+export const PROVIDER_FIELDS = {
+  sandbox: { fields: {}, secrets: [] },
+  stripe: { fields: stripeFields, secrets: ['secretKey', 'webhookSecret'] },
+  mercadopago: { fields: mercadoPagoFields, secrets: ['accessToken', 'webhookSecret'] },
+} as const;
+
+export type ProviderName = keyof typeof PROVIDER_FIELDS;
+export const PROVIDER_NAMES = Object.keys(PROVIDER_FIELDS) as ProviderName[];
+
+/** The `provider` of a shop's document: its name and that provider's fields, nothing else. */
+export const providerDocumentSchema = z.discriminatedUnion('name', [
+  z.strictObject({ name: z.literal('sandbox') }),
+  z.strictObject({ name: z.literal('stripe'), ...stripeFields }),
+  z.strictObject({ name: z.literal('mercadopago'), ...mercadoPagoFields }),
+]);
+
+export type ProviderDocument = z.output<typeof providerDocumentSchema>;
+
+/** The secret fields of a provider's document. */
+export function providerSecretFields(name: ProviderName): readonly string[] {
+  return PROVIDER_FIELDS[name].secrets;
+}
+
+/** A shop's provider as the adapters are built with it (src/payments/registry.ts). */
+export interface ProviderSettings {
+  name: ProviderName;
+  /** The sandbox may run under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true, a staging platform). */
+  sandboxInProduction: boolean;
+  stripe?: { secretKey: string; webhookSecret: string; apiUrl?: string; paymentMethods?: string[] };
+  mercadopago?: { accessToken: string; webhookSecret: string; apiUrl?: string };
+}
+
+/** The settings a provider document (a registry shop's) stands for. */
+export function providerSettingsOf(
+  document: ProviderDocument,
+  sandboxInProduction: boolean,
+): ProviderSettings {
+  switch (document.name) {
+    case 'sandbox':
+      return { name: 'sandbox', sandboxInProduction };
+    case 'stripe': {
+      const { name, paymentMethods, ...stripe } = document;
+      return {
+        name,
+        sandboxInProduction: false,
+        stripe: { ...stripe, paymentMethods: paymentMethods?.split(',') },
+      };
+    }
+    case 'mercadopago': {
+      const { name, ...mercadopago } = document;
+      return { name, sandboxInProduction: false, mercadopago };
+    }
+  }
+}
+
+/** The secret values of a provider's settings: never logged. */
+export function providerSecrets(settings: ProviderSettings): string[] {
+  return [
+    settings.stripe?.secretKey,
+    settings.stripe?.webhookSecret,
+    settings.mercadopago?.accessToken,
+    settings.mercadopago?.webhookSecret,
+  ].filter((value): value is string => value !== undefined);
+}
