@@ -32,6 +32,31 @@ export const ERROR_CATALOGUE = {
     retryable: true,
     text: 'No shop of that id is served (never added, or removed); a job of such a shop waits for it.',
   },
+  SHOP_DISABLED: {
+    status: 403,
+    retryable: false,
+    text: 'The shop is disabled: it takes no new checkout (what it has in flight still completes).',
+  },
+  SHOP_EXISTS: {
+    status: 409,
+    retryable: false,
+    text: "A shop of that id exists already (the id `default` is the env shop's).",
+  },
+  SHOP_HAS_OPEN_WORK: {
+    status: 409,
+    retryable: true,
+    text: 'The shop has open checkouts or undelivered finish/cancel; it can be removed once they are done.',
+  },
+  SHOP_CHANGED: {
+    status: 409,
+    retryable: true,
+    text: 'The shop was changed by another request meanwhile, again and again; try again.',
+  },
+  SHOP_CREDENTIALS_REJECTED: {
+    status: 422,
+    retryable: false,
+    text: "The platform or the payment provider refused the shop's credentials; `details` says which. Nothing was stored.",
+  },
   CHECKOUT_ALREADY_PAID: {
     status: 409,
     retryable: false,

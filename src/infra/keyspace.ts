@@ -36,3 +36,20 @@ export function sandboxKey(prefix: string, shop: string, checkoutId: string): st
 export function syncLedgerKey(prefix: string, shop: string): string {
   return `${shopTag(prefix, shop)}:sync-fp`;
 }
+
+/**
+ * The shop registry (src/store/redis-shop-registry.ts), under one tag of its own:
+ * `shops` (hash: id -> the stored shop), `version` (bumped by every change), `audit:<id>` (list).
+ */
+export function registryKeys(prefix: string): {
+  shops: string;
+  version: string;
+  audit(shop: string): string;
+} {
+  const tag = `{${prefix}:registry}`;
+  return {
+    shops: `${tag}:shops`,
+    version: `${tag}:version`,
+    audit: (shop) => `${tag}:audit:${shop}`,
+  };
+}

@@ -1,14 +1,14 @@
 import type { Writable } from 'node:stream';
 import winston from 'winston';
 import { currentLogContext } from './log-context';
-import { createRedactor } from './redact';
+import { createRedactor, SecretBook } from './redact';
 
 export type Logger = winston.Logger;
 
 export interface LoggerOptions {
   level: string;
   format: 'json' | 'pretty';
-  /** Values to scrub from every line (passwords, tokens, API keys). */
+  /** Values to scrub from every line (passwords, tokens, API keys); more come with `addLogSecrets`. */
   secrets: readonly string[];
   /** Where lines go; stdout when absent. Tests pass a stream to read the output. */
   stream?: Writable;
@@ -23,7 +23,8 @@ const LEVEL = Symbol.for('level');
  * the current context stamped on every line, secrets redacted before any transport sees them.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const redact = createRedactor(options.secrets);
+  const book = new SecretBook(options.secrets);
+  const redact = createRedactor(book);
   const stampAndRedact = winston.format((info) => {
     const clean = redact({ ...currentLogContext(), ...info }) as winston.Logform.TransformableInfo;
     // Symbols are dropped by the copy; winston's transports need them back.
@@ -43,7 +44,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const transport = options.stream
     ? new winston.transports.Stream({ stream: options.stream })
     : new winston.transports.Console();
-  return dropDisabledLevelsFirst(
+  const logger = dropDisabledLevelsFirst(
     winston.createLogger({
       level: options.level,
       defaultMeta: options.component ? { component: options.component } : undefined,
@@ -56,6 +57,15 @@ export function createLogger(options: LoggerOptions): Logger {
       transports: [transport],
     }),
   );
+  books.set(logger, book);
+  return logger;
+}
+
+const books = new WeakMap<Logger, SecretBook>();
+
+/** Scrubs `values` from every later line of `logger` (a shop's secrets, opened at run time). */
+export function addLogSecrets(logger: Logger, values: readonly string[]): void {
+  books.get(logger)?.add(values);
 }
 
 /**

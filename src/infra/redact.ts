@@ -5,13 +5,20 @@ export const REDACTED = '[redacted]';
  * Builds a function that returns a copy of a log record with secrets removed: values under
  * secret-sounding keys, and any occurrence of a known secret value inside any string.
  */
-export function createRedactor(secretValues: readonly string[]): (value: unknown) => unknown {
-  // Longest first, so a secret that contains another is replaced whole.
-  const secrets = [...new Set(secretValues.filter((s) => s.length >= 4))].sort(
-    (a, b) => b.length - a.length,
-  );
-  const scrubString = (text: string): string =>
-    secrets.reduce((out, secret) => out.split(secret).join(REDACTED), text);
+export function createRedactor(
+  secretValues: readonly string[] | SecretBook,
+): (value: unknown) => unknown {
+  const book = secretValues instanceof SecretBook ? secretValues : new SecretBook(secretValues);
+  let secrets: string[] = [];
+  let seenVersion = -1;
+  const scrubString = (text: string): string => {
+    if (seenVersion !== book.version) {
+      // Longest first, so a secret that contains another is replaced whole.
+      secrets = [...book.values()].sort((a, b) => b.length - a.length);
+      seenVersion = book.version;
+    }
+    return secrets.reduce((out, secret) => out.split(secret).join(REDACTED), text);
+  };
 
   const walk = (value: unknown, depth: number, seen: WeakSet<object>): unknown => {
     if (typeof value === 'string') return scrubString(value);
@@ -33,4 +40,28 @@ export function createRedactor(secretValues: readonly string[]): (value: unknown
     return out;
   };
   return (value) => walk(value, 0, new WeakSet());
+}
+
+/**
+ * The secret values a logger scrubs: the configuration's at start, and each registry shop's as
+ * the process opens it (`add`), so a shop added at run time is never logged either.
+ */
+export class SecretBook {
+  private readonly secrets = new Set<string>();
+  /** Bumped by every addition that changed the set. */
+  version = 0;
+
+  constructor(values: readonly string[] = []) {
+    this.add(values);
+  }
+
+  add(values: readonly string[]): void {
+    const before = this.secrets.size;
+    for (const value of values) if (value.length >= 4) this.secrets.add(value);
+    if (this.secrets.size !== before) this.version += 1;
+  }
+
+  values(): ReadonlySet<string> {
+    return this.secrets;
+  }
 }

@@ -59,4 +59,9 @@ export interface PaymentProvider {
   parseWebhook(input: WebhookInput): Promise<WebhookHint>;
   /** Makes a superseded or expired checkout unpayable, where the provider allows it. */
   cancelCheckout?(ref: { providerRef: string; checkoutId: string }): Promise<void>;
+  /**
+   * Checks the account's keys with one harmless read, where the provider has one (adding a shop
+   * checks them before storing anything): PROVIDER_REJECTED when they are refused.
+   */
+  verifyCredentials?(): Promise<void>;
 }

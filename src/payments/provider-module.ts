@@ -1,5 +1,5 @@
-import type { Router } from 'express';
 import type { PaymentProvider } from './payment-provider';
+import type { SandboxProvider } from './sandbox/sandbox-provider';
 
 /** What a provider's own routes may ask of the connector. */
 export interface ProviderHooks {
@@ -11,12 +11,13 @@ export interface ProviderHooks {
 }
 
 /**
- * A payment provider as the registry builds it: the adapter the use cases call, and the routes
- * it needs of its own (the sandbox's payment page), which http/ mounts as given.
+ * A payment provider as the registry builds it: the adapter the use cases call, and, for the
+ * sandbox, the sandbox itself, whose payment page (src/payments/sandbox/sandbox-routes.ts) is
+ * served for every shop whose provider it is.
  */
 export interface ProviderModule {
   provider: PaymentProvider;
-  routes?(hooks: ProviderHooks): Router;
+  sandbox?: SandboxProvider;
   /** Said once, as a warning, when the connector starts. */
   startWarnings: string[];
   /** A banner every customer page shows, when the deployment needs one (the sandbox on staging). */

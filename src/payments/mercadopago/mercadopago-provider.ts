@@ -164,6 +164,11 @@ export class MercadoPagoProvider implements PaymentProvider {
     return { providerRef: preference.id, url: preference.init_point };
   }
 
+  /** GET /users/me: the account the access token belongs to. */
+  async verifyCredentials(): Promise<void> {
+    await this.call('read its account', { method: 'GET', url: '/users/me' }, z.looseObject({}));
+  }
+
   async getStatus(ref: { checkoutId: string }): Promise<PaymentStatus> {
     const found = await this.call(
       'search the payments',

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import type { ProviderModule } from '../provider-module';
-import { sandboxRoutes } from './sandbox-routes';
 import { SandboxProvider } from './sandbox-provider';
 
 /** The sandbox as a provider module: the adapter, its payment page, and its start warnings. */
@@ -22,7 +21,7 @@ export function sandboxModule(options: {
     : undefined;
   return {
     provider,
-    routes: (hooks) => sandboxRoutes(provider, hooks, pageNotice),
+    sandbox: provider,
     pageNotice,
     startWarnings: options.inProduction
       ? [

@@ -5,6 +5,13 @@ import type { ProviderHooks } from '../provider-module';
 import { sandboxPaymentPage } from './sandbox-page';
 import type { SandboxProvider } from './sandbox-provider';
 
+/** One shop's sandbox, as its pages need it. */
+export interface SandboxShop {
+  sandbox: SandboxProvider;
+  hooks: ProviderHooks;
+  pageNotice: string | undefined;
+}
+
 /** An id fit to be part of a Redis key; whether it is a payment, the lookup says. */
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -13,23 +20,27 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * and then takes exactly the path a verified webhook takes (`hooks.hint`).
  */
 export function sandboxRoutes(
-  sandbox: SandboxProvider,
-  hooks: ProviderHooks,
-  pageNotice: string | undefined,
+  sandboxOf: (checkoutId: string) => SandboxShop | undefined,
+  /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
+  defaultNotice?: string,
 ): Router {
   const router = Router();
-  const paymentOf = (checkoutId: string) =>
-    SAFE_ID.test(checkoutId) ? sandbox.payment(checkoutId) : Promise.resolve(undefined);
+  // The checkout id names its shop; that shop's sandbox (if its provider is the sandbox) answers.
+  const find = async (checkoutId: string) => {
+    const shop = SAFE_ID.test(checkoutId) ? sandboxOf(checkoutId) : undefined;
+    const payment = shop ? await shop.sandbox.payment(checkoutId) : undefined;
+    return shop && payment ? { ...shop, payment } : undefined;
+  };
 
   router
     .route('/sandbox/checkout/:checkoutId')
     .get(async (req, res) => {
-      const payment = await paymentOf(req.params.checkoutId);
-      if (!payment) {
-        res.status(404).type('html').send(notFoundPage(pageNotice));
+      const found = await find(req.params.checkoutId);
+      if (!found) {
+        res.status(404).type('html').send(notFoundPage(defaultNotice));
         return;
       }
-      res.type('html').send(sandboxPaymentPage(payment, pageNotice));
+      res.type('html').send(sandboxPaymentPage(found.payment, found.pageNotice));
     })
     .all(allowOnly('GET'));
 
@@ -42,14 +53,14 @@ export function sandboxRoutes(
       .route(`/sandbox/checkout/:checkoutId/${action}`)
       .post(async (req, res) => {
         const checkoutId = req.params.checkoutId;
-        const payment = await paymentOf(checkoutId);
-        if (!payment) {
-          res.status(404).type('html').send(notFoundPage(pageNotice));
+        const found = await find(checkoutId);
+        if (!found) {
+          res.status(404).type('html').send(notFoundPage(defaultNotice));
           return;
         }
-        await sandbox.settle(checkoutId, outcome);
-        await hooks.hint(checkoutId);
-        res.redirect(303, payment.returnUrl);
+        await found.sandbox.settle(checkoutId, outcome);
+        await found.hooks.hint(checkoutId);
+        res.redirect(303, found.payment.returnUrl);
       })
       .all(allowOnly('POST'));
   }

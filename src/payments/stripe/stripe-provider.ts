@@ -165,6 +165,15 @@ export class StripeProvider implements PaymentProvider {
     return { providerRef: session.id, eventId: event.id };
   }
 
+  /** GET /v1/balance: any secret or restricted key with read access may read it. */
+  async verifyCredentials(): Promise<void> {
+    try {
+      await this.stripe.balance.retrieve();
+    } catch (error) {
+      throw asAppError(error, 'read the balance');
+    }
+  }
+
   async cancelCheckout(ref: { providerRef: string }): Promise<void> {
     try {
       const session = await this.stripe.checkout.sessions.retrieve(ref.providerRef);

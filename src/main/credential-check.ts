@@ -1,0 +1,59 @@
+import type { Redis } from 'ioredis';
+import type { PlatformHostConfig } from '../config';
+import { AppError } from '../errors';
+import type { Logger } from '../infra/logger';
+import { providerSettingsOf } from '../payments/provider-fields';
+import { buildProviderModule } from '../payments/registry';
+import { PlatformClient } from '../platform/platform-client';
+import type { CredentialCheck } from '../registry/ports';
+
+/**
+ * Adding or changing a shop checks its credentials before storing them: one read of the
+ * platform with its account (the first service of GET /services), and the provider's keys
+ * where the provider has a harmless read (Stripe's balance, Mercado Pago's /users/me). A refusal
+ * (PLATFORM_REJECTED, PROVIDER_REJECTED: a 4xx) is a problem named in the answer; a service that
+ * cannot be reached throws (nothing is stored then either, and the caller may try again).
+ */
+export function platformCredentialCheck(runtime: {
+  platform: PlatformHostConfig;
+  redis: Redis;
+  prefix: string;
+  publicUrl: string;
+  logger: Logger;
+}): CredentialCheck {
+  return {
+    async check(document) {
+      const problems: Array<{ field: string; problem: string }> = [];
+      const platform = new PlatformClient({
+        ...runtime.platform,
+        ...document.platform,
+        logger: runtime.logger,
+      });
+      try {
+        await platform.listServices({}, { limit: 1, offset: 0 });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'PLATFORM_REJECTED') throw error;
+        problems.push({
+          field: 'platform',
+          problem: `the platform refused the account ${document.platform.email} (HTTP ${error.upstreamStatus ?? '?'})`,
+        });
+      }
+      const { provider } = buildProviderModule(providerSettingsOf(document.provider, true), {
+        redis: runtime.redis,
+        prefix: runtime.prefix,
+        shop: document.id,
+        publicUrl: runtime.publicUrl,
+      });
+      try {
+        await provider.verifyCredentials?.();
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'PROVIDER_REJECTED') throw error;
+        problems.push({
+          field: 'provider',
+          problem: `${document.provider.name} refused the keys (HTTP ${error.upstreamStatus ?? '?'})`,
+        });
+      }
+      return problems;
+    },
+  };
+}

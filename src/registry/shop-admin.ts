@@ -1,0 +1,323 @@
+import { AppError } from '../errors';
+import { webhookPath } from '../shops/shop-id';
+import { DataKey, newRouteToken, type Keyring } from '../shops/secret-box';
+import type { AuditEntry, CredentialCheck, RegistryStore, ShopEntry, ShopWork } from './ports';
+import {
+  applyShopPatch,
+  changedFields,
+  parseShopDocument,
+  parseShopPatch,
+  type ShopDocument,
+} from './shop-document';
+import { openShop, sealShop, viewOf, type ShopView, type StoredShop } from './stored-shop';
+
+/** How long a rotated-out route token keeps working (CONTRACT: 24 hours). */
+export const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
+
+/** Compare-and-set attempts before a change gives up on a shop that keeps changing. */
+const CAS_TRIES = 5;
+
+export interface ShopAdminDeps {
+  store: RegistryStore;
+  /** SHOP_SECRET_KEYS; undefined when unset (the admin verbs then say so). */
+  keyring: Keyring | undefined;
+  credentials: CredentialCheck;
+  work: ShopWork;
+  publicUrl: string;
+  clock: () => Date;
+  /** False under NODE_ENV=production without SANDBOX_IN_PRODUCTION=true: no sandbox shop then. */
+  sandboxAllowed: boolean;
+}
+
+/** Who asks: `cli:<user>` or `admin:<token fingerprint>`. */
+export type Actor = string;
+
+export interface ShopAdded {
+  shop: ShopView;
+  checkout_route: { url: string; token: string };
+  webhook_url: string;
+}
+
+/**
+ * The registry's verbs, shared by the admin API and the CLI (CONTRACT "Shops"): every answer
+ * without a secret, every change in the audit trail.
+ */
+export class ShopAdmin {
+  constructor(private readonly deps: ShopAdminDeps) {}
+
+  private keyring(): Keyring {
+    if (!this.deps.keyring) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        'SHOP_SECRET_KEYS is not set: the registry cannot keep secrets without it.',
+        { details: [{ field: 'SHOP_SECRET_KEYS', problem: 'is required to add or change shops' }] },
+      );
+    }
+    return this.deps.keyring;
+  }
+
+  private urls(stored: Pick<StoredShop, 'id' | 'provider'>) {
+    const base = this.deps.publicUrl;
+    return {
+      checkoutRoute: `${base}/shops/${stored.id}/checkout`,
+      webhook: `${base}${webhookPath(stored.provider.name, stored.id)}`,
+    };
+  }
+
+  private audit(by: Actor, action: AuditEntry['action'], fields: string[] = []): AuditEntry {
+    return { at: this.deps.clock().toISOString(), by, action, fields };
+  }
+
+  private async entry(id: string): Promise<ShopEntry> {
+    const found = await this.deps.store.get(id);
+    if (!found) throw new AppError('SHOP_NOT_FOUND', `No shop ${id} in the registry.`);
+    return found;
+  }
+
+  private async rejectBadCredentials(document: ShopDocument): Promise<void> {
+    if (document.provider.name === 'sandbox' && !this.deps.sandboxAllowed) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        'The sandbox takes no real money: not in production.',
+        {
+          details: [
+            {
+              field: 'provider.name',
+              problem:
+                'sandbox is refused under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true allows it, for a staging platform)',
+            },
+          ],
+        },
+      );
+    }
+    const problems = await this.deps.credentials.check(document);
+    if (problems.length > 0) {
+      throw new AppError(
+        'SHOP_CREDENTIALS_REJECTED',
+        `The ${problems.map((p) => p.field).join(' and ')} refused the shop's credentials; nothing was stored.`,
+        { details: problems },
+      );
+    }
+  }
+
+  /** Adds a shop from its document, after checking its credentials. */
+  async add(input: unknown, by: Actor): Promise<ShopAdded> {
+    const document = parseShopDocument(input);
+    const keyring = this.keyring();
+    if (await this.deps.store.get(document.id)) throw exists(document.id);
+    await this.rejectBadCredentials(document);
+    const dataKey = DataKey.generate();
+    const token = newRouteToken();
+    const now = this.deps.clock().toISOString();
+    const stored = sealShop(
+      document,
+      { keyring, dataKey },
+      {
+        enabled: true,
+        createdAt: now,
+        updatedAt: now,
+        routeToken: { hash: dataKey.tokenHash(document.id, token), rotatedAt: now },
+      },
+    );
+    if (!(await this.deps.store.create(stored, this.audit(by, 'added', fieldsOf(document))))) {
+      throw exists(document.id);
+    }
+    const urls = this.urls(stored);
+    return {
+      shop: viewOf(stored),
+      checkout_route: { url: urls.checkoutRoute, token },
+      webhook_url: urls.webhook,
+    };
+  }
+
+  async list(): Promise<
+    Array<ShopView & { checkout_route: { url: string }; webhook_url: string }>
+  > {
+    const all = await this.deps.store.all();
+    return [...all.values()]
+      .map(({ stored }) => this.described(stored))
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async show(
+    id: string,
+  ): Promise<ShopView & { checkout_route: { url: string }; webhook_url: string }> {
+    return this.described((await this.entry(id)).stored);
+  }
+
+  private described(stored: StoredShop) {
+    const urls = this.urls(stored);
+    return {
+      ...viewOf(stored),
+      checkout_route: { url: urls.checkoutRoute },
+      webhook_url: urls.webhook,
+    };
+  }
+
+  /**
+   * Applies `change` to the shop's current record with compare-and-set, trying again when
+   * another process changed it meanwhile.
+   */
+  private async change(
+    id: string,
+    change: (entry: ShopEntry) => Promise<{ stored: StoredShop; audit: AuditEntry } | undefined>,
+  ): Promise<StoredShop> {
+    for (let attempt = 0; attempt < CAS_TRIES; attempt++) {
+      const current = await this.entry(id);
+      const next = await change(current);
+      if (!next) return current.stored;
+      if (await this.deps.store.replace(current.raw, next.stored, next.audit)) return next.stored;
+    }
+    throw new AppError('SHOP_CHANGED', `Shop ${id} kept changing; try again.`);
+  }
+
+  /** Changes name, platform credentials or provider; new credentials are checked first. */
+  async update(id: string, input: unknown, by: Actor): Promise<ShopView> {
+    const patch = parseShopPatch(input);
+    const keyring = this.keyring();
+    const stored = await this.change(id, async ({ stored: current }) => {
+      const { document, dataKey } = openShop(current, keyring);
+      const next = applyShopPatch(document, patch);
+      const fields = changedFields(document, next);
+      if (fields.length === 0) return undefined;
+      if (fields.some((field) => field !== 'name')) await this.rejectBadCredentials(next);
+      const stored = sealShop(
+        next,
+        { keyring, dataKey },
+        {
+          enabled: current.enabled,
+          createdAt: current.createdAt,
+          updatedAt: this.deps.clock().toISOString(),
+          routeToken: current.routeToken,
+        },
+      );
+      return { stored, audit: this.audit(by, 'updated', fields) };
+    });
+    return viewOf(stored);
+  }
+
+  async setEnabled(id: string, enabled: boolean, by: Actor): Promise<ShopView> {
+    const stored = await this.change(id, async ({ stored: current }) =>
+      current.enabled === enabled
+        ? undefined
+        : {
+            stored: { ...current, enabled, updatedAt: this.deps.clock().toISOString() },
+            audit: this.audit(by, enabled ? 'enabled' : 'disabled', ['enabled']),
+          },
+    );
+    return viewOf(stored);
+  }
+
+  /** A new route token, answered once; the previous one works for 24 hours more. */
+  async rotateToken(
+    id: string,
+    by: Actor,
+  ): Promise<{
+    checkout_route: { url: string; token: string };
+    previous_token_valid_until: string;
+  }> {
+    const keyring = this.keyring();
+    const token = newRouteToken();
+    const now = this.deps.clock();
+    const until = new Date(now.getTime() + PREVIOUS_TOKEN_MS).toISOString();
+    const stored = await this.change(id, async ({ stored: current }) => {
+      const dataKey = DataKey.unwrap(keyring, id, current.dataKey);
+      return {
+        stored: {
+          ...current,
+          updatedAt: now.toISOString(),
+          routeToken: {
+            hash: dataKey.tokenHash(id, token),
+            rotatedAt: now.toISOString(),
+            previousHash: current.routeToken.hash,
+            previousUntil: until,
+          },
+        },
+        audit: this.audit(by, 'token-rotated', ['routeToken']),
+      };
+    });
+    return {
+      checkout_route: { url: this.urls(stored).checkoutRoute, token },
+      previous_token_valid_until: until,
+    };
+  }
+
+  /** Checks the stored credentials now. */
+  async verify(
+    id: string,
+  ): Promise<{ shop: string; ok: boolean; problems: Array<{ field: string; problem: string }> }> {
+    const { stored } = await this.entry(id);
+    const { document } = openShop(stored, this.keyring());
+    const problems = await this.deps.credentials.check(document);
+    return { shop: id, ok: problems.length === 0, problems };
+  }
+
+  /** Removes a shop and its secrets and data; 409 while it has work not done. */
+  async remove(id: string, by: Actor): Promise<void> {
+    const current = await this.entry(id);
+    const work = await this.deps.work.openWork(id);
+    if (work.unreported > 0 || work.failed > 0) {
+      throw new AppError(
+        'SHOP_HAS_OPEN_WORK',
+        `Shop ${id} has ${work.unreported} checkout(s) not yet reported to the platform and ${work.failed} failed delivery(ies); remove it once they are done (retry or settle the failed ones).`,
+        {
+          details: [
+            { field: 'checkouts', problem: `${work.unreported} not yet reported` },
+            { field: 'deliveries', problem: `${work.failed} failed` },
+          ],
+        },
+      );
+    }
+    if (!(await this.deps.store.remove(current.raw, id, this.audit(by, 'removed')))) {
+      throw new AppError('SHOP_CHANGED', `Shop ${id} changed while being removed; try again.`);
+    }
+    await this.deps.work.purge(id);
+  }
+
+  async auditTrail(id: string, limit = 100): Promise<AuditEntry[]> {
+    const entries = await this.deps.store.audit(id, limit);
+    if (entries.length === 0) await this.entry(id);
+    return entries;
+  }
+
+  /**
+   * Re-wraps every shop's data key with the active master key (`shops rekey`), so the keys
+   * before it can be retired. The values are not touched: they are sealed by the data keys.
+   */
+  async rekey(by: Actor): Promise<{ rewrapped: number; current: number }> {
+    const keyring = this.keyring();
+    let rewrapped = 0;
+    let current = 0;
+    for (const id of (await this.deps.store.all()).keys()) {
+      let wrapped = false;
+      await this.change(id, async ({ stored }) => {
+        const dataKey = DataKey.unwrap(keyring, id, stored.dataKey);
+        wrapped = !stored.dataKey.startsWith(`v1.${keyring.active.id}.`);
+        if (!wrapped) return undefined;
+        return {
+          stored: { ...stored, dataKey: dataKey.wrap(keyring, id) },
+          audit: this.audit(by, 'rekeyed', ['dataKey']),
+        };
+      });
+      if (wrapped) rewrapped++;
+      else current++;
+    }
+    return { rewrapped, current };
+  }
+}
+
+function exists(id: string): AppError {
+  return new AppError('SHOP_EXISTS', `A shop ${id} exists already.`, {
+    details: [{ field: 'id', problem: 'is taken' }],
+  });
+}
+
+function fieldsOf(document: ShopDocument): string[] {
+  return [
+    'name',
+    'platform.email',
+    'platform.password',
+    'platform.apiKey',
+    ...Object.keys(document.provider).map((field) => `provider.${field}`),
+  ];
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { AppError, type ErrorDetail } from '../errors';
+import { providerDocumentSchema, type ProviderDocument } from '../payments/provider-fields';
+import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
+
+/**
+ * A shop's document (CONTRACT "Shops"): the admin API's body and the CLI's `--file`. Unknown
+ * fields are refused, naming them.
+ */
+const shopIdSchema = z
+  .string()
+  .regex(SHOP_ID_PATTERN, 'must be 2 to 63 characters of a-z, 0-9 and -, not starting with -')
+  .refine((id) => id !== ENV_SHOP_ID, {
+    message: `is the env shop's id (PLATFORM_EMAIL and the rest of the environment)`,
+  });
+
+const platformAccountSchema = z.strictObject({
+  email: z.string().trim().min(1).max(320),
+  password: z.string().min(1).max(1000),
+  apiKey: z.string().min(1).max(1000),
+});
+
+const nameSchema = z.string().trim().min(1).max(200);
+
+export const shopDocumentSchema = z.strictObject({
+  id: shopIdSchema,
+  name: nameSchema,
+  platform: platformAccountSchema,
+  provider: providerDocumentSchema,
+});
+
+export type ShopDocument = z.output<typeof shopDocumentSchema>;
+
+/** A change (PATCH, `shops update`): any of name, platform credentials, provider. */
+const shopPatchSchema = z.strictObject({
+  name: nameSchema.optional(),
+  platform: platformAccountSchema.partial().optional(),
+  /** The whole provider when its name changes; otherwise the fields that change. */
+  provider: z.looseObject({ name: z.string().optional() }).optional(),
+});
+
+export type ShopPatch = z.output<typeof shopPatchSchema>;
+
+/** The zod issues of a document as the API's details: one per field, unknown fields named. */
+function detailsOf(error: z.ZodError, base: string[] = []): ErrorDetail[] {
+  return error.issues.flatMap((issue) => {
+    const at = [...base, ...issue.path.map(String)].join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        field: at ? `${at}.${key}` : key,
+        problem: 'is not a field of a shop document',
+      }));
+    }
+    if (issue.code === 'invalid_union' && at.endsWith('provider')) {
+      return [{ field: `${at}.name`, problem: 'must be sandbox, stripe or mercadopago' }];
+    }
+    return [{ field: at || '(document)', problem: issue.message }];
+  });
+}
+
+function invalid(details: ErrorDetail[]): AppError {
+  return new AppError('VALIDATION_FAILED', 'The shop document is not valid.', { details });
+}
+
+/** A whole document, checked; VALIDATION_FAILED naming every problem. */
+export function parseShopDocument(input: unknown): ShopDocument {
+  const parsed = shopDocumentSchema.safeParse(input);
+  if (!parsed.success) throw invalid(detailsOf(parsed.error));
+  return parsed.data;
+}
+
+/** A change, checked on its own; VALIDATION_FAILED naming every problem. */
+export function parseShopPatch(input: unknown): ShopPatch {
+  const parsed = shopPatchSchema.safeParse(input);
+  if (!parsed.success) throw invalid(detailsOf(parsed.error));
+  if (!parsed.data.name && !parsed.data.platform && !parsed.data.provider) {
+    throw invalid([
+      { field: '(document)', problem: 'changes nothing: give name, platform or provider' },
+    ]);
+  }
+  return parsed.data;
+}
+
+/** The document a change makes of `current`, checked whole. */
+export function applyShopPatch(current: ShopDocument, patch: ShopPatch): ShopDocument {
+  const provider: unknown =
+    patch.provider === undefined
+      ? current.provider
+      : patch.provider.name === undefined || patch.provider.name === current.provider.name
+        ? { ...current.provider, ...patch.provider, name: current.provider.name }
+        : patch.provider;
+  return parseShopDocument({
+    id: current.id,
+    name: patch.name ?? current.name,
+    platform: { ...current.platform, ...patch.platform },
+    provider,
+  });
+}
+
+/** Which top-level fields (and sub-fields) a change touches, for the audit trail: never values. */
+export function changedFields(before: ShopDocument, after: ShopDocument): string[] {
+  const fields: string[] = [];
+  if (before.name !== after.name) fields.push('name');
+  for (const key of ['email', 'password', 'apiKey'] as const)
+    if (before.platform[key] !== after.platform[key]) fields.push(`platform.${key}`);
+  const was = before.provider as Record<string, unknown>;
+  const now = after.provider as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(was), ...Object.keys(now)]))
+    if (was[key] !== now[key]) fields.push(`provider.${key}`);
+  return fields;
+}
+
+export type { ProviderDocument };

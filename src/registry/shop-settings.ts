@@ -1,0 +1,22 @@
+import type { PlatformAccount } from '../config';
+import type { ProviderSettings } from '../payments/provider-fields';
+
+/** What one shop is served with: its platform account and its payment provider. */
+export interface ShopSettings {
+  id: string;
+  name: string;
+  /** A disabled shop takes no new checkout; what it has in flight still completes. */
+  enabled: boolean;
+  /** The shop's platform account (the platform's host is every shop's: PLATFORM_BASE_URL). */
+  platform: PlatformAccount;
+  provider: ProviderSettings;
+  /** Whether a presented route token is this shop's (compared in constant time). */
+  tokenMatches(token: string | undefined): boolean;
+}
+
+/** Where shops' settings come from: the env shop, and the registry's shops. */
+export interface ShopSource {
+  /** The shop's settings as they stand; the same object until they change. */
+  get(id: string): ShopSettings | undefined;
+  ids(): readonly string[];
+}

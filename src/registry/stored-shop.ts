@@ -1,0 +1,141 @@
+import { providerSecretFields, type ProviderDocument } from '../payments/provider-fields';
+import { DataKey, sealedKeyId, type Keyring } from '../shops/secret-box';
+import type { ShopDocument } from './shop-document';
+
+/**
+ * A registry shop as Redis holds it (one JSON value per shop): its secrets sealed with the shop's
+ * data key (src/shops/secret-box.ts), the data key wrapped by a master key, the route token only
+ * as a keyed hash. Nothing in it is readable without SHOP_SECRET_KEYS.
+ */
+export interface StoredShop {
+  format: 1;
+  id: string;
+  name: string;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** The shop's data key, wrapped: `v1.<master key id>....`. */
+  dataKey: string;
+  platform: { email: string; password: string; apiKey: string };
+  /** The provider's document, its secret fields sealed. */
+  provider: Record<string, string> & { name: ProviderDocument['name'] };
+  routeToken: {
+    hash: string;
+    rotatedAt: string;
+    /** The token before the last rotation, accepted until `previousUntil`. */
+    previousHash?: string;
+    previousUntil?: string;
+  };
+}
+
+/** Seals a document's secrets with `dataKey`. */
+export function sealShop(
+  document: ShopDocument,
+  keys: { keyring: Keyring; dataKey: DataKey },
+  rest: Pick<StoredShop, 'enabled' | 'createdAt' | 'updatedAt' | 'routeToken'>,
+): StoredShop {
+  const { keyring, dataKey } = keys;
+  const { id } = document;
+  const secretFields = new Set(providerSecretFields(document.provider.name));
+  const provider = Object.fromEntries(
+    Object.entries(document.provider as Record<string, string | undefined>)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([field, value]) => [
+        field,
+        secretFields.has(field) ? dataKey.seal(id, `provider.${field}`, value) : value,
+      ]),
+  ) as StoredShop['provider'];
+  return {
+    format: 1,
+    id,
+    name: document.name,
+    dataKey: dataKey.wrap(keyring, id),
+    platform: {
+      email: document.platform.email,
+      password: dataKey.seal(id, 'platform.password', document.platform.password),
+      apiKey: dataKey.seal(id, 'platform.apiKey', document.platform.apiKey),
+    },
+    provider,
+    ...rest,
+  };
+}
+
+/** Opens a stored shop: its document in the clear and its data key. Throws SecretBoxError. */
+export function openShop(
+  stored: StoredShop,
+  keyring: Keyring,
+): { document: ShopDocument; dataKey: DataKey } {
+  const { id } = stored;
+  const dataKey = DataKey.unwrap(keyring, id, stored.dataKey);
+  const secretFields = new Set(providerSecretFields(stored.provider.name));
+  const provider = Object.fromEntries(
+    Object.entries(stored.provider).map(([field, value]) => [
+      field,
+      secretFields.has(field) ? dataKey.open(id, `provider.${field}`, value) : value,
+    ]),
+  ) as ProviderDocument;
+  return {
+    dataKey,
+    document: {
+      id,
+      name: stored.name,
+      platform: {
+        email: stored.platform.email,
+        password: dataKey.open(id, 'platform.password', stored.platform.password),
+        apiKey: dataKey.open(id, 'platform.apiKey', stored.platform.apiKey),
+      },
+      provider,
+    },
+  };
+}
+
+/** The master key id that wraps a stored shop's data key. */
+export function masterKeyIdOf(stored: StoredShop): string | undefined {
+  return sealedKeyId(stored.dataKey);
+}
+
+/** Whether `token` is the shop's route token now (or its previous one, until it lapses). */
+export function routeTokenMatches(
+  stored: StoredShop,
+  dataKey: DataKey,
+  token: string | undefined,
+  now: Date,
+): boolean {
+  if (token === undefined) return false;
+  const { routeToken } = stored;
+  const current = dataKey.tokenMatches(stored.id, token, routeToken.hash);
+  const previous =
+    routeToken.previousHash !== undefined &&
+    routeToken.previousUntil !== undefined &&
+    now.getTime() < Date.parse(routeToken.previousUntil) &&
+    dataKey.tokenMatches(stored.id, token, routeToken.previousHash);
+  return current || previous;
+}
+
+/** The public face of a stored shop: no secret, no hash. */
+export interface ShopView {
+  id: string;
+  name: string;
+  enabled: boolean;
+  platform: { email: string };
+  provider: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+  token_rotated_at: string;
+}
+
+export function viewOf(stored: StoredShop): ShopView {
+  const secretFields = new Set(providerSecretFields(stored.provider.name));
+  return {
+    id: stored.id,
+    name: stored.name,
+    enabled: stored.enabled,
+    platform: { email: stored.platform.email },
+    provider: Object.fromEntries(
+      Object.entries(stored.provider).filter(([field]) => !secretFields.has(field)),
+    ),
+    created_at: stored.createdAt,
+    updated_at: stored.updatedAt,
+    token_rotated_at: stored.routeToken.rotatedAt,
+  };
+}
