@@ -14,35 +14,46 @@ import { createDependencies } from '../src/main/dependencies';
 const config = loadConfig(process.env);
 const silent = createLogger({ level: 'error', format: 'json', secrets: [] });
 const redis = createRedis(config.redis.url, 'producer', 'bare');
-const { deps } = createDependencies(config, { redis, logger: silent, publicUrl: config.publicUrl });
-const bearer = `Bearer ${config.checkout.routeToken}`;
+if (!config.envShop) throw new Error('the bare server serves the env shop: set PLATFORM_EMAIL');
+const bearer = `Bearer ${config.envShop.routeToken}`;
 
-const server = createServer((req, res) => {
-  if (req.headers.authorization !== bearer) {
-    res.writeHead(401).end();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const serviceId = Number(
-      (JSON.parse(Buffer.concat(chunks).toString()) as { service_id: unknown }).service_id,
-    );
-    requestCheckout(deps, serviceId).then(
-      (result) => {
-        const body = JSON.stringify({
-          service_id: serviceId,
-          checkout_id: result.kind === 'accepted' ? result.checkoutId : undefined,
-          status: 'accepted',
-        });
-        res.writeHead(202, { 'content-type': 'application/json' }).end(body);
-      },
-      () => res.writeHead(500).end(),
-    );
+async function main(): Promise<void> {
+  const built = await createDependencies(config, {
+    redis,
+    logger: silent,
+    publicUrl: config.publicUrl,
   });
-});
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  console.log(`bare listening ${typeof address === 'object' && address ? address.port : 0}`);
-});
+  built.registry.stop();
+  const envDeps = built.envShop?.deps as NonNullable<typeof built.envShop>['deps'];
+
+  const server = createServer((req, res) => {
+    if (req.headers.authorization !== bearer) {
+      res.writeHead(401).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const serviceId = Number(
+        (JSON.parse(Buffer.concat(chunks).toString()) as { service_id: unknown }).service_id,
+      );
+      requestCheckout(envDeps, serviceId).then(
+        (result) => {
+          const body = JSON.stringify({
+            service_id: serviceId,
+            checkout_id: result.kind === 'accepted' ? result.checkoutId : undefined,
+            status: 'accepted',
+          });
+          res.writeHead(202, { 'content-type': 'application/json' }).end(body);
+        },
+        () => res.writeHead(500).end(),
+      );
+    });
+  });
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+    const address = server.address();
+    console.log(`bare listening ${typeof address === 'object' && address ? address.port : 0}`);
+  });
+}
+void main();
 process.on('SIGTERM', () => process.exit(0));

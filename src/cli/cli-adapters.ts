@@ -1,7 +1,14 @@
 import type { Writable } from 'node:stream';
 import type { CheckoutStore } from '../checkout/ports';
 import type { DeliveryHistory, FailedDeliveries } from '../delivery/ports';
-import type { SyncConfig, ErpSinkConfig, LogConfig, PlatformConfig } from '../config';
+import type {
+  SyncConfig,
+  ErpSinkConfig,
+  LogConfig,
+  PlatformConfig,
+  ShopsCliConfig,
+} from '../config';
+import type { ShopAdmin } from '../registry/shop-admin';
 import type { SyncDeps } from '../sync/ports';
 
 /** The connector's Redis as the CLI reads it: through the same ports the server uses. */
@@ -30,6 +37,11 @@ export interface CliAdapters {
   ): Promise<{
     moved: { checkouts: number; queues: number; ledger: number; rateLimits: number };
     conflicts: Array<{ from: string; to: string }>;
+  }>;
+  /** The registry's verbs on the connector's Redis (`connector shops`). */
+  openShops(config: ShopsCliConfig & { stderr: Writable }): Promise<{
+    admin: ShopAdmin;
+    close(): Promise<void>;
   }>;
   /** Connects to Redis (fails with a CliFailure when it does not answer). */
   openQueues(redis: { url: string; prefix: string }): Promise<QueueAccess>;

@@ -1,4 +1,4 @@
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
 import type { CliAdapters } from './cli-adapters';
 
@@ -10,6 +10,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: Writable;
   stderr: Writable;
+  /** Where `--file -` reads from; process.stdin when absent. */
+  stdin?: Readable;
   adapters: CliAdapters;
 }
 

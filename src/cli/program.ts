@@ -7,6 +7,7 @@ import { CliFailure, EXIT, type CliIo } from './cli-io';
 import { migrateCommand } from './migrate-command';
 import { notificationsCommand } from './notifications-commands';
 import { servicesCommand } from './services-commands';
+import { shopsCommand } from './shops-commands';
 import { simulatorCommand } from './simulator-command';
 import { syncCommand } from './sync-command';
 
@@ -32,6 +33,7 @@ function buildProgram(io: CliIo): Command {
   program.addCommand(syncCommand(io));
   program.addCommand(simulatorCommand(io));
   program.addCommand(migrateCommand(io));
+  program.addCommand(shopsCommand(io));
   configureTree(program, io);
   return program;
 }

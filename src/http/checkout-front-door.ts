@@ -11,7 +11,7 @@ import { protocolProblem } from './middleware/protocol-checks';
 import { recordRequest } from './middleware/observe-requests';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
 import { headerToken } from './middleware/route-token';
-import { secretMatcher } from './middleware/secret-match';
+import type { CheckoutEntry } from './checkout-entry';
 import { acceptCheckout, serviceIdFrom } from './routes/checkout-routes';
 
 /** The whole body (its length was checked against the limit before); rejects if cut short. */
@@ -43,18 +43,17 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
  * counts it), goes on to Express, where the same route answers every case.
  */
 export function checkoutFrontDoor(options: {
-  deps: CheckoutDeps;
-  path: string;
-  token: string;
+  entry: CheckoutEntry;
   logger: Logger;
   metrics: Metrics;
 }): FrontDoor {
-  const { deps, path, logger, metrics } = options;
-  const matches = secretMatcher(options.token);
+  const { entry, logger, metrics } = options;
   const limit = FORM_BODY_LIMIT_BYTES;
 
   const answer = (
     res: ServerResponse,
+    path: string,
+    route: string,
     id: string,
     started: bigint,
     status: number,
@@ -71,10 +70,16 @@ export function checkoutFrontDoor(options: {
       ...extra,
     });
     res.end(text);
-    recordRequest(logger, metrics, { method: 'POST', path, route: path, status, started });
+    recordRequest(logger, metrics, { method: 'POST', path, route, status, started });
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, id: string, started: bigint) => {
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    deps: CheckoutDeps,
+    at: { id: string; started: bigint; path: string; route: string },
+  ) => {
+    const { id, started, path, route } = at;
     try {
       const text = (await readBody(req)).toString('utf8');
       // As express.json: an empty body is no body (service_id is then missing), not bad JSON.
@@ -89,13 +94,15 @@ export function checkoutFrontDoor(options: {
         throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
       }
       const serviceId = serviceIdFrom((body as Record<string, unknown>).service_id, undefined);
-      answer(res, id, started, 202, await acceptCheckout(deps, serviceId));
+      answer(res, path, route, id, started, 202, await acceptCheckout(deps, serviceId));
     } catch (error) {
       // The client went away: no one to answer.
       if (res.headersSent || res.destroyed) return;
       const failed = errorAnswer(error, logger, { method: 'POST', path, id });
       answer(
         res,
+        path,
+        route,
         id,
         started,
         failed.status,
@@ -108,7 +115,10 @@ export function checkoutFrontDoor(options: {
   };
 
   return (req, res) => {
-    if (req.method !== 'POST' || req.url !== path) return false;
+    if (req.method !== 'POST' || req.url === undefined) return false;
+    const path = req.url;
+    const shop = entry.shopOfPath(path);
+    if (shop === undefined) return false;
     const { headers } = req;
     const type = headers['content-type'];
     const length = headers['content-length'];
@@ -120,16 +130,26 @@ export function checkoutFrontDoor(options: {
       length === undefined ||
       !/^\d{1,9}$/.test(length) ||
       Number(length) > limit ||
-      !matches(headerToken(headers)) ||
       protocolProblem(req) !== undefined
     ) {
       return false;
     }
+    let deps: CheckoutDeps;
+    try {
+      deps = entry.open(shop, headerToken(headers));
+    } catch {
+      // A wrong token, an unknown or disabled shop: Express answers it (and counts it).
+      return false;
+    }
+    const route = path === entry.envPath ? path : '/shops/:shop/checkout';
     const started = process.hrtime.bigint();
     const given = headers['x-request-id'];
     const id =
       typeof given === 'string' && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
-    runWithLogContext({ requestId: id }, () => void handle(req, res, id, started));
+    runWithLogContext(
+      { requestId: id, shop },
+      () => void handle(req, res, deps, { id, started, path, route }),
+    );
     return true;
   };
 }

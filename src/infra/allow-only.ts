@@ -6,7 +6,9 @@ import { AppError } from '../errors';
  * route does not serve is 405 with `Allow`, not a 404 that hides the route; OPTIONS is 204 with
  * `Allow`. GET implies HEAD, as Express serves HEAD from GET.
  */
-export function allowOnly(...methods: readonly ('GET' | 'POST')[]): RequestHandler {
+export function allowOnly(
+  ...methods: readonly ('GET' | 'POST' | 'PATCH' | 'DELETE')[]
+): RequestHandler {
   const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : [...methods];
   const allow = allowed.join(', ');
   return (req, res, next) => {

@@ -10,6 +10,11 @@ import { ENV_SHOP_ID } from '../shops/shop-id';
 import { PlatformClient } from '../platform/platform-client';
 import { migrateToLayout2 } from '../store/layout-migration';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import { ShopAdmin } from '../registry/shop-admin';
+import { RedisShopRegistry } from '../store/redis-shop-registry';
+import { RedisShopWork } from '../store/redis-shop-work';
+import { platformCredentialCheck } from './credential-check';
+import { keyringOf } from './dependencies';
 import { syncDeps } from './sync-deps';
 
 /** The CLI's adapters on the connector's Redis: the store and the failed set, as the server has them. */
@@ -21,6 +26,34 @@ export const cliAdapters: CliAdapters = {
     } finally {
       await closeRedis(redis);
     }
+  },
+
+  async openShops(config) {
+    const redis = await connectCliRedis(config.redis.url);
+    const logger = createLogger({
+      ...config.log,
+      secrets: config.secrets,
+      stream: config.stderr,
+      component: 'shops',
+    });
+    return {
+      admin: new ShopAdmin({
+        store: new RedisShopRegistry(redis, config.redis.prefix),
+        keyring: keyringOf(config),
+        credentials: platformCredentialCheck({
+          platform: config.platform,
+          redis,
+          prefix: config.redis.prefix,
+          publicUrl: config.publicUrl,
+          logger,
+        }),
+        work: new RedisShopWork(redis, config.redis.prefix),
+        publicUrl: config.publicUrl,
+        clock: () => new Date(),
+        sandboxAllowed: config.sandboxAllowed,
+      }),
+      close: () => closeRedis(redis),
+    };
   },
 
   async openQueues(redisConfig): Promise<QueueAccess> {

@@ -4,7 +4,9 @@ import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { Config } from '../config';
 import { createMetricsApp } from '../http/app';
 import { createHttpServer, serveRequests } from '../http/http-server';
-import { createLogger, type Logger } from '../infra/logger';
+import { addLogSecrets, createLogger, type Logger } from '../infra/logger';
+import type { RegistryShops } from '../registry/registry-shops';
+import type { ShopAdmin } from '../registry/shop-admin';
 import { createMetrics, observeQueues, observeReconciler, observeRedis } from '../infra/metrics';
 import { closeRedis, pingRedis } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
@@ -27,7 +29,14 @@ export interface RunningConnector {
   publicUrl: string;
   logger: Logger;
   shutdown: Shutdown;
-  deps: CheckoutDeps;
+  /** The env shop's collaborators (throws when there is no env shop: no PLATFORM_EMAIL). */
+  readonly deps: CheckoutDeps;
+  /** Every shop's collaborators. */
+  shops: Shops;
+  /** The registry's verbs. */
+  admin: ShopAdmin;
+  /** The shops this process serves; `refresh()` reads a change now rather than at the next poll. */
+  registry: RegistryShops;
   jobs: BullmqCheckoutJobs;
   /** The ERP sync's queue, when ERP_SINK is set. */
   syncQueue: BullmqSyncQueue | undefined;
@@ -71,8 +80,22 @@ export async function startConnector(
   const port = await listenOn(server, config.port, options.host ?? '0.0.0.0');
   const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
 
-  const built = createDependencies(config, { redis, logger, publicUrl }, options);
-  const { deps, jobs, providerModule } = built;
+  const built = await createDependencies(
+    config,
+    {
+      redis,
+      logger,
+      publicUrl,
+      reachable,
+      addSecrets: (values) => addLogSecrets(logger, values),
+    },
+    options,
+  ).catch(async (error: unknown) => {
+    await closeHttpServer(server, 1000);
+    await closeRedis(redis);
+    throw error;
+  });
+  const { jobs, envShop } = built;
   observeQueues(metrics, built.queues);
   observeReconciler(metrics, () => reconcileBacklog(built.shops, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
@@ -93,6 +116,7 @@ export async function startConnector(
     : undefined;
 
   const shutdown = new Shutdown(logger, config.shutdownTimeoutMs, options.exit);
+  shutdown.add('registry', async () => built.registry.stop());
   shutdown.add('http', () =>
     closeHttpServer(server, Math.max(1000, config.shutdownTimeoutMs - 5000)),
   );
@@ -103,12 +127,18 @@ export async function startConnector(
   });
   shutdown.add('redis', () => closeRedis(redis));
 
-  for (const warning of providerModule.startWarnings) logger.warn(warning);
+  for (const warning of envShop?.providerModule.startWarnings ?? []) logger.warn(warning);
+  if (built.shops.ids().length === 0) {
+    logger.warn(
+      'no shop is served yet: set PLATFORM_EMAIL for the env shop, or add one with `connector shops add`',
+    );
+  }
   logger.info('connector started', {
     role: config.role,
     port,
     publicUrl,
-    provider: providerModule.provider.name,
+    provider: envShop?.providerModule.provider.name,
+    shops: built.shops.ids().length,
     dashboard,
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
   });
@@ -119,7 +149,13 @@ export async function startConnector(
     publicUrl,
     logger,
     shutdown,
-    deps,
+    get deps(): CheckoutDeps {
+      if (!envShop) throw new Error('there is no env shop (PLATFORM_EMAIL is unset)');
+      return envShop.deps;
+    },
+    shops: built.shops,
+    admin: built.admin,
+    registry: built.registry,
     jobs,
     syncQueue: built.syncQueue,
   };

@@ -1,15 +1,20 @@
 import { computedAmount, type AmountSource } from '../checkout/amount-source';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { newCheckoutId } from '../checkout/checkout-record';
-import type { Config } from '../config';
+import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import type { ConnectorRedis } from '../infra/redis';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
-import type { ProviderModule } from '../payments/provider-module';
 import { buildProviderModule } from '../payments/registry';
 import { PlatformClient } from '../platform/platform-client';
+import { RegistryKeyError, RegistryShops } from '../registry/registry-shops';
+import { ShopAdmin } from '../registry/shop-admin';
+import { parseKeyring, type Keyring } from '../shops/secret-box';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import { RedisShopRegistry } from '../store/redis-shop-registry';
+import { RedisShopWork } from '../store/redis-shop-work';
+import { platformCredentialCheck } from './credential-check';
 import type { SyncDeps } from '../sync/ports';
 import { envShopSettings, Shops, type ShopRuntime, type ShopSettings } from './shop-deps';
 import { syncDeps } from './sync-deps';
@@ -26,10 +31,12 @@ export interface DependencyOptions {
 export interface Dependencies {
   /** Every shop's collaborators, built once each: `shops.depsFor(id)`. */
   shops: Shops;
-  /** The env shop's checkout collaborators (the one shop before the registry). */
-  deps: CheckoutDeps;
-  /** The env shop's provider. */
-  providerModule: ProviderModule;
+  /** The env shop's checkout collaborators; undefined without PLATFORM_EMAIL. */
+  envShop: ShopRuntime | undefined;
+  /** The shops this process serves, kept current from the registry. */
+  registry: RegistryShops;
+  /** The registry's verbs (the admin API's and the CLI's). */
+  admin: ShopAdmin;
   jobs: BullmqCheckoutJobs;
   /** The ERP sync's queue, when ERP_SINK is set. */
   syncQueue: BullmqSyncQueue | undefined;
@@ -42,11 +49,19 @@ export interface Dependencies {
  * builder of each shop's own (store, platform client, provider, sync), used by the server, the
  * workers and the CLI alike.
  */
-export function createDependencies(
+export async function createDependencies(
   config: Config,
-  runtime: { redis: ConnectorRedis; logger: Logger; publicUrl: string },
+  runtime: {
+    redis: ConnectorRedis;
+    logger: Logger;
+    publicUrl: string;
+    /** Whether Redis answered at start: the registry is read now, or by the first poll. */
+    reachable?: boolean;
+    /** Told the secrets of every shop the registry opens, so no log line carries them. */
+    addSecrets?: (values: string[]) => void;
+  },
   options: DependencyOptions = {},
-): Dependencies {
+): Promise<Dependencies> {
   const { redis, logger, publicUrl } = runtime;
   const prefix = config.redis.prefix;
   // The queues share the producer connection, which is closed by its owner (Queue.close leaves a
@@ -95,14 +110,65 @@ export function createDependencies(
     return { settings, deps, providerModule, sync };
   };
 
+  const keyring = keyringOf(config);
+  const store = new RedisShopRegistry(redis, prefix);
   const envShop = envShopSettings(config);
-  const shops = new Shops(
-    { get: (id) => (id === envShop.id ? envShop : undefined), ids: () => [envShop.id] },
-    buildShop,
-  );
-  const env = shops.depsFor(envShop.id) as ShopRuntime;
+  const registry = new RegistryShops({
+    store,
+    keyring,
+    envShop,
+    sandboxInProduction: config.checkout.sandboxInProduction,
+    refreshMs: config.shops.refreshMs,
+    clock: () => new Date(),
+    log: logger,
+    onSecrets: runtime.addSecrets ?? (() => undefined),
+  });
+  if (runtime.reachable !== false) {
+    try {
+      await registry.load();
+    } catch (error) {
+      if (error instanceof RegistryKeyError) throw new ConfigError(error.problems);
+      throw error;
+    }
+  }
+  registry.start();
+  const shops = new Shops(registry, buildShop);
+  const admin = new ShopAdmin({
+    store,
+    keyring,
+    credentials: platformCredentialCheck({
+      platform: config.platform,
+      redis,
+      prefix,
+      publicUrl,
+      logger,
+    }),
+    work: new RedisShopWork(redis, prefix),
+    publicUrl,
+    clock: () => new Date(),
+    sandboxAllowed: config.env !== 'production' || config.checkout.sandboxInProduction,
+  });
   const queues = syncQueue ? [...jobs.queues, syncQueue.queue] : jobs.queues;
   for (const queue of queues)
     queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
-  return { shops, deps: env.deps, providerModule: env.providerModule, jobs, syncQueue, queues };
+  return {
+    shops,
+    envShop: envShop ? shops.depsFor(envShop.id) : undefined,
+    registry,
+    admin,
+    jobs,
+    syncQueue,
+    queues,
+  };
+}
+
+/** SHOP_SECRET_KEYS parsed (the configuration checked it already). */
+export function keyringOf(config: {
+  shops: { secretKeys: string | undefined };
+}): Keyring | undefined {
+  if (config.shops.secretKeys === undefined) return undefined;
+  const keyring = parseKeyring(config.shops.secretKeys);
+  if ('problems' in keyring)
+    throw new ConfigError(keyring.problems.map((p) => `SHOP_SECRET_KEYS: ${p}`));
+  return keyring;
 }

@@ -1,20 +1,12 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { Config } from '../config';
 import type { ProviderModule } from '../payments/provider-module';
-import type { ProviderSettings } from '../payments/registry';
+import type { ShopSettings, ShopSource } from '../registry/shop-settings';
+import { secretMatcher } from '../shops/secret-match';
 import { ENV_SHOP_ID } from '../shops/shop-id';
 import type { SyncDeps } from '../sync/ports';
 
-/** What one shop is served with: its platform account and its payment provider. */
-export interface ShopSettings {
-  id: string;
-  name: string;
-  /** A disabled shop takes no new checkout; what it has in flight still completes. */
-  enabled: boolean;
-  /** The shop's platform account (the platform's host is every shop's: PLATFORM_BASE_URL). */
-  platform: { email: string; password: string; apiKey: string };
-  provider: ProviderSettings;
-}
+export type { ShopSettings, ShopSource } from '../registry/shop-settings';
 
 /** One shop's collaborators, as the use cases get them. */
 export interface ShopRuntime {
@@ -23,13 +15,6 @@ export interface ShopRuntime {
   providerModule: ProviderModule;
   /** The shop's ERP sync, when ERP_SINK is set. */
   sync: SyncDeps | undefined;
-}
-
-/** Where shops' settings come from: the env shop, and the registry's shops. */
-export interface ShopSource {
-  /** The shop's settings as they stand; the same object until they change. */
-  get(id: string): ShopSettings | undefined;
-  ids(): readonly string[];
 }
 
 /**
@@ -65,18 +50,16 @@ export class Shops {
 }
 
 /** The env shop: PLATFORM_EMAIL and the rest of the environment, served as before many shops. */
-export function envShopSettings(config: Config): ShopSettings {
-  const { platform, checkout } = config;
+export function envShopSettings(config: Config): ShopSettings | undefined {
+  const { envShop } = config;
+  if (!envShop) return undefined;
+  const matches = secretMatcher(envShop.routeToken);
   return {
     id: ENV_SHOP_ID,
     name: ENV_SHOP_ID,
     enabled: true,
-    platform: { email: platform.email, password: platform.password, apiKey: platform.apiKey },
-    provider: {
-      name: checkout.provider,
-      sandboxInProduction: checkout.sandboxInProduction,
-      stripe: checkout.stripe,
-      mercadopago: checkout.mercadopago,
-    },
+    platform: envShop.platform,
+    provider: envShop.provider,
+    tokenMatches: (token) => matches(token),
   };
 }

@@ -1,11 +1,15 @@
 import { syncCheckout } from '../checkout/settle-checkout';
+import { shopOfCheckout } from '../checkout/checkout-record';
 import type { Config } from '../config';
 import type { RequestListener } from 'node:http';
+import type { Router } from 'express';
 import { createApp } from '../http/app';
+import { CheckoutEntry } from '../http/checkout-entry';
 import { checkoutFrontDoor } from '../http/checkout-front-door';
 import { basicCredentialsMatcher } from '../http/middleware/basic-auth';
 import { rateLimiters } from '../http/middleware/rate-limits';
-import { routeTokenMatcher } from '../http/middleware/route-token';
+import { presentedToken } from '../http/middleware/route-token';
+import { adminRoutes, adminTokenMatcher } from '../http/routes/admin-routes';
 import { checkoutRoutes } from '../http/routes/checkout-routes';
 import type * as DashboardRoutes from '../http/routes/dashboard-routes';
 import { returnRoutes } from '../http/routes/return-routes';
@@ -14,86 +18,111 @@ import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { pingRedis, type ConnectorRedis } from '../infra/redis';
 import type { Dependencies } from './dependencies';
+import { sandboxRoutes } from '../payments/sandbox/sandbox-routes';
+import type { Shops } from './shop-deps';
 
 /**
- * The HTTP app of the process: health and metrics always; with the api role, the checkout
- * route, the provider's webhooks, the return pages, whatever routes the provider brings, and
- * the dashboard when configured.
+ * The HTTP app of the process: health and metrics always; with the api role, every shop's
+ * checkout route, the providers' webhooks, the return pages, whatever routes the providers
+ * bring, the admin API when ADMIN_TOKEN is set, and the dashboard when configured.
  */
 export function buildApp(
   config: Config,
   built: Dependencies,
   runtime: { redis: ConnectorRedis; logger: Logger; metrics: Metrics },
 ): { listener: RequestListener; dashboard: boolean } {
-  const { deps, providerModule } = built;
+  const { shops } = built;
   const { logger, metrics, redis } = runtime;
   const serveApi = config.role !== 'worker';
-  const { pageNotice } = providerModule;
-  const hooks = { hint: (checkoutId: string) => syncCheckout(deps, checkoutId) };
+  const entry = new CheckoutEntry((shop) => {
+    const runtime = shops.depsFor(shop);
+    return (
+      runtime && {
+        deps: runtime.deps,
+        enabled: runtime.settings.enabled,
+        tokenMatches: runtime.settings.tokenMatches,
+      }
+    );
+  }, config.envShop?.routePath);
+  const { adminToken } = config.shops;
   const limiters = serveApi
     ? rateLimiters(
         config.http.rateLimits,
         { send: (command, ...args) => redis.call(command, ...args), prefix: config.redis.prefix },
         logger,
         {
-          checkout: routeTokenMatcher(config.checkout.routeToken),
+          checkout: (req) => entry.opens(entry.shopOfPath(req.path), presentedToken(req)),
           dashboard: config.dashboard
             ? basicCredentialsMatcher(config.dashboard.user, config.dashboard.password)
             : undefined,
+          admin: adminToken ? adminTokenMatcher(adminToken) : undefined,
         },
       )
     : undefined;
-  const apiRouters = serveApi
-    ? [
-        checkoutRoutes(deps, {
-          path: config.checkout.routePath,
-          token: config.checkout.routeToken,
-          rateLimit: limiters?.checkout,
-        }),
-      ]
-    : [];
+  const apiRouters = serveApi ? [checkoutRoutes(entry, { rateLimit: limiters?.checkout })] : [];
+  const shopOfPage = (checkoutId: string) => {
+    const shop = shopOfCheckout(checkoutId);
+    const runtime = shop === undefined ? undefined : shops.depsFor(shop);
+    return runtime && { deps: runtime.deps, pageNotice: runtime.providerModule.pageNotice };
+  };
+  const defaultNotice = built.envShop?.providerModule.pageNotice;
   const routers = serveApi
+    ? [returnRoutes(shopOfPage, defaultNotice), providerRoutes(shops, defaultNotice)]
+    : [];
+  const adminRouters = serveApi
     ? [
-        returnRoutes(deps, pageNotice),
-        ...(providerModule.routes ? [providerModule.routes(hooks)] : []),
+        ...(adminToken
+          ? [adminRoutes(built.admin, { token: adminToken, rateLimit: limiters?.admin })]
+          : []),
+        ...(config.dashboard
+          ? [
+              loadDashboard().dashboardRoutes(built.queues, config.dashboard, {
+                publicUrl: built.envShop?.deps.publicUrl ?? config.publicUrl,
+                logger,
+              }),
+            ]
+          : []),
       ]
     : [];
-  const adminRouters =
-    serveApi && config.dashboard
-      ? [
-          loadDashboard().dashboardRoutes(built.queues, config.dashboard, {
-            publicUrl: deps.publicUrl,
-            logger,
-          }),
-        ]
-      : [];
   const app = createApp({
     logger,
     metrics,
     isReady: () => pingRedis(redis),
     apiRouters,
     routers,
-    rawBodyRouters: serveApi ? [webhookRoutes(deps)] : [],
+    rawBodyRouters: serveApi ? [webhookRoutes((shop) => shops.depsFor(shop)?.deps)] : [],
     adminRouters,
     metricsElsewhere: config.metrics !== undefined,
     trustProxyHops: config.http.trustProxyHops,
     rateLimits: limiters,
   });
-  const frontDoor = serveApi
-    ? checkoutFrontDoor({
-        deps,
-        path: config.checkout.routePath,
-        token: config.checkout.routeToken,
-        logger,
-        metrics,
-      })
-    : undefined;
+  const frontDoor = serveApi ? checkoutFrontDoor({ entry, logger, metrics }) : undefined;
   const listener: RequestListener = frontDoor
     ? (req, res) => {
         if (!frontDoor(req, res)) void app(req, res);
       }
     : app;
-  return { listener, dashboard: adminRouters.length > 0 };
+  return { listener, dashboard: config.dashboard !== undefined && serveApi };
+}
+
+/**
+ * The sandbox's payment page, `/sandbox/checkout/<checkout id>`, served for every shop: the
+ * checkout id names the shop, and that shop's own sandbox answers (a shop whose provider is not
+ * the sandbox has no such page: 404).
+ */
+function providerRoutes(shops: Shops, defaultNotice: string | undefined): Router {
+  return sandboxRoutes((checkoutId) => {
+    const shop = shopOfCheckout(checkoutId);
+    const runtime = shop === undefined ? undefined : shops.depsFor(shop);
+    const sandbox = runtime?.providerModule.sandbox;
+    if (!runtime || !sandbox) return undefined;
+    const { deps } = runtime;
+    return {
+      sandbox,
+      hooks: { hint: (id: string) => syncCheckout(deps, id) },
+      pageNotice: runtime.providerModule.pageNotice,
+    };
+  }, defaultNotice);
 }
 
 /**

@@ -216,6 +216,20 @@ export class PlatformSimulator {
       const start = Number.isInteger(from) && from > 0 ? from : 0;
       res.json({ payments: this.state.payments.slice(start), total: this.state.payments.length });
     });
+    // Another shop's platform account (the platform hands out one per shop).
+    router.post('/accounts', (req, res) => {
+      const body = z
+        .object({
+          email: z.string().min(1),
+          password: z.string().min(1),
+          apiKey: z.string().min(1),
+        })
+        .safeParse(req.body);
+      if (!body.success)
+        return platformError(res, 400, 'Body must be {"email", "password", "apiKey"}.');
+      this.state.addAccount(body.data);
+      res.status(201).json({ account: body.data.email });
+    });
     router.get('/faults', (_req, res) => {
       res.json({ faults: this.faults.list() });
     });

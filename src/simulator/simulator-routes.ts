@@ -14,17 +14,26 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Basic auth plus `x-dreamfactory-api-key`, both required [doc]. */
+/**
+ * Basic auth plus `x-dreamfactory-api-key`, both required [doc]. The platform hands out an
+ * account per shop: any account the simulator holds is accepted, and the call is recorded as
+ * that account's (`res.locals.account`, its email).
+ */
 function requireAuth(state: SimulatorState): RequestHandler {
-  const basic = `Basic ${Buffer.from(`${state.credentials.email}:${state.credentials.password}`).toString('base64')}`;
+  const basicOf = (email: string, password: string) =>
+    `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;
   return (req, res, next) => {
     const apiKey = req.get('x-dreamfactory-api-key');
-    if (!apiKey || !sameSecret(apiKey, state.credentials.apiKey)) {
+    const account = apiKey
+      ? state.accounts().find((known) => sameSecret(apiKey, known.apiKey))
+      : undefined;
+    if (!account) {
       return platformError(res, 401, 'No session token (JWT) or API Key detected in request.');
     }
-    if (!sameSecret(req.get('authorization') ?? '', basic)) {
+    if (!sameSecret(req.get('authorization') ?? '', basicOf(account.email, account.password))) {
       return platformError(res, 401, 'Invalid credentials supplied.');
     }
+    res.locals.account = account.email;
     next();
   };
 }
@@ -100,6 +109,7 @@ export function platformRoutes(state: SimulatorState): Router {
         body: req.body as unknown,
         idempotencyKey: req.get('idempotency-key'),
         status,
+        account: res.locals.account as string,
       });
       if (status === 400) return platformError(res, 400, `Invalid body for /payment/${endpoint}.`);
       if (status === 404) return platformError(res, 404, 'Record not found.');

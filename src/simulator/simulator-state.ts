@@ -16,6 +16,8 @@ export interface RecordedPaymentCall {
   idempotencyKey: string | undefined;
   /** What the simulator answered (faulted requests never get here). */
   status: number;
+  /** The account (its email) the call was made with: each shop has its own. */
+  account: string;
   receivedAt: string;
 }
 
@@ -32,6 +34,7 @@ export class SimulatorState {
   /** Called with every payment call received (the simulator logs them). */
   onPayment: ((call: RecordedPaymentCall) => void) | undefined;
   private readonly overrides = new Map<number, Override>();
+  private readonly extraAccounts: SimulatorCredentials[] = [];
   private ids: number[] | undefined;
 
   constructor(
@@ -42,6 +45,17 @@ export class SimulatorState {
     readonly defaultPageSize: number,
     readonly maxPageSize: number,
   ) {}
+
+  /** Every account the platform accepts: the first one's, and those added (one per shop). */
+  accounts(): SimulatorCredentials[] {
+    return [this.credentials, ...this.extraAccounts];
+  }
+
+  /** Another shop's account, seeing the same services (the simulator has one catalogue). */
+  addAccount(credentials: SimulatorCredentials): void {
+    if (!this.accounts().some((known) => known.apiKey === credentials.apiKey))
+      this.extraAccounts.push(credentials);
+  }
 
   exists(id: number): boolean {
     return (

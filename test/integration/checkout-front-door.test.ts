@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { CheckoutEntry } from '../../src/http/checkout-entry';
 import { checkoutFrontDoor } from '../../src/http/checkout-front-door';
 import { createMetrics } from '../../src/infra/metrics';
 import { ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
@@ -28,10 +29,16 @@ describe("the checkout route's front door", () => {
   let url: string;
   beforeAll(async () => {
     h = await startHarness();
+    const env = h.connector.deps;
+    const entry = new CheckoutEntry(
+      (shop) =>
+        shop === 'default'
+          ? { deps: env, enabled: true, tokenMatches: (token) => token === ROUTE_TOKEN }
+          : undefined,
+      '/checkout',
+    );
     const door = checkoutFrontDoor({
-      deps: h.connector.deps,
-      path: '/checkout',
-      token: ROUTE_TOKEN,
+      entry,
       logger: h.log.logger,
       metrics: createMetrics(),
     });

@@ -61,6 +61,10 @@ export class FakeMercadoPago extends LoopbackFake {
       }
       next();
     });
+    // https://www.mercadopago.com.br/developers/en/reference/online-payments/checkout-pro/users/get
+    app.get('/users/me', (_req, res) => {
+      res.json({ id: 1_234_567_890, nickname: 'TESTFAKE', site_id: 'MLB', country_id: 'BR' });
+    });
     app.post('/checkout/preferences', (req, res) => {
       const key = req.header('x-idempotency-key');
       const earlier = key ? this.idempotent.get(key) : undefined;

@@ -73,6 +73,15 @@ export class FakeStripe extends LoopbackFake {
       }
       next();
     });
+    // https://docs.stripe.com/api/balance/balance_retrieve
+    app.get('/v1/balance', (_req, res) => {
+      res.json({
+        object: 'balance',
+        available: [{ amount: 0, currency: 'brl', source_types: { card: 0 } }],
+        pending: [{ amount: 0, currency: 'brl', source_types: { card: 0 } }],
+        livemode: false,
+      });
+    });
     app.post('/v1/checkout/sessions', (req, res) => {
       const key = req.header('idempotency-key');
       const body = JSON.stringify(req.body);

@@ -24,6 +24,8 @@ export interface Harness {
   log: CapturedLog;
   /** The connector's base URL. */
   url: string;
+  /** The simulator's base URL (PLATFORM_BASE_URL). */
+  platformUrl: string;
   prefix: string;
   stop(): Promise<void>;
 }
@@ -82,7 +84,7 @@ export async function startHarness(
     throw error;
   }
   simulator.connectTo({
-    checkoutUrl: `${connector.url}${config.checkout.routePath}`,
+    checkoutUrl: `${connector.url}${config.envShop?.routePath ?? '/checkout'}`,
     token: ROUTE_TOKEN,
   });
   return {
@@ -91,6 +93,7 @@ export async function startHarness(
     connector,
     log,
     url: connector.url,
+    platformUrl,
     prefix,
     addConnector: async (env) => {
       // Every process of one deployment shares the public URL: here, the first connector's.

@@ -16,6 +16,7 @@ export interface RateLimiters {
   webhooks?: RequestHandler;
   pages?: RequestHandler;
   dashboard?: RequestHandler;
+  admin?: RequestHandler;
 }
 
 /**
@@ -43,6 +44,8 @@ export interface TrustedRequests {
   checkout: (req: Request) => boolean;
   /** The operator's dashboard credentials, when the dashboard is on. */
   dashboard?: (req: Request) => boolean;
+  /** The admin API's token, when the admin API is on. */
+  admin?: (req: Request) => boolean;
 }
 
 /**
@@ -115,5 +118,7 @@ export function rateLimiters(
     dashboard: limiter('dashboard', settings.dashboardFailures, {
       skip: (req) => req.headers.authorization === undefined || dashboardTrusted(req),
     }),
+    // Machines call the admin API: every call without the right token counts.
+    admin: limiter('admin', settings.adminFailures, { skip: trusted.admin ?? (() => false) }),
   };
 }

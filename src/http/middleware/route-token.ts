@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
-import { secretMatcher } from './secret-match';
+import { secretMatcher } from '../../shops/secret-match';
 
 /** The token from `Authorization: Bearer` or `X-Api-Key`, in that order. */
 export function headerToken(headers: IncomingHttpHeaders): string | undefined {
@@ -11,7 +11,7 @@ export function headerToken(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /** The token from `Authorization: Bearer`, `X-Api-Key` or `?token=`, in that order. */
-function presentedToken(req: Request): string | undefined {
+export function presentedToken(req: Request): string | undefined {
   const query = typeof req.query.token === 'string' ? req.query.token : undefined;
   return headerToken(req.headers) ?? query;
 }

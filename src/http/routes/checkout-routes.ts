@@ -5,7 +5,8 @@ import { requestCheckout } from '../../checkout/request-checkout';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { hasBody, jsonOrFormBody } from '../middleware/body-parsers';
-import { requireRouteToken } from '../middleware/route-token';
+import type { CheckoutEntry } from '../checkout-entry';
+import { presentedToken } from '../middleware/route-token';
 
 const serviceIdValue = z.union([
   z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
@@ -79,26 +80,35 @@ export async function acceptCheckout(
 }
 
 /**
- * The checkout route the platform calls: answers 202 at once, the URL follows by POST. The token
- * is checked, and the type, before a byte of the body is read.
+ * The checkout routes the platform calls: the env shop's CHECKOUT_ROUTE_PATH and each registry
+ * shop's `/shops/<shop>/checkout`. They answer 202 at once; the URL follows by POST. The shop and
+ * its token are checked (by `CheckoutEntry`, as in the front door), and the type, before a byte of
+ * the body is read.
  */
 export function checkoutRoutes(
-  deps: CheckoutDeps,
-  route: { path: string; token: string; rateLimit?: RequestHandler },
+  entry: CheckoutEntry,
+  route: { rateLimit?: RequestHandler },
 ): Router {
   const router = Router();
-  router
-    .route(route.path)
-    .all(apiAnswerHeaders)
-    .post(
-      ...(route.rateLimit ? [route.rateLimit] : []),
-      requireRouteToken(route.token),
-      refuseUnreadableBody,
-      ...jsonOrFormBody(),
-      async (req, res) => {
-        res.status(202).json(await acceptCheckout(deps, readServiceId(req)));
-      },
-    )
-    .all(allowOnly('POST'));
+  const paths = [...(entry.envPath ? [entry.envPath] : []), '/shops/:shop/checkout'];
+  for (const path of paths) {
+    router
+      .route(path)
+      .all(apiAnswerHeaders)
+      .post(
+        ...(route.rateLimit ? [route.rateLimit] : []),
+        (req, res, next) => {
+          res.locals.deps = entry.open(entry.shopOfPath(req.path), presentedToken(req));
+          next();
+        },
+        refuseUnreadableBody,
+        ...jsonOrFormBody(),
+        async (req, res) => {
+          const deps = res.locals.deps as CheckoutDeps;
+          res.status(202).json(await acceptCheckout(deps, readServiceId(req)));
+        },
+      )
+      .all(allowOnly('POST'));
+  }
   return router;
 }

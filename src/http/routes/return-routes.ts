@@ -7,19 +7,28 @@ import { allowOnly } from '../../infra/allow-only';
 import { returnPage } from '../pages/checkout-pages';
 
 /** Where the provider sends the customer back, for any provider: a page saying what happened. */
-export function returnRoutes(deps: CheckoutDeps, pageNotice: string | undefined): Router {
+export function returnRoutes(
+  shopOf: (
+    checkoutId: string,
+  ) => { deps: CheckoutDeps; pageNotice: string | undefined } | undefined,
+  /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
+  defaultNotice?: string,
+): Router {
   const router = Router();
   router
     .route('/return/:provider')
     .get(async (req, res) => {
       const checkoutId = typeof req.query.checkout_id === 'string' ? req.query.checkout_id : '';
-      const record = isCheckoutId(checkoutId) ? await deps.store.get(checkoutId) : undefined;
-      if (!record || record.provider !== req.params.provider) {
+      // The checkout id names its shop: the page reads that shop's record, with its provider.
+      const shop = isCheckoutId(checkoutId) ? shopOf(checkoutId) : undefined;
+      const record = shop ? await shop.deps.store.get(checkoutId) : undefined;
+      const pageNotice = shop ? shop.pageNotice : defaultNotice;
+      if (!shop || !record || record.provider !== req.params.provider) {
         res.status(404).type('html').send(notFoundPage(pageNotice));
         return;
       }
       // The redirect is a hint, like a webhook: ask the provider before showing the page.
-      const current = await syncFromProvider(deps, record);
+      const current = await syncFromProvider(shop.deps, record);
       const cancelled = req.query.cancelled === '1';
       res.type('html').send(returnPage(current, pageNotice, { cancelled }));
     })

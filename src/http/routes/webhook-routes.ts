@@ -3,6 +3,7 @@ import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
+import { ENV_SHOP_ID, isShopId } from '../../shops/shop-id';
 
 /** Providers' events are larger than the connector's other bodies (Stripe's run to tens of kB). */
 export const WEBHOOK_BODY_LIMIT = '256kb';
@@ -11,11 +12,20 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
  * Provider webhooks. The raw body is kept for the signature check; the use case does the rest.
  * Duplicates and events for unknown payments get 2xx, so the provider does not retry them forever.
  */
-export function webhookRoutes(deps: CheckoutDeps): Router {
+export function webhookRoutes(depsOf: (shop: string) => CheckoutDeps | undefined): Router {
   const router = Router();
+  // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's. The
+  // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
   router
-    .route('/webhooks/:provider')
+    .route(['/webhooks/:provider', '/webhooks/:provider/:shop'])
     .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
+      const shop = req.params.shop ?? ENV_SHOP_ID;
+      const deps = isShopId(shop) ? depsOf(shop) : undefined;
+      if (!deps) {
+        throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} is served here.`, {
+          retryable: false,
+        });
+      }
       if (req.params.provider !== deps.provider.name) {
         throw new AppError(
           'UNKNOWN_PROVIDER',

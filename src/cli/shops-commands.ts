@@ -1,0 +1,257 @@
+import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { Command, Option } from 'commander';
+import { loadShopsConfig } from '../config';
+import { AppError } from '../errors';
+import type { ShopAdmin } from '../registry/shop-admin';
+import { newKeyringEntry } from '../shops/secret-box';
+import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+
+/** Who the audit trail says made a change from the CLI. */
+function cliActor(env: CliIo['env']): string {
+  let user = env.USER ?? env.LOGNAME;
+  try {
+    user ??= userInfo().username;
+  } catch {
+    user ??= 'unknown';
+  }
+  return `cli:${user}`;
+}
+
+/** A shop document from a file, or from stdin with `-`. */
+async function readDocument(file: string, io: CliIo): Promise<unknown> {
+  let text: string;
+  try {
+    if (file === '-') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of io.stdin ?? process.stdin)
+        chunks.push(Buffer.from(chunk as Buffer));
+      text = Buffer.concat(chunks).toString('utf8');
+    } else {
+      text = await readFile(file, 'utf8');
+    }
+  } catch (error) {
+    throw new CliFailure(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      EXIT.usage,
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new CliFailure(`${file} is not valid JSON`, EXIT.usage);
+  }
+}
+
+/** A document the registry refuses is a usage error (exit 2), each problem on its own line. */
+function asUsage(error: unknown): never {
+  if (error instanceof AppError && error.code === 'VALIDATION_FAILED') {
+    const lines = error.details.map((detail) => `  ${detail.field}: ${detail.problem}`).join('\n');
+    throw new CliFailure(`${error.message}\n${lines}`, EXIT.usage);
+  }
+  throw error;
+}
+
+/**
+ * `connector shops ...`: the registry's verbs (CONTRACT "Shops"), the same the admin API serves.
+ * `add` and `rotate-token` print the route token once; nothing else prints a secret.
+ */
+export function shopsCommand(io: CliIo): Command {
+  const command = new Command('shops').description(
+    'the shops this deployment serves besides the env shop: add, change, disable, remove (README "Many shops")',
+  );
+
+  const withAdmin = async <T>(
+    needsKeys: boolean,
+    run: (admin: ShopAdmin) => Promise<T>,
+  ): Promise<T> => {
+    const config = loadShopsConfig(io.env, { needsKeys });
+    const access = await io.adapters.openShops({ ...config, stderr: io.stderr });
+    try {
+      return await run(access.admin);
+    } finally {
+      await access.close();
+    }
+  };
+  const json = (value: unknown) => write(io.stdout, `${JSON.stringify(value, null, 2)}\n`);
+
+  command
+    .command('add <id>')
+    .description(
+      'add a shop from its document (checks its credentials first); prints its route token once',
+    )
+    .requiredOption('--file <document.json|->', 'the shop document (- reads stdin)')
+    .option('--json', 'print the answer as JSON')
+    .action(async (id: string, options: { file: string; json?: boolean }) => {
+      const document = await readDocument(options.file, io);
+      if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+        throw new CliFailure('the shop document must be a JSON object', EXIT.usage);
+      }
+      const given = (document as { id?: unknown }).id;
+      if (given !== undefined && given !== id) {
+        throw new CliFailure(`the document's id (${String(given)}) is not ${id}`, EXIT.usage);
+      }
+      const added = await withAdmin(true, (admin) =>
+        admin.add({ ...document, id }, cliActor(io.env)).catch(asUsage),
+      );
+      if (options.json) return json(added);
+      await write(
+        io.stdout,
+        [
+          `added shop ${added.shop.id} (${added.shop.provider.name})`,
+          `checkout route: ${added.checkout_route.url}`,
+          `route token:    ${added.checkout_route.token}`,
+          '                (shown once: register the route and this token with the platform now)',
+          `webhook URL:    ${added.webhook_url}  (register it with the payment provider)`,
+          '',
+        ].join('\n'),
+      );
+    });
+
+  command
+    .command('list')
+    .description('the registry shops, without secrets')
+    .addOption(
+      new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'),
+    )
+    .action(async (options: { format: 'table' | 'json' }) => {
+      const shops = await withAdmin(false, (admin) => admin.list());
+      if (options.format === 'json') return json(shops);
+      if (shops.length === 0) {
+        await write(io.stdout, 'no shops in the registry (add one with `connector shops add`)\n');
+        return;
+      }
+      const rows = shops.map((shop) => [
+        shop.id,
+        shop.enabled ? 'enabled' : 'disabled',
+        shop.provider.name ?? '',
+        shop.platform.email,
+        shop.name,
+      ]);
+      const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
+      const widths = header.map((title, column) =>
+        Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+      );
+      const line = (cells: string[]) =>
+        cells
+          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+          .join('  ')
+          .trimEnd();
+      await write(io.stdout, `${[header, ...rows].map(line).join('\n')}\n`);
+    });
+
+  command
+    .command('show <id>')
+    .description('one shop, without secrets')
+    .action(async (id: string) => json(await withAdmin(false, (admin) => admin.show(id))));
+
+  command
+    .command('update <id>')
+    .description(
+      'change name, platform credentials or provider (new credentials are checked first)',
+    )
+    .requiredOption('--file <document.json|->', 'the fields to change (- reads stdin)')
+    .action(async (id: string, options: { file: string }) => {
+      const change = await readDocument(options.file, io);
+      const view = await withAdmin(true, (admin) =>
+        admin.update(id, change, cliActor(io.env)).catch(asUsage),
+      );
+      await write(io.stdout, `updated shop ${view.id}\n`);
+    });
+
+  for (const [verb, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    command
+      .command(`${verb} <id>`)
+      .description(
+        enabled
+          ? 'take new checkouts again'
+          : 'take no new checkout (what is in flight still completes)',
+      )
+      .action(async (id: string) => {
+        await withAdmin(false, (admin) => admin.setEnabled(id, enabled, cliActor(io.env)));
+        await write(io.stdout, `shop ${id} ${enabled ? 'enabled' : 'disabled'}\n`);
+      });
+  }
+
+  command
+    .command('rotate-token <id>')
+    .description('a new route token, printed once; the previous one works for 24 hours more')
+    .action(async (id: string) => {
+      const rotated = await withAdmin(true, (admin) => admin.rotateToken(id, cliActor(io.env)));
+      await write(
+        io.stdout,
+        [
+          `checkout route: ${rotated.checkout_route.url}`,
+          `route token:    ${rotated.checkout_route.token}`,
+          `                (shown once; the previous token works until ${rotated.previous_token_valid_until})`,
+          '',
+        ].join('\n'),
+      );
+    });
+
+  command
+    .command('verify <id>')
+    .description("check the shop's stored credentials with the platform and the provider now")
+    .action(async (id: string) => {
+      const result = await withAdmin(true, (admin) => admin.verify(id));
+      if (result.ok) {
+        await write(
+          io.stdout,
+          `shop ${id}: the platform and the provider accept its credentials\n`,
+        );
+        return;
+      }
+      for (const problem of result.problems)
+        await write(io.stderr, `  ${problem.field}: ${problem.problem}\n`);
+      throw new CliFailure(`shop ${id}: credentials refused`, EXIT.failure);
+    });
+
+  command
+    .command('remove <id>')
+    .description('remove a shop and its secrets (refused while it has open work)')
+    .action(async (id: string) => {
+      await withAdmin(false, (admin) => admin.remove(id, cliActor(io.env)));
+      await write(io.stdout, `removed shop ${id}\n`);
+    });
+
+  command
+    .command('audit <id>')
+    .description("the shop's audit trail, newest first")
+    .option('--json', 'print it as JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const entries = await withAdmin(false, (admin) => admin.auditTrail(id));
+      if (options.json) return json(entries);
+      for (const entry of entries) {
+        const fields = entry.fields.length > 0 ? ` ${entry.fields.join(', ')}` : '';
+        await write(io.stdout, `${entry.at}  ${entry.action.padEnd(13)} ${entry.by}${fields}\n`);
+      }
+    });
+
+  command
+    .command('rekey')
+    .description(
+      "re-wrap every shop's data key with the first key of SHOP_SECRET_KEYS, so older keys can be retired",
+    )
+    .action(async () => {
+      const done = await withAdmin(true, (admin) => admin.rekey(cliActor(io.env)));
+      await write(
+        io.stdout,
+        `re-wrapped ${done.rewrapped} shop(s); ${done.current} already used the active key\n`,
+      );
+    });
+
+  command
+    .command('new-key <key-id>')
+    .description('print a new entry for SHOP_SECRET_KEYS (put it first to make it the active key)')
+    .action(async (keyId: string) => {
+      if (!/^[A-Za-z0-9_-]{1,32}$/.test(keyId)) {
+        throw new CliFailure('a key id is 1 to 32 letters, digits, _ or -', EXIT.usage);
+      }
+      await write(io.stdout, `${newKeyringEntry(keyId)}\n`);
+    });
+
+  return command;
+}

@@ -1,0 +1,55 @@
+import type { CheckoutDeps } from '../checkout/checkout-deps';
+import { AppError } from '../errors';
+import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
+
+/** A shop as its checkout route sees it. */
+export interface CheckoutShop {
+  deps: CheckoutDeps;
+  enabled: boolean;
+  tokenMatches(token: string | undefined): boolean;
+}
+
+const SHOP_ROUTE = new RegExp(`^/shops/(${SHOP_ID_PATTERN.source.slice(1, -1)})/checkout$`);
+
+/**
+ * The one place that says which shop a checkout call is for and whether its token opens it:
+ * the front door and the Express route both ask it. The env shop's route is
+ * CHECKOUT_ROUTE_PATH; a registry shop's is `/shops/<shop>/checkout`. An unknown shop and a
+ * wrong token are the same 401, so the route says nothing of which shops exist.
+ */
+export class CheckoutEntry {
+  constructor(
+    private readonly find: (shop: string) => CheckoutShop | undefined,
+    /** CHECKOUT_ROUTE_PATH when there is an env shop. */
+    readonly envPath: string | undefined,
+  ) {}
+
+  /** The shop a path (without its query) is the checkout route of; undefined for none. */
+  shopOfPath(path: string): string | undefined {
+    if (path === this.envPath) return ENV_SHOP_ID;
+    const shop = SHOP_ROUTE.exec(path)?.[1];
+    return shop === ENV_SHOP_ID ? undefined : shop;
+  }
+
+  /** Whether `token` opens the shop's route (for the rate limiter: the platform never counts). */
+  opens(shop: string | undefined, token: string | undefined): boolean {
+    if (shop === undefined || token === undefined) return false;
+    return this.find(shop)?.tokenMatches(token) === true;
+  }
+
+  /** The shop's collaborators once the token opens its route; else UNAUTHORIZED or SHOP_DISABLED. */
+  open(shop: string | undefined, token: string | undefined): CheckoutDeps {
+    if (token === undefined) {
+      throw new AppError(
+        'UNAUTHORIZED',
+        'A token is required: Authorization: Bearer, X-Api-Key or ?token=.',
+      );
+    }
+    const found = shop === undefined ? undefined : this.find(shop);
+    if (!found?.tokenMatches(token)) throw new AppError('UNAUTHORIZED', 'The token is not valid.');
+    if (!found.enabled) {
+      throw new AppError('SHOP_DISABLED', `Shop ${shop} is disabled: it takes no new checkout.`);
+    }
+    return found.deps;
+  }
+}

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import express, { Router, type Request, type RequestHandler } from 'express';
+import { AppError } from '../../errors';
+import { allowOnly } from '../../infra/allow-only';
+import type { ShopAdmin } from '../../registry/shop-admin';
+import { secretMatcher } from '../../shops/secret-match';
+import { isShopId } from '../../shops/shop-id';
+import { hasBody } from '../middleware/body-parsers';
+
+export const ADMIN_API_PATH = '/admin/api';
+
+/** A shop document is small; 64 kB is far above any. */
+const ADMIN_BODY_LIMIT = '64kb';
+
+/** The bearer token of `Authorization`, when there is one. */
+function bearer(req: Request): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+}
+
+/** Whether a request carries the admin token (for the rate limiter: a right one never counts). */
+export function adminTokenMatcher(token: string): (req: Request) => boolean {
+  const matches = secretMatcher(token);
+  return (req) => matches(bearer(req));
+}
+
+/**
+ * The admin API (CONTRACT "Shops"): the registry's verbs for the ERP vendor's systems, behind
+ * `Authorization: Bearer $ADMIN_TOKEN` (compared in constant time; wrong ones are rate limited).
+ * No answer carries a secret, except the route token that `POST /shops` and `rotate-token` make,
+ * once. The audit trail names the caller by the token's fingerprint.
+ */
+export function adminRoutes(
+  admin: ShopAdmin,
+  options: { token: string; rateLimit?: RequestHandler },
+): Router {
+  const router = Router();
+  const matches = secretMatcher(options.token);
+  const actor = `admin:${createHash('sha256').update(options.token).digest('hex').slice(0, 8)}`;
+
+  const guard: RequestHandler = (_req, res, next) => {
+    res.setHeader('cache-control', 'no-store');
+    res.setHeader('x-content-type-options', 'nosniff');
+    next();
+  };
+  const authorize: RequestHandler = (req, _res, next) => {
+    if (!matches(bearer(req))) {
+      throw new AppError(
+        'UNAUTHORIZED',
+        'The admin API needs Authorization: Bearer <ADMIN_TOKEN>.',
+      );
+    }
+    next();
+  };
+  /** A JSON body, required where the verb takes one. */
+  const jsonBody: RequestHandler[] = [
+    (req, _res, next) => {
+      if (hasBody(req) && !req.is('application/json')) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the shop document as application/json.');
+      }
+      next();
+    },
+    express.json({ limit: ADMIN_BODY_LIMIT }),
+  ];
+  const shopId = (req: Request): string => {
+    const id = req.params.shop;
+    if (!isShopId(id))
+      throw new AppError('SHOP_NOT_FOUND', `No shop ${String(id)} in the registry.`);
+    return id;
+  };
+
+  const base = `${ADMIN_API_PATH}/shops`;
+  router.use(ADMIN_API_PATH, guard, ...(options.rateLimit ? [options.rateLimit] : []), authorize);
+  router
+    .route(base)
+    .get(async (_req, res) => {
+      res.json({ shops: await admin.list() });
+    })
+    .post(...jsonBody, async (req, res) => {
+      const added = await admin.add(req.body, actor);
+      res.status(201).location(`${base}/${added.shop.id}`).json(added);
+    })
+    .all(allowOnly('GET', 'POST'));
+  router
+    .route(`${base}/:shop`)
+    .get(async (req, res) => {
+      res.json(await admin.show(shopId(req)));
+    })
+    .patch(...jsonBody, async (req, res) => {
+      res.json(await admin.update(shopId(req), req.body, actor));
+    })
+    .delete(async (req, res) => {
+      await admin.remove(shopId(req), actor);
+      res.status(204).end();
+    })
+    .all(allowOnly('GET', 'PATCH', 'DELETE'));
+  for (const [verb, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
+    router
+      .route(`${base}/:shop/${verb}`)
+      .post(async (req, res) => {
+        res.json(await admin.setEnabled(shopId(req), enabled, actor));
+      })
+      .all(allowOnly('POST'));
+  }
+  router
+    .route(`${base}/:shop/rotate-token`)
+    .post(async (req, res) => {
+      res.json(await admin.rotateToken(shopId(req), actor));
+    })
+    .all(allowOnly('POST'));
+  router
+    .route(`${base}/:shop/verify`)
+    .post(async (req, res) => {
+      res.json(await admin.verify(shopId(req)));
+    })
+    .all(allowOnly('POST'));
+  router
+    .route(`${base}/:shop/audit`)
+    .get(async (req, res) => {
+      res.json({ shop: shopId(req), entries: await admin.auditTrail(shopId(req)) });
+    })
+    .all(allowOnly('GET'));
+  return router;
+}
