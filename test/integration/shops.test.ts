@@ -31,8 +31,8 @@ describe('many shops in one deployment', () => {
         ...(init.body ? { 'content-type': 'application/json' } : {}),
       },
     });
-  const checkout = (path: string, token: string, serviceId: number) =>
-    fetch(`${h.url}${path}`, {
+  const checkout = (path: string, token: string, serviceId: number, base = h.url) =>
+    fetch(`${base}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ service_id: serviceId }),
@@ -300,17 +300,9 @@ describe('many shops in one deployment', () => {
     const shop = await addShop('loja-rot');
     // The second process was not told: it sees the new shop by polling the registry.
     await eventually(
-      async () => {
-        const response = await fetch(`${second.url}/shops/loja-rot/checkout`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Bearer ${shop.checkout_route.token}`,
-          },
-          body: JSON.stringify({ service_id: 1011 }),
-        });
-        return response.status === 202 ? true : undefined;
-      },
+      async () =>
+        (await checkout('/shops/loja-rot/checkout', shop.checkout_route.token, 1011, second.url))
+          .status === 202 || undefined,
       5000,
       'the second process to serve the new shop',
     );
@@ -322,17 +314,9 @@ describe('many shops in one deployment', () => {
       23 * 3600_000,
     );
     await eventually(
-      async () => {
-        const response = await fetch(`${second.url}/shops/loja-rot/checkout`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Bearer ${rotated.checkout_route.token}`,
-          },
-          body: JSON.stringify({ service_id: 1012 }),
-        });
-        return response.status === 202 ? true : undefined;
-      },
+      async () =>
+        (await checkout('/shops/loja-rot/checkout', rotated.checkout_route.token, 1012, second.url))
+          .status === 202 || undefined,
       5000,
       'the second process to take the new token',
     );
