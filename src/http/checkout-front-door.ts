@@ -11,6 +11,7 @@ import { protocolProblem } from './middleware/protocol-checks';
 import { recordRequest } from './middleware/observe-requests';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
 import { headerToken } from './middleware/route-token';
+import { SHOP_CHECKOUT_ROUTE } from '../shops/shop-id';
 import type { CheckoutEntry } from './checkout-entry';
 import { acceptCheckout, serviceIdFrom } from './routes/checkout-routes';
 
@@ -141,7 +142,7 @@ export function checkoutFrontDoor(options: {
       // A wrong token, an unknown or disabled shop: Express answers it (and counts it).
       return false;
     }
-    const route = path === entry.envPath ? path : '/shops/:shop/checkout';
+    const route = path === entry.envPath ? path : SHOP_CHECKOUT_ROUTE;
     const started = process.hrtime.bigint();
     const given = headers['x-request-id'];
     const id =

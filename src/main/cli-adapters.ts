@@ -2,7 +2,9 @@ import type { CliAdapters, QueueAccess } from '../cli/cli-adapters';
 import { CliFailure, EXIT } from '../cli/cli-io';
 import { closeRedis, createRedis, waitForRedis } from '../infra/redis';
 import { BullmqDeliveryHistory, BullmqFailedDeliveries } from '../jobs/bullmq-failed-deliveries';
-import { createLogger } from '../infra/logger';
+import type { Writable } from 'node:stream';
+import type { LogConfig } from '../config';
+import { createLogger, type Logger } from '../infra/logger';
 import type { ConnectorRedis } from '../infra/redis';
 import { connectorQueue } from '../jobs/bullmq-checkout-jobs';
 import { QUEUES } from '../jobs/queue-names';
@@ -30,12 +32,7 @@ export const cliAdapters: CliAdapters = {
 
   async openShops(config) {
     const redis = await connectCliRedis(config.redis.url);
-    const logger = createLogger({
-      ...config.log,
-      secrets: config.secrets,
-      stream: config.stderr,
-      component: 'shops',
-    });
+    const logger = cliLogger(config, 'shops');
     return {
       admin: new ShopAdmin({
         store: new RedisShopRegistry(redis, config.redis.prefix),
@@ -79,12 +76,7 @@ export const cliAdapters: CliAdapters = {
 
   async openSync(config) {
     const redis = await connectCliRedis(config.redis.url);
-    const logger = createLogger({
-      ...config.log,
-      secrets: config.secrets,
-      stream: config.stderr,
-      component: 'sync',
-    });
+    const logger = cliLogger(config, 'sync');
     return {
       deps: syncDeps(config.sync, {
         redis,
@@ -98,6 +90,14 @@ export const cliAdapters: CliAdapters = {
     };
   },
 };
+
+/** A CLI command's log: to stderr (stdout is the command's output), its secrets scrubbed. */
+function cliLogger(
+  config: { log: LogConfig; secrets: readonly string[]; stderr: Writable },
+  component: string,
+): Logger {
+  return createLogger({ ...config.log, secrets: config.secrets, stream: config.stderr, component });
+}
 
 /** The CLI's Redis connection; a CliFailure naming REDIS_URL when Redis does not answer. */
 async function connectCliRedis(url: string): Promise<ConnectorRedis> {

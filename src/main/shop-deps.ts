@@ -1,4 +1,5 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
+import { shopOfCheckout } from '../checkout/checkout-record';
 import type { Config } from '../config';
 import type { ProviderModule } from '../payments/provider-module';
 import type { ShopSettings, ShopSource } from '../registry/shop-settings';
@@ -41,6 +42,12 @@ export class Shops {
     const runtime = this.build(settings);
     this.built.set(id, runtime);
     return runtime;
+  }
+
+  /** The collaborators of the shop a checkout id names (pages reached by the id alone). */
+  ofCheckout(checkoutId: string): ShopRuntime | undefined {
+    const shop = shopOfCheckout(checkoutId);
+    return shop === undefined ? undefined : this.depsFor(shop);
   }
 
   /** The ids of every shop served. */

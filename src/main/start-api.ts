@@ -1,5 +1,4 @@
 import { syncCheckout } from '../checkout/settle-checkout';
-import { shopOfCheckout } from '../checkout/checkout-record';
 import type { Config } from '../config';
 import type { RequestListener } from 'node:http';
 import type { Router } from 'express';
@@ -61,8 +60,7 @@ export function buildApp(
     : undefined;
   const apiRouters = serveApi ? [checkoutRoutes(entry, { rateLimit: limiters?.checkout })] : [];
   const shopOfPage = (checkoutId: string) => {
-    const shop = shopOfCheckout(checkoutId);
-    const runtime = shop === undefined ? undefined : shops.depsFor(shop);
+    const runtime = shops.ofCheckout(checkoutId);
     return runtime && { deps: runtime.deps, pageNotice: runtime.providerModule.pageNotice };
   };
   const defaultNotice = built.envShop?.providerModule.pageNotice;
@@ -112,8 +110,7 @@ export function buildApp(
  */
 function providerRoutes(shops: Shops, defaultNotice: string | undefined): Router {
   return sandboxRoutes((checkoutId) => {
-    const shop = shopOfCheckout(checkoutId);
-    const runtime = shop === undefined ? undefined : shops.depsFor(shop);
+    const runtime = shops.ofCheckout(checkoutId);
     const sandbox = runtime?.providerModule.sandbox;
     if (!runtime || !sandbox) return undefined;
     const { deps } = runtime;

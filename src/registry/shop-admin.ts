@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { webhookPath } from '../shops/shop-id';
+import { checkoutRoutePath, webhookPath } from '../shops/shop-id';
 import { DataKey, newRouteToken, type Keyring } from '../shops/secret-box';
 import type { AuditEntry, CredentialCheck, RegistryStore, ShopEntry, ShopWork } from './ports';
 import {
@@ -59,7 +59,7 @@ export class ShopAdmin {
   private urls(stored: Pick<StoredShop, 'id' | 'provider'>) {
     const base = this.deps.publicUrl;
     return {
-      checkoutRoute: `${base}/shops/${stored.id}/checkout`,
+      checkoutRoute: `${base}${checkoutRoutePath(stored.id)}`,
       webhook: `${base}${webhookPath(stored.provider.name, stored.id)}`,
     };
   }

@@ -12,6 +12,14 @@ export function isShopId(value: unknown): value is string {
   return typeof value === 'string' && SHOP_ID_PATTERN.test(value);
 }
 
+/** The Express pattern of a registry shop's checkout route (the env shop's is CHECKOUT_ROUTE_PATH). */
+export const SHOP_CHECKOUT_ROUTE = '/shops/:shop/checkout';
+
+/** The checkout route the platform calls for a registry shop. */
+export function checkoutRoutePath(shop: string): string {
+  return SHOP_CHECKOUT_ROUTE.replace(':shop', shop);
+}
+
 /** The path a provider's webhooks reach for `shop`: the env shop keeps the path it had. */
 export function webhookPath(provider: string, shop: string): string {
   return shop === ENV_SHOP_ID ? `/webhooks/${provider}` : `/webhooks/${provider}/${shop}`;

@@ -3,11 +3,15 @@ import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
 import { secretMatcher } from '../../shops/secret-match';
 
+/** The token of `Authorization: Bearer <t>`, when there is one. */
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
+}
+
 /** The token from `Authorization: Bearer` or `X-Api-Key`, in that order. */
 export function headerToken(headers: IncomingHttpHeaders): string | undefined {
-  const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
   const apiKey = headers['x-api-key'];
-  return bearer ?? (typeof apiKey === 'string' ? apiKey : undefined);
+  return bearerToken(headers) ?? (typeof apiKey === 'string' ? apiKey : undefined);
 }
 
 /** The token from `Authorization: Bearer`, `X-Api-Key` or `?token=`, in that order. */

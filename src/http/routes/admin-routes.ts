@@ -6,21 +6,17 @@ import type { ShopAdmin } from '../../registry/shop-admin';
 import { secretMatcher } from '../../shops/secret-match';
 import { isShopId } from '../../shops/shop-id';
 import { hasBody } from '../middleware/body-parsers';
+import { bearerToken } from '../middleware/route-token';
 
 export const ADMIN_API_PATH = '/admin/api';
 
 /** A shop document is small; 64 kB is far above any. */
 const ADMIN_BODY_LIMIT = '64kb';
 
-/** The bearer token of `Authorization`, when there is one. */
-function bearer(req: Request): string | undefined {
-  return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-}
-
 /** Whether a request carries the admin token (for the rate limiter: a right one never counts). */
 export function adminTokenMatcher(token: string): (req: Request) => boolean {
   const matches = secretMatcher(token);
-  return (req) => matches(bearer(req));
+  return (req) => matches(bearerToken(req.headers));
 }
 
 /**
@@ -43,7 +39,7 @@ export function adminRoutes(
     next();
   };
   const authorize: RequestHandler = (req, _res, next) => {
-    if (!matches(bearer(req))) {
+    if (!matches(bearerToken(req.headers))) {
       throw new AppError(
         'UNAUTHORIZED',
         'The admin API needs Authorization: Bearer <ADMIN_TOKEN>.',
@@ -119,7 +115,8 @@ export function adminRoutes(
   router
     .route(`${base}/:shop/audit`)
     .get(async (req, res) => {
-      res.json({ shop: shopId(req), entries: await admin.auditTrail(shopId(req)) });
+      const shop = shopId(req);
+      res.json({ shop, entries: await admin.auditTrail(shop) });
     })
     .all(allowOnly('GET'));
   return router;

@@ -5,6 +5,7 @@ import { requestCheckout } from '../../checkout/request-checkout';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { hasBody, jsonOrFormBody } from '../middleware/body-parsers';
+import { SHOP_CHECKOUT_ROUTE } from '../../shops/shop-id';
 import type { CheckoutEntry } from '../checkout-entry';
 import { presentedToken } from '../middleware/route-token';
 
@@ -90,7 +91,7 @@ export function checkoutRoutes(
   route: { rateLimit?: RequestHandler },
 ): Router {
   const router = Router();
-  const paths = [...(entry.envPath ? [entry.envPath] : []), '/shops/:shop/checkout'];
+  const paths = [...(entry.envPath ? [entry.envPath] : []), SHOP_CHECKOUT_ROUTE];
   for (const path of paths) {
     router
       .route(path)
