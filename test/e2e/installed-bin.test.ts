@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { packageVersion } from '../../src/infra/package-version';
@@ -21,10 +22,22 @@ describe('the connector command after npm ci', () => {
   });
 
   it('runs as `npx connector` in the project, with no install step', async () => {
-    const { stdout } = await run('npx', ['--no-install', 'connector', '--version'], {
-      cwd: ROOT,
-      env: { ...process.env, ...childCoverageEnv(), npm_config_update_notifier: 'false' },
-    });
-    expect(stdout.trim()).toBe(packageVersion());
+    // npx links the project into its cache (~/.npm/_npx) on first use: a cache of its own, so
+    // another npm run at the same moment, or a half-written entry left by one, cannot touch it.
+    const cache = mkdtempSync(path.join(tmpdir(), 'npx-cache-'));
+    try {
+      const { stdout } = await run('npx', ['--no-install', 'connector', '--version'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          ...childCoverageEnv(),
+          npm_config_update_notifier: 'false',
+          npm_config_cache: cache,
+        },
+      });
+      expect(stdout.trim()).toBe(packageVersion());
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
