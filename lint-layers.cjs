@@ -27,7 +27,7 @@ const LAYERS = {
   // The ERP sync's use cases, and the sinks that hand services to the ERP.
   sync: ['shops', 'platform', 'errors'],
   erp: ['shops', 'sync', 'platform', 'infra', 'config', 'errors'],
-  store: ['shops', 'checkout', 'sync', 'registry', 'infra', 'errors'],
+  store: ['shops', 'checkout', 'delivery', 'sync', 'registry', 'infra', 'errors'],
   jobs: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
   http: ['shops', 'checkout', 'payments', 'registry', 'platform', 'html', 'infra', 'config'].concat(
     ['errors'],

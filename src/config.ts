@@ -211,6 +211,8 @@ const registryShape = {
   SHOP_REFRESH_MS: positiveInt
     .min(100)
     .max(4000, 'must be at most 4000: a change reaches every process within 5 s'),
+  SHOP_BREAKER_FAILURES: positiveInt.max(1000),
+  SHOP_BREAKER_COOLDOWN_MS: positiveInt.min(100).max(600_000),
 };
 
 const commonShape = {
@@ -358,6 +360,8 @@ export interface Config {
     adminToken: string | undefined;
     /** How often each process looks for a change to the registry. */
     refreshMs: number;
+    /** Each shop's circuit breaker: failures in a row that open it, and its first cool-down. */
+    breaker: { failures: number; cooldownMs: number };
   };
   checkout: {
     /** The sandbox may run under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true: staging). */
@@ -509,6 +513,10 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       secretKeys: raw.SHOP_SECRET_KEYS,
       adminToken: raw.ADMIN_TOKEN,
       refreshMs: raw.SHOP_REFRESH_MS,
+      breaker: {
+        failures: raw.SHOP_BREAKER_FAILURES,
+        cooldownMs: raw.SHOP_BREAKER_COOLDOWN_MS,
+      },
     },
     checkout: {
       sandboxInProduction,

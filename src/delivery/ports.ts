@@ -37,3 +37,48 @@ export interface DeliveryProgress {
 export interface DeliveryHistory {
   ofCheckout(checkoutId: string): Promise<DeliveryProgress[]>;
 }
+
+/** Where a shop's breaker stands, as the store answers a job about to call the shop's platform. */
+export type BreakerAdmission =
+  /** No failure recorded. */
+  | { kind: 'closed' }
+  /** Failures recorded, fewer than open the breaker. */
+  | { kind: 'counting' }
+  /** Open, its cool-down over: this caller is the one probe let through. */
+  | { kind: 'probe' }
+  /** Open (or a probe is out): wait until then. */
+  | { kind: 'open'; until: number };
+
+/** What one more failure did to a shop's breaker. */
+export type BreakerFailure =
+  | { kind: 'counting' }
+  /**
+   * Open until then. `opens`: how many times it has opened since it last closed, when this
+   * failure opened it (1) or, a probe's, reopened it (2, 3...); 0 when it was open already.
+   */
+  | { kind: 'open'; until: number; opens: number; cooldownMs: number };
+
+/** The rules of the breaker, passed to the store with each failure. */
+export interface BreakerRules {
+  /** Failures in a row (none further apart than `windowMs`) that open the breaker. */
+  threshold: number;
+  /** The first cool-down; each failed probe doubles it, up to `maxCooldownMs`. */
+  cooldownMs: number;
+  maxCooldownMs: number;
+  windowMs: number;
+  /** How long the probe let through has before another may go. */
+  probeMs: number;
+}
+
+/**
+ * Every shop's circuit breaker, shared by every worker process: one record per shop, each
+ * operation one atomic step on it.
+ */
+export interface BreakerStore {
+  admit(shop: string, nowMs: number, rules: BreakerRules): Promise<BreakerAdmission>;
+  failed(shop: string, nowMs: number, rules: BreakerRules, probe: boolean): Promise<BreakerFailure>;
+  /** The shop's platform answered: the breaker closes. True when it was open. */
+  answered(shop: string): Promise<boolean>;
+  /** Where the shop's breaker stands, changing nothing. */
+  stateOf(shop: string): Promise<'closed' | 'counting' | 'open'>;
+}

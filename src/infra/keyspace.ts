@@ -2,8 +2,9 @@
  * Every Redis key of the connector, in one place. Each key carries a hash tag (the part in
  * braces, which alone decides a key's slot on a Redis Cluster) that begins with QUEUE_PREFIX:
  *
- *   {P:shop:<shop>}:...     a shop's checkouts, sandbox payments and sync ledger: every script,
- *                           MULTI and pipeline of the store touches one shop's keys only
+ *   {P:shop:<shop>}:...     a shop's checkouts, sandbox payments, sync ledger and breaker:
+ *                           every script, MULTI and pipeline of the store touches one shop's
+ *                           keys only
  *   {P:queue:<queue>}:<queue>:...   BullMQ's keys of one queue (its prefix is the tag)
  *   {P:rl}:<limit>:<client> the rate limiters' counters
  *
@@ -35,6 +36,11 @@ export function sandboxKey(prefix: string, shop: string, checkoutId: string): st
 /** The ERP sync's ledger of one shop: service id -> fingerprint of what the ERP has. */
 export function syncLedgerKey(prefix: string, shop: string): string {
   return `${shopTag(prefix, shop)}:sync-fp`;
+}
+
+/** A shop's circuit breaker (src/store/redis-shop-breaker.ts): one hash. */
+export function breakerKey(prefix: string, shop: string): string {
+  return `${shopTag(prefix, shop)}:breaker`;
 }
 
 /**

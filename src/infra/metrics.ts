@@ -4,8 +4,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export interface Metrics {
   registry: Registry;
   httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
-  /** One per delivery attempt of a finish or cancel, by what came of it. */
-  notificationAttempts: Counter<'kind' | 'result'>;
+  /** One per delivery attempt of a finish or cancel, by its shop and what came of it. */
+  notificationAttempts: Counter<'shop' | 'kind' | 'result'>;
+  /** A finish or cancel put back to wait, its attempt not spent: its shop's breaker was open. */
+  notificationsHeld: Counter<'shop'>;
   /** From the outcome being accepted (job enqueued) to the platform's 2xx. */
   notificationLatency: Histogram<'kind'>;
   /** Checkout records the reconciler found unreadable, once per look (a person must mend them). */
@@ -33,8 +35,14 @@ export function createMetrics(): Metrics {
     }),
     notificationAttempts: new Counter({
       name: 'connector_notification_attempts_total',
-      help: 'Delivery attempts of finish/cancel, by result: delivered, transient, misconfigured, permanent, duplicate, superseded',
-      labelNames: ['kind', 'result'] as const,
+      help: 'Delivery attempts of finish/cancel, by shop and result: delivered, transient, misconfigured, permanent, duplicate, superseded',
+      labelNames: ['shop', 'kind', 'result'] as const,
+      registers: [registry],
+    }),
+    notificationsHeld: new Counter({
+      name: 'connector_notifications_held_total',
+      help: "Finish/cancel put back to wait without spending an attempt, because their shop's platform keeps failing (its breaker is open)",
+      labelNames: ['shop'] as const,
       registers: [registry],
     }),
     notificationLatency: new Histogram({
@@ -131,6 +139,25 @@ export function observeReconciler(
       if (!backlog) return;
       const since = backlog.oldestDueAt?.getTime();
       this.set(since === undefined ? 0 : Math.max(0, (now() - since) / 1000));
+    },
+  });
+}
+
+/**
+ * The shops whose platform keeps failing (their breaker open: their finish/cancel wait, other
+ * shops go on), read at each scrape; one series per such shop, so the label stays bounded.
+ */
+export function observeBreakers(metrics: Metrics, openShops: () => Promise<string[]>): void {
+  new Gauge({
+    name: 'connector_shop_breaker_open',
+    help: '1 for each shop whose platform account keeps failing: its breaker is open, its finish/cancel wait for it',
+    labelNames: ['shop'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      const shops = await openShops().catch(() => undefined);
+      if (!shops) return;
+      this.reset();
+      for (const shop of shops) this.set({ shop }, 1);
     },
   });
 }

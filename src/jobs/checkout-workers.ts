@@ -1,10 +1,11 @@
-import { Worker, type ConnectionOptions } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { expireCheckout } from '../checkout/expire-checkout';
 import { abandonCheckout, produceCheckout } from '../checkout/produce-checkout';
 import { reconcileCheckouts } from '../checkout/reconcile-checkouts';
 import { deliverNotification } from '../delivery/deliver-notification';
 import { judgeDelivery } from '../delivery/delivery-policy';
+import { platformAnswered, platformTrouble, type ShopBreaker } from '../delivery/shop-breaker';
 import { AppError, errorMessage } from '../errors';
 import { queuePrefix } from '../infra/keyspace';
 import { runWithLogContext } from '../infra/log-context';
@@ -25,6 +26,7 @@ import {
   jobHandler,
   runProcessor,
   servedShop,
+  waitWithoutAttempt,
   type JobContext,
   type JobHandler,
 } from './run-processor';
@@ -54,6 +56,8 @@ export interface WorkerOptions {
   reconcileIntervalMs: number;
   logger: Logger;
   metrics: Metrics;
+  /** Each shop's circuit breaker, in front of every job that calls the shop's platform. */
+  breaker: ShopBreaker;
   /** Jobs run at once per queue (WORKER_CONCURRENCY); 10 unless said. */
   concurrency?: number;
 }
@@ -73,7 +77,7 @@ function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handle
   return {
     produce: jobHandler({
       schema: produceJobSchema,
-      run: (data) => produceCheckout(shopDeps(shops, data.shop), data.checkoutId, data.jobKey),
+      run: (data) => produceBehindBreaker(shops, options.breaker, data),
       onFinalFailure: async (data, error) => {
         options.logger.error('checkout abandoned', {
           checkoutId: data.checkoutId,
@@ -125,6 +129,71 @@ async function reconcileEveryShop(
   return total;
 }
 
+/**
+ * Produces a checkout, unless its shop's platform keeps failing (its breaker is open): then the
+ * attempt fails at once (the customer is waiting; a checkout produced hours later would serve no
+ * one), instead of holding a worker for the platform's timeout that other shops' checkouts need.
+ * Only finish/cancel deliveries open and probe the breaker: one service the platform refuses
+ * while the customer waits says nothing of the shop's account.
+ */
+async function produceBehindBreaker(
+  shops: ShopDepsSource,
+  breaker: ShopBreaker,
+  data: { shop: string; checkoutId: string; jobKey: string },
+): Promise<unknown> {
+  const deps = shopDeps(shops, data.shop);
+  if (await breaker.isOpen(data.shop)) {
+    throw new AppError(
+      'PLATFORM_UNAVAILABLE',
+      `The platform keeps failing for shop "${data.shop}": no checkout is produced until it answers.`,
+    );
+  }
+  return produceCheckout(deps, data.checkoutId, data.jobKey);
+}
+
+/**
+ * Delivers a finish or cancel behind its shop's breaker: while the shop's platform keeps
+ * failing, the job waits (moved back to delayed, its attempt not spent) and the workers go on
+ * with other shops' jobs; the failure that opens the breaker, or a failed probe, waits too.
+ * Every answer of the platform closes the breaker.
+ */
+async function deliverBehindBreaker(
+  shops: ShopDepsSource,
+  options: WorkerOptions,
+  data: NotificationJob,
+  job: Job,
+  token: string | undefined,
+): Promise<string> {
+  // The shop is found first: a shop not served is no delivery attempt to count.
+  const deps = shopDeps(shops, data.shop);
+  const { breaker, metrics } = options;
+  const hold = async (untilMs: number, error: unknown): Promise<never> => {
+    metrics.notificationsHeld.inc({ shop: data.shop });
+    return waitWithoutAttempt(job, token, untilMs, error);
+  };
+  const admission = await breaker.admit(data.shop);
+  if (admission.kind === 'wait') {
+    return hold(
+      admission.until,
+      new AppError('PLATFORM_UNAVAILABLE', `The platform keeps failing for shop "${data.shop}".`),
+    );
+  }
+  try {
+    const result = await deliverCounted(deps, options, data, job.timestamp);
+    // A duplicate or superseded notification made no call: it says nothing of the platform.
+    if (result === 'delivered') await breaker.answered(data.shop);
+    return result;
+  } catch (error) {
+    if (platformTrouble(error)) {
+      const waitUntil = await breaker.failed(data.shop, admission.probe);
+      if (waitUntil !== undefined) return hold(waitUntil, error);
+    } else if (platformAnswered(error)) {
+      await breaker.answered(data.shop);
+    }
+    throw error;
+  }
+}
+
 /** Delivers, and counts every attempt by what came of it; errors are rethrown as they are. */
 async function deliverCounted(
   deps: CheckoutDeps,
@@ -135,20 +204,23 @@ async function deliverCounted(
   const { metrics, logger } = options;
   try {
     const result = await deliverNotification(deps, data);
-    metrics.notificationAttempts.inc({ kind: data.kind, result });
+    metrics.notificationAttempts.inc({ shop: data.shop, kind: data.kind, result });
     if (result === 'delivered')
       metrics.notificationLatency.observe({ kind: data.kind }, (Date.now() - enqueuedAt) / 1000);
     return result;
   } catch (error) {
     const verdict = judgeDelivery(error);
     const result = verdict.action === 'retry' ? verdict.answer : 'permanent';
-    metrics.notificationAttempts.inc({ kind: data.kind, result });
+    metrics.notificationAttempts.inc({ shop: data.shop, kind: data.kind, result });
     if (verdict.action === 'retry' && verdict.alert) {
-      logger.error('platform refuses the connector: check PLATFORM_* credentials and URL', {
-        checkoutId: data.checkoutId,
-        kind: data.kind,
-        reason: verdict.reason,
-      });
+      logger.error(
+        "platform refuses the connector: check the shop's platform credentials and URL",
+        {
+          checkoutId: data.checkoutId,
+          kind: data.kind,
+          reason: verdict.reason,
+        },
+      );
     }
     throw error;
   }
@@ -160,8 +232,7 @@ function notificationHandlers(
 ): Handlers<'notifications'> {
   const notification = jobHandler({
     schema: notificationJobSchema,
-    // The shop is found before the attempt: a shop not served is no delivery attempt to count.
-    run: (data, job) => deliverCounted(shopDeps(shops, data.shop), options, data, job.timestamp),
+    run: (data, job, token) => deliverBehindBreaker(shops, options, data, job, token),
     onFinalFailure: async (data, error) => {
       options.logger.error('notification moved to the failed set', {
         checkoutId: data.checkoutId,

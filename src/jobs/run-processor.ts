@@ -1,4 +1,4 @@
-import { UnrecoverableError, type Job, type Processor } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
 import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import { runWithLogContext } from '../infra/log-context';
@@ -13,8 +13,11 @@ export interface JobContext {
 /** What one job name runs: its data's schema, the use case, and its last word on failure. */
 export interface JobHandler<T extends JobContext> {
   schema: ZodType<T>;
-  /** Runs the use case. Whatever it throws is retried or not by `jobOutcomeFor` alone. */
-  run(data: T, job: Job): Promise<unknown>;
+  /**
+   * Runs the use case. Whatever it throws is retried or not by `jobOutcomeFor` alone, except a
+   * job put back to wait (`waitWithoutAttempt`), which is neither a failure nor an attempt.
+   */
+  run(data: T, job: Job, token: string | undefined): Promise<unknown>;
   /**
    * Runs once, when the job will not be tried again (its error cannot be retried, or this was
    * its last attempt): abandon the checkout, park the delivery. Its own failure is logged.
@@ -55,6 +58,22 @@ export function servedShop<T>(shops: { depsFor(shop: string): T | undefined }, s
 }
 
 /**
+ * Puts the job back to wait until `untilMs` without spending one of its attempts (it made no
+ * call worth counting: its shop's breaker is open), and ends this run. `otherwise` is thrown,
+ * as a plain failed attempt, when the job has no lock token to move it with.
+ */
+export async function waitWithoutAttempt(
+  job: Job,
+  token: string | undefined,
+  untilMs: number,
+  otherwise: unknown,
+): Promise<never> {
+  if (token === undefined) throw otherwise;
+  await job.moveToDelayed(untilMs, token);
+  throw new DelayedError();
+}
+
+/**
  * The one processor of a queue: finds the handler of the job's name (an unknown name fails for
  * good), checks the data, stamps the log context (the job's shop included), runs the use case,
  * and on failure asks
@@ -64,7 +83,7 @@ export function runProcessor(
   handlers: Readonly<Record<string, JobHandler<JobContext>>>,
   logger: Logger,
 ): Processor {
-  return async (job: Job) => {
+  return async (job: Job, token?: string) => {
     const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
     if (!handler) throw new UnrecoverableError(`unknown job name "${job.name}"`);
     const parsed = handler.schema.safeParse(job.data);
@@ -77,8 +96,10 @@ export function runProcessor(
       { jobId: job.id, queue: job.queueName, requestId: data.requestId, shop: data.shop },
       async () => {
         try {
-          return await handler.run(data, job);
+          return await handler.run(data, job, token);
         } catch (error) {
+          // Put back to wait: not an attempt, not a failure, no last word.
+          if (error instanceof DelayedError) throw error;
           const outcome = jobOutcomeFor(error, job);
           if (outcome.final && handler.onFinalFailure) {
             await handler.onFinalFailure(data, error).catch((lastWordError: unknown) =>

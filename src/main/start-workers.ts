@@ -1,12 +1,14 @@
 import type { Worker } from 'bullmq';
 import type { Config } from '../config';
+import { ShopBreaker } from '../delivery/shop-breaker';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
-import type { Metrics } from '../infra/metrics';
+import { observeBreakers, type Metrics } from '../infra/metrics';
 import { closeRedis, createRedis, type ConnectorRedis } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
 import type { Shutdown } from '../infra/shutdown';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
 import { startSyncWorker } from '../jobs/sync-workers';
+import { RedisShopBreakers } from '../store/redis-shop-breaker';
 import type { Dependencies } from './dependencies';
 
 /** The workers of the process (none with the api role), on a connection of their own. */
@@ -29,6 +31,12 @@ export async function startWorkers(
     `${config.redis.prefix}-worker`,
   );
   connection.on('error', connectionErrorLogger(logger, { redis: 'worker' }));
+  const breaker = new ShopBreaker(
+    new RedisShopBreakers(connection, config.redis.prefix),
+    config.shops.breaker,
+    logger,
+  );
+  observeBreakers(runtime.metrics, () => breaker.openShops());
   const workers = startCheckoutWorkers(built.shops, {
     connection,
     prefix: config.redis.prefix,
@@ -37,6 +45,7 @@ export async function startWorkers(
     reconcileIntervalMs: config.jobs.reconcileIntervalMs,
     logger,
     metrics: runtime.metrics,
+    breaker,
     concurrency: config.workerConcurrency,
   });
   if (built.syncQueue) {

@@ -6,6 +6,8 @@ export const faultRuleSchema = z.strictObject({
   /** Path prefix the rule applies to, e.g. "/payment/" (default: every platform path). */
   match: z.string().startsWith('/').default('/'),
   method: z.enum(['GET', 'POST', 'PUT']).optional(),
+  /** Only requests made with this account (its email, from Basic auth): one shop's trouble. */
+  account: z.string().min(1).optional(),
   /** Answer with this status and a DreamFactory error body. */
   status: z.number().int().min(200).max(599).optional(),
   /** With `status`: the Retry-After header, in seconds. */
@@ -72,10 +74,13 @@ export class SimulatorFaults {
     this.hanging.clear();
   }
 
-  private take(method: string, path: string): ParsedRule | undefined {
+  private take(method: string, path: string, account: string | undefined): ParsedRule | undefined {
     const rule = this.rules.find(
       (r) =>
-        path.startsWith(r.match) && (!r.method || r.method === method) && this.chance() < r.rate,
+        path.startsWith(r.match) &&
+        (!r.method || r.method === method) &&
+        (!r.account || r.account === account) &&
+        this.chance() < r.rate,
     );
     if (rule?.times !== undefined) {
       rule.times -= 1;
@@ -87,7 +92,7 @@ export class SimulatorFaults {
   /** Express middleware: applies the first matching rule, or passes the request on. */
   middleware(): RequestHandler {
     return (req, res, next) => {
-      const rule = this.take(req.method, req.path);
+      const rule = this.take(req.method, req.path, basicUser(req.get('authorization')));
       if (!rule) return next();
       const act = (): void => {
         if (rule.hang) {
@@ -126,4 +131,13 @@ export class SimulatorFaults {
       this.delayed.set(timer, res);
     };
   }
+}
+
+/** The user name of a Basic authorization header (not checked: the platform's routes check it). */
+function basicUser(header: string | undefined): string | undefined {
+  const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(0, colon);
 }

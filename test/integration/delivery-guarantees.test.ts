@@ -188,10 +188,10 @@ describe('delivery guarantees', () => {
     await completedJob(h.connector.jobs.notificationQueue, `finish-${checkoutId}`);
     const text = await (await fetch(`${h.url}/metrics`)).text();
     expect(text).toMatch(
-      /connector_notification_attempts_total\{kind="finish",result="delivered"\} [1-9]/,
+      /connector_notification_attempts_total\{shop="default",kind="finish",result="delivered"\} [1-9]/,
     );
     expect(text).toMatch(
-      /connector_notification_attempts_total\{kind="finish",result="duplicate"\} [1-9]/,
+      /connector_notification_attempts_total\{shop="default",kind="finish",result="duplicate"\} [1-9]/,
     );
     expect(text).toMatch(/connector_notification_delivery_seconds_count\{kind="finish"\} [1-9]/);
     expect(text).toMatch(/connector_queue_jobs\{queue="notifications",state="failed"\} 0/);

@@ -2,6 +2,7 @@
 const calculateSlot = require('cluster-key-slot') as (key: string) => number;
 import { isCheckoutId, newCheckoutId, shopOfCheckout } from '../../src/checkout/checkout-record';
 import {
+  breakerKey,
   queuePrefix,
   rateLimitPrefix,
   sandboxKey,
@@ -26,6 +27,7 @@ function shopKeys(prefix: string, shop: string): string[] {
     keys.event('stripe', 'evt_1'),
     sandboxKey(prefix, shop, id),
     syncLedgerKey(prefix, shop),
+    breakerKey(prefix, shop),
   ];
 }
 

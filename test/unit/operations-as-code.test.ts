@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { CONFIG_VARIABLES } from '../../src/config';
 import {
   createMetrics,
+  observeBreakers,
   observeQueues,
   observeReconciler,
   observeRedis,
@@ -17,6 +18,7 @@ async function exportedNames(): Promise<Set<string>> {
   observeQueues(metrics, []);
   observeReconciler(metrics, async () => ({ due: 0, oldestDueAt: undefined }));
   observeRedis(metrics, async () => true);
+  observeBreakers(metrics, async () => []);
   const names = new Set<string>();
   for (const metric of await metrics.registry.getMetricsAsJSON()) {
     names.add(metric.name);
