@@ -10,6 +10,7 @@ import {
   type ProviderName,
 } from './payments/provider-fields';
 import { parseKeyring } from './shops/secret-box';
+import { checkoutRoutePath, ENV_SHOP_ID } from './shops/shop-id';
 import {
   providerSecrets as providerSecretsOf,
   type ProviderSettings,
@@ -617,11 +618,15 @@ export function loadQueueConfig(
 
 /**
  * Only what `checkout start` needs: where the connector's checkout route is, its token, and
- * Redis (to read the checkout's URL). Throws ConfigError.
+ * Redis (to read the checkout's URL). The env shop's route is CHECKOUT_ROUTE_PATH with
+ * CHECKOUT_ROUTE_TOKEN; a registry shop's is `/shops/<id>/checkout` with SHOP_ROUTE_TOKEN (the
+ * token `shops add` or `rotate-token` printed: the registry keeps only its hash). Throws
+ * ConfigError.
  */
 export function loadCheckoutRouteConfig(
   env: Env = process.env,
   cwd?: string,
+  shop: string = ENV_SHOP_ID,
 ): {
   connectorUrl: string;
   routePath: string;
@@ -629,35 +634,54 @@ export function loadCheckoutRouteConfig(
   redis: { url: string; prefix: string };
   secrets: string[];
 } {
+  const tokenVariable = shop === ENV_SHOP_ID ? 'CHECKOUT_ROUTE_TOKEN' : 'SHOP_ROUTE_TOKEN';
   const raw = parseOrThrow(
-    z.object({
-      PORT: serverShape.PORT,
-      PUBLIC_URL: serverShape.PUBLIC_URL,
-      CHECKOUT_ROUTE_PATH: serverShape.CHECKOUT_ROUTE_PATH,
-      CHECKOUT_ROUTE_TOKEN: routeToken,
-      REDIS_URL: serverShape.REDIS_URL,
-      QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
-    }),
+    z
+      .object({
+        PORT: serverShape.PORT,
+        PUBLIC_URL: serverShape.PUBLIC_URL,
+        REDIS_URL: serverShape.REDIS_URL,
+        QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
+        CHECKOUT_ROUTE_PATH: serverShape.CHECKOUT_ROUTE_PATH,
+        CHECKOUT_ROUTE_TOKEN: routeToken.optional(),
+        SHOP_ROUTE_TOKEN: routeToken.optional(),
+      })
+      .superRefine((raw, ctx) => {
+        if (raw[tokenVariable] !== undefined) return;
+        ctx.addIssue({
+          code: 'custom',
+          path: [tokenVariable],
+          message:
+            shop === ENV_SHOP_ID
+              ? 'is required'
+              : `is required: shop ${shop}'s route token, as \`shops add\` or \`rotate-token\` printed it`,
+        });
+      }),
     readEnvironment(env, cwd),
   );
+  const route = {
+    path: shop === ENV_SHOP_ID ? raw.CHECKOUT_ROUTE_PATH : checkoutRoutePath(shop),
+    token: raw[tokenVariable] ?? '',
+  };
   return deepFreeze({
     connectorUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
-    routePath: raw.CHECKOUT_ROUTE_PATH,
-    routeToken: raw.CHECKOUT_ROUTE_TOKEN,
+    routePath: route.path,
+    routeToken: route.token,
     redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
-    secrets: [raw.CHECKOUT_ROUTE_TOKEN],
+    secrets: [route.token],
   });
 }
 
 /**
- * What `connector sync` needs: the platform, Redis (the ledger), the sink; no checkout token.
- * ERP_SINK is required here. Throws ConfigError.
+ * What `connector sync` needs: the platform's host, Redis (the ledger), the sink; no checkout
+ * token. The shop's platform account comes on its own (`PLATFORM_*` for the env shop, the
+ * registry for another). ERP_SINK is required here. Throws ConfigError.
  */
 export function loadSyncConfig(
   env: Env = process.env,
   cwd?: string,
 ): {
-  platform: PlatformConfig;
+  platform: PlatformHostConfig;
   log: LogConfig;
   redis: { url: string; prefix: string };
   sync: SyncConfig & { sink: ErpSinkConfig };
@@ -667,7 +691,7 @@ export function loadSyncConfig(
   const schema = z
     .object({
       ...commonShape,
-      ...platformShape,
+      ...platformHostShape,
       ...syncShape,
       REDIS_URL: serverShape.REDIS_URL,
       QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
@@ -683,7 +707,7 @@ export function loadSyncConfig(
       syncIssues(raw, ctx);
     });
   const raw = parseOrThrow(schema, readEnvironment(env, cwd));
-  const platform = platformConfig(raw);
+  const platform = platformHostConfig(raw);
   const sync = syncConfigFrom(raw);
   if (!sync.sink) throw new ConfigError(['ERP_SINK: is required: webhook or directory']);
   return deepFreeze({
@@ -692,7 +716,7 @@ export function loadSyncConfig(
     redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
     sync: { ...sync, sink: sync.sink },
     concurrency: raw.WORKER_CONCURRENCY,
-    secrets: [...platformSecrets(platform), ...syncSecrets(raw)],
+    secrets: syncSecrets(raw),
   });
 }
 

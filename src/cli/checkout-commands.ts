@@ -6,11 +6,13 @@ import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story'
 import type { CheckoutStore } from '../checkout/ports';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { parsePositiveInt } from './services-commands';
+import { shopOption } from './shop-option';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const POLL_MS = 200;
 
 interface StartOptions {
+  shop: string;
   url?: string;
   wait?: number;
   format: 'text' | 'json';
@@ -73,12 +75,12 @@ async function waitForUrl(
 }
 
 async function startCheckout(io: CliIo, serviceId: number, options: StartOptions): Promise<void> {
-  const config = loadCheckoutRouteConfig(io.env);
+  const config = loadCheckoutRouteConfig(io.env, undefined, options.shop);
   const endpoint = `${(options.url ?? config.connectorUrl).replace(/\/+$/, '')}${config.routePath}`;
   const accepted = await askForCheckout(endpoint, config.routeToken, serviceId);
   let record: CheckoutRecord | undefined;
   if (options.wait !== undefined) {
-    const access = await io.adapters.openQueues(config.redis);
+    const access = await io.adapters.openQueues(config.redis, options.shop);
     try {
       record = await waitForUrl(access.store, accepted.checkout_id, options.wait * 1000);
     } finally {
@@ -104,9 +106,14 @@ async function startCheckout(io: CliIo, serviceId: number, options: StartOptions
   );
 }
 
-async function tellStory(io: CliIo, serviceId: number, format: 'table' | 'json'): Promise<void> {
+async function tellStory(
+  io: CliIo,
+  serviceId: number,
+  options: { format: 'table' | 'json'; shop: string },
+): Promise<void> {
+  const { format, shop } = options;
   const { redis } = loadQueueConfig(io.env);
-  const access = await io.adapters.openQueues(redis);
+  const access = await io.adapters.openQueues(redis, shop);
   let stories: CheckoutStory[];
   try {
     const records = await access.store.checkoutsOfService(serviceId);
@@ -120,7 +127,7 @@ async function tellStory(io: CliIo, serviceId: number, format: 'table' | 'json')
   }
   if (stories.length === 0) {
     throw new CliFailure(
-      `no checkouts of service ${serviceId} (kept 30 days after their outcome; are REDIS_URL and QUEUE_PREFIX the connector's?)`,
+      `no checkouts of service ${serviceId} in shop ${shop} (kept 30 days after their outcome; are REDIS_URL, QUEUE_PREFIX and --shop right?)`,
       EXIT.failure,
     );
   }
@@ -148,6 +155,7 @@ export function checkoutCommand(io: CliIo): Command {
     .addOption(
       new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'),
     )
+    .addOption(shopOption())
     .action((serviceId: number, options: StartOptions) => startCheckout(io, serviceId, options));
   checkout
     .command('status')
@@ -158,8 +166,9 @@ export function checkoutCommand(io: CliIo): Command {
     .addOption(
       new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
     )
-    .action((serviceId: number, options: { format: 'table' | 'json' }) =>
-      tellStory(io, serviceId, options.format),
+    .addOption(shopOption())
+    .action((serviceId: number, options: { format: 'table' | 'json'; shop: string }) =>
+      tellStory(io, serviceId, options),
     );
   return checkout;
 }

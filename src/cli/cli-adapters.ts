@@ -43,10 +43,15 @@ export interface CliAdapters {
     admin: ShopAdmin;
     close(): Promise<void>;
   }>;
-  /** Connects to Redis (fails with a CliFailure when it does not answer). */
-  openQueues(redis: { url: string; prefix: string }): Promise<QueueAccess>;
+  /**
+   * Connects to Redis (fails with a CliFailure when it does not answer); `store` is `shop`'s
+   * (the env shop's unless said).
+   */
+  openQueues(redis: { url: string; prefix: string }, shop?: string): Promise<QueueAccess>;
   /** The sync's platform client, ledger (on Redis) and sink (fails with a CliFailure without Redis). */
   openSync(config: {
+    /** The shop whose services are synced: its ledger, its sink folder or signed name. */
+    shop: string;
     platform: PlatformConfig;
     log: LogConfig;
     redis: { url: string; prefix: string };

@@ -3,6 +3,7 @@ import { loadQueueConfig } from '../config';
 import type { FailedDelivery } from '../delivery/ports';
 import type { QueueAccess } from './cli-adapters';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { parseShopId } from './shop-option';
 
 async function withQueues<T>(io: CliIo, fn: (access: QueueAccess) => Promise<T>): Promise<T> {
   const { redis } = loadQueueConfig(io.env);
@@ -14,12 +15,23 @@ async function withQueues<T>(io: CliIo, fn: (access: QueueAccess) => Promise<T>)
   }
 }
 
+/**
+ * `--shop <id>` on the failed set: only that shop's. Without it, every shop's (each row names
+ * its shop): the failed set is one operators look at whole.
+ */
+function onlyShop(): Option {
+  return new Option('--shop <id>', "only this shop's (default: every shop's)").argParser(
+    parseShopId,
+  );
+}
+
 /** Failed deliveries are read this many at a time, so any number of them lists. */
 const PAGE = 500;
 
 function toRow(delivery: FailedDelivery) {
   return {
     id: delivery.id,
+    shop: delivery.shop,
     kind: delivery.kind,
     service_id: delivery.serviceId,
     checkout_id: delivery.checkoutId,
@@ -29,25 +41,32 @@ function toRow(delivery: FailedDelivery) {
   };
 }
 
-async function listFailed(io: CliIo, access: QueueAccess, format: 'table' | 'json') {
+async function listFailed(
+  io: CliIo,
+  access: QueueAccess,
+  options: { format: 'table' | 'json'; shop?: string },
+) {
+  const { format, shop } = options;
   let listed = 0;
   if (format === 'json') await write(io.stdout, '[');
   for (let offset = 0; ; offset += PAGE) {
     const page = await access.failedDeliveries.page(offset, PAGE);
     for (const delivery of page) {
+      if (shop !== undefined && delivery.shop !== shop) continue;
       const row = toRow(delivery);
       await write(
         io.stdout,
         format === 'json'
           ? `${listed === 0 ? '\n' : ',\n'}  ${JSON.stringify(row)}`
-          : `${row.id}  ${row.kind}  service ${row.service_id}  attempts ${row.attempts}  ${row.failed_at ?? ''}\n    ${row.reason}\n`,
+          : `${row.id}  shop ${row.shop ?? '?'}  ${row.kind}  service ${row.service_id}  attempts ${row.attempts}  ${row.failed_at ?? ''}\n    ${row.reason}\n`,
       );
       listed += 1;
     }
     if (page.length < PAGE) break;
   }
   if (format === 'json') await write(io.stdout, listed === 0 ? ']\n' : '\n]\n');
-  else if (listed === 0) await write(io.stdout, 'no failed deliveries\n');
+  else if (listed === 0)
+    await write(io.stdout, `no failed deliveries${shop === undefined ? '' : ` of shop ${shop}`}\n`);
 }
 
 /** `notifications failed|retry`: the failed set of finish/cancel deliveries. */
@@ -61,25 +80,34 @@ export function notificationsCommand(io: CliIo): Command {
     .addOption(
       new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
     )
-    .action((options: { format: 'table' | 'json' }) =>
-      withQueues(io, (access) => listFailed(io, access, options.format)),
+    .addOption(onlyShop())
+    .action((options: { format: 'table' | 'json'; shop?: string }) =>
+      withQueues(io, (access) => listFailed(io, access, options)),
     );
   notifications
     .command('retry')
     .description('send failed deliveries again, from the first attempt')
     .argument('[job-id]', 'one job, as listed by `notifications failed`')
-    .option('--all', 'every failed delivery')
-    .action((jobId: string | undefined, options: { all?: boolean }) => {
+    .option('--all', 'every failed delivery (of --shop, when given)')
+    .addOption(onlyShop())
+    .action((jobId: string | undefined, options: { all?: boolean; shop?: string }) => {
       if (!jobId === !options.all)
         throw new CliFailure('give a job id or --all (not both)', EXIT.usage);
+      const { shop } = options;
       return withQueues(io, async ({ failedDeliveries }) => {
         if (options.all) {
-          const count = await failedDeliveries.retryAll();
-          await write(io.stdout, `retrying ${count} failed deliveries\n`);
+          const count = await failedDeliveries.retryAll(shop);
+          await write(
+            io.stdout,
+            `retrying ${count} failed deliveries${shop === undefined ? '' : ` of shop ${shop}`}\n`,
+          );
           return;
         }
-        if (!(await failedDeliveries.retry(jobId ?? '')))
-          throw new CliFailure(`no failed delivery with id ${jobId}`, EXIT.failure);
+        if (!(await failedDeliveries.retry(jobId ?? '', shop)))
+          throw new CliFailure(
+            `no failed delivery with id ${jobId}${shop === undefined ? '' : ` in shop ${shop}`}`,
+            EXIT.failure,
+          );
         await write(io.stdout, `retrying ${jobId}\n`);
       });
     });

@@ -1,11 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadCurrency, loadPlatformConfig } from '../config';
+import { loadCurrency } from '../config';
 import { createLogger } from '../infra/logger';
 import { PlatformClient, type ServiceFilters } from '../platform/platform-client';
 import { Presets, SingleBar } from 'cli-progress';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { serviceSummary } from './service-summary';
 import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
+import { shopOption, shopPlatform } from './shop-option';
 
 export function parsePositiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) <= 0)
@@ -21,7 +22,7 @@ function parseFilter(value: string, previous: ServiceFilters): ServiceFilters {
 
 function platformClient(
   io: CliIo,
-  config: ReturnType<typeof loadPlatformConfig> = loadPlatformConfig(io.env),
+  config: Awaited<ReturnType<typeof shopPlatform>>,
 ): PlatformClient {
   const logger = createLogger({
     ...config.log,
@@ -41,6 +42,7 @@ function platformClient(
 }
 
 interface ListOptions {
+  shop: string;
   status?: number;
   filter: ServiceFilters;
   format: ListFormat;
@@ -85,7 +87,7 @@ function progressBar(io: CliIo): {
 async function listServices(io: CliIo, options: ListOptions): Promise<void> {
   if (options.all && options.limit !== undefined)
     throw new CliFailure('give --all or --limit, not both', EXIT.usage);
-  const config = loadPlatformConfig(io.env);
+  const config = await shopPlatform(io, options.shop);
   const client = platformClient(io, config);
   const filters: ServiceFilters = {
     ...options.filter,
@@ -146,6 +148,7 @@ export function servicesCommand(io: CliIo): Command {
       parsePositiveInt,
     )
     .option('--all', 'every matching service, following every page')
+    .addOption(shopOption())
     .action((options: ListOptions) => listServices(io, options));
   services
     .command('get')
@@ -154,9 +157,11 @@ export function servicesCommand(io: CliIo): Command {
     )
     .argument('<id>', 'service id', parsePositiveInt)
     .option('--json', 'the service as JSON, as the platform sent it')
-    .action(async (id: number, options: { json?: boolean }) => {
+    .addOption(shopOption())
+    .action(async (id: number, options: { json?: boolean; shop: string }) => {
       const currency = options.json ? undefined : loadCurrency(io.env);
-      const lookup = await platformClient(io).getService(id);
+      const client = platformClient(io, await shopPlatform(io, options.shop));
+      const lookup = await client.getService(id);
       if (!lookup.found) throw new CliFailure(`service ${id} not found`, EXIT.failure);
       await write(
         io.stdout,
@@ -170,8 +175,10 @@ export function servicesCommand(io: CliIo): Command {
     .description('store the ERP order code on a service (PUT internal_code)')
     .argument('<id>', 'service id', parsePositiveInt)
     .argument('<erp-order-code>', 'the order code in the ERP')
-    .action(async (id: number, code: string) => {
-      const linked = await platformClient(io).linkService(id, code);
+    .addOption(shopOption())
+    .action(async (id: number, code: string, options: { shop: string }) => {
+      const client = platformClient(io, await shopPlatform(io, options.shop));
+      const linked = await client.linkService(id, code);
       if (!linked) throw new CliFailure(`service ${id} not found`, EXIT.failure);
       await write(io.stdout, `service ${id} linked to ERP order ${code}\n`);
     });

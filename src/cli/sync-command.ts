@@ -2,8 +2,10 @@ import { Command, Option } from 'commander';
 import { loadSyncConfig } from '../config';
 import { syncOnce, type OnceCounts } from '../sync/sync-once';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { shopOption, shopPlatform } from './shop-option';
 
 interface SyncOptions {
+  shop: string;
   once?: boolean;
   format: 'text' | 'json';
 }
@@ -40,8 +42,12 @@ async function runSync(io: CliIo, options: SyncOptions): Promise<void> {
       EXIT.config,
     );
   }
+  const account = await shopPlatform(io, options.shop);
   const access = await io.adapters.openSync({
     ...config,
+    shop: options.shop,
+    platform: account.platform,
+    secrets: [...config.secrets, ...account.secrets],
     log: { ...config.log, level: io.env.LOG_LEVEL ?? 'warn' },
     stderr: io.stderr,
   });
@@ -93,5 +99,6 @@ export function syncCommand(io: CliIo): Command {
         .choices(['text', 'json'])
         .default('text'),
     )
+    .addOption(shopOption())
     .action((options: SyncOptions) => runSync(io, options));
 }

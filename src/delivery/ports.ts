@@ -1,6 +1,8 @@
 /** A finish or cancel delivery that gave up, as operators see it (never a secret). */
 export interface FailedDelivery {
   id: string;
+  /** The shop the delivery is of (from its job; undefined only for a job that names none). */
+  shop: string | undefined;
   kind: string;
   serviceId: number | undefined;
   checkoutId: string | undefined;
@@ -13,10 +15,13 @@ export interface FailedDelivery {
 export interface FailedDeliveries {
   /** One page of the failed set, most recent first. */
   page(offset: number, limit: number): Promise<FailedDelivery[]>;
-  /** Sends one failed delivery again from its first attempt; false when no such failed delivery. */
-  retry(id: string): Promise<boolean>;
-  /** Sends every failed delivery again; returns how many there were. */
-  retryAll(): Promise<number>;
+  /**
+   * Sends one failed delivery again from its first attempt; false when no such failed delivery
+   * (of `shop`, when given).
+   */
+  retry(id: string, shop?: string): Promise<boolean>;
+  /** Sends every failed delivery (of `shop`, when given) again; returns how many there were. */
+  retryAll(shop?: string): Promise<number>;
 }
 
 /** Where a checkout's finish or cancel delivery stands, as the queue knows it. */

@@ -1,11 +1,24 @@
+import path from 'node:path';
 import type { ErpSinkConfig } from '../config';
 import type { ErpSink, SyncLog } from '../sync/ports';
+import { ENV_SHOP_ID } from '../shops/shop-id';
 import { DirectorySink } from './directory-sink';
 import { WebhookSink } from './webhook-sink';
 
-/** The sink ERP_SINK names, configured. */
-export function createErpSink(config: ErpSinkConfig, log: SyncLog): ErpSink {
+/**
+ * The sink ERP_SINK names, configured for one shop. The env shop's is as it always was; a
+ * registry shop's webhook deliveries name the shop inside what they sign, and its files go to a
+ * folder of its own, `ERP_EXPORT_DIR/<shop>/`.
+ */
+export function createErpSink(config: ErpSinkConfig, log: SyncLog, shop: string): ErpSink {
+  const registryShop = shop === ENV_SHOP_ID ? undefined : shop;
   return config.kind === 'webhook'
-    ? new WebhookSink({ url: config.url, secret: config.secret, timeoutMs: config.timeoutMs, log })
-    : new DirectorySink(config.dir);
+    ? new WebhookSink({
+        url: config.url,
+        secret: config.secret,
+        timeoutMs: config.timeoutMs,
+        log,
+        shop: registryShop,
+      })
+    : new DirectorySink(registryShop ? path.join(config.dir, registryShop) : config.dir);
 }

@@ -3,18 +3,39 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** The header every webhook delivery carries. */
 export const SIGNATURE_HEADER = 'X-Connector-Signature';
 
-/**
- * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, the scheme Stripe made familiar:
- * the timestamp is signed with the body, so a captured delivery cannot be replayed later.
- */
-export function signatureHeader(secret: string, rawBody: string, unixSeconds: number): string {
-  const v1 = createHmac('sha256', secret).update(`${unixSeconds}.${rawBody}`).digest('hex');
-  return `t=${unixSeconds},v1=${v1}`;
+/** The header naming a registry shop's deliveries (also signed, inside the signature header). */
+export const SHOP_HEADER = 'X-Connector-Shop';
+
+/** What is signed: `<t>.<raw body>`, or `<t>.<shop>.<raw body>` for a registry shop's delivery. */
+function signedText(unixSeconds: number | string, rawBody: string, shop?: string): string {
+  return shop === undefined ? `${unixSeconds}.${rawBody}` : `${unixSeconds}.${shop}.${rawBody}`;
 }
 
 /**
- * What an ERP runs on a delivery (README shows it): true when the header signs this exact raw
- * body with `secret` and its timestamp is within `toleranceSeconds` of `nowSeconds`.
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, the scheme Stripe made familiar:
+ * the timestamp is signed with the body, so a captured delivery cannot be replayed later. A
+ * registry shop's delivery says its shop in the header and under the HMAC,
+ * `t=<t>,shop=<shop>,v1=<HMAC of "<t>.<shop>.<raw body>">`, so a delivery of one shop cannot be
+ * passed off as another's.
+ */
+export function signatureHeader(
+  secret: string,
+  rawBody: string,
+  unixSeconds: number,
+  shop?: string,
+): string {
+  const v1 = createHmac('sha256', secret)
+    .update(signedText(unixSeconds, rawBody, shop))
+    .digest('hex');
+  return shop === undefined
+    ? `t=${unixSeconds},v1=${v1}`
+    : `t=${unixSeconds},shop=${shop},v1=${v1}`;
+}
+
+/**
+ * What an ERP runs on a delivery (README shows it): the shop the header signs (`default` for the
+ * env shop's) when it signs this exact raw body with `secret` and its timestamp is within
+ * `toleranceSeconds` of `nowSeconds`; undefined when it does not.
  */
 export function verifySignature(
   secret: string,
@@ -22,7 +43,7 @@ export function verifySignature(
   header: string | undefined,
   nowSeconds = Math.floor(Date.now() / 1000),
   toleranceSeconds = 300,
-): boolean {
+): string | undefined {
   const fields = new Map(
     (header ?? '').split(',').map((part) => {
       const eq = part.indexOf('=');
@@ -31,9 +52,12 @@ export function verifySignature(
   );
   const t = Number(fields.get('t'));
   const given = fields.get('v1') ?? '';
-  if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceSeconds) return false;
-  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex');
-  return (
-    given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
-  );
+  const shop = fields.get('shop');
+  if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceSeconds) return undefined;
+  const expected = createHmac('sha256', secret)
+    .update(signedText(t, rawBody, shop))
+    .digest('hex');
+  const valid =
+    given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+  return valid ? (shop ?? 'default') : undefined;
 }

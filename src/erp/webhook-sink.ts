@@ -7,13 +7,15 @@ import {
 } from '../platform/answer-classification';
 import { textOf } from '../platform/schemas';
 import type { ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
-import { SIGNATURE_HEADER, signatureHeader } from './signature';
+import { SHOP_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature';
 
 export interface WebhookSinkOptions {
   url: string;
   secret: string;
   timeoutMs: number;
   log: SyncLog;
+  /** A registry shop's id: named in `X-Connector-Shop` and signed (the env shop's: undefined). */
+  shop?: string;
   /** Seconds since the epoch (tests pin it). */
   now?: () => number;
 }
@@ -65,8 +67,9 @@ export class WebhookSink implements ErpSink {
         headers: {
           'content-type': 'application/json',
           accept: 'application/json',
-          [SIGNATURE_HEADER]: signatureHeader(this.options.secret, raw, now),
+          [SIGNATURE_HEADER]: signatureHeader(this.options.secret, raw, now, this.options.shop),
           'X-Connector-Delivery': deliveryId,
+          ...(this.options.shop === undefined ? {} : { [SHOP_HEADER]: this.options.shop }),
         },
       });
     } catch (error) {

@@ -9,6 +9,16 @@ import type {
 } from '../delivery/ports';
 import { jobIds } from './queue-names';
 
+/** Failed jobs read at a time when one shop's are retried. */
+const RETRY_PAGE = 500;
+
+/** The shop of a notification job: its data's, else the one its checkout id names. */
+function shopOf(job: { data: unknown }): string | undefined {
+  const data = job.data as { shop?: unknown; checkoutId?: unknown } | null;
+  if (typeof data?.shop === 'string') return data.shop;
+  return typeof data?.checkoutId === 'string' ? shopOfCheckout(data.checkoutId) : undefined;
+}
+
 /** The notifications queue's failed set, behind the FailedDeliveries port. */
 export class BullmqFailedDeliveries implements FailedDeliveries {
   constructor(
@@ -30,10 +40,11 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
     );
     return jobs.flatMap((job, i) => {
       if (!job.id) return [];
-      const data = job.data as { checkoutId?: string };
+      const data = job.data as { checkoutId?: string; shop?: string };
       return [
         {
           id: job.id,
+          shop: shopOf(job),
           kind: job.name,
           serviceId: records[i]?.serviceId,
           checkoutId: data.checkoutId,
@@ -45,18 +56,39 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
     });
   }
 
-  async retry(id: string): Promise<boolean> {
+  async retry(id: string, shop?: string): Promise<boolean> {
     const job = await this.queue.getJob(id);
-    if (!job || !(await job.isFailed())) return false;
+    if (!job || (shop !== undefined && shopOf(job) !== shop)) return false;
+    if (!(await job.isFailed())) return false;
     await job.retry('failed');
     return true;
   }
 
-  async retryAll(): Promise<number> {
-    const failed = await this.queue.getFailedCount();
-    // BullMQ moves them in batches of `count` until none is left.
-    await this.queue.retryJobs({ state: 'failed', count: 1000 });
-    return failed;
+  async retryAll(shop?: string): Promise<number> {
+    if (shop === undefined) {
+      const failed = await this.queue.getFailedCount();
+      // BullMQ moves them in batches of `count` until none is left.
+      await this.queue.retryJobs({ state: 'failed', count: 1000 });
+      return failed;
+    }
+    // One shop's: its jobs are picked out of the failed set, a page at a time. A job retried
+    // leaves the set, so the next page is read from where this one's survivors end.
+    let retried = 0;
+    let offset = 0;
+    for (;;) {
+      const page = await this.queue.getFailed(offset, offset + RETRY_PAGE - 1);
+      if (page.length === 0) return retried;
+      let kept = 0;
+      for (const job of page) {
+        if (job && shopOf(job) === shop) {
+          await job.retry('failed');
+          retried += 1;
+        } else {
+          kept += 1;
+        }
+      }
+      offset += kept;
+    }
   }
 }
 

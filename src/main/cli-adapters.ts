@@ -53,7 +53,7 @@ export const cliAdapters: CliAdapters = {
     };
   },
 
-  async openQueues(redisConfig): Promise<QueueAccess> {
+  async openQueues(redisConfig, shop = ENV_SHOP_ID): Promise<QueueAccess> {
     const redis = await connectCliRedis(redisConfig.url);
     const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
     queue.on('error', () => undefined);
@@ -64,7 +64,7 @@ export const cliAdapters: CliAdapters = {
       return store;
     };
     return {
-      store: storeOf(ENV_SHOP_ID),
+      store: storeOf(shop),
       failedDeliveries: new BullmqFailedDeliveries(queue, storeOf),
       deliveryHistory: new BullmqDeliveryHistory(queue),
       close: async () => {
@@ -81,7 +81,7 @@ export const cliAdapters: CliAdapters = {
       deps: syncDeps(config.sync, {
         redis,
         prefix: config.redis.prefix,
-        shop: ENV_SHOP_ID,
+        shop: config.shop,
         // A person is waiting: GETs get a short retry, as in `services`.
         platform: new PlatformClient({ ...config.platform, logger, getRetries: 2 }),
         logger,

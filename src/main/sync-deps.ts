@@ -19,7 +19,7 @@ export function syncDeps(
   return {
     platform: runtime.platform,
     ledger: new RedisSyncLedger(runtime.redis, runtime.prefix, runtime.shop),
-    sink: createErpSink(sync.sink, runtime.logger),
+    sink: createErpSink(sync.sink, runtime.logger, runtime.shop),
     statuses: sync.statuses,
     log: runtime.logger,
   };

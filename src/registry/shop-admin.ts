@@ -252,6 +252,15 @@ export class ShopAdmin {
     return { shop: id, ok: problems.length === 0, problems };
   }
 
+  /**
+   * The shop's platform account, opened: what the CLI's data commands (`--shop`) call the
+   * platform with. Never shown: the caller scrubs it from its log.
+   */
+  async platformAccount(id: string): Promise<ShopDocument['platform']> {
+    const { stored } = await this.entry(id);
+    return openShop(stored, this.keyring()).document.platform;
+  }
+
   /** Removes a shop and its secrets and data; 409 while it has work not done. */
   async remove(id: string, by: Actor): Promise<void> {
     const current = await this.entry(id);

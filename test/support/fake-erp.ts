@@ -11,6 +11,10 @@ export interface ErpDelivery {
   deliveryId: string | undefined;
   signature: string | undefined;
   verified: boolean;
+  /** The shop the signature vouches for (`default` without one), when it verified. */
+  shop: string | undefined;
+  /** The `X-Connector-Shop` header as sent. */
+  shopHeader: string | undefined;
   answered: number;
   at: number;
 }
@@ -18,8 +22,9 @@ export interface ErpDelivery {
 /**
  * An ERP's webhook endpoint, written from README's "Verifying a delivery" section (not from the
  * connector's code): it checks `X-Connector-Signature` (t=<unix s>,v1=<hex HMAC-SHA256 of
- * "<t>.<raw body>">, five minutes of tolerance) with its own HMAC, answers 401 when it does not
- * verify, and otherwise 200 `{"internal_code": "ERP-<id>"}`. `down` answers 503; `codes` off
+ * "<t>.<raw body>">, or with `shop=<id>` of "<t>.<shop>.<raw body>"; five minutes of tolerance)
+ * with its own HMAC, answers 401 when it does not verify (or when `X-Connector-Shop` is not the
+ * shop signed), and otherwise 200 `{"internal_code": "ERP-<id>"}`. `down` answers 503; `codes` off
  * answers `{}`; a service in `refuse` is answered 422.
  */
 export class FakeErp extends LoopbackFake {
@@ -39,15 +44,18 @@ export class FakeErp extends LoopbackFake {
     );
   }
 
-  private verify(raw: string, header: string | undefined): boolean {
+  /** The shop the header signs this body for (`default` when it names none), or undefined. */
+  private verify(raw: string, header: string | undefined): string | undefined {
     const parts = Object.fromEntries(
       (header ?? '').split(',').map((kv) => kv.split('=', 2) as [string, string]),
     );
     const t = Number(parts.t);
-    if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300) return false;
-    const expected = createHmac('sha256', this.secret).update(`${parts.t}.${raw}`).digest();
+    if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300) return undefined;
+    const signed = parts.shop ? `${parts.t}.${parts.shop}.${raw}` : `${parts.t}.${raw}`;
+    const expected = createHmac('sha256', this.secret).update(signed).digest();
     const given = Buffer.from(parts.v1 ?? '', 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    const valid = given.length === expected.length && timingSafeEqual(given, expected);
+    return valid ? (parts.shop ?? 'default') : undefined;
   }
 
   protected buildApp(): RequestListener {
@@ -60,7 +68,9 @@ export class FakeErp extends LoopbackFake {
           body = undefined;
         }
         const signature = req.headers['x-connector-signature'] as string | undefined;
-        const verified = this.verify(raw, signature);
+        const shopHeader = req.headers['x-connector-shop'] as string | undefined;
+        const shop = this.verify(raw, signature);
+        const verified = shop !== undefined && (shopHeader ?? 'default') === shop;
         const id = (body as { id?: unknown } | undefined)?.id;
         const serviceId =
           typeof id === 'number' ? id : typeof id === 'string' ? Number(id) : undefined;
@@ -73,6 +83,8 @@ export class FakeErp extends LoopbackFake {
           deliveryId: req.headers['x-connector-delivery'] as string | undefined,
           signature,
           verified,
+          shop,
+          shopHeader,
           answered,
           at: Date.now(),
         });

@@ -16,12 +16,21 @@ describe('the webhook signature', () => {
 
   it('verifies the right body, and refuses another secret, another body or a stale time', () => {
     const header = signatureHeader(secret, body, now);
-    expect(verifySignature(secret, body, header, now + 10)).toBe(true);
-    expect(verifySignature('another-secret-0123456789', body, header, now)).toBe(false);
-    expect(verifySignature(secret, body.replace('6', '7'), header, now)).toBe(false);
-    expect(verifySignature(secret, body, header, now + 301)).toBe(false);
-    expect(verifySignature(secret, body, undefined, now)).toBe(false);
-    expect(verifySignature(secret, body, 't=abc,v1=00', now)).toBe(false);
+    expect(verifySignature(secret, body, header, now + 10)).toBe('default');
+    expect(verifySignature('another-secret-0123456789', body, header, now)).toBeUndefined();
+    expect(verifySignature(secret, body.replace('6', '7'), header, now)).toBeUndefined();
+    expect(verifySignature(secret, body, header, now + 301)).toBeUndefined();
+    expect(verifySignature(secret, body, undefined, now)).toBeUndefined();
+    expect(verifySignature(secret, body, 't=abc,v1=00', now)).toBeUndefined();
+  });
+
+  it("signs a registry shop's delivery with its shop: another shop, or none, does not verify", () => {
+    const header = signatureHeader(secret, body, now, 'loja-b');
+    const v1 = createHmac('sha256', secret).update(`${now}.loja-b.${body}`).digest('hex');
+    expect(header).toBe(`t=${now},shop=loja-b,v1=${v1}`);
+    expect(verifySignature(secret, body, header, now)).toBe('loja-b');
+    expect(verifySignature(secret, body, header.replace('loja-b', 'loja-c'), now)).toBeUndefined();
+    expect(verifySignature(secret, body, header.replace(',shop=loja-b', ''), now)).toBeUndefined();
   });
 });
 
