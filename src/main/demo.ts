@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { PassThrough, Readable } from 'node:stream';
+import { runCli } from '../cli/program';
 import { ConfigError, loadConfig } from '../config';
 import { errorMessage } from '../errors';
 import { createLogger } from '../infra/logger';
 import { startPrivateRedis, type PrivateRedis } from '../infra/private-redis';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simulator';
-import { startConnector } from './compose';
+import { newKeyringEntry } from '../shops/secret-box';
+import { cliAdapters } from './cli-adapters';
+import { startConnector, type RunningConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';
 
 const say = (line = ''): boolean => process.stdout.write(`${line}\n`);
@@ -33,31 +37,86 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promis
   return undefined;
 }
 
+/** The second shop of the demo: a registry shop with a platform account of its own. */
+const SECOND_SHOP = {
+  id: 'marcenaria-demo',
+  name: 'Marcenaria Demo',
+  platform: {
+    email: 'marcenaria-demo@example.com',
+    password: randomBytes(9).toString('base64url'),
+    apiKey: randomBytes(12).toString('hex'),
+  },
+  provider: { name: 'sandbox' },
+};
+
+/**
+ * Adds the second shop with `connector shops add`, as an operator would (run in this process,
+ * the document on its stdin), and answers the route token it printed once.
+ */
+async function addShopWithCli(env: Record<string, string>): Promise<string> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let printed = '';
+  stdout.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+  stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  const { id, ...document } = SECOND_SHOP;
+  const code = await runCli(['shops', 'add', id, '--file', '-'], {
+    env,
+    stdout,
+    stderr,
+    stdin: Readable.from([JSON.stringify(document)]),
+    adapters: cliAdapters,
+  });
+  const token = /route token: +(\S+)/.exec(printed)?.[1];
+  if (code !== 0 || !token) throw new Error(`connector shops add exited ${code}`);
+  return token;
+}
+
+/** Asks a registry shop's route for a checkout, as the platform would for that shop. */
+async function requestShopCheckout(
+  connector: RunningConnector,
+  token: string,
+  serviceId: number,
+): Promise<number> {
+  const response = await fetch(`${connector.url}/shops/${SECOND_SHOP.id}/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ service_id: serviceId }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 /**
  * The whole product on one machine, with no outside account: a private Redis, the platform
- * simulator and the connector with the sandbox provider. The simulator asks for a checkout
- * for a seeded service, and the checkout URL is printed to open in a browser.
+ * simulator and the connector with the sandbox provider, serving two shops: the env shop (the
+ * environment's variables) and a second shop added to the registry with `connector shops add`.
+ * Each is asked for a checkout as the platform would, and both checkout URLs are printed.
  */
 async function main(): Promise<void> {
   const { url: redisUrl, redis } = await redisForDemo();
   const token = randomBytes(18).toString('base64url');
   const dashboardPassword = randomBytes(9).toString('base64url');
+  const secretKeys = newKeyringEntry('demo');
   const port = Number(process.env.PORT ?? 3000);
   const pretty = (component: string) =>
     createLogger({
       level: 'info',
       format: 'pretty',
-      secrets: [token, dashboardPassword],
+      secrets: [token, dashboardPassword, secretKeys],
       component,
     });
   const simulator = new PlatformSimulator({ logger: pretty('platform') });
   const platformUrl = await simulator.start(Number(process.env.SIMULATOR_PORT ?? 0));
+  const prefix = `demo-${randomBytes(3).toString('hex')}`;
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'development',
     PORT: String(port),
     REDIS_URL: redisUrl,
-    QUEUE_PREFIX: `demo-${randomBytes(3).toString('hex')}`,
+    QUEUE_PREFIX: prefix,
+    SHOP_SECRET_KEYS: secretKeys,
+    SHOP_REFRESH_MS: '500',
     PLATFORM_BASE_URL: platformUrl,
     PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
     PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
@@ -83,23 +142,57 @@ async function main(): Promise<void> {
     `  dashboard           ${connector.publicUrl}/admin/queues  (user ops, password ${dashboardPassword})`,
   );
   say();
-  say(`  The platform asks the connector for a checkout for service ${serviceId}...`);
+  say(`  Shop 1, the env shop ("default", from the environment's variables):`);
+  say(`  the platform asks the connector for a checkout for service ${serviceId}...`);
   const answer = await simulator.requestCheckout(serviceId);
   say(`  connector answered ${answer.status} ${JSON.stringify(answer.body)}`);
   const checkoutUrl = await waitFor(() => simulator.checkoutUrlFor(serviceId), 15_000);
+
+  // Shop 2: its own platform account, added to the registry with the CLI.
+  simulator.state.addAccount(SECOND_SHOP.platform);
+  const shopToken = await addShopWithCli({
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    SHOP_SECRET_KEYS: secretKeys,
+    PLATFORM_BASE_URL: platformUrl,
+    PUBLIC_URL: connector.publicUrl,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+  });
+  await connector.registry.refresh();
+  const secondServiceId = serviceId + 1;
   say();
-  if (checkoutUrl) {
-    say(`  Open the checkout in a browser, then Pay or Decline:`);
-    say(`    ${checkoutUrl}`);
-  } else {
-    say('  No checkout URL arrived within 15 s; the log above says why.');
+  say(`  Shop 2, "${SECOND_SHOP.id}", added to the registry with the CLI:`);
+  say(`    SHOP_SECRET_KEYS=... npx connector shops add ${SECOND_SHOP.id} --file shop.json`);
+  say(`  its route: ${connector.publicUrl}/shops/${SECOND_SHOP.id}/checkout (its own token)`);
+  say(`  the platform asks that route for a checkout for service ${secondServiceId}...`);
+  say(`  connector answered ${await requestShopCheckout(connector, shopToken, secondServiceId)}`);
+  const secondUrl = await waitFor(
+    () =>
+      simulator
+        .accepted('checkout-url')
+        .find((c) => c.account === SECOND_SHOP.platform.email && c.serviceId === secondServiceId)
+        ?.body as { checkout_url?: string } | undefined,
+    15_000,
+  );
+  say();
+  for (const [shop, url] of [
+    ['default', checkoutUrl],
+    [SECOND_SHOP.id, secondUrl?.checkout_url],
+  ] as const) {
+    if (url) {
+      say(`  Shop ${shop}: open the checkout in a browser, then Pay or Decline:`);
+      say(`    ${url}`);
+    } else {
+      say(`  Shop ${shop}: no checkout URL arrived within 15 s; the log above says why.`);
+    }
   }
   say();
-  say('  Ask for another checkout (services 1001-1025):');
+  say('  Ask for another checkout of the env shop (services 1001-1025):');
   say(
     `    curl -X POST ${platformUrl}/__simulator/checkout-requests -H 'content-type: application/json' -d '{"service_id": 1002}'`,
   );
-  say('  See what the platform received:');
+  say("  See what the platform received (each call names the shop's account):");
   say(`    curl ${platformUrl}/__simulator/calls`);
   say('  Ctrl-C stops everything.');
   say();

@@ -77,16 +77,18 @@ export async function createDependencies(
 
   const buildShop = (settings: ShopSettings): ShopRuntime => {
     const shop = settings.id;
+    // Every line a shop's collaborators log names the shop, in a request as in a job.
+    const log = logger.child({ shop });
     const providerModule = buildProviderModule(settings.provider, {
       redis,
       prefix,
       shop,
       publicUrl,
     });
-    const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger });
+    const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
     const paidSync = syncQueue?.forShop(shop);
     const sync: SyncDeps | undefined = sink
-      ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, platform, logger })
+      ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, platform, logger: log })
       : undefined;
     const deps: CheckoutDeps = {
       shop,
@@ -104,7 +106,7 @@ export async function createDependencies(
       expiryMs: options.expiryMs ?? config.checkout.expiryMs,
       clock: () => new Date(),
       newCheckoutId: () => newCheckoutId(shop),
-      log: logger,
+      log,
       paidSync,
     };
     return { settings, deps, providerModule, sync };

@@ -74,6 +74,7 @@ export class PlatformSimulator {
     this.app = this.buildApp();
     this.state.onPayment = (call) =>
       this.logger?.info(`platform received ${call.endpoint}`, {
+        account: call.account,
         serviceId: call.serviceId,
         status: call.status,
         body: call.body,

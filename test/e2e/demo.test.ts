@@ -1,27 +1,44 @@
 import { spawnTs } from '../support/spawn-ts';
 
 describe('npm run demo', () => {
-  it('walks a checkout from request to finish and stops cleanly on Ctrl-C', async () => {
+  it('walks a checkout of each of its two shops from request to finish and stops cleanly on Ctrl-C', async () => {
     const env: Record<string, string> = { PORT: '0' };
     if (process.env.REDIS_URL) env.REDIS_URL = process.env.REDIS_URL;
     const demo = spawnTs('src/main/demo.ts', [], env);
     try {
-      const line = await demo.waitForOutput(
-        /Open the checkout in a browser, then Pay or Decline:\n\s+(http\S+)/,
-        20_000,
-      );
-      const url = /(http\S+)$/.exec(line)?.[1] ?? '';
-      const page = await fetch(url);
-      expect(page.status).toBe(200);
-      expect(await page.text()).toContain('Pedido nº 1001');
-      expect((await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+      await demo.waitForOutput(/Ctrl-C stops everything/, 30_000);
+      const urlOf = (shop: string) =>
+        new RegExp(
+          `Shop ${shop}: open the checkout in a browser, then Pay or Decline:\\n\\s+(http\\S+)`,
+        ).exec(demo.stdout())?.[1] ?? '';
+      // The env shop's route, and the second shop's, added with `connector shops add`.
+      expect(demo.stdout()).toMatch(/\/shops\/marcenaria-demo\/checkout/);
+      for (const [shop, order] of [
+        ['default', 'Pedido nº 1001'],
+        ['marcenaria-demo', 'Pedido nº 1002'],
+      ] as const) {
+        const url = urlOf(shop);
+        expect(url).toMatch(/^http/);
+        const page = await fetch(url);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain(order);
+        expect((await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(
+          303,
+        );
+      }
       const dashboard = /dashboard\s+(\S+)\s+\(user ops, password (\S+)\)/.exec(demo.stdout());
       expect(dashboard).not.toBeNull();
       const auth = Buffer.from(`ops:${dashboard?.[2] ?? ''}`).toString('base64');
       expect(
         (await fetch(dashboard?.[1] ?? '', { headers: { authorization: `Basic ${auth}` } })).status,
       ).toBe(200);
-      await demo.waitForOutput(/platform received finish-checkout/);
+      // Both finishes reach the platform, each from its shop's account.
+      await demo.waitForOutput(
+        /platform received finish-checkout[^\n]*integrador@example.com[^\n]*1001/,
+      );
+      await demo.waitForOutput(
+        /platform received finish-checkout[^\n]*marcenaria-demo@example.com[^\n]*1002/,
+      );
       await demo.waitForOutput(/platform notified/);
       demo.child.kill('SIGINT');
       expect(await demo.exited).toBe(0);

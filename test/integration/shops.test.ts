@@ -196,6 +196,14 @@ describe('many shops in one deployment', () => {
         .accepted('finish-checkout')
         .find((c) => c.account === a.platform.email && c.serviceId === serviceId),
     );
+    // The pay request's lines name the shop, as its jobs' do.
+    expect(h.log.entries()).toContainEqual(
+      expect.objectContaining({
+        message: 'checkout outcome recorded',
+        checkoutId: ids[1],
+        shop: 'loja-a',
+      }),
+    );
     const stateOf = async (shop: string, id: string) =>
       (await h.connector.shops.depsFor(shop)?.deps.store.get(id))?.state;
     expect(await stateOf('loja-a', ids[1] ?? '')).toBe('reported');
