@@ -11,11 +11,13 @@ const TRANSPORTS = ['express', 'bullmq', 'axios', 'winston', 'ioredis', 'command
  */
 const LAYERS = {
   errors: [],
+  // REDIS_URL's three forms, read by the configuration and by the one builder of connections.
+  'redis-url': [],
   // What a shop is (its id, the env shop): the domain every per-shop layer names.
   shops: [],
   // Provider settings are declared beside the adapters (payments/provider-fields.ts).
-  config: ['shops', 'payments'],
-  infra: ['shops', 'errors', 'config'],
+  config: ['shops', 'payments', 'redis-url'],
+  infra: ['shops', 'errors', 'config', 'redis-url'],
   // The HTML kit of the customer pages (layout, escaping, money): shared by http/ and providers.
   html: [],
   platform: ['infra', 'errors'],
@@ -47,7 +49,7 @@ const LAYERS = {
     'store',
     'jobs',
     'registry',
-  ].concat(['http', 'cli', 'simulator', 'html', 'infra', 'config', 'errors']),
+  ].concat(['http', 'cli', 'simulator', 'html', 'infra', 'config', 'errors', 'redis-url']),
 };
 
 /** Packages a folder may not import, besides the layering. */
@@ -61,4 +63,7 @@ const PACKAGE_RULES = {
   cli: ['bullmq', 'ioredis'],
 };
 
-module.exports = { LAYERS, PACKAGE_RULES };
+/** The rows that are top-level files of src/ (`src/<name>.ts`), not folders. */
+const FILES = ['errors', 'config', 'redis-url'];
+
+module.exports = { LAYERS, PACKAGE_RULES, FILES };

@@ -11,6 +11,7 @@ import {
 } from './payments/provider-fields';
 import { parseKeyring } from './shops/secret-box';
 import { checkoutRoutePath, ENV_SHOP_ID } from './shops/shop-id';
+import { parseRedisUrl, RedisUrlError } from './redis-url';
 import {
   providerSecrets as providerSecretsOf,
   type ProviderSettings,
@@ -29,6 +30,7 @@ export const SECRET_VARIABLES = [
   'ERP_WEBHOOK_SECRET',
   'SHOP_SECRET_KEYS',
   'ADMIN_TOKEN',
+  'REDIS_SENTINEL_PASSWORD',
 ] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -222,6 +224,45 @@ const commonShape = {
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 };
 
+/** Where Redis is (REDIS_URL: one of three forms), the key prefix, a Sentinel's own password. */
+const redisShape = {
+  REDIS_URL: z.string().superRefine((url, ctx) => {
+    const problem = redisUrlProblem(url);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+};
+
+/** What is wrong with a REDIS_URL, or undefined when this release can use it. */
+function redisUrlProblem(url: string): string | undefined {
+  try {
+    const topology = parseRedisUrl(url);
+    return topology.kind === 'cluster'
+      ? 'redis+cluster:// is not supported by this release yet: use redis:// or redis+sentinel://'
+      : undefined;
+  } catch (error) {
+    if (error instanceof RedisUrlError) return error.problem;
+    throw error;
+  }
+}
+
+/** Redis as every process and command connects to it (src/infra/redis.ts builds the clients). */
+export interface RedisConfig {
+  url: string;
+  prefix: string;
+  /** REDIS_SENTINEL_PASSWORD: the Sentinels' own password, when they have one. */
+  sentinelPassword?: string;
+}
+
+function redisConfig(raw: z.infer<z.ZodObject<typeof redisShape>>): RedisConfig {
+  return {
+    url: raw.REDIS_URL,
+    prefix: raw.QUEUE_PREFIX,
+    ...(raw.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: raw.REDIS_SENTINEL_PASSWORD } : {}),
+  };
+}
+
 const serverShape = {
   ...commonShape,
   ...platformHostShape,
@@ -230,8 +271,7 @@ const serverShape = {
   ROLE: z.enum(['all', 'api', 'worker']),
   PORT: port,
   PUBLIC_URL: httpUrl.optional(),
-  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+  ...redisShape,
   SANDBOX_IN_PRODUCTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   CHECKOUT_EXPIRY_MINUTES: positiveInt.min(5).max(1440),
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
@@ -349,7 +389,7 @@ export interface Config {
   /** Empty only when PORT is 0 and PUBLIC_URL unset: then it is the listening address. */
   publicUrl: string;
   log: LogConfig;
-  redis: { url: string; prefix: string };
+  redis: RedisConfig;
   platform: PlatformHostConfig;
   /** The env shop; undefined without PLATFORM_EMAIL (registry shops only). */
   envShop: EnvShopConfig | undefined;
@@ -507,7 +547,7 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
       '',
     ),
     log: logConfig(raw),
-    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    redis: redisConfig(raw),
     platform: platformHostConfig(raw),
     envShop,
     shops: {
@@ -605,15 +645,9 @@ function envShopConfig(
 }
 
 /** Only what the CLI's queue commands need: Redis and the key prefix. Throws ConfigError. */
-export function loadQueueConfig(
-  env: Env = process.env,
-  cwd?: string,
-): { redis: { url: string; prefix: string } } {
-  const raw = parseOrThrow(
-    z.object({ REDIS_URL: serverShape.REDIS_URL, QUEUE_PREFIX: serverShape.QUEUE_PREFIX }),
-    readEnvironment(env, cwd),
-  );
-  return { redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX } };
+export function loadQueueConfig(env: Env = process.env, cwd?: string): { redis: RedisConfig } {
+  const raw = parseOrThrow(z.object(redisShape), readEnvironment(env, cwd));
+  return { redis: redisConfig(raw) };
 }
 
 /**
@@ -631,7 +665,7 @@ export function loadCheckoutRouteConfig(
   connectorUrl: string;
   routePath: string;
   routeToken: string;
-  redis: { url: string; prefix: string };
+  redis: RedisConfig;
   secrets: string[];
 } {
   const tokenVariable = shop === ENV_SHOP_ID ? 'CHECKOUT_ROUTE_TOKEN' : 'SHOP_ROUTE_TOKEN';
@@ -640,8 +674,7 @@ export function loadCheckoutRouteConfig(
       .object({
         PORT: serverShape.PORT,
         PUBLIC_URL: serverShape.PUBLIC_URL,
-        REDIS_URL: serverShape.REDIS_URL,
-        QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
+        ...redisShape,
         CHECKOUT_ROUTE_PATH: serverShape.CHECKOUT_ROUTE_PATH,
         CHECKOUT_ROUTE_TOKEN: routeToken.optional(),
         SHOP_ROUTE_TOKEN: routeToken.optional(),
@@ -667,7 +700,7 @@ export function loadCheckoutRouteConfig(
     connectorUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
     routePath: route.path,
     routeToken: route.token,
-    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    redis: redisConfig(raw),
     secrets: [route.token],
   });
 }
@@ -683,7 +716,7 @@ export function loadSyncConfig(
 ): {
   platform: PlatformHostConfig;
   log: LogConfig;
-  redis: { url: string; prefix: string };
+  redis: RedisConfig;
   sync: SyncConfig & { sink: ErpSinkConfig };
   concurrency: number;
   secrets: string[];
@@ -693,8 +726,7 @@ export function loadSyncConfig(
       ...commonShape,
       ...platformHostShape,
       ...syncShape,
-      REDIS_URL: serverShape.REDIS_URL,
-      QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
+      ...redisShape,
       WORKER_CONCURRENCY: serverShape.WORKER_CONCURRENCY,
     })
     .superRefine((raw, ctx) => {
@@ -713,7 +745,7 @@ export function loadSyncConfig(
   return deepFreeze({
     platform,
     log: logConfig(raw),
-    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    redis: redisConfig(raw),
     sync: { ...sync, sink: sync.sink },
     concurrency: raw.WORKER_CONCURRENCY,
     secrets: syncSecrets(raw),
@@ -724,7 +756,7 @@ export function loadSyncConfig(
 export interface ShopsCliConfig {
   env: Config['env'];
   log: LogConfig;
-  redis: { url: string; prefix: string };
+  redis: RedisConfig;
   platform: PlatformHostConfig;
   publicUrl: string;
   shops: { secretKeys: string | undefined };
@@ -747,8 +779,7 @@ export function loadShopsConfig(
         ...platformHostShape,
         PORT: serverShape.PORT,
         PUBLIC_URL: serverShape.PUBLIC_URL,
-        REDIS_URL: serverShape.REDIS_URL,
-        QUEUE_PREFIX: serverShape.QUEUE_PREFIX,
+        ...redisShape,
         SHOP_SECRET_KEYS: registryShape.SHOP_SECRET_KEYS,
         SANDBOX_IN_PRODUCTION: serverShape.SANDBOX_IN_PRODUCTION,
       })
@@ -765,7 +796,7 @@ export function loadShopsConfig(
   return deepFreeze({
     env: raw.NODE_ENV,
     log: logConfig(raw),
-    redis: { url: raw.REDIS_URL, prefix: raw.QUEUE_PREFIX },
+    redis: redisConfig(raw),
     platform: platformHostConfig(raw),
     publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
     shops: { secretKeys: raw.SHOP_SECRET_KEYS },

@@ -6,6 +6,7 @@ import type {
   ErpSinkConfig,
   LogConfig,
   PlatformConfig,
+  RedisConfig,
   ShopsCliConfig,
 } from '../config';
 import type { ShopAdmin } from '../registry/shop-admin';
@@ -32,7 +33,7 @@ export interface SyncAccess {
 export interface CliAdapters {
   /** Moves a previous release's data to the current layout (`connector migrate`). */
   migrate(
-    redis: { url: string; prefix: string },
+    redis: RedisConfig,
     options: { dryRun: boolean },
   ): Promise<{
     moved: { checkouts: number; queues: number; ledger: number; rateLimits: number };
@@ -47,14 +48,14 @@ export interface CliAdapters {
    * Connects to Redis (fails with a CliFailure when it does not answer); `store` is `shop`'s
    * (the env shop's unless said).
    */
-  openQueues(redis: { url: string; prefix: string }, shop?: string): Promise<QueueAccess>;
+  openQueues(redis: RedisConfig, shop?: string): Promise<QueueAccess>;
   /** The sync's platform client, ledger (on Redis) and sink (fails with a CliFailure without Redis). */
   openSync(config: {
     /** The shop whose services are synced: its ledger, its sink folder or signed name. */
     shop: string;
     platform: PlatformConfig;
     log: LogConfig;
-    redis: { url: string; prefix: string };
+    redis: RedisConfig;
     sync: SyncConfig & { sink: ErpSinkConfig };
     secrets: string[];
     stderr: Writable;

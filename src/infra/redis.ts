@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { parseRedisUrl, RedisUrlError } from '../redis-url';
 import { settlesWithin } from './settles-within';
 
 /**
@@ -7,22 +8,55 @@ import { settlesWithin } from './settles-within';
  */
 export type RedisProfile = 'producer' | 'worker';
 
-/** Connection options for a profile, from a redis:// or rediss:// URL. */
-export function redisOptions(url: string, profile: RedisProfile, name = 'connector'): RedisOptions {
-  const parsed = new URL(url);
-  const db = Number(parsed.pathname.replace('/', '') || 0);
+/** Where Redis is: REDIS_URL (any of its forms) and, for Sentinels with one, their password. */
+export interface RedisEndpoint {
+  url: string;
+  sentinelPassword?: string;
+}
+
+/** Backs off to 2 s and never gives up: a restarted or promoted Redis is picked up again. */
+const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
+
+/**
+ * Connection options for a profile: one server (redis://, rediss://), or the primary the
+ * Sentinels name (redis+sentinel://), found again after every failover. The one place every
+ * connection of the connector is described: producers, workers (and BullMQ's copies of them),
+ * the CLI, the rate limiter, the readiness and safety checks.
+ */
+export function redisOptions(
+  endpoint: string | RedisEndpoint,
+  profile: RedisProfile,
+  name = 'connector',
+): RedisOptions {
+  const { url, sentinelPassword } = typeof endpoint === 'string' ? { url: endpoint } : endpoint;
+  const topology = parseRedisUrl(url);
+  if (topology.kind === 'cluster') {
+    throw new RedisUrlError('redis+cluster:// is not supported by this release yet');
+  }
+  const where: RedisOptions =
+    topology.kind === 'single'
+      ? { host: topology.node.host, port: topology.node.port }
+      : {
+          sentinels: topology.sentinels,
+          name: topology.name,
+          role: 'master',
+          sentinelPassword,
+          enableTLSForSentinelMode: topology.tls,
+          // Told of a promotion by the Sentinels (+switch-master) at once, not at the next error.
+          failoverDetector: true,
+          sentinelRetryStrategy: reconnectDelay,
+        };
   const common: RedisOptions = {
-    host: parsed.hostname,
-    port: Number(parsed.port || 6379),
-    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-    db: Number.isInteger(db) ? db : 0,
-    tls: parsed.protocol === 'rediss:' ? {} : undefined,
+    ...where,
+    username: topology.username,
+    password: topology.password,
+    db: topology.db,
+    tls: topology.tls ? {} : undefined,
     connectionName: `${name}-${profile}`,
-    // Reconnect forever, backing off to 2 s, so a restarted Redis is picked up again.
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-    // After a failover the old primary answers READONLY: reconnect to find the new one.
-    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+    retryStrategy: reconnectDelay,
+    // After a failover the old primary answers READONLY, a replica still loading its data
+    // LOADING: reconnect (to the primary now) and send the command again (2), not fail it.
+    reconnectOnError: (error) => (/^(READONLY|LOADING)\b/.test(error.message) ? 2 : false),
     lazyConnect: false,
     // On disconnect ioredis ends the socket and destroys it if it has not closed after this long;
     // a socket that died already never closes again, so its 2 s default only delays exit.
@@ -36,11 +70,11 @@ export function redisOptions(url: string, profile: RedisProfile, name = 'connect
 }
 
 export function createRedis(
-  url: string,
+  endpoint: string | RedisEndpoint,
   profile: RedisProfile,
   name = 'connector',
 ): ConnectorRedis {
-  return new ConnectorRedis(redisOptions(url, profile, name));
+  return new ConnectorRedis(redisOptions(endpoint, profile, name));
 }
 
 /**
@@ -111,6 +145,8 @@ const UNAVAILABLE = [
   'Reached the max retries per request limit',
   'connect ECONNREFUSED',
   'READONLY',
+  'LOADING',
+  'All sentinels are unreachable',
 ];
 
 /** True for the errors ioredis (and BullMQ through it) raise while Redis is away. */

@@ -1,6 +1,7 @@
 import type { CliAdapters, QueueAccess } from '../cli/cli-adapters';
 import { CliFailure, EXIT } from '../cli/cli-io';
-import { closeRedis, createRedis, waitForRedis } from '../infra/redis';
+import { closeRedis, createRedis, waitForRedis, type RedisEndpoint } from '../infra/redis';
+import { redactedRedisUrl } from '../redis-url';
 import { BullmqDeliveryHistory, BullmqFailedDeliveries } from '../jobs/bullmq-failed-deliveries';
 import type { Writable } from 'node:stream';
 import type { LogConfig } from '../config';
@@ -22,7 +23,7 @@ import { syncDeps } from './sync-deps';
 /** The CLI's adapters on the connector's Redis: the store and the failed set, as the server has them. */
 export const cliAdapters: CliAdapters = {
   async migrate(redisConfig, options) {
-    const redis = await connectCliRedis(redisConfig.url);
+    const redis = await connectCliRedis(redisConfig);
     try {
       return await migrateToLayout2(redis, redisConfig.prefix, options);
     } finally {
@@ -31,7 +32,7 @@ export const cliAdapters: CliAdapters = {
   },
 
   async openShops(config) {
-    const redis = await connectCliRedis(config.redis.url);
+    const redis = await connectCliRedis(config.redis);
     const logger = cliLogger(config, 'shops');
     return {
       admin: new ShopAdmin({
@@ -54,7 +55,7 @@ export const cliAdapters: CliAdapters = {
   },
 
   async openQueues(redisConfig, shop = ENV_SHOP_ID): Promise<QueueAccess> {
-    const redis = await connectCliRedis(redisConfig.url);
+    const redis = await connectCliRedis(redisConfig);
     const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
     queue.on('error', () => undefined);
     const stores = new Map<string, RedisCheckoutStore>();
@@ -75,7 +76,7 @@ export const cliAdapters: CliAdapters = {
   },
 
   async openSync(config) {
-    const redis = await connectCliRedis(config.redis.url);
+    const redis = await connectCliRedis(config.redis);
     const logger = cliLogger(config, 'sync');
     return {
       deps: syncDeps(config.sync, {
@@ -100,13 +101,16 @@ function cliLogger(
 }
 
 /** The CLI's Redis connection; a CliFailure naming REDIS_URL when Redis does not answer. */
-async function connectCliRedis(url: string): Promise<ConnectorRedis> {
-  const redis = createRedis(url, 'producer', 'connector-cli');
+async function connectCliRedis(endpoint: RedisEndpoint): Promise<ConnectorRedis> {
+  const redis = createRedis(endpoint, 'producer', 'connector-cli');
   // A failed command says what went wrong; the connection's own errors add nothing.
   redis.on('error', () => undefined);
   if (!(await waitForRedis(redis, 5000))) {
     await closeRedis(redis);
-    throw new CliFailure(`cannot reach Redis at REDIS_URL (${url})`, EXIT.failure);
+    throw new CliFailure(
+      `cannot reach Redis at REDIS_URL (${redactedRedisUrl(endpoint.url)})`,
+      EXIT.failure,
+    );
   }
   return redis;
 }

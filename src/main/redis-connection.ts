@@ -39,7 +39,7 @@ export async function connectRedis(
   config: Config,
   logger: Logger,
 ): Promise<{ redis: ConnectorRedis; reachable: boolean }> {
-  const redis = createRedis(config.redis.url, 'producer', config.redis.prefix);
+  const redis = createRedis(config.redis, 'producer', config.redis.prefix);
   redis.on('error', connectionErrorLogger(logger, { redis: 'producer' }));
   const reachable = await waitForRedis(redis, 5000);
   if (!reachable) {

@@ -26,7 +26,7 @@ export async function startWorkers(
   if (config.role === 'api') return { workers: [], close: async () => {} };
   const { logger } = runtime;
   const connection: ConnectorRedis = createRedis(
-    config.redis.url,
+    config.redis,
     'worker',
     `${config.redis.prefix}-worker`,
   );

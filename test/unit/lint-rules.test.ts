@@ -4,9 +4,10 @@ import path from 'node:path';
 import { ROOT } from '../support/spawn-ts';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { LAYERS, PACKAGE_RULES } = require('../../lint-layers.cjs') as {
+const { LAYERS, PACKAGE_RULES, FILES } = require('../../lint-layers.cjs') as {
   LAYERS: Record<string, string[]>;
   PACKAGE_RULES: Record<string, string[]>;
+  FILES: string[];
 };
 
 interface Fixture {
@@ -30,10 +31,10 @@ function lint(fixtures: Fixture[]): Promise<string[][]> {
 }
 
 const at = (folder: string) =>
-  path.join(ROOT, 'src', ['errors', 'config'].includes(folder) ? `${folder}.ts` : `${folder}/x.ts`);
+  path.join(ROOT, 'src', FILES.includes(folder) ? `${folder}.ts` : `${folder}/x.ts`);
 const importOf = (from: string, to: string) => {
-  const up = ['errors', 'config'].includes(from) ? './' : '../';
-  return ['errors', 'config'].includes(to) ? `${up}${to}` : `${up}${to}/anything`;
+  const up = FILES.includes(from) ? './' : '../';
+  return FILES.includes(to) ? `${up}${to}` : `${up}${to}/anything`;
 };
 
 describe('the layering rules bite', () => {
