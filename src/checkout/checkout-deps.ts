@@ -1,7 +1,7 @@
 import type { PaymentProvider } from '../payments/payment-provider';
 import type { PlatformClient } from '../platform/platform-client';
 import type { AmountSource } from './amount-source';
-import type { CheckoutJobs, CheckoutStore, Clock, PaidServiceSync } from './ports';
+import type { CheckoutJobs, CheckoutStore, Clock, PaidServiceSync, Replication } from './ports';
 
 /** The logging the use cases need; winston's logger fits it. */
 export interface Log {
@@ -32,6 +32,11 @@ export interface CheckoutDeps {
   clock: Clock;
   newCheckoutId: () => string;
   log: Log;
+  /**
+   * Waits for a replica to hold what was written (README "Redis"): before a checkout's URL goes
+   * to the platform, and before a webhook or the sandbox's Pay is answered.
+   */
+  replication: Replication;
   /** The ERP sync, when one is configured: told of each paid service once its finish is delivered. */
   paidSync?: PaidServiceSync;
 }

@@ -123,3 +123,12 @@ export interface PaidServiceSync {
   /** Hands the service to the sync (once per checkout); resolves when it is queued. */
   servicePaid(serviceId: number, checkoutId: string): Promise<void>;
 }
+
+/**
+ * Replication as the use cases need it: `held()` resolves once a replica holds every write made
+ * so far (at once where the primary has none), and fails, to be retried, when none confirms in
+ * time. Nothing leaves the connector resting on a write a failover could take back.
+ */
+export interface Replication {
+  held(): Promise<void>;
+}

@@ -70,6 +70,8 @@ export async function produceCheckout(
       retryable: true,
     });
   }
+  // The platform gets the URL only once a replica holds the checkout it leads to.
+  await deps.replication.held();
   await deps.platform.postCheckoutUrl({
     serviceId: current.serviceId,
     checkoutUrl: current.url,

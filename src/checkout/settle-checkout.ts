@@ -60,6 +60,8 @@ export async function recordOutcome(
   );
   if (!moved) {
     deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });
+    // What settled it may have been written on this connection a moment ago: held first too.
+    await deps.replication.held();
     return false;
   }
   deps.log.info('checkout outcome recorded', {
@@ -69,9 +71,11 @@ export async function recordOutcome(
   });
   if (options.notify === false) {
     await deps.store.retire(record.checkoutId);
-    return true;
+  } else {
+    await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
   }
-  await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
+  // The outcome and its queued finish/cancel are held by a replica before anyone hears of them.
+  await deps.replication.held();
   return true;
 }
 

@@ -4,6 +4,7 @@ import { newCheckoutId } from '../checkout/checkout-record';
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import type { ConnectorRedis } from '../infra/redis';
+import { ReplicaWait } from '../infra/replica-wait';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import { buildProviderModule } from '../payments/registry';
@@ -75,6 +76,8 @@ export async function createDependencies(
     ? new BullmqSyncQueue(redis, prefix, { maxAttempts: config.notify.maxAttempts })
     : undefined;
 
+  // Every shop's writes go through the producer connection: one WAIT there covers them.
+  const replication = new ReplicaWait(redis);
   const buildShop = (settings: ShopSettings): ShopRuntime => {
     const shop = settings.id;
     // Every line a shop's collaborators log names the shop, in a request as in a job.
@@ -107,6 +110,7 @@ export async function createDependencies(
       clock: () => new Date(),
       newCheckoutId: () => newCheckoutId(shop),
       log,
+      replication,
       paidSync,
     };
     return { settings, deps, providerModule, sync };

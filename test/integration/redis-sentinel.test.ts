@@ -43,13 +43,18 @@ describe('the connector on Redis Sentinel', () => {
 
   it('runs the flow, and goes on through a failover without a restart, losing nothing', async () => {
     expect((await h.simulator.requestCheckout(1001)).status).toBe(202);
-    await pay(await urlFor(1001));
+    const url1001 = await urlFor(1001);
+    // The URL went out only after a replica held its checkout: the primary ran a WAIT.
+    expect(await group.calls('wait')).toBeGreaterThanOrEqual(1);
+    const waitsBeforePay = await group.calls('wait');
+    await pay(url1001);
+    expect(await group.calls('wait')).toBeGreaterThan(waitsBeforePay);
     await finished(1001);
     expect((await h.simulator.requestCheckout(1002)).status).toBe(202);
     const openedBefore = await urlFor(1002);
 
-    // Everything so far is held by the replica before the primary dies (the connector's own
-    // WAIT, so that nothing acknowledged can be lost however the timing falls, is not built yet).
+    // The test's own check that the replica has caught up with everything, acknowledged or not
+    // (a job's bookkeeping too), before the primary dies.
     const old = await group.primaryPort();
     await group.synced();
     const killedAt = Date.now();
@@ -80,5 +85,7 @@ describe('the connector on Redis Sentinel', () => {
     // One finish each: nothing delivered twice, nothing lost.
     const finishes = h.simulator.accepted('finish-checkout').map((c) => c.serviceId);
     expect(finishes.sort()).toEqual([1001, 1002, 1003]);
+    // The promoted primary has no replica: nothing waits on one.
+    expect(await group.calls('wait')).toBe(0);
   }, 120_000);
 });

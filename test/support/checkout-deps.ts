@@ -6,6 +6,7 @@ import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { produceCheckout } from '../../src/checkout/produce-checkout';
 import { requestCheckout } from '../../src/checkout/request-checkout';
 import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
+import { ReplicaWait } from '../../src/infra/replica-wait';
 import { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
 import type { PaymentProvider } from '../../src/payments/payment-provider';
 import { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
@@ -67,6 +68,7 @@ export async function useCaseWorld(
     clock,
     newCheckoutId: () => newCheckoutId(),
     log: log.logger,
+    replication: new ReplicaWait(redis),
   };
   return {
     deps,

@@ -14,6 +14,8 @@ export interface SentinelGroup {
   url: string;
   /** The port of the server the Sentinels name as primary now. */
   primaryPort(): Promise<number>;
+  /** How many times the current primary has run `command` (INFO commandstats). */
+  calls(command: string): Promise<number>;
   /** Waits until the replica holds every write the primary has (their offsets meet). */
   synced(): Promise<void>;
   /** Kills the current primary with SIGKILL; resolves with its port. */
@@ -135,6 +137,10 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
   return {
     url: `redis+sentinel://${sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',')}/${MASTER}`,
     primaryPort,
+    calls: async (command) => {
+      const info = await ask(await primaryPort(), (c) => c.info('commandstats'));
+      return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+    },
     synced: async () => {
       const port = await primaryPort();
       await eventually(
