@@ -155,8 +155,10 @@ const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) :
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
-  const redisPid = await redisProcessId(redis.url);
-  const simulator = await startSimulatorProcess(100);
+  const simulator = await startSimulatorProcess(100).catch(async (error: unknown) => {
+    await redis.close();
+    throw error;
+  });
   const children: Child[] = [];
   const keys = newKeyringEntry('bench');
   const common = {
@@ -172,6 +174,7 @@ async function main(): Promise<void> {
     CHECKOUT_ROUTE_TOKEN: TOKEN,
   };
   try {
+    const redisPid = await redisProcessId(redis.url);
     const registeredAt = Date.now();
     const tokens = await registerShops(
       { ...common, QUEUE_PREFIX: 'bench-many', SHOP_SECRET_KEYS: keys },

@@ -18,6 +18,11 @@ export interface SentinelGroup {
   calls(command: string): Promise<number>;
   /** Waits until the replica holds every write the primary has (their offsets meet). */
   synced(): Promise<void>;
+  /**
+   * Starts a killed server again on its port, with its data: the Sentinels turn it into a replica
+   * of the new primary; resolves once it is one, in sync.
+   */
+  restart(port: number): Promise<void>;
   /** Kills the current primary with SIGKILL; resolves with its port. */
   killPrimary(): Promise<number>;
   /** Waits until the Sentinels name another primary than `oldPort`; resolves with its port. */
@@ -152,6 +157,17 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
         },
         10_000,
         'the replica to catch up',
+      );
+    },
+    restart: async (port) => {
+      servers.set(port, spawn('redis-server', serverArgs(port), { stdio: 'ignore' }));
+      await eventually(
+        async () => {
+          const info = await ask(port, (c) => c.info('replication')).catch(() => '');
+          return /role:slave/.test(info) && /master_link_status:up/.test(info) ? true : undefined;
+        },
+        30_000,
+        `the server on ${port} to rejoin as a replica`,
       );
     },
     killPrimary: async () => {
