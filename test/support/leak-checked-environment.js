@@ -5,8 +5,13 @@
 const { setTimeout } = require('node:timers');
 const { TestEnvironment } = require('jest-environment-node');
 
-/** How long a clean teardown may still be closing things (a child's exit, a socket's FIN). */
-const DRAIN_MS = 5000;
+/**
+ * How long a clean teardown may still be closing things (a child's exit, a socket's FIN). Above
+ * 5 s: a BullMQ worker whose stalled-job check met a connection error (a Redis failover, a
+ * restart) sleeps 5 s (DELAY_TIME_5 in its queue-base.js, a timer nothing can cancel) before it
+ * looks again and sees it was closed meanwhile; that bounded sleep is not a leak.
+ */
+const DRAIN_MS = 7000;
 const POLL_MS = 20;
 
 /** What keeps this process alive now (unref'd handles do not count), by kind. */
