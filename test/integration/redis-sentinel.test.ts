@@ -1,5 +1,5 @@
-import { startHarness, eventually, type Harness } from '../support/harness';
-import { startSentinelGroup, type SentinelGroup } from '../support/redis-sentinel';
+import { eventually, type Harness } from '../support/harness';
+import { startHarnessOnSentinel, type SentinelGroup } from '../support/redis-sentinel';
 
 /*
  * The connector on Sentinel (CONTRACT "Redis topologies"): REDIS_URL=redis+sentinel://..., a
@@ -11,24 +11,14 @@ import { startSentinelGroup, type SentinelGroup } from '../support/redis-sentine
 describe('the connector on Redis Sentinel', () => {
   let group: SentinelGroup;
   let h: Harness;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    group = await startSentinelGroup();
-    h = await startHarness({
-      redis: {
-        url: group.url,
-        private: false,
-        start: () => Promise.reject(new Error('a Sentinel group is not restarted')),
-        stop: () => Promise.reject(new Error('a Sentinel group is not stopped')),
-        close: async () => {},
-      },
+    ({ group, h, stop } = await startHarnessOnSentinel({
       start: { produceBackoffMs: 100 },
-    });
+    }));
   }, 60_000);
-  afterAll(async () => {
-    await h?.stop();
-    await group?.close();
-  });
+  afterAll(() => stop?.());
 
   const urlFor = (serviceId: number) =>
     eventually(() => h.simulator.checkoutUrlFor(serviceId), 30_000, `the URL of ${serviceId}`);

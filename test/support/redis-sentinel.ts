@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../../src/infra/free-port';
-import { eventually } from './harness';
+import { eventually, startHarness, type Harness } from './harness';
 
 const MASTER = 'mymaster';
 
@@ -189,6 +189,38 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     close: async () => {
       await stopAll([...sentinels, ...servers.values()]);
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The whole product on a Sentinel group: the group, and a harness whose REDIS_URL is the group's
+ * redis+sentinel:// URL (the harness neither stops nor restarts it); `stop` ends both, the
+ * connector first. A half-started pair is ended before the error is thrown.
+ */
+export async function startHarnessOnSentinel(
+  options: Omit<Parameters<typeof startHarness>[0] & object, 'redis' | 'privateRedis'> = {},
+): Promise<{ group: SentinelGroup; h: Harness; stop(): Promise<void> }> {
+  const group = await startSentinelGroup();
+  const h = await startHarness({
+    ...options,
+    redis: {
+      url: group.url,
+      private: false,
+      start: () => Promise.reject(new Error('a Sentinel group is not restarted')),
+      stop: () => Promise.reject(new Error('a Sentinel group is not stopped')),
+      close: async () => {},
+    },
+  }).catch(async (error: unknown) => {
+    await group.close();
+    throw error;
+  });
+  return {
+    group,
+    h,
+    stop: async () => {
+      await h.stop();
+      await group.close();
     },
   };
 }
