@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { parseRedisUrl, RedisUrlError } from '../redis-url';
+import { parseServedRedisUrl } from '../redis-url';
 import { settlesWithin } from './settles-within';
 
 /**
@@ -29,10 +29,7 @@ export function redisOptions(
   name = 'connector',
 ): RedisOptions {
   const { url, sentinelPassword } = typeof endpoint === 'string' ? { url: endpoint } : endpoint;
-  const topology = parseRedisUrl(url);
-  if (topology.kind === 'cluster') {
-    throw new RedisUrlError('redis+cluster:// is not supported by this release yet');
-  }
+  const topology = parseServedRedisUrl(url);
   const where: RedisOptions =
     topology.kind === 'single'
       ? { host: topology.node.host, port: topology.node.port }
