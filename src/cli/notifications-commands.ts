@@ -25,6 +25,11 @@ function onlyShop(): Option {
   );
 }
 
+/** " of shop <id>" (or " in shop <id>") when the command is narrowed to one shop, else "". */
+function ofShop(shop: string | undefined, word: 'of' | 'in' = 'of'): string {
+  return shop === undefined ? '' : ` ${word} shop ${shop}`;
+}
+
 /** Failed deliveries are read this many at a time, so any number of them lists. */
 const PAGE = 500;
 
@@ -65,8 +70,7 @@ async function listFailed(
     if (page.length < PAGE) break;
   }
   if (format === 'json') await write(io.stdout, listed === 0 ? ']\n' : '\n]\n');
-  else if (listed === 0)
-    await write(io.stdout, `no failed deliveries${shop === undefined ? '' : ` of shop ${shop}`}\n`);
+  else if (listed === 0) await write(io.stdout, `no failed deliveries${ofShop(shop)}\n`);
 }
 
 /** `notifications failed|retry`: the failed set of finish/cancel deliveries. */
@@ -97,15 +101,12 @@ export function notificationsCommand(io: CliIo): Command {
       return withQueues(io, async ({ failedDeliveries }) => {
         if (options.all) {
           const count = await failedDeliveries.retryAll(shop);
-          await write(
-            io.stdout,
-            `retrying ${count} failed deliveries${shop === undefined ? '' : ` of shop ${shop}`}\n`,
-          );
+          await write(io.stdout, `retrying ${count} failed deliveries${ofShop(shop)}\n`);
           return;
         }
         if (!(await failedDeliveries.retry(jobId ?? '', shop)))
           throw new CliFailure(
-            `no failed delivery with id ${jobId}${shop === undefined ? '' : ` in shop ${shop}`}`,
+            `no failed delivery with id ${jobId}${ofShop(shop, 'in')}`,
             EXIT.failure,
           );
         await write(io.stdout, `retrying ${jobId}\n`);

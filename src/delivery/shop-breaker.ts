@@ -70,7 +70,7 @@ export class ShopBreaker {
     this.rules = {
       threshold: settings.failures,
       cooldownMs,
-      maxCooldownMs: Math.max(cooldownMs, MAX_COOLDOWN_MS),
+      maxCooldownMs: MAX_COOLDOWN_MS,
       // Failures further apart than a cool-down are not "in a row".
       windowMs: Math.max(cooldownMs, 60_000),
       // A probe has as long as a cool-down (at least 1 s) before another job may probe.
@@ -81,9 +81,7 @@ export class ShopBreaker {
   /** Whether a job of the shop may call its platform now, or must wait (and until when). */
   async admit(shop: string): Promise<Admission> {
     const now = this.clock();
-    const last = this.seen.get(shop);
-    if (last?.state === 'closed' && now - last.atMs < CLOSED_FOR_MS)
-      return { kind: 'go', probe: false };
+    if (this.seenClosed(shop, now)) return { kind: 'go', probe: false };
     const admission = await this.store.admit(shop, now, this.rules);
     switch (admission.kind) {
       case 'closed':
@@ -102,8 +100,7 @@ export class ShopBreaker {
   /** Whether the shop's breaker is open now (a look only: no probe is taken). */
   async isOpen(shop: string): Promise<boolean> {
     const now = this.clock();
-    const last = this.seen.get(shop);
-    if (last?.state === 'closed' && now - last.atMs < CLOSED_FOR_MS) return false;
+    if (this.seenClosed(shop, now)) return false;
     const state = await this.store.stateOf(shop);
     this.seen.set(shop, { state, atMs: now });
     return state === 'open';
@@ -164,6 +161,12 @@ export class ShopBreaker {
       if (state !== 'open') this.seen.set(shop, { state, atMs: now });
       return state === 'open';
     });
+  }
+
+  /** Whether this process saw the shop's breaker closed within the last second. */
+  private seenClosed(shop: string, now: number): boolean {
+    const last = this.seen.get(shop);
+    return last?.state === 'closed' && now - last.atMs < CLOSED_FOR_MS;
   }
 
   /**

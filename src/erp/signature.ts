@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ENV_SHOP_ID } from '../shops/shop-id';
 
 /** The header every webhook delivery carries. */
 export const SIGNATURE_HEADER = 'X-Connector-Signature';
@@ -33,8 +34,8 @@ export function signatureHeader(
 }
 
 /**
- * What an ERP runs on a delivery (README shows it): the shop the header signs (`default` for the
- * env shop's) when it signs this exact raw body with `secret` and its timestamp is within
+ * What an ERP runs on a delivery (README shows it): the shop the header signs (ENV_SHOP_ID,
+ * `default`, for the env shop's) when it signs this exact raw body with `secret` and its timestamp is within
  * `toleranceSeconds` of `nowSeconds`; undefined when it does not.
  */
 export function verifySignature(
@@ -59,5 +60,5 @@ export function verifySignature(
     .digest('hex');
   const valid =
     given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-  return valid ? (shop ?? 'default') : undefined;
+  return valid ? (shop ?? ENV_SHOP_ID) : undefined;
 }

@@ -40,7 +40,7 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
     );
     return jobs.flatMap((job, i) => {
       if (!job.id) return [];
-      const data = job.data as { checkoutId?: string; shop?: string };
+      const data = job.data as { checkoutId?: string };
       return [
         {
           id: job.id,
