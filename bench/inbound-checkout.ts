@@ -19,14 +19,11 @@
  * (README "Redis"); the bare sides do not: the ratios then include what the WAIT costs.
  * Run: npm run bench:inbound   (BENCH_REPS=3 BENCH_SECONDS=5 BENCH_SINGLE=30 by default)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import path from 'node:path';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
 import { freePort } from '../src/infra/free-port';
-import { startPrivateRedis } from '../src/infra/private-redis';
+import { startPrivateRedis, type PrivateRedis } from '../src/infra/private-redis';
 import { closeRedis, createRedis, redisOptions } from '../src/infra/redis';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 import {
@@ -143,29 +140,16 @@ async function pipeline(
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 /** A replica of the private Redis (BENCH_REPLICA=1); resolves once it is in sync. */
-async function startReplica(primaryUrl: string): Promise<ChildProcess> {
-  const port = await freePort();
-  // Its own folder: a replica writes the snapshot it syncs from to its working directory.
-  const dir = mkdtempSync(path.join(tmpdir(), 'bench-replica-'));
-  const replica = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''].concat([
-      '--appendonly',
-      'no',
-      '--replicaof',
-      '127.0.0.1',
-      new URL(primaryUrl).port,
-    ]),
-    { stdio: 'ignore' },
-  );
-  replica.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const client = createRedis(`redis://127.0.0.1:${port}`, 'worker', 'bench-replica');
+async function startReplica(primaryUrl: string): Promise<PrivateRedis> {
+  const replica = await startPrivateRedis({ replicaOf: primaryUrl });
+  const client = createRedis(replica.url, 'worker', 'bench-replica');
   try {
     for (let i = 0; i < 100; i++) {
       const info = await client.info('replication').catch(() => '');
       if (/master_link_status:up/.test(info)) return replica;
       await sleep(100);
     }
+    await replica.close();
     throw new Error('the replica never came in sync');
   } finally {
     await closeRedis(client);
@@ -390,7 +374,7 @@ async function main(): Promise<void> {
   } finally {
     for (const child of children) await child.stop();
     simulator.stop();
-    replica?.kill('SIGKILL');
+    await replica?.close();
     await redis.close();
   }
 }

@@ -23,8 +23,7 @@ import { Writable } from 'node:stream';
 import autocannon from 'autocannon';
 import { loadShopsConfig } from '../src/config';
 import { freePort } from '../src/infra/free-port';
-import { closeRedis, createRedis, waitForRedis } from '../src/infra/redis';
-import { startPrivateRedis } from '../src/infra/private-redis';
+import { serverPid, startPrivateRedis } from '../src/infra/private-redis';
 import { cliAdapters } from '../src/main/cli-adapters';
 import { newKeyringEntry } from '../src/shops/secret-box';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
@@ -139,18 +138,6 @@ async function registerShops(env: Record<string, string>, count: number): Promis
   return tokens;
 }
 
-/** The pid of the Redis server (INFO server), to read its CPU. */
-async function redisProcessId(url: string): Promise<number> {
-  const client = createRedis(url, 'producer', 'bench');
-  try {
-    await waitForRedis(client, 5000);
-    const info = await client.info('server');
-    return Number(/process_id:(\d+)/.exec(info)?.[1]);
-  } finally {
-    await closeRedis(client);
-  }
-}
-
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 async function main(): Promise<void> {
@@ -174,7 +161,8 @@ async function main(): Promise<void> {
     CHECKOUT_ROUTE_TOKEN: TOKEN,
   };
   try {
-    const redisPid = await redisProcessId(redis.url);
+    const redisPid = await serverPid(Number(new URL(redis.url).port));
+    if (redisPid === undefined) throw new Error('the private Redis does not say its pid');
     const registeredAt = Date.now();
     const tokens = await registerShops(
       { ...common, QUEUE_PREFIX: 'bench-many', SHOP_SECRET_KEYS: keys },

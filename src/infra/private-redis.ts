@@ -21,7 +21,7 @@ export interface PrivateRedis {
  * lingers). Comparing it with our child's pid proves we reached our own server, not another
  * suite's that raced us for the port.
  */
-function serverPid(port: number): Promise<number | undefined> {
+export function serverPid(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let reply = '';
@@ -59,10 +59,11 @@ async function waitForOwnServer(
 
 /**
  * Starts redis-server (from PATH) on a free loopback port with its own data directory
- * (append-only on when asked). It can be stopped and started again on the same port.
+ * (append-only on when asked; a replica of `replicaOf`, a redis:// URL on loopback, when given).
+ * It can be stopped and started again on the same port.
  */
 export async function startPrivateRedis(
-  options: { appendOnly?: boolean } = {},
+  options: { appendOnly?: boolean; replicaOf?: string } = {},
 ): Promise<PrivateRedis> {
   let port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-redis-'));
@@ -72,7 +73,10 @@ export async function startPrivateRedis(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '']
         .concat(['--appendonly', options.appendOnly ? 'yes' : 'no'])
-        .concat(['--maxmemory-policy', 'noeviction']),
+        .concat(['--maxmemory-policy', 'noeviction'])
+        .concat(
+          options.replicaOf ? ['--replicaof', '127.0.0.1', new URL(options.replicaOf).port] : [],
+        ),
       { stdio: 'ignore' },
     );
   // The first start may lose a race for the port with another suite: then take another port.
