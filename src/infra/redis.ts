@@ -39,8 +39,12 @@ export function redisOptions(
           role: 'master',
           sentinelPassword,
           enableTLSForSentinelMode: topology.tls,
-          // Told of a promotion by the Sentinels (+switch-master) at once, not at the next error.
-          failoverDetector: true,
+          // ioredis's failoverDetector stays off (its default). On +switch-master it calls the
+          // connector's disconnect(), which, if the client is reconnecting at that moment (its
+          // primary just died, the Sentinels still being asked), makes that connect fail with
+          // "Connection is closed." and the client end for good: every command then fails. Our
+          // drill hit it on a loaded machine. A promotion is seen anyway: a dead primary closes
+          // the socket, a demoted one closes its clients' connections or answers READONLY.
           sentinelRetryStrategy: reconnectDelay,
         };
   const common: RedisOptions = {
