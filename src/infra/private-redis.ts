@@ -45,7 +45,7 @@ export function serverPid(port: number): Promise<number | undefined> {
 async function waitForOwnServer(
   child: ChildProcess,
   port: number,
-  timeoutMs = 5000,
+  timeoutMs = 10_000,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -58,6 +58,33 @@ async function waitForOwnServer(
 }
 
 /**
+ * Spawns a server (redis-server, a Sentinel) on `count` free loopback ports, none of them in
+ * `taken`, and waits until it answers on the first; resolves with the ports it holds, added to
+ * `taken`. A port is free when chosen but can be taken before the child binds it (another suite,
+ * another node of the same group): the child then exits, and it is tried again on new ports.
+ */
+export async function spawnOnFreePorts(
+  count: number,
+  spawnOn: (ports: number[]) => ChildProcess,
+  taken: Set<number> = new Set(),
+): Promise<{ ports: number[]; child: ChildProcess }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports: number[] = [];
+    while (ports.length < count) {
+      const port = await freePort();
+      if (!taken.has(port) && !ports.includes(port)) ports.push(port);
+    }
+    const child = spawnOn(ports);
+    if (await waitForOwnServer(child, ports[0] ?? 0)) {
+      for (const port of ports) taken.add(port);
+      return { ports, child };
+    }
+    child.kill('SIGKILL');
+    if (attempt === 5) throw new Error(`could not start ${child.spawnargs.join(' ')}`);
+  }
+}
+
+/**
  * Starts redis-server (from PATH) on a free loopback port with its own data directory
  * (append-only on when asked; a replica of `replicaOf`, a redis:// URL on loopback, when given).
  * It can be stopped and started again on the same port.
@@ -65,10 +92,8 @@ async function waitForOwnServer(
 export async function startPrivateRedis(
   options: { appendOnly?: boolean; replicaOf?: string } = {},
 ): Promise<PrivateRedis> {
-  let port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-redis-'));
-  let child: ChildProcess | undefined;
-  const spawnServer = (): ChildProcess =>
+  const spawnServer = (port: number): ChildProcess =>
     spawn(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '']
@@ -79,16 +104,12 @@ export async function startPrivateRedis(
         ),
       { stdio: 'ignore' },
     );
-  // The first start may lose a race for the port with another suite: then take another port.
-  for (let attempt = 1; ; attempt += 1) {
-    child = spawnServer();
-    if (await waitForOwnServer(child, port)) break;
-    if (attempt === 5) throw new Error('could not start a private redis-server');
-    port = await freePort();
-  }
+  const started = await spawnOnFreePorts(1, ([port = 0]) => spawnServer(port));
+  let child: ChildProcess | undefined = started.child;
+  const [port = 0] = started.ports;
   const url = `redis://127.0.0.1:${port}`;
   const start = async (): Promise<void> => {
-    child = spawnServer();
+    child = spawnServer(port);
     if (!(await waitForOwnServer(child, port))) {
       throw new Error(`port ${port} was taken while redis-server was stopped`);
     }
