@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { requestCheckout } from '../src/checkout/request-checkout';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
-import { createRedis } from '../src/infra/redis';
+import { createRedis, waitForRedis } from '../src/infra/redis';
 import { createDependencies } from '../src/main/dependencies';
 
 const config = loadConfig(process.env);
@@ -18,6 +18,8 @@ if (!config.envShop) throw new Error('the bare server serves the env shop: set P
 const bearer = `Bearer ${config.envShop.routeToken}`;
 
 async function main(): Promise<void> {
+  // A producer connection fails a command sent before it is ready (no offline queue).
+  if (!(await waitForRedis(redis, 5000))) throw new Error('no Redis at REDIS_URL');
   const built = await createDependencies(config, {
     redis,
     logger: silent,

@@ -11,7 +11,7 @@ import {
 } from './payments/provider-fields';
 import { parseKeyring } from './shops/secret-box';
 import { checkoutRoutePath, ENV_SHOP_ID } from './shops/shop-id';
-import { parseServedRedisUrl, RedisUrlError } from './redis-url';
+import { parseRedisUrl, RedisUrlError } from './redis-url';
 import {
   providerSecrets as providerSecretsOf,
   type ProviderSettings,
@@ -237,7 +237,7 @@ const redisShape = {
 /** What is wrong with a REDIS_URL, or undefined when this release can use it. */
 function redisUrlProblem(url: string): string | undefined {
   try {
-    parseServedRedisUrl(url);
+    parseRedisUrl(url);
     return undefined;
   } catch (error) {
     if (error instanceof RedisUrlError) return error.problem;

@@ -108,24 +108,6 @@ export function parseRedisUrl(url: string): RedisTopology {
   }
 }
 
-/** The topologies this release connects to. */
-export type ServedRedisTopology = Exclude<RedisTopology, { kind: 'cluster' }>;
-
-/**
- * Reads REDIS_URL as this release can serve it: the configuration checks it with this, and the
- * builder of connections builds from it. Throws RedisUrlError saying what is wrong, also for a
- * Cluster, recognised but not served yet.
- */
-export function parseServedRedisUrl(url: string): ServedRedisTopology {
-  const topology = parseRedisUrl(url);
-  if (topology.kind === 'cluster') {
-    throw new RedisUrlError(
-      'redis+cluster:// is not supported by this release yet: use redis:// or redis+sentinel://',
-    );
-  }
-  return topology;
-}
-
 /** The URL with its password replaced, fit for a log line or an error. */
 export function redactedRedisUrl(url: string): string {
   return url.replace(/(\/\/[^:@/]*:)[^@/]*@/, '$1***@');

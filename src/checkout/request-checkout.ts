@@ -45,6 +45,9 @@ export async function requestCheckout(
     deps.jobs.produce(record.checkoutId, jobKey),
     ...(expiresFirst ? [deps.jobs.scheduleExpiry(record.checkoutId, expiresAt)] : []),
   ]);
+  // The 202 promises the URL will come: it waits until a replica holds the checkout and its job,
+  // or a failover could take back what was accepted (the platform retries a 503).
+  await deps.replication.held();
   deps.log.info(result.kind === 'created' ? 'checkout requested' : 'checkout requested again', {
     serviceId,
     checkoutId: record.checkoutId,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from './redis';
 
 const shas = new Map<string, string>();
 
@@ -19,7 +19,7 @@ export function scriptSha(lua: string): string {
  * call; a checkout runs six scripts.
  */
 export async function runScript(
-  redis: Redis,
+  redis: RedisCommands,
   lua: string,
   numKeys: number,
   ...args: Array<string | number>

@@ -1,5 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
-import { parseServedRedisUrl } from '../redis-url';
+import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { parseRedisUrl, type RedisTopology } from '../redis-url';
 import { settlesWithin } from './settles-within';
 
 /**
@@ -14,14 +14,56 @@ export interface RedisEndpoint {
   sentinelPassword?: string;
 }
 
+/**
+ * What the stores, scripts and checks are given: one server (or the primary the Sentinels name),
+ * or a Redis Cluster. Every command with keys works alike on both (a Cluster routes it by its
+ * keys' slot); a keyless one (INFO, SCAN, WAIT, SCRIPT LOAD) goes through `primaries()`.
+ */
+export type RedisCommands = Redis | Cluster;
+
+/** A connection the connector made (`createRedis`). */
+export type ConnectorConnection = ConnectorRedis | ConnectorCluster;
+
 /** Backs off to 2 s and never gives up: a restarted or promoted Redis is picked up again. */
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 2000);
 
+type Credentials = Pick<RedisTopology, 'username' | 'password' | 'tls'>;
+
+/** The answers of a server that is no longer the primary, or not yet ready. */
+const DEMOTED = /^(READONLY|LOADING)\b|WAIT cannot be used with replica instances/;
+
+/** What every connection to a data node has, on any topology. */
+function nodeOptions(credentials: Credentials, profile: RedisProfile, name: string): RedisOptions {
+  return {
+    username: credentials.username,
+    password: credentials.password,
+    tls: credentials.tls ? {} : undefined,
+    connectionName: `${name}-${profile}`,
+    // After a failover the old primary answers READONLY (a write) or refuses WAIT (a replica
+    // cannot), a replica still loading its data LOADING: reconnect (to the primary now) and send
+    // the command again (2), not fail it.
+    reconnectOnError: (error) => (DEMOTED.test(error.message) ? 2 : false),
+    // On disconnect ioredis ends the socket and destroys it if it has not closed after this long;
+    // a socket that died already never closes again, so its 2 s default only delays exit.
+    disconnectTimeout: 500,
+    // A primary that hangs rather than dies (a stalled machine, a partition that drops packets
+    // without a reset) keeps its sockets open: a command unanswered for this long destroys the
+    // socket, and the client reconnects (through the Sentinels, to the primary they promoted)
+    // and sends its unanswered commands again. Longer than the longest command we block on:
+    // WAIT's 2 s on a producer, BullMQ's blocking reads (at most 10 s) on a worker.
+    socketTimeout: SOCKET_TIMEOUT_MS[profile],
+    ...(profile === 'worker'
+      ? { maxRetriesPerRequest: null, enableReadyCheck: true }
+      : { maxRetriesPerRequest: 1, connectTimeout: 2000 }),
+  };
+}
+
+/** How long a command may go unanswered before its connection is taken for dead (see above). */
+export const SOCKET_TIMEOUT_MS: Record<RedisProfile, number> = { producer: 5000, worker: 20_000 };
+
 /**
- * Connection options for a profile: one server (redis://, rediss://), or the primary the
- * Sentinels name (redis+sentinel://), found again after every failover. The one place every
- * connection of the connector is described: producers, workers (and BullMQ's copies of them),
- * the CLI, the rate limiter, the readiness and safety checks.
+ * Connection options for one server (redis://, rediss://), or the primary the Sentinels name
+ * (redis+sentinel://), found again after every failover.
  */
 export function redisOptions(
   endpoint: string | RedisEndpoint,
@@ -29,7 +71,20 @@ export function redisOptions(
   name = 'connector',
 ): RedisOptions {
   const { url, sentinelPassword } = typeof endpoint === 'string' ? { url: endpoint } : endpoint;
-  const topology = parseServedRedisUrl(url);
+  const topology = parseRedisUrl(url);
+  if (topology.kind === 'cluster') {
+    throw new Error('redisOptions: a cluster is described by clusterOptions');
+  }
+  return serverOptions(topology, sentinelPassword, profile, name);
+}
+
+/** The options of one server or a Sentinel group, its URL read already. */
+function serverOptions(
+  topology: Exclude<RedisTopology, { kind: 'cluster' }>,
+  sentinelPassword: string | undefined,
+  profile: RedisProfile,
+  name: string,
+): RedisOptions {
   const where: RedisOptions =
     topology.kind === 'single'
       ? { host: topology.node.host, port: topology.node.port }
@@ -47,39 +102,88 @@ export function redisOptions(
           // the socket, a demoted one closes its clients' connections or answers READONLY.
           sentinelRetryStrategy: reconnectDelay,
         };
-  const common: RedisOptions = {
+  return {
     ...where,
-    username: topology.username,
-    password: topology.password,
+    ...nodeOptions(topology, profile, name),
     db: topology.db,
-    tls: topology.tls ? {} : undefined,
-    connectionName: `${name}-${profile}`,
     retryStrategy: reconnectDelay,
-    // After a failover the old primary answers READONLY, a replica still loading its data
-    // LOADING: reconnect (to the primary now) and send the command again (2), not fail it.
-    reconnectOnError: (error) => (/^(READONLY|LOADING)\b/.test(error.message) ? 2 : false),
     lazyConnect: false,
-    // On disconnect ioredis ends the socket and destroys it if it has not closed after this long;
-    // a socket that died already never closes again, so its 2 s default only delays exit.
-    disconnectTimeout: 500,
+    ...(profile === 'producer' ? { enableOfflineQueue: false } : {}),
   };
-  const profileOptions: RedisOptions =
-    profile === 'worker'
-      ? { maxRetriesPerRequest: null, enableReadyCheck: true }
-      : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 };
-  return { ...common, ...profileOptions };
 }
 
+/**
+ * How long a command keeps being retried through a Cluster's failover (a node gone, CLUSTERDOWN,
+ * TRYAGAIN, MOVED to the promoted replica): `retryDelayOnFailover × maxRedirections`. A worker's
+ * command (a job moved to completed, say) must outlive the cluster's `cluster-node-timeout` plus
+ * the election, or a finished job could be run again: 64 tries a second apart. A producer's
+ * (an HTTP request's) gives up after about 3 s, and the request answers 503 REDIS_UNAVAILABLE.
+ */
+const CLUSTER_RETRIES: Record<RedisProfile, { delayMs: number; tries: number }> = {
+  worker: { delayMs: 1000, tries: 64 },
+  producer: { delayMs: 200, tries: 16 },
+};
+
+/** The options of a Redis Cluster (redis+cluster://), its seed nodes apart. */
+export function clusterOptions(
+  topology: Extract<RedisTopology, { kind: 'cluster' }>,
+  profile: RedisProfile,
+  name = 'connector',
+): ClusterOptions {
+  const retry = CLUSTER_RETRIES[profile];
+  return {
+    redisOptions: nodeOptions(topology, profile, name),
+    clusterRetryStrategy: reconnectDelay,
+    // Every read from the primary that took the write: a replica may lag behind it.
+    scaleReads: 'master',
+    // Off: on a Cluster, ioredis's automatic pipelines mix slots in EVALSHA batches (ioredis
+    // #2109) and keep sending to the old node after a slot moved (#2075).
+    enableAutoPipelining: false,
+    retryDelayOnFailover: retry.delayMs,
+    retryDelayOnClusterDown: retry.delayMs,
+    retryDelayOnTryAgain: retry.delayMs,
+    maxRedirections: retry.tries,
+    enableOfflineQueue: profile === 'worker',
+    enableReadyCheck: true,
+    slotsRefreshTimeout: 2000,
+    lazyConnect: false,
+    // With TLS, managed services (ElastiCache, MemoryDB) give nodes by host name, and the
+    // certificate names the host, not its address: connect by the name the cluster gave.
+    ...(topology.tls ? { dnsLookup: (address, lookup) => lookup(null, address) } : {}),
+  };
+}
+
+/** Every connection of the connector is made here: producers, workers, the CLI, the checks. */
 export function createRedis(
   endpoint: string | RedisEndpoint,
   profile: RedisProfile,
   name = 'connector',
-): ConnectorRedis {
-  return new ConnectorRedis(redisOptions(endpoint, profile, name));
+): ConnectorConnection {
+  const { url, sentinelPassword } = typeof endpoint === 'string' ? { url: endpoint } : endpoint;
+  const topology = parseRedisUrl(url);
+  if (topology.kind === 'cluster') {
+    return new ConnectorCluster(topology.nodes, clusterOptions(topology, profile, name));
+  }
+  return new ConnectorRedis(serverOptions(topology, sentinelPassword, profile, name));
 }
 
 /**
- * Every connection of the connector, for two gaps between ioredis and BullMQ:
+ * ioredis arms its socket timeout when a command goes out and clears it only when data comes
+ * in: a connection that closes with a command unanswered keeps the timer, which holds the
+ * process up to its length on exit and, fired after a reconnect, destroys the new healthy socket
+ * (its `this.stream`). The timer goes with the socket here.
+ */
+function forgetSocketTimerOnClose(client: Redis): void {
+  client.on('close', () => {
+    const timed = client as unknown as { socketTimeoutTimer?: ReturnType<typeof setTimeout> };
+    clearTimeout(timed.socketTimeoutTimer);
+    timed.socketTimeoutTimer = undefined;
+  });
+}
+
+/**
+ * Every connection of the connector, for two gaps between ioredis and BullMQ (and the socket
+ * timer above):
  * - ioredis emits 'end' from a socket's close handler, so `disconnect()` on a client that is
  *   waiting to reconnect (no socket) stops the reconnecting but never ends it, and BullMQ's
  *   Worker.close(), which waits for 'end', waits forever (taskforcesh/bullmq#4656). Such a client
@@ -89,6 +193,11 @@ export function createRedis(
  */
 export class ConnectorRedis extends Redis {
   private readonly copies: Redis[] = [];
+
+  constructor(options: RedisOptions) {
+    super(options);
+    forgetSocketTimerOnClose(this);
+  }
 
   override disconnect(reconnect = false): void {
     // 'wait' makes ioredis run its close handler now: status 'end', queued commands rejected.
@@ -108,17 +217,122 @@ export class ConnectorRedis extends Redis {
   }
 }
 
-/** Resolves true when Redis answers PING within `timeoutMs`. Never throws. */
-export async function pingRedis(redis: Redis, timeoutMs = 1000): Promise<boolean> {
-  const answer = redis.ping().then(
-    (reply) => reply === 'PONG',
-    () => false,
-  );
+/**
+ * A Cluster connection with the same two answers as ConnectorRedis: a Cluster waiting to
+ * reconnect (every node gone) has no node whose close would end it, so `disconnect()` ends it at
+ * once; BullMQ's copies (`duplicate()`, which BullMQ calls with an options object where ioredis
+ * expects seed nodes: the seeds are kept) are remembered for `disconnectAll`.
+ */
+export class ConnectorCluster extends Cluster {
+  private readonly copies: Cluster[] = [];
+
+  constructor(nodes: ClusterNode[], options: ClusterOptions) {
+    super(nodes, options);
+    // The cluster makes its node connections itself, after this returns.
+    this.on('+node', (node: Redis) => forgetSocketTimerOnClose(node));
+  }
+
+  override disconnect(reconnect = false): void {
+    // 'wait' makes ioredis run its close handling now: status 'end', queued commands rejected.
+    if (!reconnect && this.status === 'reconnecting') this.status = 'wait';
+    super.disconnect(reconnect);
+  }
+
+  override duplicate(overrideStartupNodes: ClusterNode[] = [], overrideOptions = {}): Cluster {
+    const seeds: ClusterNode[] = Array.isArray(overrideStartupNodes) ? overrideStartupNodes : [];
+    const copy = new ConnectorCluster(seeds.length > 0 ? seeds : this.seeds(), {
+      ...this.options,
+      ...overrideOptions,
+    });
+    this.copies.push(copy);
+    return copy;
+  }
+
+  /** Drops this connection and every copy at once, without waiting for Redis. */
+  disconnectAll(): void {
+    for (const client of [this, ...this.copies]) client.disconnect();
+  }
+
+  private seeds(): ClusterNode[] {
+    // ioredis keeps its startup nodes private; the nodes it knows now are as good a seed.
+    const known = this.nodes('all').map((node) => ({
+      host: node.options.host ?? '127.0.0.1',
+      port: node.options.port ?? 6379,
+    }));
+    return known.length > 0 ? known : this.startupSeeds;
+  }
+
+  private get startupSeeds(): ClusterNode[] {
+    return (this as unknown as { startupNodes: ClusterNode[] }).startupNodes;
+  }
+}
+
+/** Whether the connection is a Redis Cluster's. */
+export function isCluster(redis: RedisCommands): redis is Cluster {
+  return redis instanceof Cluster;
+}
+
+/**
+ * The connections that take writes: the one server (or Sentinel's primary), or every primary of
+ * a Cluster as it knows them now. For the keyless commands a Cluster would send to any node.
+ */
+export function primaries(redis: RedisCommands): Redis[] {
+  return isCluster(redis) ? redis.nodes('master') : [redis];
+}
+
+/**
+ * Sends one raw command (as rate-limit-redis's cluster form gives it): routed by its keys, on a
+ * Cluster to their slot's primary; a keyless SCRIPT LOAD goes to every primary, so the EVALSHA
+ * that follows finds the script wherever its key lives (also on a replica promoted since).
+ */
+export function sendRawCommand(redis: RedisCommands) {
+  return async (command: string[]): Promise<unknown> => {
+    const [name = '', ...args] = command;
+    if (name.toUpperCase() === 'SCRIPT' && args[0]?.toUpperCase() === 'LOAD') {
+      const nodes = primaries(redis);
+      if (nodes.length === 0) throw new Error("Cluster isn't ready: no primary known");
+      const shas = await Promise.all(nodes.map((node) => node.call(name, ...args)));
+      return shas[0];
+    }
+    return redis.call(name, ...args);
+  };
+}
+
+/**
+ * The keys matching `match`, in batches, from every primary (SCAN is keyless: on a Cluster each
+ * primary holds its own slots' keys). A key may come twice, as SCAN promises at most that.
+ */
+export async function* scanPrimaries(
+  redis: RedisCommands,
+  match: string,
+  count = 500,
+): AsyncGenerator<string[]> {
+  for (const node of primaries(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', count);
+      cursor = next;
+      if (keys.length > 0) yield keys;
+    } while (cursor !== '0');
+  }
+}
+
+/**
+ * Resolves true when Redis answers within `timeoutMs`: PING on one server; on a Cluster, the
+ * cluster itself saying every slot is served (`CLUSTER INFO`: `cluster_state:ok`), which a
+ * primary lost and not yet replaced is not. Never throws.
+ */
+export async function pingRedis(redis: RedisCommands, timeoutMs = 1000): Promise<boolean> {
+  const answer = (
+    isCluster(redis)
+      ? redis.cluster('INFO').then((info) => /^cluster_state:ok\b/m.test(String(info)))
+      : redis.ping().then((reply) => reply === 'PONG')
+  ).catch(() => false);
   return (await settlesWithin(answer, timeoutMs)) && answer;
 }
 
 /** Resolves true once the connection is ready, false after `timeoutMs`. Never throws. */
-export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+export async function waitForRedis(redis: RedisCommands, timeoutMs: number): Promise<boolean> {
   if (redis.status === 'ready') return true;
   return new Promise((resolve) => {
     const done = (ready: boolean): void => {
@@ -133,7 +347,7 @@ export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boo
 }
 
 /** Closes a connection politely, falling back to disconnect when Redis is unreachable. */
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisCommands): Promise<void> {
   if (redis.status === 'end') return;
   // Already closing or unreachable, quit fails or hangs: the disconnect below is enough.
   await settlesWithin(redis.quit(), 500);
@@ -148,6 +362,15 @@ const UNAVAILABLE = [
   'READONLY',
   'LOADING',
   'All sentinels are unreachable',
+  // A Cluster during a failover, or with no node left.
+  'CLUSTERDOWN',
+  'TRYAGAIN',
+  'Too many Cluster redirections',
+  'Failed to refresh slots cache',
+  "Cluster isn't ready",
+  'None of startup nodes is available',
+  // A primary that stopped answering (socketTimeout): the client is reconnecting.
+  'Socket timeout',
 ];
 
 /** True for the errors ioredis (and BullMQ through it) raise while Redis is away. */

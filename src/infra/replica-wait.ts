@@ -1,46 +1,130 @@
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors';
+import { primaries, type RedisCommands } from './redis';
 
-/** How long the number of connected replicas is taken as read. */
+/** A server's answer that it does not let this user run a command at all. */
+const REFUSED = /^NOPERM\b|^ERR unknown command\b/;
+
+/** How long the number of replicas of a primary is taken as read. */
 const REPLICAS_READ_FOR_MS = 1000;
 
 /**
  * Holds until a replica has this connection's writes (`WAIT 1 <timeout>`, sent after them on the
- * same connection, never inside a script or MULTI), where the primary has replicas connected; a
- * lone primary is not waited on. The count of replicas comes from `INFO replication`, read at
- * most once a second, so a failover to a primary without replicas (or a replica joining) is
- * seen within a second.
+ * same connection, never inside a script or MULTI), where the primary has replicas in sync; a
+ * lone primary is not waited on. On a Cluster, every primary the connection writes to is waited
+ * on, at once: WAIT covers what was written on that node's connection, which is where the
+ * cluster routed the writes of its slots. The count of replicas (those `state=online` in
+ * `INFO replication`: one still loading its first copy acknowledges nothing) is read at most
+ * once a second per primary, so a failover to a primary without replicas (or a replica joining)
+ * is seen within a second.
+ *
+ * WAIT blocks its connection in Redis until the replica answers, and every request shares the
+ * producer connection: one WAIT per caller would stall it once per caller. So callers share
+ * WAITs (a group commit): with none in flight, a caller sends one; while one is in flight (it may
+ * have been sent before the caller's writes), callers join the next, sent as soon as it returns,
+ * which covers all of them. At most one WAIT runs per connection, and one more waits its turn.
  */
 export class ReplicaWait {
-  private replicas: { count: number; readAt: number } | undefined;
+  // By connection: a Cluster's node connections come and go with failovers.
+  private readonly replicas = new WeakMap<Redis, { count: Promise<number>; readAt: number }>();
+  // Connections whose server refuses INFO or WAIT (a managed service's restricted commands).
+  private readonly refused = new WeakSet<Redis>();
+  // The WAIT in flight on a connection, and the one callers joined since it was sent.
+  private readonly batches = new WeakMap<
+    Redis,
+    { inFlight?: Promise<number>; next?: Promise<number> }
+  >();
 
   constructor(
-    private readonly redis: Redis,
-    private readonly timeoutMs = 2000,
-    private readonly clock: () => number = Date.now,
+    private readonly redis: RedisCommands,
+    private readonly options: {
+      timeoutMs?: number;
+      clock?: () => number;
+      /** Told once per connection whose server refuses INFO or WAIT. */
+      warn?: (message: string, meta: Record<string, unknown>) => void;
+    } = {},
   ) {}
 
+  private get timeoutMs(): number {
+    return this.options.timeoutMs ?? 2000;
+  }
+
   async held(): Promise<void> {
-    if ((await this.connectedReplicas()) === 0) return;
-    const acknowledged = Number(await this.redis.call('WAIT', '1', String(this.timeoutMs)));
+    await Promise.all(primaries(this.redis).map((node) => this.heldBy(node)));
+  }
+
+  private async heldBy(node: Redis): Promise<void> {
+    if (this.refused.has(node) || (await this.onlineReplicas(node)) === 0) return;
+    const acknowledged = await this.sharedWait(node).catch((error: unknown) => {
+      this.refusedBy(node, 'WAIT', error);
+      return Infinity;
+    });
     if (acknowledged >= 1) return;
-    // A replica said to be connected did not confirm in time: what was written may be lost in a
+    // A replica said to be in sync did not confirm in time: what was written may be lost in a
     // failover, so nothing that rests on it goes out now; the caller's retry tries again.
-    this.replicas = undefined;
+    this.replicas.delete(node);
     throw new AppError(
       'REDIS_UNAVAILABLE',
       `No Redis replica confirmed the write within ${this.timeoutMs} ms.`,
     );
   }
 
-  private async connectedReplicas(): Promise<number> {
-    const now = this.clock();
-    if (this.replicas && now - this.replicas.readAt < REPLICAS_READ_FOR_MS) {
-      return this.replicas.count;
-    }
-    const info = await this.redis.info('replication');
-    const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
-    this.replicas = { count, readAt: now };
+  /** A WAIT sent after this call, shared with the callers of the same moment (see above). */
+  private sharedWait(node: Redis): Promise<number> {
+    let batch = this.batches.get(node);
+    if (!batch) this.batches.set(node, (batch = {}));
+    const state = batch;
+    const send = (): Promise<number> => {
+      const answer = node.call('WAIT', '1', String(this.timeoutMs)).then(Number);
+      state.inFlight = answer;
+      const done = () => {
+        if (state.inFlight === answer) state.inFlight = undefined;
+      };
+      answer.then(done, done);
+      return answer;
+    };
+    if (!state.inFlight) return send();
+    state.next ??= state.inFlight
+      .catch(() => 0)
+      .then(() => {
+        state.next = undefined;
+        return send();
+      });
+    return state.next;
+  }
+
+  /** Replicas in sync, read at most once a second; callers of the same moment share the read. */
+  private onlineReplicas(node: Redis): Promise<number> {
+    const now = (this.options.clock ?? Date.now)();
+    const known = this.replicas.get(node);
+    if (known && now - known.readAt < REPLICAS_READ_FOR_MS) return known.count;
+    const count = node.info('replication').then(
+      (info) => [...info.matchAll(/^slave\d+:.*\bstate=online\b/gm)].length,
+      (error: unknown) => {
+        this.refusedBy(node, 'INFO', error);
+        return 0;
+      },
+    );
+    this.replicas.set(node, { count, readAt: now });
+    // A failed read is not kept: the next caller reads again.
+    count.catch(() => this.replicas.delete(node));
     return count;
+  }
+
+  /**
+   * A server that refuses INFO or WAIT (NOPERM, an unknown command: a managed service that
+   * restricts them) is not waited on again: its durability is the service's. Any other failure
+   * (the connection, a server that is no longer the primary) is the caller's to retry.
+   */
+  private refusedBy(node: Redis, command: string, error: unknown): void {
+    // Only a refusal of the command itself (ACL's NOPERM, a command renamed away). Any other
+    // answer, such as a demoted primary's "WAIT cannot be used with replica instances", is about
+    // this moment: the caller's retry tries again (the connection reconnects to the primary).
+    if (!(error instanceof Error) || !REFUSED.test(error.message)) throw error;
+    this.refused.add(node);
+    this.options.warn?.('redis refuses a command the replica wait needs; not waiting there', {
+      command,
+      cause: error.message,
+    });
   }
 }

@@ -6,12 +6,12 @@ import { BullmqDeliveryHistory, BullmqFailedDeliveries } from '../jobs/bullmq-fa
 import type { Writable } from 'node:stream';
 import type { LogConfig } from '../config';
 import { createLogger, type Logger } from '../infra/logger';
-import type { ConnectorRedis } from '../infra/redis';
+import type { ConnectorConnection } from '../infra/redis';
 import { connectorQueue } from '../jobs/bullmq-checkout-jobs';
 import { QUEUES } from '../jobs/queue-names';
 import { ENV_SHOP_ID } from '../shops/shop-id';
 import { PlatformClient } from '../platform/platform-client';
-import { migrateToLayout2 } from '../store/layout-migration';
+import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
 import { ShopAdmin } from '../registry/shop-admin';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
@@ -26,6 +26,9 @@ export const cliAdapters: CliAdapters = {
     const redis = await connectCliRedis(redisConfig);
     try {
       return await migrateToLayout2(redis, redisConfig.prefix, options);
+    } catch (error) {
+      if (error instanceof Layout1OnClusterError) throw new CliFailure(error.message, EXIT.failure);
+      throw error;
     } finally {
       await closeRedis(redis);
     }
@@ -101,7 +104,7 @@ function cliLogger(
 }
 
 /** The CLI's Redis connection; a CliFailure naming REDIS_URL when Redis does not answer. */
-async function connectCliRedis(endpoint: RedisEndpoint): Promise<ConnectorRedis> {
+async function connectCliRedis(endpoint: RedisEndpoint): Promise<ConnectorConnection> {
   const redis = createRedis(endpoint, 'producer', 'connector-cli');
   // A failed command says what went wrong; the connection's own errors add nothing.
   redis.on('error', () => undefined);

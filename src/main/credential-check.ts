@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../infra/redis';
 import type { PlatformHostConfig } from '../config';
 import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
@@ -16,7 +16,7 @@ import type { CredentialCheck } from '../registry/ports';
  */
 export function platformCredentialCheck(runtime: {
   platform: PlatformHostConfig;
-  redis: Redis;
+  redis: RedisCommands;
   prefix: string;
   publicUrl: string;
   logger: Logger;

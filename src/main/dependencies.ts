@@ -3,7 +3,7 @@ import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { newCheckoutId } from '../checkout/checkout-record';
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
-import type { ConnectorRedis } from '../infra/redis';
+import type { ConnectorConnection } from '../infra/redis';
 import { ReplicaWait } from '../infra/replica-wait';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
@@ -53,7 +53,7 @@ export interface Dependencies {
 export async function createDependencies(
   config: Config,
   runtime: {
-    redis: ConnectorRedis;
+    redis: ConnectorConnection;
     logger: Logger;
     publicUrl: string;
     /** Whether Redis answered at start: the registry is read now, or by the first poll. */
@@ -77,7 +77,9 @@ export async function createDependencies(
     : undefined;
 
   // Every shop's writes go through the producer connection: one WAIT there covers them.
-  const replication = new ReplicaWait(redis);
+  const replication = new ReplicaWait(redis, {
+    warn: (message, meta) => logger.warn(message, meta),
+  });
   const buildShop = (settings: ShopSettings): ShopRuntime => {
     const shop = settings.id;
     // Every line a shop's collaborators log names the shop, in a request as in a job.

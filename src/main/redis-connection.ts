@@ -1,6 +1,6 @@
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
-import { closeRedis, createRedis, waitForRedis, type ConnectorRedis } from '../infra/redis';
+import { closeRedis, createRedis, waitForRedis, type ConnectorConnection } from '../infra/redis';
 import { readEvictionPolicy } from '../infra/redis-safety';
 import { holdsLayout1 } from '../store/layout-migration';
 
@@ -8,7 +8,7 @@ import { holdsLayout1 } from '../store/layout-migration';
  * Refuses to run on a Redis that may evict keys in production (queued notifications could
  * vanish), and warns elsewhere.
  */
-async function checkRedisSafety(redis: ConnectorRedis, config: Config, logger: Logger) {
+async function checkRedisSafety(redis: ConnectorConnection, config: Config, logger: Logger) {
   const policy = await readEvictionPolicy(redis);
   if (policy === 'noeviction') return;
   if (policy === undefined) {
@@ -24,7 +24,7 @@ async function checkRedisSafety(redis: ConnectorRedis, config: Config, logger: L
  * Refuses to start on data a previous release left in its own layout: this release would not see
  * its checkouts and deliveries. `connector migrate` moves them.
  */
-async function checkLayout(redis: ConnectorRedis, config: Config): Promise<void> {
+async function checkLayout(redis: ConnectorConnection, config: Config): Promise<void> {
   if (!(await holdsLayout1(redis, config.redis.prefix))) return;
   throw new ConfigError([
     `QUEUE_PREFIX: Redis holds the previous release's data under "${config.redis.prefix}" in its old layout; stop every process of the previous release, run "npx connector migrate", then start this one (README "Upgrading")`,
@@ -38,7 +38,7 @@ async function checkLayout(redis: ConnectorRedis, config: Config): Promise<void>
 export async function connectRedis(
   config: Config,
   logger: Logger,
-): Promise<{ redis: ConnectorRedis; reachable: boolean }> {
+): Promise<{ redis: ConnectorConnection; reachable: boolean }> {
   const redis = createRedis(config.redis, 'producer', config.redis.prefix);
   redis.on('error', connectionErrorLogger(logger, { redis: 'producer' }));
   const reachable = await waitForRedis(redis, 5000);

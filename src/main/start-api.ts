@@ -15,7 +15,7 @@ import { returnRoutes } from '../http/routes/return-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
-import { pingRedis, type ConnectorRedis } from '../infra/redis';
+import { pingRedis, sendRawCommand, type ConnectorConnection } from '../infra/redis';
 import type { Dependencies } from './dependencies';
 import { sandboxRoutes } from '../payments/sandbox/sandbox-routes';
 import type { Shops } from './shop-deps';
@@ -28,7 +28,7 @@ import type { Shops } from './shop-deps';
 export function buildApp(
   config: Config,
   built: Dependencies,
-  runtime: { redis: ConnectorRedis; logger: Logger; metrics: Metrics },
+  runtime: { redis: ConnectorConnection; logger: Logger; metrics: Metrics },
 ): { listener: RequestListener; dashboard: boolean } {
   const { shops } = built;
   const { logger, metrics, redis } = runtime;
@@ -47,7 +47,7 @@ export function buildApp(
   const limiters = serveApi
     ? rateLimiters(
         config.http.rateLimits,
-        { send: (command, ...args) => redis.call(command, ...args), prefix: config.redis.prefix },
+        { send: sendRawCommand(redis), prefix: config.redis.prefix },
         logger,
         {
           checkout: (req) => entry.opens(entry.shopOfPath(req.path), presentedToken(req)),

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { ShopBreaker } from '../delivery/shop-breaker';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import { observeBreakers, type Metrics } from '../infra/metrics';
-import { closeRedis, createRedis, type ConnectorRedis } from '../infra/redis';
+import { closeRedis, createRedis, type ConnectorConnection } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
 import type { Shutdown } from '../infra/shutdown';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
@@ -25,7 +25,7 @@ export async function startWorkers(
 ): Promise<RunningWorkers> {
   if (config.role === 'api') return { workers: [], close: async () => {} };
   const { logger } = runtime;
-  const connection: ConnectorRedis = createRedis(
+  const connection: ConnectorConnection = createRedis(
     config.redis,
     'worker',
     `${config.redis.prefix}-worker`,

@@ -1,7 +1,7 @@
 import type { ErpSinkConfig, SyncConfig } from '../config';
 import { createErpSink } from '../erp/erp-sink';
 import type { Logger } from '../infra/logger';
-import type { ConnectorRedis } from '../infra/redis';
+import type { ConnectorConnection } from '../infra/redis';
 import { RedisSyncLedger } from '../store/redis-sync-ledger';
 import type { SyncDeps, SyncPlatform } from '../sync/ports';
 
@@ -9,7 +9,7 @@ import type { SyncDeps, SyncPlatform } from '../sync/ports';
 export function syncDeps(
   sync: SyncConfig & { sink: ErpSinkConfig },
   runtime: {
-    redis: ConnectorRedis;
+    redis: ConnectorConnection;
     prefix: string;
     shop: string;
     platform: SyncPlatform;

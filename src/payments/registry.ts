@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../infra/redis';
 import { webhookPath } from '../shops/shop-id';
 import type { ProviderModule } from './provider-module';
 import { sandboxModule } from './sandbox/sandbox-module';
@@ -10,7 +10,7 @@ export type { ProviderSettings } from './provider-fields';
 
 /** What every provider module is built with. */
 export interface ProviderEnvironment {
-  redis: Redis;
+  redis: RedisCommands;
   prefix: string;
   /** The shop the provider account is of. */
   shop: string;

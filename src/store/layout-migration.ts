@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, scanPrimaries, type RedisCommands } from '../infra/redis';
 import { queuePrefix, shopTag } from '../infra/keyspace';
 import { ENV_SHOP_ID } from '../shops/shop-id';
 
@@ -54,10 +54,17 @@ function layout1Markers(prefix: string): string[] {
   ];
 }
 
-/** Whether Redis holds data of layout 1 under `prefix`, not migrated yet (one round trip). */
-export async function holdsLayout1(redis: Redis, prefix: string): Promise<boolean> {
-  return (await redis.exists(...layout1Markers(prefix))) > 0;
+/**
+ * Whether Redis holds data of layout 1 under `prefix`, not migrated yet: one EXISTS per marker,
+ * all at once (the markers have no tag in common: on a Cluster they live in different slots).
+ */
+export async function holdsLayout1(redis: RedisCommands, prefix: string): Promise<boolean> {
+  const found = await Promise.all(layout1Markers(prefix).map((key) => redis.exists(key)));
+  return found.some((count) => count > 0);
 }
+
+/** Layout-1 keys on a Redis Cluster, which the previous release never ran on. */
+export class Layout1OnClusterError extends Error {}
 
 export interface MigrationReport {
   /** Keys moved, by family. */
@@ -71,7 +78,7 @@ export interface MigrationReport {
  * to move. The connector's processes must be stopped (README "Upgrading").
  */
 export async function migrateToLayout2(
-  redis: Redis,
+  redis: RedisCommands,
   prefix: string,
   options: { dryRun?: boolean } = {},
 ): Promise<MigrationReport> {
@@ -80,13 +87,16 @@ export async function migrateToLayout2(
     conflicts: [],
   };
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
-  for (const from of keys) {
+  for await (const batch of scanPrimaries(redis, `${prefix}:*`, 1000)) keys.push(...batch);
+  const toMove = keys.filter((key) => layout2KeyOf(prefix, key) !== undefined);
+  // A layout-1 key and its layout-2 name share no slot, so RENAMENX cannot move it on a Cluster:
+  // such data was copied there from the single server the previous release ran on.
+  if (toMove.length > 0 && isCluster(redis)) {
+    throw new Layout1OnClusterError(
+      `${toMove.length} keys of the previous release's layout are on this Redis Cluster, which that release never ran on: run "connector migrate" on the single Redis they came from, then copy the data`,
+    );
+  }
+  for (const from of toMove) {
     const target = layout2KeyOf(prefix, from);
     if (target === undefined) continue;
     const { to, family } = target;

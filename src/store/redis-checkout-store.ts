@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../infra/redis';
 import {
   CHECKOUT_STATES,
   isOutcome,
@@ -42,7 +42,7 @@ export class RedisCheckoutStore implements CheckoutStore {
    * interval and a pass's budget of 0.8 of one, a lost webhook heals within 2.3 intervals).
    */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisCommands,
     prefix: string,
     readonly shop: string,
     private readonly options: { firstLookMs: number } = { firstLookMs: 30_000 },

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../infra/redis';
 import type {
   BreakerAdmission,
   BreakerFailure,
@@ -66,7 +66,7 @@ return open
 /** The breakers of every shop in Redis, shared by every worker process. */
 export class RedisShopBreakers implements BreakerStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisCommands,
     private readonly prefix: string,
   ) {}
 

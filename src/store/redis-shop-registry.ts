@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../infra/redis';
 import { registryKeys } from '../infra/keyspace';
 import { runScript } from '../infra/redis-scripts';
 import type { AuditEntry, RegistryStore, ShopEntry } from '../registry/ports';
@@ -30,7 +30,7 @@ export class RedisShopRegistry implements RegistryStore {
   private readonly keys: ReturnType<typeof registryKeys>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisCommands,
     prefix: string,
   ) {
     this.keys = registryKeys(prefix);

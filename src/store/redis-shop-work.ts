@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { scanPrimaries, type RedisCommands } from '../infra/redis';
 import { shopTag } from '../infra/keyspace';
 import type { ShopWork } from '../registry/ports';
 import { checkoutKeys } from './checkout-keys';
@@ -6,7 +6,7 @@ import { checkoutKeys } from './checkout-keys';
 /** A shop's open work, and the removal of its data, for `shops remove`. */
 export class RedisShopWork implements ShopWork {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisCommands,
     private readonly prefix: string,
   ) {}
 
@@ -19,15 +19,13 @@ export class RedisShopWork implements ShopWork {
     return { unreported, failed };
   }
 
-  /** Every key under the shop's tag, in batches (one slot: a Cluster finds them on one node). */
+  /**
+   * Every key under the shop's tag, in batches. They share one slot, so one UNLINK takes a batch
+   * on a Cluster too; SCAN asks every primary (it is keyless).
+   */
   async purge(shop: string): Promise<void> {
     const match = `${escapeGlob(shopTag(this.prefix, shop))}:*`;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await this.redis.unlink(...keys);
-    } while (cursor !== '0');
+    for await (const keys of scanPrimaries(this.redis, match)) await this.redis.unlink(...keys);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../infra/redis';
 import { syncLedgerKey } from '../infra/keyspace';
 import type { SyncItem, SyncLedger } from '../sync/ports';
 
@@ -11,7 +11,7 @@ export class RedisSyncLedger implements SyncLedger {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisCommands,
     prefix: string,
     shop: string,
   ) {

@@ -2,7 +2,7 @@ import { queuePrefix } from '../../src/infra/keyspace';
 import { randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { newCheckoutId } from '../../src/checkout/checkout-record';
-import { closeRedis, createRedis, type ConnectorRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, type ConnectorConnection } from '../../src/infra/redis';
 import { QUEUES } from '../../src/jobs/queue-names';
 import { runCliCaptured } from '../support/cli';
 import { eventually } from '../support/harness';
@@ -12,7 +12,7 @@ const COUNT = 1205;
 
 describe('notifications failed, past a thousand', () => {
   let redis: TestRedis;
-  let connection: ConnectorRedis;
+  let connection: ConnectorConnection;
   let queue: Queue;
   const prefix = `f${randomBytes(4).toString('hex')}`;
 

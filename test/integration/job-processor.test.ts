@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
-import { closeRedis, createRedis, type ConnectorRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, type ConnectorConnection } from '../../src/infra/redis';
 import { jobHandler, jobOutcomeFor, runProcessor } from '../../src/jobs/run-processor';
 import { eventually, WAIT_DEADLINE_MS } from '../support/harness';
 import { captureLog, type CapturedLog } from '../support/log-capture';
@@ -10,7 +10,7 @@ import { startTestRedis, type TestRedis } from '../support/redis-server';
 
 describe('the one processor of every queue', () => {
   let redis: TestRedis;
-  let connection: ConnectorRedis;
+  let connection: ConnectorConnection;
   let queue: Queue;
   let worker: Worker;
   let log: CapturedLog;

@@ -1,8 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { closeRedis, createRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, type RedisCommands } from '../../src/infra/redis';
 import { queuePrefix, syncLedgerKey } from '../../src/infra/keyspace';
 import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 import { runCliCaptured } from '../support/cli';
@@ -24,7 +23,7 @@ const PREFIX = 'connector';
 
 describe('connector migrate: from the previous release layout', () => {
   let redis: TestRedis;
-  let client: Redis;
+  let client: RedisCommands;
   let h: Harness | undefined;
 
   beforeAll(async () => {

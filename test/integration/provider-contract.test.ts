@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { newCheckoutId } from '../../src/checkout/checkout-record';
-import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
 import { MercadoPagoProvider } from '../../src/payments/mercadopago/mercadopago-provider';
 import { signNotification } from '../../src/payments/mercadopago/mercadopago-signature';
 import type {
@@ -33,7 +32,7 @@ interface Driver {
 }
 
 let redis: TestRedis;
-let connection: Redis;
+let connection: RedisCommands;
 beforeAll(async () => {
   redis = await startTestRedis();
   connection = createRedis(redis.url, 'producer', 'contract');

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
-import { createRedis } from '../../src/infra/redis';
+import { Redis } from 'ioredis';
+import { ConnectorRedis, createRedis, redisOptions } from '../../src/infra/redis';
 import { startHarness } from '../support/harness';
 import { startTestRedis } from '../support/redis-server';
+import { disconnectWhileReconnecting } from '../support/redis-topology';
 
 describe('graceful shutdown', () => {
   it('completes within its deadline right after Redis restarted', async () => {
@@ -42,17 +44,44 @@ describe('graceful shutdown', () => {
       await redis.stop();
       // events.once would reject on the 'error' of a refused reconnect: listen by hand.
       await new Promise((resolve) => copy.once('reconnecting', resolve));
-      const queued = copy.get('k').then(
-        () => 'answered',
-        (error: Error) => error.message,
-      );
-      const ended = new Promise((resolve) => copy.once('end', resolve));
-      copy.disconnect();
-      await ended;
-      expect(copy.status).toBe('end');
-      expect(await queued).toBe('Connection is closed.');
+      expect(await disconnectWhileReconnecting(copy)).toBe('Connection is closed.');
     } finally {
       client.disconnect();
+      await redis.close();
+    }
+  });
+});
+
+describe("ioredis's socket timeout", () => {
+  const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+  /** Closes a client while a command waits on its socket; how many timers it leaves behind. */
+  async function timersLeftBy(client: Redis): Promise<number> {
+    client.on('error', () => undefined);
+    await once(client, 'ready');
+    const before = timers();
+    // Blocks forever in Redis: the socket timeout is armed and no answer ever clears it.
+    const pending = client.blpop(`no-such-list-${Date.now()}`, 0).catch(() => undefined);
+    const ended = once(client, 'end');
+    client.disconnect();
+    await ended;
+    await pending;
+    return timers() - before;
+  }
+
+  it('goes with the socket on a connection of ours, where plain ioredis keeps it', async () => {
+    const redis = await startTestRedis();
+    try {
+      const options = { ...redisOptions(redis.url, 'worker', 'timer'), socketTimeout: 60_000 };
+      // ioredis itself: the timer outlives the socket (it would hold an exiting process for a
+      // minute, or destroy the next socket after a reconnect). When this fails, ioredis fixed it.
+      const plain = new Redis(options);
+      expect(await timersLeftBy(plain)).toBe(1);
+      clearTimeout(
+        (plain as unknown as { socketTimeoutTimer?: NodeJS.Timeout }).socketTimeoutTimer,
+      );
+      expect(await timersLeftBy(new ConnectorRedis(options))).toBe(0);
+    } finally {
       await redis.close();
     }
   });

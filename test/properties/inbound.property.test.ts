@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
-import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { FakeStripe } from '../support/fake-stripe';
 import { ROUTE_TOKEN } from '../support/harness';
@@ -51,7 +50,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
   const mercadopago = new FakeMercadoPago();
   const targets: Target[] = [];
   const spawned: Spawned[] = [];
-  let redis: Redis;
+  let redis: RedisCommands;
 
   beforeAll(async () => {
     await Promise.all([stripe.start(), mercadopago.start()]);

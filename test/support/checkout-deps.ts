@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { computedAmount } from '../../src/checkout/amount-source';
 import type { CheckoutDeps } from '../../src/checkout/checkout-deps';
 import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { produceCheckout } from '../../src/checkout/produce-checkout';
 import { requestCheckout } from '../../src/checkout/request-checkout';
-import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
 import { ReplicaWait } from '../../src/infra/replica-wait';
 import { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
 import type { PaymentProvider } from '../../src/payments/payment-provider';
@@ -19,7 +18,7 @@ import { startTestRedis, type TestRedis } from './redis-server';
 /** The use cases' dependencies on a real Redis, with a clock the test moves by hand. */
 export interface UseCaseWorld {
   deps: CheckoutDeps;
-  redis: Redis;
+  redis: RedisCommands;
   prefix: string;
   jobs: BullmqCheckoutJobs;
   sandbox: SandboxProvider;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
+import { scanPrimaries, type RedisCommands } from '../../src/infra/redis';
 
 /** One request as it goes on the wire: any method, path, headers and body. */
 export interface InboundRequest {
@@ -239,15 +239,12 @@ export function isCustomerPage(path: string): boolean {
  * A digest of every key under a prefix and its value (DUMP), rate-limit counters aside: equal
  * digests mean nothing was written.
  */
-export async function stateDigest(redis: Redis, prefix: string): Promise<string> {
+export async function stateDigest(redis: RedisCommands, prefix: string): Promise<string> {
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    // Every key is under a hash tag that begins with the prefix (src/infra/keyspace.ts).
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `{${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
+  // Every key is under a hash tag that begins with the prefix (src/infra/keyspace.ts).
+  for await (const batch of scanPrimaries(redis, `{${prefix}:*`, 1000)) {
     keys.push(...batch.filter((key) => !key.startsWith(`{${prefix}:rl}`)));
-  } while (cursor !== '0');
+  }
   keys.sort();
   const hash = createHash('sha256');
   for (const key of keys) {

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { freePort } from '../../src/infra/free-port';
-import { eventually, startHarness, type Harness } from './harness';
+import type { Redis } from 'ioredis';
+import { spawnOnFreePorts } from '../../src/infra/private-redis';
+import { eventually, type Harness } from './harness';
+import { ask, groupServerArgs, killAll, startHarnessOn } from './redis-topology';
 
 const MASTER = 'mymaster';
 
@@ -25,21 +26,20 @@ export interface SentinelGroup {
   restart(port: number): Promise<void>;
   /** Kills the current primary with SIGKILL; resolves with its port. */
   killPrimary(): Promise<number>;
+  /**
+   * Freezes the current primary (SIGSTOP: its sockets stay open, nothing answers: a stalled
+   * machine); resolves with its port and the function that thaws it (SIGCONT) and waits until the
+   * Sentinels have made it a replica of the primary they promoted, in sync.
+   */
+  freezePrimary(): Promise<{ port: number; thaw(): Promise<void> }>;
+  /**
+   * Freezes every replica (SIGSTOP: connected, never answering, as a replica on a stalled
+   * machine); resolves with the function that thaws them (SIGCONT).
+   */
+  freezeReplicas(): Promise<() => void>;
   /** Waits until the Sentinels name another primary than `oldPort`; resolves with its port. */
   promoted(oldPort: number): Promise<number>;
   close(): Promise<void>;
-}
-
-/** Answers one command of a short-lived client (closed after), or throws. */
-async function ask<T>(port: number, command: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await command(client);
-  } finally {
-    client.disconnect();
-  }
 }
 
 /**
@@ -51,55 +51,53 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-sentinel-'));
   const servers = new Map<number, ChildProcess>();
   const sentinels: ChildProcess[] = [];
-  const serverArgs = (port: number) => [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    path.join(dir),
-    '--dbfilename',
-    `dump-${port}.rdb`,
-    '--appendonly',
-    'yes',
-    '--appendfilename',
-    `aof-${port}.aof`,
-    '--appenddirname',
-    `aof-${port}`,
-    '--save',
-    '',
-    '--maxmemory-policy',
-    'noeviction',
-  ];
-  const primary = await freePort();
-  servers.set(primary, spawn('redis-server', serverArgs(primary), { stdio: 'ignore' }));
-  await eventually(() => ask(primary, (c) => c.ping()).catch(() => undefined), 5000, 'primary');
-  const replica = await freePort();
-  servers.set(
-    replica,
-    spawn('redis-server', [...serverArgs(replica), '--replicaof', '127.0.0.1', String(primary)], {
-      stdio: 'ignore',
-    }),
-  );
-  const sentinelPorts: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const port = await freePort();
-    const conf = path.join(dir, `sentinel-${port}.conf`);
-    writeFileSync(
-      conf,
-      [
-        `port ${port}`,
-        'bind 127.0.0.1',
-        `dir ${dir}`,
-        `sentinel monitor ${MASTER} 127.0.0.1 ${primary} 2`,
-        `sentinel down-after-milliseconds ${MASTER} 1000`,
-        `sentinel failover-timeout ${MASTER} 5000`,
-        `sentinel parallel-syncs ${MASTER} 1`,
-        '',
-      ].join('\n'),
+  const serverArgs = (port: number) => groupServerArgs(dir, port);
+  const taken = new Set<number>();
+  const serverOn = async (...replicaOf: string[]): Promise<number> => {
+    const { ports, child } = await spawnOnFreePorts(
+      1,
+      ([port = 0]) =>
+        spawn('redis-server', [...serverArgs(port), ...replicaOf], { stdio: 'ignore' }),
+      taken,
     );
-    sentinels.push(spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }));
-    sentinelPorts.push(port);
+    const [port = 0] = ports;
+    servers.set(port, child);
+    return port;
+  };
+  const sentinelPorts: number[] = [];
+  let replica = 0;
+  try {
+    const primary = await serverOn();
+    replica = await serverOn('--replicaof', '127.0.0.1', String(primary));
+    for (let i = 0; i < 3; i++) {
+      const { ports, child } = await spawnOnFreePorts(
+        1,
+        ([port = 0]) => {
+          const conf = path.join(dir, `sentinel-${port}.conf`);
+          writeFileSync(
+            conf,
+            [
+              `port ${port}`,
+              'bind 127.0.0.1',
+              `dir ${dir}`,
+              `sentinel monitor ${MASTER} 127.0.0.1 ${primary} 2`,
+              `sentinel down-after-milliseconds ${MASTER} 1000`,
+              `sentinel failover-timeout ${MASTER} 5000`,
+              `sentinel parallel-syncs ${MASTER} 1`,
+              '',
+            ].join('\n'),
+          );
+          return spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
+        },
+        taken,
+      );
+      sentinels.push(child);
+      sentinelPorts.push(...ports);
+    }
+  } catch (error) {
+    await killAll([...servers.values(), ...sentinels]);
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   const sentinelAnswer = <T>(command: (client: Redis) => Promise<T>) =>
     ask(sentinelPorts[0] ?? 0, command);
@@ -128,16 +126,14 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     )) as [string, string];
     return Number(port);
   };
-  const stopAll = async (children: ChildProcess[]) =>
-    Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGKILL');
-          }),
-      ),
+  const rejoined = (port: number) =>
+    eventually(
+      async () => {
+        const info = await ask(port, (c) => c.info('replication')).catch(() => '');
+        return /role:slave/.test(info) && /master_link_status:up/.test(info) ? true : undefined;
+      },
+      30_000,
+      `the server on ${port} to rejoin as a replica`,
     );
   return {
     url: `redis+sentinel://${sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',')}/${MASTER}`,
@@ -161,21 +157,37 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     },
     restart: async (port) => {
       servers.set(port, spawn('redis-server', serverArgs(port), { stdio: 'ignore' }));
-      await eventually(
-        async () => {
-          const info = await ask(port, (c) => c.info('replication')).catch(() => '');
-          return /role:slave/.test(info) && /master_link_status:up/.test(info) ? true : undefined;
-        },
-        30_000,
-        `the server on ${port} to rejoin as a replica`,
-      );
+      await rejoined(port);
     },
     killPrimary: async () => {
       const port = await primaryPort();
       const child = servers.get(port);
       if (!child) throw new Error(`no server of ours on ${port}`);
-      await stopAll([child]);
+      await killAll([child]);
       return port;
+    },
+    freezePrimary: async () => {
+      const port = await primaryPort();
+      const child = servers.get(port);
+      if (!child) throw new Error(`no server of ours on ${port}`);
+      child.kill('SIGSTOP');
+      return {
+        port,
+        thaw: async () => {
+          child.kill('SIGCONT');
+          await rejoined(port);
+        },
+      };
+    },
+    freezeReplicas: async () => {
+      const primaryNow = await primaryPort();
+      const replicas = [...servers.entries()]
+        .filter(([port, child]) => port !== primaryNow && child.exitCode === null)
+        .map(([, child]) => child);
+      for (const child of replicas) child.kill('SIGSTOP');
+      return () => {
+        for (const child of replicas) child.kill('SIGCONT');
+      };
     },
     promoted: (oldPort) =>
       eventually(
@@ -187,40 +199,16 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
         'the Sentinels to promote the replica',
       ),
     close: async () => {
-      await stopAll([...sentinels, ...servers.values()]);
+      await killAll([...sentinels, ...servers.values()]);
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-/**
- * The whole product on a Sentinel group: the group, and a harness whose REDIS_URL is the group's
- * redis+sentinel:// URL (the harness neither stops nor restarts it); `stop` ends both, the
- * connector first. A half-started pair is ended before the error is thrown.
- */
+/** The whole product on a Sentinel group of its own (see startHarnessOn). */
 export async function startHarnessOnSentinel(
-  options: Omit<Parameters<typeof startHarness>[0] & object, 'redis' | 'privateRedis'> = {},
+  options: Parameters<typeof startHarnessOn>[1] = {},
 ): Promise<{ group: SentinelGroup; h: Harness; stop(): Promise<void> }> {
   const group = await startSentinelGroup();
-  const h = await startHarness({
-    ...options,
-    redis: {
-      url: group.url,
-      private: false,
-      start: () => Promise.reject(new Error('a Sentinel group is not restarted')),
-      stop: () => Promise.reject(new Error('a Sentinel group is not stopped')),
-      close: async () => {},
-    },
-  }).catch(async (error: unknown) => {
-    await group.close();
-    throw error;
-  });
-  return {
-    group,
-    h,
-    stop: async () => {
-      await h.stop();
-      await group.close();
-    },
-  };
+  return { group, ...(await startHarnessOn(group, options)) };
 }

@@ -1,5 +1,4 @@
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const calculateSlot = require('cluster-key-slot') as (key: string) => number;
+import calculateSlot from 'cluster-key-slot';
 import { isCheckoutId, newCheckoutId, shopOfCheckout } from '../../src/checkout/checkout-record';
 import {
   breakerKey,

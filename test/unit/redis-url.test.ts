@@ -1,5 +1,5 @@
 import { ConfigError, loadQueueConfig } from '../../src/config';
-import { redisOptions } from '../../src/infra/redis';
+import { clusterOptions, redisOptions } from '../../src/infra/redis';
 import { parseRedisUrl, redactedRedisUrl, RedisUrlError } from '../../src/redis-url';
 
 /** REDIS_URL's forms (CONTRACT "Redis topologies"), and what a bad one is told. */
@@ -62,7 +62,39 @@ describe('REDIS_URL', () => {
       reconnectOnError?.(new Error("READONLY You can't write against a read only replica.")),
     ).toBe(2);
     expect(reconnectOnError?.(new Error('LOADING Redis is loading the dataset in memory'))).toBe(2);
+    // A WAIT sent to a primary demoted since: reconnect to the primary and wait there.
+    expect(
+      reconnectOnError?.(
+        new Error('ERR WAIT cannot be used with replica instances. Please also note'),
+      ),
+    ).toBe(2);
     expect(reconnectOnError?.(new Error('ERR unknown command'))).toBe(false);
+  });
+
+  it('builds a Cluster for redis+cluster://, reading from primaries and outliving a failover', () => {
+    const topology = parseRedisUrl('rediss+cluster://app:pw@n1:7000,n2:7001');
+    if (topology.kind !== 'cluster') throw new Error('not read as a cluster');
+    const worker = clusterOptions(topology, 'worker', 'c');
+    expect(worker).toMatchObject({
+      scaleReads: 'master',
+      enableAutoPipelining: false,
+      enableOfflineQueue: true,
+      redisOptions: { username: 'app', password: 'pw', tls: {}, maxRetriesPerRequest: null },
+    });
+    // Retried past a cluster-node-timeout of 15 s (Redis's default) plus the election.
+    expect((worker.retryDelayOnFailover ?? 0) * (worker.maxRedirections ?? 0)).toBeGreaterThan(
+      30_000,
+    );
+    // With TLS, the node is reached by the name the cluster gives (its certificate's).
+    const looked: string[] = [];
+    worker.dnsLookup?.('node-1.cache.example', (_error, address) => looked.push(address));
+    expect(looked).toEqual(['node-1.cache.example']);
+    const producer = clusterOptions(topology, 'producer', 'c');
+    expect(producer).toMatchObject({ enableOfflineQueue: false, scaleReads: 'master' });
+    expect(producer.redisOptions?.maxRetriesPerRequest).toBe(1);
+    const plain = parseRedisUrl('redis+cluster://n1:7000');
+    if (plain.kind !== 'cluster') throw new Error('not read as a cluster');
+    expect(clusterOptions(plain, 'worker').dnsLookup).toBeUndefined();
   });
 
   it('reads a cluster’s seed nodes', () => {
@@ -101,7 +133,10 @@ describe('REDIS_URL', () => {
       ]);
       expect(String((error as ConfigError).problems)).not.toContain('hunter2');
     }
-    expect(load('redis+cluster://n1:7000')).toThrow(/redis\+cluster:\/\/ is not supported/);
+    expect(
+      loadQueueConfig({ REDIS_URL: 'rediss+cluster://n1:7000,n2:7000', QUEUE_PREFIX: 'c' }).redis
+        .url,
+    ).toBe('rediss+cluster://n1:7000,n2:7000');
     expect(
       loadQueueConfig({
         REDIS_URL: 'redis+sentinel://s1:26379/mymaster',

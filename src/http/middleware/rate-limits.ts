@@ -7,8 +7,13 @@ import { rateLimitPrefix } from '../../infra/keyspace';
 import type { Logger } from '../../infra/logger';
 import { scriptSha } from '../../infra/redis-scripts';
 
-/** One raw Redis command, as ioredis's `call` sends it. */
-export type SendRedisCommand = (command: string, ...args: string[]) => Promise<unknown>;
+/**
+ * One raw Redis command, its name and arguments. rate-limit-redis is used in its cluster form
+ * (`sendCommandCluster`), which works on one server as well; its SCRIPT LOAD is keyless, so the
+ * sender must load the script where the key's EVALSHA will run (src/infra/redis.ts
+ * `sendRawCommand` loads it on every primary).
+ */
+export type SendRedisCommand = (command: string[]) => Promise<unknown>;
 
 /** The limiters of the public endpoints; a limit set to 0 has none. */
 export interface RateLimiters {
@@ -25,10 +30,10 @@ export interface RateLimiters {
  * it would have had: the first EVALSHA then meets NOSCRIPT, and the store loads the script again.
  */
 function storeCommand(send: SendRedisCommand) {
-  return async (...args: string[]): Promise<RedisReply> => {
-    const [command = '', ...rest] = args;
+  return async (details: { command: string[] }): Promise<RedisReply> => {
+    const [command = '', ...rest] = details.command;
     try {
-      return (await send(command, ...rest)) as RedisReply;
+      return (await send(details.command)) as RedisReply;
     } catch (error) {
       if (command.toUpperCase() === 'SCRIPT' && rest[0]?.toUpperCase() === 'LOAD') {
         return scriptSha(rest[1] ?? '');
@@ -67,7 +72,7 @@ export function rateLimiters(
   logger: Logger,
   trusted: TrustedRequests,
 ): RateLimiters {
-  const sendCommand = storeCommand(redis.send);
+  const sendCommandCluster = storeCommand(redis.send);
   const warn = (name: string) => (error: unknown, message?: string) =>
     logger.warn('rate limiter', {
       limiter: name,
@@ -89,7 +94,10 @@ export function rateLimiters(
       skipSuccessfulRequests: counting.failuresOnly ?? false,
       ...(counting.skip ? { skip: counting.skip } : {}),
       passOnStoreError: true,
-      store: new RedisStore({ sendCommand, prefix: rateLimitPrefix(redis.prefix, name) }),
+      store: new RedisStore({
+        sendCommandCluster,
+        prefix: rateLimitPrefix(redis.prefix, name),
+      }),
       // Its errors (the store failing: requests pass) and warnings alike are warnings here.
       logger: { error: warn(name), warn: warn(name) },
       handler: (_req, res, next) => {

@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../../infra/redis';
 import type { ProviderModule } from '../provider-module';
 import { SandboxProvider } from './sandbox-provider';
 
 /** The sandbox as a provider module: the adapter, its payment page, and its start warnings. */
 export function sandboxModule(options: {
-  redis: Redis;
+  redis: RedisCommands;
   prefix: string;
   shop: string;
   publicUrl: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sandboxKey } from '../../infra/keyspace';
 import { runScript } from '../../infra/redis-scripts';
-import type { Redis } from 'ioredis';
+import type { RedisCommands } from '../../infra/redis';
 import type { ChargeLine, Money } from '../money';
 import type {
   CheckoutRequest,
@@ -60,7 +60,7 @@ export class SandboxProvider implements PaymentProvider {
   readonly name = 'sandbox';
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisCommands,
     private readonly options: { prefix: string; shop: string; publicUrl: string; now?: () => Date },
   ) {}
 

@@ -1,0 +1,114 @@
+import type { ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import type { RedisCommands } from '../../src/infra/redis';
+import { eventually, startHarness, type Harness } from './harness';
+
+/** Answers one command of a short-lived client to a server on loopback (closed after), or throws. */
+export async function ask<T>(port: number, command: (client: Redis) => Promise<T>): Promise<T> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await command(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * A redis-server of a group on loopback, as README's Redis section asks of a production one:
+ * append-only, `noeviction`; its files named by its port in the group's folder.
+ */
+export function groupServerArgs(dir: string, port: number): string[] {
+  return [
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+    [
+      '--appendonly',
+      'yes',
+      '--appendfilename',
+      `aof-${port}.aof`,
+      '--appenddirname',
+      `aof-${port}`,
+    ],
+    ['--dbfilename', `dump-${port}.rdb`, '--save', ''],
+    ['--maxmemory-policy', 'noeviction'],
+  ].flat();
+}
+
+/** Kills child processes with SIGKILL; resolves once every one has exited. */
+export const killAll = (children: ChildProcess[]): Promise<void[]> =>
+  Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+
+/**
+ * The whole product on a group of Redis processes (Sentinel, Cluster) the caller started: a
+ * harness whose REDIS_URL is the group's URL (the harness neither stops nor restarts it); `stop`
+ * ends both, the connector first. A half-started pair is ended before the error is thrown.
+ */
+export async function startHarnessOn<G extends { url: string; close(): Promise<void> }>(
+  group: G,
+  options: Omit<Parameters<typeof startHarness>[0] & object, 'redis' | 'privateRedis'> = {},
+): Promise<{ h: Harness; stop(): Promise<void> }> {
+  const h = await startHarness({
+    ...options,
+    redis: {
+      url: group.url,
+      private: false,
+      start: () => Promise.reject(new Error('a Redis group is not restarted')),
+      stop: () => Promise.reject(new Error('a Redis group is not stopped')),
+      close: async () => {},
+    },
+  }).catch(async (error: unknown) => {
+    await group.close();
+    throw error;
+  });
+  return {
+    h,
+    stop: async () => {
+      await h.stop();
+      await group.close();
+    },
+  };
+}
+
+/**
+ * Disconnects a client that is waiting to reconnect, with a command queued: resolves once it
+ * has ended (the 'end' BullMQ's close waits for), with what the queued command was answered.
+ */
+export async function disconnectWhileReconnecting(client: RedisCommands): Promise<string> {
+  const queued = client.get('k').then(
+    () => 'answered',
+    (error: Error) => error.message,
+  );
+  const ended = new Promise((resolve) => client.once('end', resolve));
+  client.disconnect();
+  await ended;
+  expect(client.status).toBe('end');
+  return queued;
+}
+
+/**
+ * The platform asking for a checkout of `serviceId` during a failover, again and again: each
+ * answer is a 503 REDIS_UNAVAILABLE until one is a 202; resolves with when that came.
+ */
+export function acceptedAfterFailover(h: Harness, serviceId: number): Promise<number> {
+  return eventually(
+    async () => {
+      const answer = await h.simulator.requestCheckout(serviceId);
+      if (answer.status === 202) return Date.now();
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ error: { code: 'REDIS_UNAVAILABLE' } });
+      return undefined;
+    },
+    30_000,
+    'a checkout accepted after the promotion',
+  );
+}

@@ -1,0 +1,42 @@
+import type { Harness } from './harness';
+
+/** The admin API of the harness's connector, with its token. */
+export function adminApi(h: Harness, adminToken: string) {
+  return (path: string, init: RequestInit = {}) =>
+    fetch(`${h.url}/admin/api${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+      },
+    });
+}
+
+/**
+ * Adds a sandbox shop through the admin API (`ADMIN_TOKEN` in the harness), with a platform
+ * account the simulator knows, and opens a checkout of `serviceId` on its own route: what a
+ * vendor's ERP does for a new shop. Resolves once the route answered 202.
+ */
+export async function openCheckoutOfNewShop(
+  h: Harness,
+  adminToken: string,
+  shop: { id: string; name: string; platform: { email: string; password: string; apiKey: string } },
+  serviceId: number,
+): Promise<void> {
+  h.simulator.state.addAccount(shop.platform);
+  const added = await adminApi(h, adminToken)('/shops', {
+    method: 'POST',
+    body: JSON.stringify({ ...shop, provider: { name: 'sandbox' } }),
+  });
+  expect(added.status).toBe(201);
+  const { checkout_route: route } = (await added.json()) as {
+    checkout_route: { url: string; token: string };
+  };
+  await h.connector.registry.refresh();
+  const opened = await fetch(route.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${route.token}` },
+    body: JSON.stringify({ service_id: serviceId }),
+  });
+  expect(opened.status).toBe(202);
+}
