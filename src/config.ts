@@ -4,9 +4,11 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import {
   httpUrl,
-  mercadoPagoFields,
+  providerDocumentFromEnv,
+  providerSettingsOf,
+  providerVariableShape,
   PROVIDER_NAMES,
-  stripeFields,
+  requiredProviderVariables,
   type ProviderName,
 } from './payments/provider-fields';
 import { parseKeyring } from './shops/secret-box';
@@ -16,22 +18,6 @@ import {
   providerSecrets as providerSecretsOf,
   type ProviderSettings,
 } from './payments/provider-fields';
-
-/** Variables whose values are secrets: never logged, never echoed in an error. */
-export const SECRET_VARIABLES = [
-  'PLATFORM_PASSWORD',
-  'PLATFORM_API_KEY',
-  'CHECKOUT_ROUTE_TOKEN',
-  'DASHBOARD_PASSWORD',
-  'STRIPE_SECRET_KEY',
-  'STRIPE_WEBHOOK_SECRET',
-  'MERCADOPAGO_ACCESS_TOKEN',
-  'MERCADOPAGO_WEBHOOK_SECRET',
-  'ERP_WEBHOOK_SECRET',
-  'SHOP_SECRET_KEYS',
-  'ADMIN_TOKEN',
-  'REDIS_SENTINEL_PASSWORD',
-] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -166,13 +152,8 @@ const envShopShape = {
   PAYMENT_PROVIDER: z.enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
     error: `must be ${PROVIDER_NAMES.slice(0, -1).join(', ')} or ${PROVIDER_NAMES.at(-1)}`,
   }),
-  STRIPE_SECRET_KEY: stripeFields.secretKey.optional(),
-  STRIPE_WEBHOOK_SECRET: stripeFields.webhookSecret.optional(),
-  STRIPE_API_URL: stripeFields.apiUrl,
-  STRIPE_PAYMENT_METHODS: stripeFields.paymentMethods,
-  MERCADOPAGO_ACCESS_TOKEN: mercadoPagoFields.accessToken.optional(),
-  MERCADOPAGO_WEBHOOK_SECRET: mercadoPagoFields.webhookSecret.optional(),
-  MERCADOPAGO_API_URL: mercadoPagoFields.apiUrl,
+  // STRIPE_SECRET_KEY, MERCADOPAGO_ACCESS_TOKEN, ASAAS_API_KEY...: every provider's fields.
+  ...providerVariableShape(),
 };
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
@@ -192,12 +173,12 @@ function envShopIssues(env: EnvShopEnv, ctx: z.RefinementCtx): void {
     return;
   }
   requireFor(env, ctx, account, 'PLATFORM_EMAIL (the env shop)');
-  const required = {
-    sandbox: [],
-    stripe: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
-    mercadopago: ['MERCADOPAGO_ACCESS_TOKEN', 'MERCADOPAGO_WEBHOOK_SECRET'],
-  } as const;
-  requireFor(env, ctx, required[env.PAYMENT_PROVIDER], `PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`);
+  requireFor(
+    env,
+    ctx,
+    requiredProviderVariables(env.PAYMENT_PROVIDER),
+    `PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`,
+  );
 }
 
 /** The registry's variables: the keyring of the shops' secrets, the admin API's token. */
@@ -611,29 +592,10 @@ function envShopConfig(
   const { PLATFORM_EMAIL, PLATFORM_PASSWORD, PLATFORM_API_KEY, CHECKOUT_ROUTE_TOKEN } = raw;
   if (!PLATFORM_EMAIL || !PLATFORM_PASSWORD || !PLATFORM_API_KEY || !CHECKOUT_ROUTE_TOKEN)
     return undefined;
-  const provider: ProviderSettings = {
-    name: raw.PAYMENT_PROVIDER,
-    sandboxInProduction: raw.PAYMENT_PROVIDER === 'sandbox' && sandboxInProduction,
-    stripe:
-      raw.PAYMENT_PROVIDER === 'stripe' && raw.STRIPE_SECRET_KEY && raw.STRIPE_WEBHOOK_SECRET
-        ? {
-            secretKey: raw.STRIPE_SECRET_KEY,
-            webhookSecret: raw.STRIPE_WEBHOOK_SECRET,
-            apiUrl: raw.STRIPE_API_URL,
-            paymentMethods: raw.STRIPE_PAYMENT_METHODS?.split(','),
-          }
-        : undefined,
-    mercadopago:
-      raw.PAYMENT_PROVIDER === 'mercadopago' &&
-      raw.MERCADOPAGO_ACCESS_TOKEN &&
-      raw.MERCADOPAGO_WEBHOOK_SECRET
-        ? {
-            accessToken: raw.MERCADOPAGO_ACCESS_TOKEN,
-            webhookSecret: raw.MERCADOPAGO_WEBHOOK_SECRET,
-            apiUrl: raw.MERCADOPAGO_API_URL,
-          }
-        : undefined,
-  };
+  const provider = providerSettingsOf(
+    providerDocumentFromEnv(raw.PAYMENT_PROVIDER, raw),
+    raw.PAYMENT_PROVIDER === 'sandbox' && sandboxInProduction,
+  );
   return {
     platform: { email: PLATFORM_EMAIL, password: PLATFORM_PASSWORD, apiKey: PLATFORM_API_KEY },
     routePath: raw.CHECKOUT_ROUTE_PATH,

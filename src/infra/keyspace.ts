@@ -33,6 +33,19 @@ export function sandboxKey(prefix: string, shop: string, checkoutId: string): st
   return `${shopTag(prefix, shop)}:sandbox:${checkoutId}`;
 }
 
+/**
+ * The provider checkout made for one of a shop's checkouts, kept for a provider without
+ * idempotency keys (Asaas), so that creating it again finds it (src/payments/created-checkouts.ts).
+ */
+export function createdCheckoutKey(
+  prefix: string,
+  shop: string,
+  provider: string,
+  checkoutId: string,
+): string {
+  return `${shopTag(prefix, shop)}:created:${provider}:${checkoutId}`;
+}
+
 /** The ERP sync's ledger of one shop: service id -> fingerprint of what the ERP has. */
 export function syncLedgerKey(prefix: string, shop: string): string {
   return `${shopTag(prefix, shop)}:sync-fp`;

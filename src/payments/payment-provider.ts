@@ -31,6 +31,8 @@ export interface PaymentStatus {
   reason?: string;
   /** What the provider collected, when it says; a paid status must match the checkout's amount. */
   amount?: Money;
+  /** Of `amount`, what the provider reports as interest the buyer paid (card installments). */
+  interest?: Money;
 }
 
 /** A verified webhook: which payment it is about (a hint; the status is read from the provider). */

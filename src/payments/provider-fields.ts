@@ -36,11 +36,23 @@ export const mercadoPagoFields = {
   apiUrl: httpUrl.optional(),
 };
 
+/** Asaas Checkout (src/payments/asaas/). */
+export const asaasFields = {
+  // Asaas's keys begin with $aact_ (production $aact_prod_..., sandbox $aact_hmlg_...).
+  apiKey: z.string().regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)'),
+  // The authToken of the webhook as registered at Asaas, which accepts 32 to 255 characters.
+  webhookToken: z
+    .string()
+    .regex(/^\S{32,255}$/, 'must be 32 to 255 characters without spaces, as Asaas requires'),
+  apiUrl: httpUrl.optional(),
+};
+
 /** Every provider: its fields, and which of them are secrets (stored encrypted, never shown). */
 export const PROVIDER_FIELDS = {
   sandbox: { fields: {}, secrets: [] },
   stripe: { fields: stripeFields, secrets: ['secretKey', 'webhookSecret'] },
   mercadopago: { fields: mercadoPagoFields, secrets: ['accessToken', 'webhookSecret'] },
+  asaas: { fields: asaasFields, secrets: ['apiKey', 'webhookToken'] },
 } as const;
 
 export type ProviderName = keyof typeof PROVIDER_FIELDS;
@@ -51,6 +63,7 @@ export const providerDocumentSchema = z.discriminatedUnion('name', [
   z.strictObject({ name: z.literal('sandbox') }),
   z.strictObject({ name: z.literal('stripe'), ...stripeFields }),
   z.strictObject({ name: z.literal('mercadopago'), ...mercadoPagoFields }),
+  z.strictObject({ name: z.literal('asaas'), ...asaasFields }),
 ]);
 
 export type ProviderDocument = z.output<typeof providerDocumentSchema>;
@@ -67,6 +80,7 @@ export interface ProviderSettings {
   sandboxInProduction: boolean;
   stripe?: { secretKey: string; webhookSecret: string; apiUrl?: string; paymentMethods?: string[] };
   mercadopago?: { accessToken: string; webhookSecret: string; apiUrl?: string };
+  asaas?: { apiKey: string; webhookToken: string; apiUrl?: string };
 }
 
 /** The settings a provider document (a registry shop's) stands for. */
@@ -89,6 +103,10 @@ export function providerSettingsOf(
       const { name, ...mercadopago } = document;
       return { name, sandboxInProduction: false, mercadopago };
     }
+    case 'asaas': {
+      const { name, ...asaas } = document;
+      return { name, sandboxInProduction: false, asaas };
+    }
   }
 }
 
@@ -99,5 +117,42 @@ export function providerSecrets(settings: ProviderSettings): string[] {
     settings.stripe?.webhookSecret,
     settings.mercadopago?.accessToken,
     settings.mercadopago?.webhookSecret,
+    settings.asaas?.apiKey,
+    settings.asaas?.webhookToken,
   ].filter((value): value is string => value !== undefined);
+}
+
+/** The variable of a provider's field: `webhookSecret` of `stripe` is STRIPE_WEBHOOK_SECRET. */
+export function providerVariable(name: ProviderName, field: string): string {
+  return `${name.toUpperCase()}_${field.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** Every provider's fields as variables, each optional (which are required depends on the provider). */
+export function providerVariableShape(): Record<string, z.ZodType> {
+  return Object.fromEntries(
+    PROVIDER_NAMES.flatMap((name) =>
+      Object.entries(PROVIDER_FIELDS[name].fields as Record<string, z.ZodType>).map(
+        ([field, schema]) => [providerVariable(name, field), schema.optional()],
+      ),
+    ),
+  );
+}
+
+/** The variables a provider cannot do without (its fields that are not optional). */
+export function requiredProviderVariables(name: ProviderName): string[] {
+  return Object.entries(PROVIDER_FIELDS[name].fields as Record<string, z.ZodType>)
+    .filter(([, schema]) => !schema.safeParse(undefined).success)
+    .map(([field]) => providerVariable(name, field));
+}
+
+/** The provider document the environment's variables stand for (checked by the same schema). */
+export function providerDocumentFromEnv(
+  name: ProviderName,
+  env: Record<string, unknown>,
+): ProviderDocument {
+  const fields = Object.keys(PROVIDER_FIELDS[name].fields).flatMap((field) => {
+    const value = env[providerVariable(name, field)];
+    return value === undefined ? [] : [[field, value]];
+  });
+  return providerDocumentSchema.parse({ name, ...Object.fromEntries(fields) });
 }

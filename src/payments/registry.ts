@@ -2,6 +2,8 @@ import type { RedisCommands } from '../infra/redis';
 import { webhookPath } from '../shops/shop-id';
 import type { ProviderModule } from './provider-module';
 import { sandboxModule } from './sandbox/sandbox-module';
+import { AsaasProvider } from './asaas/asaas-provider';
+import { redisCreatedCheckouts } from './created-checkouts';
 import { MercadoPagoProvider } from './mercadopago/mercadopago-provider';
 import type * as StripeModule from './stripe/stripe-provider';
 import type { ProviderSettings } from './provider-fields';
@@ -36,6 +38,20 @@ export function buildProviderModule(
         provider: new MercadoPagoProvider({
           ...settings.mercadopago,
           notificationUrl: `${environment.publicUrl}${webhookPath('mercadopago', environment.shop)}`,
+        }),
+        startWarnings: [],
+      };
+    case 'asaas':
+      if (!settings.asaas) throw new Error('PAYMENT_PROVIDER=asaas without Asaas settings');
+      return {
+        provider: new AsaasProvider({
+          ...settings.asaas,
+          created: redisCreatedCheckouts(
+            environment.redis,
+            environment.prefix,
+            environment.shop,
+            'asaas',
+          ),
         }),
         startWarnings: [],
       };

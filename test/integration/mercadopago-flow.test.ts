@@ -6,10 +6,7 @@ import {
 } from '../../src/payments/mercadopago/mercadopago-signature';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
-import { providerSuite } from '../support/provider-suite';
-
-const checkoutIdOf = (answer: { body: unknown }) =>
-  (answer.body as { checkout_id: string }).checkout_id;
+import { checkoutIdOf, providerSuite } from '../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   const suite = providerSuite(() => new FakeMercadoPago(), {
@@ -23,16 +20,10 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   });
 
   const webhooks = () => `${h.url}/webhooks/mercadopago`;
-  const accepted = (endpoint: 'finish-checkout' | 'cancel-checkout', serviceId: number) =>
-    h.simulator.accepted(endpoint).filter((c) => c.serviceId === serviceId);
+  const accepted = suite.accepted.bind(suite);
 
   async function open(serviceId: number) {
-    const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(serviceId));
-    const url = await eventually(
-      () => h.simulator.checkoutUrlFor(serviceId),
-      WAIT_DEADLINE_MS,
-      'url',
-    );
+    const { checkoutId, url } = await suite.open(serviceId);
     const preference = mp.preferenceFor(checkoutId);
     if (!preference) throw new Error(`no preference for ${checkoutId}`);
     expect(url).toBe(preference.init_point);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
+import { AsaasProvider } from '../../src/payments/asaas/asaas-provider';
+import { redisCreatedCheckouts } from '../../src/payments/created-checkouts';
 import { MercadoPagoProvider } from '../../src/payments/mercadopago/mercadopago-provider';
 import { signNotification } from '../../src/payments/mercadopago/mercadopago-signature';
 import type {
@@ -11,11 +13,19 @@ import type {
 } from '../../src/payments/payment-provider';
 import { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
 import { StripeProvider } from '../../src/payments/stripe/stripe-provider';
+import { FakeAsaas } from '../support/fake-asaas';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { FakeStripe } from '../support/fake-stripe';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
 
-type Forgery = 'tampered' | 'wrong secret' | 'stale';
+/**
+ * Webhooks a provider must refuse: a body changed after signing, another secret, an old signature,
+ * none at all. Asaas signs nothing (a static token in a header), so only the token's forgeries
+ * apply to it; a replayed event is the core's to dedupe, by event id.
+ */
+type Forgery = 'tampered' | 'wrong secret' | 'stale' | 'missing';
+const SIGNED: readonly Forgery[] = ['tampered', 'wrong secret', 'stale', 'missing'];
+const TOKEN: readonly Forgery[] = ['wrong secret', 'missing'];
 
 /**
  * What the contract needs of each adapter's world: the adapter, the customer's hand at the
@@ -78,7 +88,8 @@ async function stripeDriver(): Promise<Driver> {
         timestamp: forgery === 'stale' ? Math.floor(Date.now() / 1000) - 3600 : undefined,
       });
       const body = forgery === 'tampered' ? event.body.replace(ref, `${ref}x`) : event.body;
-      return { headers: { 'stripe-signature': signed }, query: {}, rawBody: Buffer.from(body) };
+      const headers = forgery === 'missing' ? {} : { 'stripe-signature': signed };
+      return { headers, query: {}, rawBody: Buffer.from(body) };
     },
     close: () => fake.stop(),
   };
@@ -120,9 +131,52 @@ async function mercadoPagoDriver(): Promise<Driver> {
       );
       const dataId = forgery === 'tampered' ? String(payment.id + 1) : String(payment.id);
       return {
-        headers: { 'x-signature': signature, 'x-request-id': requestId },
+        headers: {
+          ...(forgery === 'missing' ? {} : { 'x-signature': signature }),
+          'x-request-id': requestId,
+        },
         query: { 'data.id': dataId, type: 'payment' },
         rawBody: Buffer.from(JSON.stringify({ id: 1, type: 'payment', data: { id: dataId } })),
+      };
+    },
+    close: () => fake.stop(),
+  };
+}
+
+async function asaasDriver(): Promise<Driver> {
+  const fake = new FakeAsaas();
+  await fake.start();
+  const provider = new AsaasProvider({
+    apiKey: fake.apiKey,
+    webhookToken: fake.webhookToken,
+    apiUrl: `${fake.url}/v3`,
+    created: redisCreatedCheckouts(
+      connection,
+      `c${randomBytes(4).toString('hex')}`,
+      'default',
+      'asaas',
+    ),
+  });
+  const checkout = (ref: string) => {
+    const found = fake.checkouts.get(ref);
+    if (!found) throw new Error(`no checkout ${ref}`);
+    return found;
+  };
+  return {
+    provider,
+    pay: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'CREDIT_CARD' }),
+    startPix: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'PIX' }),
+    confirmPix: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'RECEIVED'),
+    webhook: async (_id, ref, forgery) => {
+      const [payment] = fake.paymentsOf(checkout(ref));
+      const event = payment
+        ? fake.event('PAYMENT_CONFIRMED', { payment })
+        : fake.event('CHECKOUT_PAID', { checkout: checkout(ref) });
+      const token = forgery === 'wrong secret' ? `${fake.webhookToken}x` : fake.webhookToken;
+      return {
+        headers: forgery === 'missing' ? {} : { 'asaas-access-token': token },
+        query: {},
+        rawBody: Buffer.from(JSON.stringify(event)),
       };
     },
     close: () => fake.stop(),
@@ -141,10 +195,11 @@ const request = (checkoutId: string): CheckoutRequest => ({
 });
 
 describe.each([
-  ['sandbox', sandboxDriver],
-  ['stripe', stripeDriver],
-  ['mercadopago', mercadoPagoDriver],
-] as const)('the payment provider contract: %s', (_name, makeDriver) => {
+  ['sandbox', sandboxDriver, SIGNED],
+  ['stripe', stripeDriver, SIGNED],
+  ['mercadopago', mercadoPagoDriver, SIGNED],
+  ['asaas', asaasDriver, TOKEN],
+] as const)('the payment provider contract: %s', (_name, makeDriver, forgeries) => {
   let driver: Driver;
   beforeAll(async () => {
     driver = await makeDriver();
@@ -214,21 +269,18 @@ describe.each([
     );
   });
 
-  it.each(['tampered', 'wrong secret', 'stale'] as const)(
-    'refuses a %s webhook',
-    async (forgery) => {
-      const c = await created();
-      await driver.pay(c.checkoutId, c.providerRef);
-      if (!driver.webhook) {
-        // No webhooks at all: whatever arrives is acknowledged and ignored, never acted on.
-        const input = { headers: {}, query: {}, rawBody: Buffer.from(forgery) };
-        expect('ignore' in (await driver.provider.parseWebhook(input))).toBe(true);
-        return;
-      }
-      const input = await driver.webhook(c.checkoutId, c.providerRef, forgery);
-      await expect(driver.provider.parseWebhook(input)).rejects.toMatchObject({
-        code: 'WEBHOOK_SIGNATURE_INVALID',
-      });
-    },
-  );
+  it.each([...forgeries])('refuses a webhook: %s', async (forgery) => {
+    const c = await created();
+    await driver.pay(c.checkoutId, c.providerRef);
+    if (!driver.webhook) {
+      // No webhooks at all: whatever arrives is acknowledged and ignored, never acted on.
+      const input = { headers: {}, query: {}, rawBody: Buffer.from(forgery) };
+      expect('ignore' in (await driver.provider.parseWebhook(input))).toBe(true);
+      return;
+    }
+    const input = await driver.webhook(c.checkoutId, c.providerRef, forgery);
+    await expect(driver.provider.parseWebhook(input)).rejects.toMatchObject({
+      code: 'WEBHOOK_SIGNATURE_INVALID',
+    });
+  });
 });

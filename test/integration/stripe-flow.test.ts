@@ -1,9 +1,6 @@
 import { FakeStripe } from '../support/fake-stripe';
 import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
-import { providerSuite } from '../support/provider-suite';
-
-const checkoutIdOf = (answer: { body: unknown }) =>
-  (answer.body as { checkout_id: string }).checkout_id;
+import { checkoutIdOf, providerSuite } from '../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
   const suite = providerSuite(() => new FakeStripe(), {
@@ -17,17 +14,11 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
   });
 
   const webhooks = () => `${h.url}/webhooks/stripe`;
-  const accepted = (endpoint: 'finish-checkout' | 'cancel-checkout', serviceId: number) =>
-    h.simulator.accepted(endpoint).filter((c) => c.serviceId === serviceId);
+  const accepted = suite.accepted.bind(suite);
 
   /** Asks for a checkout as the platform does; returns the checkout and its Stripe session. */
   async function open(serviceId: number) {
-    const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(serviceId));
-    const url = await eventually(
-      () => h.simulator.checkoutUrlFor(serviceId),
-      WAIT_DEADLINE_MS,
-      'url',
-    );
+    const { checkoutId, url } = await suite.open(serviceId);
     const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === checkoutId);
     if (!session) throw new Error(`no Stripe session for ${checkoutId}`);
     expect(url).toBe(session.url);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
+import { FakeAsaas } from '../support/fake-asaas';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { FakeStripe } from '../support/fake-stripe';
 import { ROUTE_TOKEN } from '../support/harness';
@@ -36,7 +37,7 @@ const SEED =
 const DASHBOARD = { user: 'ops', password: 'property-dashboard-pw' };
 
 interface Target {
-  name: 'sandbox' | 'stripe' | 'mercadopago';
+  name: 'sandbox' | 'stripe' | 'mercadopago' | 'asaas';
   proc: Spawned;
   url: string;
   prefix: string;
@@ -48,16 +49,18 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
   const shared = redisAndSimulator();
   const stripe = new FakeStripe();
   const mercadopago = new FakeMercadoPago();
+  const asaas = new FakeAsaas();
   const targets: Target[] = [];
   const spawned: Spawned[] = [];
   let redis: RedisCommands;
 
   beforeAll(async () => {
-    await Promise.all([stripe.start(), mercadopago.start()]);
+    await Promise.all([stripe.start(), mercadopago.start(), asaas.start()]);
     const providers = [
       ['sandbox', { DASHBOARD_USER: DASHBOARD.user, DASHBOARD_PASSWORD: DASHBOARD.password }],
       ['stripe', stripe.env()],
       ['mercadopago', mercadopago.env()],
+      ['asaas', asaas.env()],
     ] as const;
     await Promise.all(
       providers.map(async ([name, env]) => {
@@ -88,7 +91,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
       await proc.exited;
     }
     if (redis) await closeRedis(redis);
-    await Promise.all([stripe.stop(), mercadopago.stop()]);
+    await Promise.all([stripe.stop(), mercadopago.stop(), asaas.stop()]);
   });
 
   const target = (name: Target['name']) => {
@@ -116,7 +119,11 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
         .map(([p, id]) => p + id),
       hostileId.map((id) => `/webhooks/${id}`),
       fc
-        .tuple(fc.constantFrom('sandbox', 'stripe', 'mercadopago'), hostileId, fc.boolean())
+        .tuple(
+          fc.constantFrom('sandbox', 'stripe', 'mercadopago', 'asaas'),
+          hostileId,
+          fc.boolean(),
+        )
         .map(
           ([p, id, cancelled]) =>
             `/return/${p}?checkout_id=${id}${cancelled ? '&cancelled=1' : ''}`,
@@ -153,6 +160,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     },
     { 'stripe-signature': 't=1,v1=deadbeef' },
     { 'x-signature': 'ts=1,v1=deadbeef', 'x-request-id': 'abc' },
+    { 'asaas-access-token': 'not-the-webhook-token-0123456789abcdef' },
   );
 
   const hostileRequest = (provider: Target['name'], auth: fc.Arbitrary<Record<string, string>>) =>
@@ -211,7 +219,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     expect(rssMb(Number(t.proc.child.pid)) - rssAtStart).toBeLessThan(150);
   }
 
-  it.each(['sandbox', 'stripe', 'mercadopago'] as const)(
+  it.each(['sandbox', 'stripe', 'mercadopago', 'asaas'] as const)(
     '%s: unauthenticated requests, alone and concurrent, never a 5xx and never a change in Redis',
     async (name) => {
       const t = target(name);

@@ -1,5 +1,9 @@
 import type { StartOptions } from '../../src/main/compose';
-import { startHarness, type Harness } from './harness';
+import { eventually, startHarness, WAIT_DEADLINE_MS, type Harness } from './harness';
+
+/** The checkout id in the checkout route's 202 answer. */
+export const checkoutIdOf = (answer: { body: unknown }): string =>
+  (answer.body as { checkout_id: string }).checkout_id;
 
 /** A loopback fake of a payment provider, and the variables that aim the connector at it. */
 export interface ProviderFake {
@@ -15,7 +19,17 @@ export interface ProviderFake {
 export function providerSuite<F extends ProviderFake>(
   makeFake: () => F,
   options: { env?: Record<string, string>; start?: StartOptions } = {},
-): { readonly fake: F; readonly h: Harness } {
+): {
+  readonly fake: F;
+  readonly h: Harness;
+  /** The platform asks for a checkout of `serviceId`; resolves once it holds the URL. */
+  open(serviceId: number): Promise<{ checkoutId: string; url: string }>;
+  /** What the platform accepted of `endpoint` for `serviceId`. */
+  accepted(
+    endpoint: 'finish-checkout' | 'cancel-checkout',
+    serviceId: number,
+  ): ReturnType<Harness['simulator']['accepted']>;
+} {
   let fake: F | undefined;
   let harness: Harness | undefined;
   beforeAll(async () => {
@@ -35,6 +49,18 @@ export function providerSuite<F extends ProviderFake>(
     get h(): Harness {
       if (!harness) throw new Error('no connector outside a test');
       return harness;
+    },
+    async open(serviceId) {
+      const checkoutId = checkoutIdOf(await this.h.simulator.requestCheckout(serviceId));
+      const url = await eventually(
+        () => this.h.simulator.checkoutUrlFor(serviceId),
+        WAIT_DEADLINE_MS,
+        'url',
+      );
+      return { checkoutId, url };
+    },
+    accepted(endpoint, serviceId) {
+      return this.h.simulator.accepted(endpoint).filter((c) => c.serviceId === serviceId);
     },
   };
 }

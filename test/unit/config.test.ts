@@ -115,7 +115,7 @@ describe('loadConfig', () => {
 
   it('refuses a payment provider it does not have', () => {
     expect(problems({ ...valid, PAYMENT_PROVIDER: 'paypal' })).toEqual([
-      'PAYMENT_PROVIDER: must be sandbox, stripe or mercadopago',
+      'PAYMENT_PROVIDER: must be sandbox, stripe, mercadopago or asaas',
     ]);
     expect(problems({ ...valid, PAYMENT_PROVIDER: 'mercadopago' })).toEqual([
       'MERCADOPAGO_ACCESS_TOKEN: is required with PAYMENT_PROVIDER=mercadopago',
@@ -185,6 +185,52 @@ describe('loadConfig', () => {
       paymentMethods: ['card', 'pix'],
     });
     expect(config.secrets).toEqual(expect.arrayContaining(['sk_test_abc', 'whsec_def']));
+  });
+
+  it('takes Asaas by its three variables, its key and token checked', () => {
+    expect(problems({ ...valid, PAYMENT_PROVIDER: 'asaas' })).toEqual([
+      'ASAAS_API_KEY: is required with PAYMENT_PROVIDER=asaas',
+      'ASAAS_WEBHOOK_TOKEN: is required with PAYMENT_PROVIDER=asaas',
+    ]);
+    expect(
+      problems({
+        ...valid,
+        PAYMENT_PROVIDER: 'asaas',
+        ASAAS_API_KEY: 'sk_test_abc',
+        ASAAS_WEBHOOK_TOKEN: 'too short',
+        ASAAS_API_URL: 'ftp://api-sandbox.asaas.com/v3',
+      }),
+    ).toEqual([
+      'ASAAS_API_KEY: must be an Asaas API key ($aact_...)',
+      'ASAAS_WEBHOOK_TOKEN: must be 32 to 255 characters without spaces, as Asaas requires',
+      'ASAAS_API_URL: must be an http(s) URL',
+    ]);
+    const token = 'a'.repeat(40);
+    const config = loadConfig(
+      {
+        ...valid,
+        PAYMENT_PROVIDER: 'asaas',
+        ASAAS_API_KEY: '$aact_hmlg_000MzkwODA2MWY2OGM3MWRlMDU2NWM3MzJlNzZmNGZhZGY6OjA',
+        ASAAS_WEBHOOK_TOKEN: token,
+        ASAAS_API_URL: 'https://api-sandbox.asaas.com/v3',
+      },
+      emptyDir,
+    );
+    expect(config.envShop?.provider).toEqual({
+      name: 'asaas',
+      sandboxInProduction: false,
+      asaas: {
+        apiKey: '$aact_hmlg_000MzkwODA2MWY2OGM3MWRlMDU2NWM3MzJlNzZmNGZhZGY6OjA',
+        webhookToken: token,
+        apiUrl: 'https://api-sandbox.asaas.com/v3',
+      },
+    });
+    expect(config.secrets).toEqual(
+      expect.arrayContaining([
+        token,
+        '$aact_hmlg_000MzkwODA2MWY2OGM3MWRlMDU2NWM3MzJlNzZmNGZhZGY6OjA',
+      ]),
+    );
   });
 
   it('treats empty values as unset', () => {

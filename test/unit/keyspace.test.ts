@@ -2,6 +2,7 @@ import calculateSlot from 'cluster-key-slot';
 import { isCheckoutId, newCheckoutId, shopOfCheckout } from '../../src/checkout/checkout-record';
 import {
   breakerKey,
+  createdCheckoutKey,
   queuePrefix,
   rateLimitPrefix,
   sandboxKey,
@@ -25,6 +26,7 @@ function shopKeys(prefix: string, shop: string): string[] {
     keys.parked,
     keys.event('stripe', 'evt_1'),
     sandboxKey(prefix, shop, id),
+    createdCheckoutKey(prefix, shop, 'asaas', id),
     syncLedgerKey(prefix, shop),
     breakerKey(prefix, shop),
   ];

@@ -1,4 +1,3 @@
-import axios, { type AxiosInstance } from 'axios';
 import { z } from 'zod';
 import { AppError } from '../../errors';
 import type {
@@ -10,6 +9,7 @@ import type {
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
+import { providerHttp, type ProviderCall } from '../provider-http';
 import { verifyNotification } from './mercadopago-signature';
 
 export interface MercadoPagoSettings {
@@ -60,67 +60,21 @@ function brasiliaIso(date: Date): string {
  */
 export class MercadoPagoProvider implements PaymentProvider {
   readonly name = 'mercadopago';
-  private readonly http: AxiosInstance;
+  private readonly call: ProviderCall;
   private readonly clock: () => Date;
 
   constructor(private readonly settings: MercadoPagoSettings) {
     this.clock = settings.clock ?? (() => new Date());
-    this.http = axios.create({
+    this.call = providerHttp({
+      label: 'Mercado Pago',
       baseURL: settings.apiUrl ?? 'https://api.mercadopago.com',
-      timeout: settings.timeoutMs ?? 20_000,
-      maxRedirects: 0,
-      headers: { authorization: `Bearer ${settings.accessToken}`, accept: 'application/json' },
+      timeoutMs: settings.timeoutMs ?? 20_000,
+      headers: { authorization: `Bearer ${settings.accessToken}` },
+      messageOf: (body) => {
+        const message = (body as { message?: unknown } | null)?.message;
+        return typeof message === 'string' ? message : undefined;
+      },
     });
-  }
-
-  private async call<T>(
-    action: string,
-    request: {
-      method: 'GET' | 'POST' | 'PUT';
-      url: string;
-      data?: unknown;
-      params?: unknown;
-      key?: string;
-    },
-    schema: z.ZodType<T>,
-  ): Promise<T> {
-    let status: number | undefined;
-    let body: unknown;
-    try {
-      const response = await this.http.request({
-        method: request.method,
-        url: request.url,
-        data: request.data,
-        params: request.params,
-        headers: request.key ? { 'x-idempotency-key': request.key } : {},
-        validateStatus: () => true,
-      });
-      status = response.status;
-      body = response.data;
-    } catch (error) {
-      const code = axios.isAxiosError(error) ? error.code : undefined;
-      throw new AppError(
-        'PROVIDER_UNAVAILABLE',
-        `Mercado Pago could not ${action} (${code ?? 'network error'}).`,
-      );
-    }
-    if (status < 200 || status >= 300) {
-      const transient = status === 429 || status >= 500;
-      const message = (body as { message?: unknown } | null)?.message;
-      throw new AppError(
-        transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
-        `Mercado Pago answered ${status} to ${action}${typeof message === 'string' ? `: ${message.slice(0, 300)}` : '.'}`,
-        { upstreamStatus: status },
-      );
-    }
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      throw new AppError(
-        'PROVIDER_REJECTED',
-        `Mercado Pago's answer to ${action} has an unexpected shape.`,
-      );
-    }
-    return parsed.data;
   }
 
   async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
@@ -130,7 +84,7 @@ export class MercadoPagoProvider implements PaymentProvider {
       {
         method: 'POST',
         url: '/checkout/preferences',
-        key: `checkout:${request.checkoutId}`,
+        headers: { 'x-idempotency-key': `checkout:${request.checkoutId}` },
         data: {
           items: [
             {

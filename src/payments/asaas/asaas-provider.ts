@@ -1,0 +1,310 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { AppError } from '../../errors';
+import type { CreatedCheckouts } from '../created-checkouts';
+import type {
+  CheckoutRequest,
+  CreatedCheckout,
+  PaymentProvider,
+  PaymentState,
+  PaymentStatus,
+  WebhookHint,
+  WebhookInput,
+} from '../payment-provider';
+import { providerHttp, type ProviderCall } from '../provider-http';
+
+export interface AsaasSettings {
+  apiKey: string;
+  /** The authToken registered with the webhook: Asaas sends it in `asaas-access-token`. */
+  webhookToken: string;
+  /** The API with its `/v3`; https://api.asaas.com/v3 (production) when absent. */
+  apiUrl?: string;
+  /** Where the checkouts made are kept, so that making one again finds it. */
+  created: CreatedCheckouts;
+  timeoutMs?: number;
+  clock?: () => Date;
+}
+
+export const ASAAS_API_URL = 'https://api.asaas.com/v3';
+
+/**
+ * Asaas's payment statuses (docs.asaas.com, "Payment status"), as PAYMENTS.md maps them. OVERDUE
+ * depends on the payment (`canBePaidAfterDueDate`), see `paymentState`.
+ */
+const STATES: Record<string, PaymentState> = {
+  RECEIVED: 'paid',
+  CONFIRMED: 'paid',
+  RECEIVED_IN_CASH: 'paid',
+  DUNNING_RECEIVED: 'paid',
+  PENDING: 'processing',
+  AWAITING_RISK_ANALYSIS: 'processing',
+  DUNNING_REQUESTED: 'processing',
+  REFUNDED: 'refunded',
+  REFUND_REQUESTED: 'refunded',
+  REFUND_IN_PROGRESS: 'refunded',
+  CHARGEBACK_REQUESTED: 'refunded',
+  CHARGEBACK_DISPUTE: 'refunded',
+  AWAITING_CHARGEBACK_REVERSAL: 'refunded',
+};
+
+const paymentSchema = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  value: z.number(),
+  /** Interest the payer paid on top (Asaas reports it per payment), in reais. */
+  interestValue: z.number().nullish(),
+  billingType: z.string().nullish(),
+  /** The installment plan a card payment in installments belongs to: one payment per installment. */
+  installment: z.string().nullish(),
+  canBePaidAfterDueDate: z.boolean().nullish(),
+  deleted: z.boolean().nullish(),
+  checkoutSession: z.string().nullish(),
+  externalReference: z.string().nullish(),
+});
+type Payment = z.output<typeof paymentSchema>;
+
+const listSchema = z.looseObject({
+  data: z.array(paymentSchema),
+  hasMore: z.boolean().nullish(),
+});
+const checkoutSchema = z.looseObject({ id: z.string().min(1), link: z.string().nullish() });
+
+/** What Asaas says in an error answer: `{"errors": [{"code", "description"}]}`. */
+function asaasMessage(body: unknown): string | undefined {
+  const errors = (body as { errors?: Array<{ description?: unknown }> } | null)?.errors;
+  const text = Array.isArray(errors)
+    ? errors.map((error) => error.description).filter((d) => typeof d === 'string')
+    : [];
+  return text.length > 0 ? text.join('; ') : undefined;
+}
+
+/** Asaas limits an item's name to 30 characters. */
+const ITEM_NAME_MAX = 30;
+
+/**
+ * Asaas Checkout: one checkout per connector checkout, the customer sent to its link. The truth
+ * is the checkout's payments (`GET /payments?checkoutSession=<id>`); webhooks (checkout and
+ * payment events) are hints, authenticated by the webhook's token. A small axios client, as for
+ * Mercado Pago: Asaas publishes no official Node SDK, and the base URL must reach a loopback fake.
+ */
+export class AsaasProvider implements PaymentProvider {
+  readonly name = 'asaas';
+  private readonly call: ProviderCall;
+  private readonly clock: () => Date;
+
+  constructor(private readonly settings: AsaasSettings) {
+    this.clock = settings.clock ?? (() => new Date());
+    this.call = providerHttp({
+      label: 'Asaas',
+      baseURL: settings.apiUrl ?? ASAAS_API_URL,
+      timeoutMs: settings.timeoutMs ?? 20_000,
+      // Asaas refuses calls without a User-Agent.
+      headers: { access_token: settings.apiKey, 'user-agent': 'checkout-connector' },
+      messageOf: asaasMessage,
+    });
+  }
+
+  async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
+    const earlier = await this.settings.created.find(request.checkoutId);
+    if (earlier) return earlier;
+    const minutes = Math.ceil((request.expiresAt.getTime() - this.clock().getTime()) / 60_000);
+    const checkout = await this.call(
+      'create the checkout',
+      {
+        method: 'POST',
+        url: '/checkouts',
+        data: {
+          billingTypes: ['PIX', 'CREDIT_CARD'],
+          chargeTypes: ['DETACHED'],
+          minutesToExpire: Math.max(1, minutes),
+          externalReference: request.checkoutId,
+          callback: {
+            successUrl: request.returnUrl,
+            cancelUrl: request.cancelUrl,
+            expiredUrl: request.cancelUrl,
+          },
+          items: [
+            {
+              name: request.description.slice(0, ITEM_NAME_MAX),
+              description: request.lines
+                .map((line) => line.label)
+                .join('; ')
+                .slice(0, 250),
+              quantity: 1,
+              value: request.amount.amountMinor / 100,
+            },
+          ],
+        },
+      },
+      checkoutSchema,
+    );
+    const created = { providerRef: checkout.id, url: checkout.link || this.linkOf(checkout.id) };
+    const kept = await this.settings.created.keep(request.checkoutId, created, request.expiresAt);
+    // Another run made one first: that one was handed out, this one is closed.
+    if (kept.providerRef !== created.providerRef) {
+      await this.cancelCheckout({ providerRef: created.providerRef }).catch(() => undefined);
+    }
+    return kept;
+  }
+
+  /**
+   * The customer's page of a checkout: `https://asaas.com/checkoutSession/show?id=<id>`, or the
+   * sandbox's host when the API is the sandbox's (used when Asaas's answer carries no link).
+   */
+  private linkOf(id: string): string {
+    const sandbox = /api-sandbox\.asaas\.com/.test(this.settings.apiUrl ?? '');
+    const host = sandbox ? 'https://sandbox.asaas.com' : 'https://asaas.com';
+    return `${host}/checkoutSession/show?id=${encodeURIComponent(id)}`;
+  }
+
+  /** GET /finance/balance: a harmless read that only a valid key may make. */
+  async verifyCredentials(): Promise<void> {
+    await this.call(
+      'read the account balance',
+      { method: 'GET', url: '/finance/balance' },
+      z.looseObject({}),
+    );
+  }
+
+  async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
+    const found = await this.call(
+      'list the checkout payments',
+      { method: 'GET', url: '/payments', params: { checkoutSession: ref.providerRef, limit: 100 } },
+      listSchema,
+    );
+    // A card in installments is one payment per installment, all of one plan: the plan is the
+    // payment. A paid one wins, then one under way (a Pix waiting, a card in analysis).
+    const statuses = [...groupByPlan(found.data.filter((p) => !p.deleted)).values()].map(
+      planStatus,
+    );
+    return (
+      statuses.find((status) => status.state === 'paid') ??
+      statuses.find((status) => status.state === 'processing') ??
+      statuses.find((status) => status.state === 'refunded') ??
+      statuses.find((status) => status.state === 'expired') ?? { state: 'pending' }
+    );
+  }
+
+  /**
+   * Closes the checkout. Asaas refuses to cancel one that is no longer active (paid, expired,
+   * canceled): that refusal means there is nothing to close, and the status read after says why.
+   */
+  async cancelCheckout(ref: { providerRef: string }): Promise<void> {
+    try {
+      await this.call(
+        'cancel the checkout',
+        { method: 'POST', url: `/checkouts/${encodeURIComponent(ref.providerRef)}/cancel` },
+        z.unknown(),
+      );
+    } catch (error) {
+      const status = error instanceof AppError ? error.upstreamStatus : undefined;
+      if (status === 400 || status === 404 || status === 409) return;
+      throw error;
+    }
+  }
+
+  async parseWebhook(input: WebhookInput): Promise<WebhookHint> {
+    if (!sameToken(header(input, 'asaas-access-token'), this.settings.webhookToken)) {
+      throw new AppError(
+        'WEBHOOK_SIGNATURE_INVALID',
+        "The asaas-access-token header is missing or is not the webhook's token.",
+      );
+    }
+    const event = parseEvent(input.rawBody);
+    if (!event) return { ignore: 'the body is not an Asaas event' };
+    const name = event.event ?? '(none)';
+    if (name.startsWith('CHECKOUT_') && event.checkout?.id) {
+      return {
+        providerRef: event.checkout.id,
+        eventId: event.id ?? `${name}:${event.checkout.id}`,
+      };
+    }
+    if (name.startsWith('PAYMENT_') && event.payment) {
+      const eventId = event.id ?? `${name}:${event.payment.id ?? ''}`;
+      if (event.payment.checkoutSession) {
+        return { providerRef: event.payment.checkoutSession, eventId };
+      }
+      // The connector's checkout id, when Asaas carries the checkout's externalReference over.
+      if (event.payment.externalReference) {
+        return { checkoutId: event.payment.externalReference, eventId };
+      }
+      return { ignore: 'a payment of no checkout of the connector' };
+    }
+    return { ignore: `event ${name} is not used` };
+  }
+}
+
+function groupByPlan(payments: Payment[]): Map<string, Payment[]> {
+  const plans = new Map<string, Payment[]>();
+  for (const payment of payments) {
+    const plan = payment.installment ?? payment.id;
+    plans.set(plan, [...(plans.get(plan) ?? []), payment]);
+  }
+  return plans;
+}
+
+function paymentState(payment: Payment): PaymentState {
+  if (payment.status === 'OVERDUE') {
+    // Past its due date: still payable when Asaas says so (a boleto), otherwise it cannot be.
+    return payment.canBePaidAfterDueDate ? 'processing' : 'expired';
+  }
+  return STATES[payment.status] ?? 'pending';
+}
+
+/** One payment, or one plan of installments, as a status: its total, its interest, its state. */
+function planStatus(payments: Payment[]): PaymentStatus {
+  const states = payments.map(paymentState);
+  const state: PaymentState = states.includes('refunded')
+    ? 'refunded'
+    : states.every((s) => s === 'paid')
+      ? 'paid'
+      : states.includes('processing') || states.includes('paid')
+        ? 'processing'
+        : (states[0] ?? 'pending');
+  const first = payments[0];
+  const cents = (reais: number) => Math.round(reais * 100);
+  const amountMinor = payments.reduce((sum, p) => sum + cents(p.value), 0);
+  const interestMinor = payments.reduce((sum, p) => sum + cents(p.interestValue ?? 0), 0);
+  return {
+    state,
+    transactionId: first?.installment ?? first?.id,
+    amount: { amountMinor, currency: 'BRL' },
+    ...(interestMinor > 0 ? { interest: { amountMinor: interestMinor, currency: 'BRL' } } : {}),
+    ...(state === 'refunded' || state === 'expired'
+      ? { reason: `payment ${first?.status ?? state} at Asaas` }
+      : {}),
+  };
+}
+
+/** Compares the header with the token in constant time (their digests, so lengths never leak). */
+function sameToken(given: string, token: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return given.length > 0 && timingSafeEqual(digest(given), digest(token));
+}
+
+function header(input: WebhookInput, name: string): string {
+  const value = input.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+const eventSchema = z.looseObject({
+  id: z.string().optional(),
+  event: z.string().optional(),
+  checkout: z.looseObject({ id: z.string().optional() }).nullish(),
+  payment: z
+    .looseObject({
+      id: z.string().optional(),
+      checkoutSession: z.string().nullish(),
+      externalReference: z.string().nullish(),
+    })
+    .nullish(),
+});
+
+function parseEvent(raw: Buffer): z.output<typeof eventSchema> | undefined {
+  try {
+    const parsed = eventSchema.safeParse(JSON.parse(raw.toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,73 @@
+import axios from 'axios';
+import type { z } from 'zod';
+import { AppError } from '../errors';
+
+export interface ProviderRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  data?: unknown;
+  params?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Calls one provider's API and checks the answer's shape; see `providerHttp`. */
+export type ProviderCall = <T>(
+  action: string,
+  request: ProviderRequest,
+  schema: z.ZodType<T>,
+) => Promise<T>;
+
+/**
+ * The HTTP client of an adapter that speaks to its provider's REST API with axios (Mercado Pago,
+ * Asaas): a configurable base URL (a loopback fake in tests), no redirects, and one mapping of
+ * failures: no answer, a 429 or a 5xx is PROVIDER_UNAVAILABLE (retried); another non-2xx, or a
+ * 2xx of an unexpected shape, is PROVIDER_REJECTED, with what the provider said (cut short).
+ */
+export function providerHttp(options: {
+  /** The provider as people name it, in error messages: "Mercado Pago". */
+  label: string;
+  baseURL: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** What the provider's error body says, when it says something. */
+  messageOf(body: unknown): string | undefined;
+}): ProviderCall {
+  const http = axios.create({
+    baseURL: options.baseURL,
+    timeout: options.timeoutMs,
+    maxRedirects: 0,
+    headers: { accept: 'application/json', ...options.headers },
+  });
+  return async (action, request, schema) => {
+    let status: number | undefined;
+    let body: unknown;
+    try {
+      const response = await http.request({ ...request, validateStatus: () => true });
+      status = response.status;
+      body = response.data;
+    } catch (error) {
+      const code = axios.isAxiosError(error) ? error.code : undefined;
+      throw new AppError(
+        'PROVIDER_UNAVAILABLE',
+        `${options.label} could not ${action} (${code ?? 'network error'}).`,
+      );
+    }
+    if (status < 200 || status >= 300) {
+      const transient = status === 429 || status >= 500;
+      const message = options.messageOf(body);
+      throw new AppError(
+        transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
+        `${options.label} answered ${status} to ${action}${message ? `: ${message.slice(0, 300)}` : '.'}`,
+        { upstreamStatus: status },
+      );
+    }
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new AppError(
+        'PROVIDER_REJECTED',
+        `${options.label}'s answer to ${action} has an unexpected shape.`,
+      );
+    }
+    return parsed.data;
+  };
+}
