@@ -3,6 +3,12 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import {
+  expiryMinutesVariable,
+  maxInstallmentsVariable,
+  paymentChoiceProblems,
+  paymentMethodsVariable,
+} from './payments/payment-options';
+import {
   httpUrl,
   providerDocumentFromEnv,
   providerSettingsOf,
@@ -154,12 +160,25 @@ const envShopShape = {
   }),
   // STRIPE_SECRET_KEY, MERCADOPAGO_ACCESS_TOKEN, ASAAS_API_KEY...: every provider's fields.
   ...providerVariableShape(),
+  // How the env shop's customers may pay (src/payments/payment-options.ts).
+  PAYMENT_METHODS: paymentMethodsVariable.optional(),
+  CARD_MAX_INSTALLMENTS: maxInstallmentsVariable.optional(),
 };
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
 
-/** With PLATFORM_EMAIL, the env shop's other variables are required; without, none may be set. */
-function envShopIssues(env: EnvShopEnv, ctx: z.RefinementCtx): void {
+/** The variable of each part of the env shop's payment choice. */
+const PAYMENT_VARIABLES = {
+  methods: 'PAYMENT_METHODS',
+  maxInstallments: 'CARD_MAX_INSTALLMENTS',
+  expiryMinutes: 'CHECKOUT_EXPIRY_MINUTES',
+} as const;
+
+/**
+ * With PLATFORM_EMAIL, the env shop's other variables are required, and its provider must honour
+ * its payment choice; without, none may be set.
+ */
+function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.RefinementCtx): void {
   const account = ['PLATFORM_PASSWORD', 'PLATFORM_API_KEY', 'CHECKOUT_ROUTE_TOKEN'] as const;
   if (env.PLATFORM_EMAIL === undefined) {
     const stray = account.filter((name) => env[name] !== undefined);
@@ -179,6 +198,14 @@ function envShopIssues(env: EnvShopEnv, ctx: z.RefinementCtx): void {
     requiredProviderVariables(env.PAYMENT_PROVIDER),
     `PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`,
   );
+  const choice = {
+    methods: env.PAYMENT_METHODS,
+    maxInstallments: env.CARD_MAX_INSTALLMENTS,
+    expiryMinutes,
+  };
+  for (const { part, problem } of paymentChoiceProblems(env.PAYMENT_PROVIDER, choice)) {
+    ctx.addIssue({ code: 'custom', path: [PAYMENT_VARIABLES[part]], message: problem });
+  }
 }
 
 /** The registry's variables: the keyring of the shops' secrets, the admin API's token. */
@@ -252,7 +279,7 @@ const serverShape = {
   PUBLIC_URL: httpUrl.optional(),
   ...redisShape,
   SANDBOX_IN_PRODUCTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
-  CHECKOUT_EXPIRY_MINUTES: positiveInt.min(5).max(1440),
+  CHECKOUT_EXPIRY_MINUTES: expiryMinutesVariable,
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL'),
   DASHBOARD_USER: z.string().min(1).optional(),
   DASHBOARD_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
@@ -317,7 +344,7 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
         'must be https in production (customers and providers reach it over the internet); only a loopback address may be http',
     });
   }
-  envShopIssues(env, ctx);
+  envShopIssues(env, env.CHECKOUT_EXPIRY_MINUTES, ctx);
   syncIssues(env, ctx);
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({
@@ -470,7 +497,8 @@ function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
   if (result.success) return result.data;
   throw new ConfigError(
     result.error.issues.map((issue) => {
-      const name = issue.path.join('.');
+      // A variable's own name, also for a problem inside its value (PAYMENT_METHODS' second item).
+      const name = String(issue.path[0] ?? '');
       const missing = issue.code === 'invalid_type' && env[name] === undefined;
       return `${name}: ${missing ? 'is required' : issue.message}`;
     }),
@@ -595,6 +623,7 @@ function envShopConfig(
   const provider = providerSettingsOf(
     providerDocumentFromEnv(raw.PAYMENT_PROVIDER, raw),
     raw.PAYMENT_PROVIDER === 'sandbox' && sandboxInProduction,
+    { methods: raw.PAYMENT_METHODS, maxInstallments: raw.CARD_MAX_INSTALLMENTS },
   );
   return {
     platform: { email: PLATFORM_EMAIL, password: PLATFORM_PASSWORD, apiKey: PLATFORM_API_KEY },

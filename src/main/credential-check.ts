@@ -38,12 +38,15 @@ export function platformCredentialCheck(runtime: {
           problem: `the platform refused the account ${document.platform.email} (HTTP ${error.upstreamStatus ?? '?'})`,
         });
       }
-      const { provider } = buildProviderModule(providerSettingsOf(document.provider, true), {
-        redis: runtime.redis,
-        prefix: runtime.prefix,
-        shop: document.id,
-        publicUrl: runtime.publicUrl,
-      });
+      const { provider } = buildProviderModule(
+        providerSettingsOf(document.provider, true, document.payment),
+        {
+          redis: runtime.redis,
+          prefix: runtime.prefix,
+          shop: document.id,
+          publicUrl: runtime.publicUrl,
+        },
+      );
       try {
         await provider.verifyCredentials?.();
       } catch (error) {

@@ -7,6 +7,7 @@ import type { ConnectorConnection } from '../infra/redis';
 import { ReplicaWait } from '../infra/replica-wait';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
+import { expiryMinutesOf } from '../payments/payment-options';
 import { buildProviderModule } from '../payments/registry';
 import { PlatformClient } from '../platform/platform-client';
 import { RegistryKeyError, RegistryShops } from '../registry/registry-shops';
@@ -108,7 +109,13 @@ export async function createDependencies(
       amountSource: options.amountSource ?? computedAmount,
       currency: config.checkout.currency,
       publicUrl,
-      expiryMs: options.expiryMs ?? config.checkout.expiryMs,
+      expiryMs:
+        options.expiryMs ??
+        expiryMinutesOf(
+          settings.provider.name,
+          { expiryMinutes: settings.provider.expiryMinutes },
+          config.checkout.expiryMs / 60_000,
+        ) * 60_000,
       clock: () => new Date(),
       newCheckoutId: () => newCheckoutId(shop),
       log,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paymentOptionsOf, type PaymentChoice, type PaymentOptions } from './payment-options';
 
 /**
  * Each provider's settings, declared once: the environment's variables (`STRIPE_SECRET_KEY`) and
@@ -81,31 +82,41 @@ export interface ProviderSettings {
   stripe?: { secretKey: string; webhookSecret: string; apiUrl?: string; paymentMethods?: string[] };
   mercadopago?: { accessToken: string; webhookSecret: string; apiUrl?: string };
   asaas?: { apiKey: string; webhookToken: string; apiUrl?: string };
+  /** How customers may pay: the shop's choice, or what the provider offers. */
+  payment: PaymentOptions;
+  /** The shop's own checkout expiry, when it chose one (else the deployment's). */
+  expiryMinutes?: number;
 }
 
-/** The settings a provider document (a registry shop's) stands for. */
+/** The settings a provider document (a registry shop's) stands for, with the shop's payment choice. */
 export function providerSettingsOf(
   document: ProviderDocument,
   sandboxInProduction: boolean,
+  choice: PaymentChoice = {},
 ): ProviderSettings {
+  const common = {
+    payment: paymentOptionsOf(document.name, choice),
+    ...(choice.expiryMinutes === undefined ? {} : { expiryMinutes: choice.expiryMinutes }),
+  };
   switch (document.name) {
     case 'sandbox':
-      return { name: 'sandbox', sandboxInProduction };
+      return { name: 'sandbox', sandboxInProduction, ...common };
     case 'stripe': {
       const { name, paymentMethods, ...stripe } = document;
       return {
         name,
         sandboxInProduction: false,
         stripe: { ...stripe, paymentMethods: paymentMethods?.split(',') },
+        ...common,
       };
     }
     case 'mercadopago': {
       const { name, ...mercadopago } = document;
-      return { name, sandboxInProduction: false, mercadopago };
+      return { name, sandboxInProduction: false, mercadopago, ...common };
     }
     case 'asaas': {
       const { name, ...asaas } = document;
-      return { name, sandboxInProduction: false, asaas };
+      return { name, sandboxInProduction: false, asaas, ...common };
     }
   }
 }

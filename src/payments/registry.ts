@@ -26,10 +26,20 @@ export function buildProviderModule(
 ): ProviderModule {
   switch (settings.name) {
     case 'sandbox':
-      return sandboxModule({ ...environment, inProduction: settings.sandboxInProduction });
+      return sandboxModule({
+        ...environment,
+        inProduction: settings.sandboxInProduction,
+        payment: settings.payment,
+      });
     case 'stripe':
       if (!settings.stripe) throw new Error('PAYMENT_PROVIDER=stripe without Stripe settings');
-      return { provider: new (loadStripe().StripeProvider)(settings.stripe), startWarnings: [] };
+      return {
+        provider: new (loadStripe().StripeProvider)({
+          ...settings.stripe,
+          payment: settings.payment,
+        }),
+        startWarnings: [],
+      };
     case 'mercadopago':
       if (!settings.mercadopago) {
         throw new Error('PAYMENT_PROVIDER=mercadopago without Mercado Pago settings');
@@ -37,6 +47,7 @@ export function buildProviderModule(
       return {
         provider: new MercadoPagoProvider({
           ...settings.mercadopago,
+          payment: settings.payment,
           notificationUrl: `${environment.publicUrl}${webhookPath('mercadopago', environment.shop)}`,
         }),
         startWarnings: [],
@@ -46,6 +57,7 @@ export function buildProviderModule(
       return {
         provider: new AsaasProvider({
           ...settings.asaas,
+          payment: settings.payment,
           created: redisCreatedCheckouts(
             environment.redis,
             environment.prefix,

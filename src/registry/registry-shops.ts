@@ -155,7 +155,7 @@ export class RegistryShops implements ShopSource {
     if (!keyring) throw new SecretBoxError('SHOP_SECRET_KEYS is not set');
     const { stored } = entry;
     const { document, dataKey } = openShop(stored, keyring);
-    const provider = providerSettingsOf(document.provider, sandboxInProduction);
+    const provider = providerSettingsOf(document.provider, sandboxInProduction, document.payment);
     this.options.onSecrets([
       document.platform.password,
       document.platform.apiKey,

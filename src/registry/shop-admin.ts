@@ -171,7 +171,7 @@ export class ShopAdmin {
     throw new AppError('SHOP_CHANGED', `Shop ${id} kept changing; try again.`);
   }
 
-  /** Changes name, platform credentials or provider; new credentials are checked first. */
+  /** Changes name, platform credentials, provider or payment; new credentials are checked first. */
   async update(id: string, input: unknown, by: Actor): Promise<ShopView> {
     const patch = parseShopPatch(input);
     const keyring = this.keyring();
@@ -180,7 +180,10 @@ export class ShopAdmin {
       const next = applyShopPatch(document, patch);
       const fields = changedFields(document, next);
       if (fields.length === 0) return undefined;
-      if (fields.some((field) => field !== 'name')) await this.rejectBadCredentials(next);
+      // New credentials are checked; a new name or payment choice needs no call out.
+      if (fields.some((field) => /^(platform|provider)\./.test(field))) {
+        await this.rejectBadCredentials(next);
+      }
       const stored = sealShop(
         next,
         { keyring, dataKey },

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '../errors';
-import { providerDocumentSchema, type ProviderDocument } from '../payments/provider-fields';
+import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
+import {
+  PROVIDER_NAMES,
+  providerDocumentSchema,
+  type ProviderDocument,
+} from '../payments/provider-fields';
 import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
 
 /**
@@ -22,12 +27,23 @@ const platformAccountSchema = z.strictObject({
 
 const nameSchema = z.string().trim().min(1).max(200);
 
-export const shopDocumentSchema = z.strictObject({
-  id: shopIdSchema,
-  name: nameSchema,
-  platform: platformAccountSchema,
-  provider: providerDocumentSchema,
-});
+export const shopDocumentSchema = z
+  .strictObject({
+    id: shopIdSchema,
+    name: nameSchema,
+    platform: platformAccountSchema,
+    provider: providerDocumentSchema,
+    /** How the shop's customers may pay; what its provider offers when absent. */
+    payment: paymentDocumentSchema.optional(),
+  })
+  .superRefine((document, ctx) => {
+    for (const { part, problem } of paymentChoiceProblems(
+      document.provider.name,
+      document.payment ?? {},
+    )) {
+      ctx.addIssue({ code: 'custom', path: ['payment', part], message: problem });
+    }
+  });
 
 export type ShopDocument = z.output<typeof shopDocumentSchema>;
 
@@ -37,6 +53,8 @@ const shopPatchSchema = z.strictObject({
   platform: platformAccountSchema.partial().optional(),
   /** The whole provider when its name changes; otherwise the fields that change. */
   provider: z.looseObject({ name: z.string().optional() }).optional(),
+  /** The parts of `payment` that change; null removes the shop's choice. */
+  payment: z.looseObject({}).nullable().optional(),
 });
 
 export type ShopPatch = z.output<typeof shopPatchSchema>;
@@ -52,7 +70,12 @@ function detailsOf(error: z.ZodError, base: string[] = []): ErrorDetail[] {
       }));
     }
     if (issue.code === 'invalid_union' && at.endsWith('provider')) {
-      return [{ field: `${at}.name`, problem: 'must be sandbox, stripe or mercadopago' }];
+      return [
+        {
+          field: `${at}.name`,
+          problem: `must be ${PROVIDER_NAMES.slice(0, -1).join(', ')} or ${PROVIDER_NAMES.at(-1)}`,
+        },
+      ];
     }
     return [{ field: at || '(document)', problem: issue.message }];
   });
@@ -73,9 +96,10 @@ export function parseShopDocument(input: unknown): ShopDocument {
 export function parseShopPatch(input: unknown): ShopPatch {
   const parsed = shopPatchSchema.safeParse(input);
   if (!parsed.success) throw invalid(detailsOf(parsed.error));
-  if (!parsed.data.name && !parsed.data.platform && !parsed.data.provider) {
+  const { name, platform, provider, payment } = parsed.data;
+  if (!name && !platform && !provider && payment === undefined) {
     throw invalid([
-      { field: '(document)', problem: 'changes nothing: give name, platform or provider' },
+      { field: '(document)', problem: 'changes nothing: give name, platform, provider or payment' },
     ]);
   }
   return parsed.data;
@@ -94,6 +118,12 @@ export function applyShopPatch(current: ShopDocument, patch: ShopPatch): ShopDoc
     name: patch.name ?? current.name,
     platform: { ...current.platform, ...patch.platform },
     provider,
+    // The parts given replace the shop's; null removes its choice (the provider's offer again).
+    ...(patch.payment === null
+      ? {}
+      : patch.payment === undefined
+        ? current.payment && { payment: current.payment }
+        : { payment: { ...current.payment, ...patch.payment } }),
   });
 }
 
@@ -107,6 +137,9 @@ export function changedFields(before: ShopDocument, after: ShopDocument): string
   const now = after.provider as Record<string, unknown>;
   for (const key of new Set([...Object.keys(was), ...Object.keys(now)]))
     if (was[key] !== now[key]) fields.push(`provider.${key}`);
+  for (const key of ['methods', 'maxInstallments', 'expiryMinutes'] as const)
+    if (String(before.payment?.[key]) !== String(after.payment?.[key]))
+      fields.push(`payment.${key}`);
   return fields;
 }
 

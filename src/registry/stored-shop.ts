@@ -1,3 +1,4 @@
+import type { PaymentDocument } from '../payments/payment-options';
 import { providerSecretFields, type ProviderDocument } from '../payments/provider-fields';
 import { DataKey, sealedKeyId, type Keyring } from '../shops/secret-box';
 import type { ShopDocument } from './shop-document';
@@ -19,6 +20,8 @@ export interface StoredShop {
   platform: { email: string; password: string; apiKey: string };
   /** The provider's document, its secret fields sealed. */
   provider: Record<string, string> & { name: ProviderDocument['name'] };
+  /** How the shop's customers may pay, when it chose (absent in shops stored before it existed). */
+  payment?: PaymentDocument;
   routeToken: {
     hash: string;
     rotatedAt: string;
@@ -56,6 +59,7 @@ export function sealShop(
       apiKey: dataKey.seal(id, 'platform.apiKey', document.platform.apiKey),
     },
     provider,
+    ...(document.payment ? { payment: document.payment } : {}),
     ...rest,
   };
 }
@@ -85,6 +89,7 @@ export function openShop(
         apiKey: dataKey.open(id, 'platform.apiKey', stored.platform.apiKey),
       },
       provider,
+      ...(stored.payment ? { payment: stored.payment } : {}),
     },
   };
 }
@@ -119,6 +124,7 @@ export interface ShopView {
   enabled: boolean;
   platform: { email: string };
   provider: Record<string, string>;
+  payment?: PaymentDocument;
   created_at: string;
   updated_at: string;
   token_rotated_at: string;
@@ -134,6 +140,7 @@ export function viewOf(stored: StoredShop): ShopView {
     provider: Object.fromEntries(
       Object.entries(stored.provider).filter(([field]) => !secretFields.has(field)),
     ),
+    ...(stored.payment ? { payment: stored.payment } : {}),
     created_at: stored.createdAt,
     updated_at: stored.updatedAt,
     token_rotated_at: stored.routeToken.rotatedAt,

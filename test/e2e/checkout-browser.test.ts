@@ -88,7 +88,7 @@ describe('a customer in a real browser', () => {
     expect(h.simulator.accepted('finish-checkout').filter((c) => c.serviceId === 1004)).toEqual([]);
 
     await page.goto(checkoutUrl);
-    await page.getByRole('button', { name: 'Confirmar o Pix' }).click();
+    await page.getByRole('button', { name: 'Confirmar o pagamento' }).click();
     await page.waitForURL(/\/return\/sandbox/);
     await expect(page.getByTestId('outcome').textContent()).resolves.toBe('Pagamento confirmado');
     await eventually(

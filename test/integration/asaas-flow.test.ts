@@ -8,7 +8,7 @@ import {
   WAIT_DEADLINE_MS,
 } from '../support/harness';
 import { checkoutIdOf, providerSuite } from '../support/provider-suite';
-import { adminApi } from '../support/registry-shop';
+import { adminApi, requestOnRoute } from '../support/registry-shop';
 
 describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
   const suite = providerSuite(() => new FakeAsaas(), {
@@ -241,14 +241,7 @@ describe('Asaas as a registry shop’s provider', () => {
     expect(listing).not.toContain(asaas.webhookToken);
     await h.connector.registry.refresh();
 
-    const opened = await fetch(body.checkout_route.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${body.checkout_route.token}`,
-      },
-      body: JSON.stringify({ service_id: 1011 }),
-    });
+    const opened = await requestOnRoute(body.checkout_route, 1011);
     expect(opened.status).toBe(202);
     const checkoutId = checkoutIdOf({ body: await opened.json() });
     expect(checkoutId).toMatch(/^chk_loja-asaas_/);

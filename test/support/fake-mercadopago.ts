@@ -21,6 +21,11 @@ export interface FakePreference {
   expires?: boolean;
   expiration_date_from?: string;
   expiration_date_to?: string;
+  payment_methods?: {
+    excluded_payment_types?: Array<{ id: string }>;
+    excluded_payment_methods?: Array<{ id: string }>;
+    installments?: number;
+  };
 }
 
 export interface FakePayment {
@@ -31,6 +36,8 @@ export interface FakePayment {
   transaction_amount: number;
   currency_id: string;
   date_created: string;
+  payment_type_id: string;
+  installments: number;
 }
 
 export class FakeMercadoPago extends LoopbackFake {
@@ -126,9 +133,28 @@ export class FakeMercadoPago extends LoopbackFake {
     );
   }
 
-  /** The customer pays a preference: a payment with this status (approved, pending, rejected...). */
-  pay(preference: FakePreference, status: string, amount?: number): FakePayment {
+  /**
+   * The customer pays a preference: a payment with this status (approved, pending, rejected...),
+   * of a payment type (credit_card by default; bank_transfer is Pix, ticket a boleto) in
+   * `installments`. Checkout Pro offers only the types the preference does not exclude, and at
+   * most its `installments`.
+   */
+  pay(
+    preference: FakePreference,
+    status: string,
+    amount?: number,
+    how: { paymentType?: string; installments?: number } = {},
+  ): FakePayment {
     if (!this.payable(preference)) throw new Error('this preference has expired');
+    const paymentType = how.paymentType ?? 'credit_card';
+    const methods = preference.payment_methods;
+    if (methods?.excluded_payment_types?.some((type) => type.id === paymentType)) {
+      throw new Error(`${paymentType} is excluded`);
+    }
+    const installments = how.installments ?? 1;
+    if (installments > (methods?.installments ?? 12)) {
+      throw new Error(`at most ${methods?.installments} installments`);
+    }
     const item = preference.items[0];
     const payment: FakePayment = {
       id: this.nextPaymentId++,
@@ -138,6 +164,8 @@ export class FakeMercadoPago extends LoopbackFake {
       transaction_amount: amount ?? (item ? item.unit_price * item.quantity : 0),
       currency_id: item?.currency_id ?? 'BRL',
       date_created: new Date().toISOString(),
+      payment_type_id: paymentType,
+      installments,
     };
     this.payments.set(payment.id, payment);
     return payment;

@@ -193,9 +193,12 @@ export class FakeStripe extends LoopbackFake {
   }
 
   /** The customer pays: by card (paid at once) or by Pix (processing until `settle`). */
-  pay(sessionId: string, method: 'card' | 'pix' = 'card'): FakeSession {
+  pay(sessionId: string, method: 'card' | 'pix' | 'boleto' = 'card'): FakeSession {
     const session = this.session(sessionId);
     if (session.status !== 'open') throw new Error(`session ${sessionId} is ${session.status}`);
+    // Checkout shows only the allowed types (when the session names some).
+    const allowed = session.allowed_payment_method_types;
+    if (allowed && !allowed.includes(method)) throw new Error(`${method} is not offered`);
     const intent: FakeIntent = {
       id: `pi_${randomBytes(12).toString('hex')}`,
       object: 'payment_intent',

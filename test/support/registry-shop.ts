@@ -33,10 +33,18 @@ export async function openCheckoutOfNewShop(
     checkout_route: { url: string; token: string };
   };
   await h.connector.registry.refresh();
-  const opened = await fetch(route.url, {
+  const opened = await requestOnRoute(route, serviceId);
+  expect(opened.status).toBe(202);
+}
+
+/** The platform asks a shop's checkout route for a checkout of `serviceId`, with the route's token. */
+export function requestOnRoute(
+  route: { url: string; token: string },
+  serviceId: number,
+): Promise<Response> {
+  return fetch(route.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${route.token}` },
     body: JSON.stringify({ service_id: serviceId }),
   });
-  expect(opened.status).toBe(202);
 }

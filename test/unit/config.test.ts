@@ -224,6 +224,7 @@ describe('loadConfig', () => {
         webhookToken: token,
         apiUrl: 'https://api-sandbox.asaas.com/v3',
       },
+      payment: { methods: ['pix', 'card'], maxInstallments: 1 },
     });
     expect(config.secrets).toEqual(
       expect.arrayContaining([
@@ -231,6 +232,52 @@ describe('loadConfig', () => {
         '$aact_hmlg_000MzkwODA2MWY2OGM3MWRlMDU2NWM3MzJlNzZmNGZhZGY6OjA',
       ]),
     );
+  });
+
+  it("reads the env shop's payment choice, and refuses what its provider cannot honour (78)", () => {
+    const stripe = {
+      ...valid,
+      PAYMENT_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_abc',
+      STRIPE_WEBHOOK_SECRET: 'whsec_def',
+    };
+    expect(
+      problems({ ...stripe, CARD_MAX_INSTALLMENTS: '3', CHECKOUT_EXPIRY_MINUTES: '4320' }),
+    ).toEqual([
+      'CARD_MAX_INSTALLMENTS: stripe allows at most 1: Stripe cannot split a card payment in BRL (its installments exist only for cards of Mexico and Japan)',
+      'CHECKOUT_EXPIRY_MINUTES: stripe allows at most 1440 minutes: a Stripe Checkout Session stays open at most 24 hours (a boleto issued in it is then paid within its own days, the checkout processing meanwhile)',
+    ]);
+    expect(
+      problems({ ...valid, PAYMENT_METHODS: 'pix,cash', CARD_MAX_INSTALLMENTS: '13' }),
+    ).toEqual([
+      'PAYMENT_METHODS: must be pix, card, boleto',
+      'CARD_MAX_INSTALLMENTS: must be at most 12',
+    ]);
+    expect(problems({ ...valid, PAYMENT_METHODS: 'pix', CARD_MAX_INSTALLMENTS: '6' })).toEqual([
+      'CARD_MAX_INSTALLMENTS: installments need card among the methods',
+    ]);
+    expect(problems({ ...valid, CHECKOUT_EXPIRY_MINUTES: '50000' })).toEqual([
+      'CHECKOUT_EXPIRY_MINUTES: must be at most 43200 (30 days)',
+    ]);
+    const config = loadConfig(
+      {
+        ...valid,
+        PAYMENT_METHODS: 'pix,boleto,pix',
+        CARD_MAX_INSTALLMENTS: '1',
+        CHECKOUT_EXPIRY_MINUTES: '4320',
+      },
+      emptyDir,
+    );
+    expect(config.envShop?.provider.payment).toEqual({
+      methods: ['pix', 'boleto'],
+      maxInstallments: 1,
+    });
+    expect(config.checkout.expiryMs).toBe(4320 * 60_000);
+    // Unset: what the provider offers, in one payment.
+    expect(loadConfig(valid, emptyDir).envShop?.provider.payment).toEqual({
+      methods: ['pix', 'card', 'boleto'],
+      maxInstallments: 1,
+    });
   });
 
   it('treats empty values as unset', () => {

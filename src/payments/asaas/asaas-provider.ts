@@ -11,6 +11,7 @@ import type {
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
+import type { PaymentMethod, PaymentOptions } from '../payment-options';
 import { providerHttp, type ProviderCall } from '../provider-http';
 
 export interface AsaasSettings {
@@ -21,6 +22,8 @@ export interface AsaasSettings {
   apiUrl?: string;
   /** Where the checkouts made are kept, so that making one again finds it. */
   created: CreatedCheckouts;
+  /** How the customer may pay: `billingTypes`, and `INSTALLMENT` when a card may be split. */
+  payment?: PaymentOptions;
   timeoutMs?: number;
   clock?: () => Date;
 }
@@ -114,8 +117,7 @@ export class AsaasProvider implements PaymentProvider {
         method: 'POST',
         url: '/checkouts',
         data: {
-          billingTypes: ['PIX', 'CREDIT_CARD'],
-          chargeTypes: ['DETACHED'],
+          ...chargeOf(this.settings.payment ?? { methods: ['pix', 'card'], maxInstallments: 1 }),
           minutesToExpire: Math.max(1, minutes),
           externalReference: request.checkoutId,
           callback: {
@@ -232,6 +234,20 @@ export class AsaasProvider implements PaymentProvider {
     }
     return { ignore: `event ${name} is not used` };
   }
+}
+
+/** Asaas's billing type of each method it offers (its Checkout has no boleto). */
+const BILLING_TYPES: Partial<Record<PaymentMethod, string>> = { pix: 'PIX', card: 'CREDIT_CARD' };
+
+/** A checkout's `billingTypes` and `chargeTypes` (with `installment` when a card may be split). */
+function chargeOf(options: PaymentOptions): Record<string, unknown> {
+  const billingTypes = options.methods.flatMap((method) => BILLING_TYPES[method] ?? []);
+  const split = options.maxInstallments > 1 && options.methods.includes('card');
+  return {
+    billingTypes,
+    chargeTypes: split ? ['DETACHED', 'INSTALLMENT'] : ['DETACHED'],
+    ...(split ? { installment: { maxInstallmentCount: options.maxInstallments } } : {}),
+  };
 }
 
 function groupByPlan(payments: Payment[]): Map<string, Payment[]> {

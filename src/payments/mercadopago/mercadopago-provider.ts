@@ -9,6 +9,7 @@ import type {
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
+import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-options';
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { verifyNotification } from './mercadopago-signature';
 
@@ -19,6 +20,8 @@ export interface MercadoPagoSettings {
   apiUrl?: string;
   /** Where Mercado Pago posts notifications: PUBLIC_URL/webhooks/mercadopago. */
   notificationUrl: string;
+  /** How the customer may pay: Checkout Pro's `payment_methods`. */
+  payment?: PaymentOptions;
   timeoutMs?: number;
   clock?: () => Date;
 }
@@ -47,6 +50,31 @@ type Payment = z.output<typeof paymentSchema>;
 
 const preferenceSchema = z.looseObject({ id: z.string(), init_point: z.string().min(1) });
 const searchSchema = z.looseObject({ results: z.array(paymentSchema) });
+
+/** Mercado Pago's payment types of each method (`payment_type_id`). */
+const PAYMENT_TYPES: Record<PaymentMethod, string[]> = {
+  pix: ['bank_transfer'],
+  card: ['credit_card', 'debit_card', 'prepaid_card'],
+  boleto: ['ticket', 'atm'],
+};
+
+/**
+ * Checkout Pro's `payment_methods`: the types of the methods not chosen excluded, and the most
+ * installments a card payment may be split into. Mercado Pago's balance (`account_money`) is
+ * none of the three methods and stays offered.
+ */
+function paymentMethodsOf(options: PaymentOptions): {
+  excluded_payment_types: Array<{ id: string }>;
+  installments: number;
+} {
+  const excluded = PAYMENT_METHODS.filter((method) => !options.methods.includes(method)).flatMap(
+    (method) => PAYMENT_TYPES[method],
+  );
+  return {
+    excluded_payment_types: excluded.map((id) => ({ id })),
+    installments: options.maxInstallments,
+  };
+}
 
 /** Mercado Pago's `YYYY-MM-DDTHH:mm:ss.sss-03:00`: Brasília time, as its docs show dates. */
 function brasiliaIso(date: Date): string {
@@ -108,6 +136,9 @@ export class MercadoPagoProvider implements PaymentProvider {
           },
           auto_return: 'approved',
           notification_url: this.settings.notificationUrl,
+          ...(this.settings.payment
+            ? { payment_methods: paymentMethodsOf(this.settings.payment) }
+            : {}),
           expires: true,
           expiration_date_from: brasiliaIso(now),
           expiration_date_to: brasiliaIso(request.expiresAt),

@@ -1,4 +1,5 @@
 import type { RedisCommands } from '../../infra/redis';
+import type { PaymentOptions } from '../payment-options';
 import type { ProviderModule } from '../provider-module';
 import { SandboxProvider } from './sandbox-provider';
 
@@ -10,11 +11,13 @@ export function sandboxModule(options: {
   publicUrl: string;
   /** The sandbox runs with NODE_ENV=production, on purpose (SANDBOX_IN_PRODUCTION=true). */
   inProduction: boolean;
+  payment: PaymentOptions;
 }): ProviderModule {
   const provider = new SandboxProvider(options.redis, {
     prefix: options.prefix,
     shop: options.shop,
     publicUrl: options.publicUrl,
+    payment: options.payment,
   });
   const pageNotice = options.inProduction
     ? 'Ambiente de homologação: pagamentos simulados, nenhum valor é cobrado.'

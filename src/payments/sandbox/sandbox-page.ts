@@ -16,6 +16,14 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
     .join('');
   const base = `/sandbox/checkout/${encodeURIComponent(payment.checkoutId)}`;
   const pending = payment.state === 'pending';
+  // Payments made before the shop's options existed offer every method.
+  const { methods, maxInstallments } = payment.options ?? {
+    methods: ['pix', 'card'],
+    maxInstallments: 1,
+  };
+  const card = methods.includes('card');
+  const installments =
+    maxInstallments > 1 ? ` <span class="note">em até ${maxInstallments}× no cartão</span>` : '';
   return renderPage(
     `Pagamento do pedido ${payment.serviceId}`,
     `<div class="card">
@@ -26,10 +34,11 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
   </table>
   ${
     pending || payment.state === 'processing'
-      ? `${pending ? '' : '<p class="status">Pix em processamento: aguardando a confirmação do banco.</p>'}
+      ? `${pending ? '' : '<p class="status">Pagamento em processamento: aguardando a confirmação do banco.</p>'}
   <div class="actions">
-    <form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o Pix'}</button></form>
-    ${pending ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O pagamento fica em processamento até ser confirmado">Pagar com Pix</button></form>` : ''}
+    ${pending && !card ? '' : `<form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o pagamento'}</button>${pending ? installments : ''}</form>`}
+    ${pending && methods.includes('pix') ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O pagamento fica em processamento até ser confirmado">Pagar com Pix</button></form>` : ''}
+    ${pending && methods.includes('boleto') ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O boleto fica em processamento até ser compensado">Pagar com boleto</button></form>` : ''}
     <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
   </div>`
       : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>`

@@ -3,6 +3,7 @@ import { sandboxKey } from '../../infra/keyspace';
 import { runScript } from '../../infra/redis-scripts';
 import type { RedisCommands } from '../../infra/redis';
 import type { ChargeLine, Money } from '../money';
+import type { PaymentOptions } from '../payment-options';
 import type {
   CheckoutRequest,
   CreatedCheckout,
@@ -24,6 +25,8 @@ export interface SandboxPayment {
   expiresAt: string;
   returnUrl: string;
   cancelUrl: string;
+  /** How the customer may pay (absent in payments made before the options existed). */
+  options?: PaymentOptions;
 }
 
 // Creates once, so a re-run of the checkout job returns the same payment.
@@ -61,7 +64,13 @@ export class SandboxProvider implements PaymentProvider {
 
   constructor(
     private readonly redis: RedisCommands,
-    private readonly options: { prefix: string; shop: string; publicUrl: string; now?: () => Date },
+    private readonly options: {
+      prefix: string;
+      shop: string;
+      publicUrl: string;
+      payment?: PaymentOptions;
+      now?: () => Date;
+    },
   ) {}
 
   private key(checkoutId: string): string {
@@ -82,6 +91,7 @@ export class SandboxProvider implements PaymentProvider {
       expiresAt: request.expiresAt.toISOString(),
       returnUrl: request.returnUrl,
       cancelUrl: request.cancelUrl,
+      ...(this.options.payment ? { options: this.options.payment } : {}),
     };
     await runScript(
       this.redis,

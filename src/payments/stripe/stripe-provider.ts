@@ -8,14 +8,20 @@ import type {
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
+import type { PaymentOptions } from '../payment-options';
 
 export interface StripeSettings {
   secretKey: string;
   webhookSecret: string;
   /** Another API host (a loopback fake), e.g. http://127.0.0.1:12111; Stripe's own when absent. */
   apiUrl?: string;
-  /** Payment method types offered (card, pix, boleto...); Stripe's dashboard decides when absent. */
+  /**
+   * Stripe's own payment method types (STRIPE_PAYMENT_METHODS, kept from before PAYMENT_METHODS):
+   * when set, they are sent as they are, instead of `payment`'s methods.
+   */
   paymentMethods?: string[];
+  /** How the customer may pay: its methods become Stripe's types (card, pix, boleto). */
+  payment?: PaymentOptions;
   timeoutMs?: number;
   clock?: () => Date;
 }
@@ -116,10 +122,10 @@ export class StripeProvider implements PaymentProvider {
           cancel_url: request.cancelUrl,
           expires_at: expiresAt,
           // A filter on the methods Stripe finds eligible (the API's current form of the list).
-          ...(this.settings.paymentMethods?.length
+          ...(this.methodTypes()
             ? {
-                allowed_payment_method_types: this.settings
-                  .paymentMethods as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType[],
+                allowed_payment_method_types:
+                  this.methodTypes() as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType[],
               }
             : {}),
         },
@@ -130,6 +136,13 @@ export class StripeProvider implements PaymentProvider {
     }
     if (!session.url) throw new AppError('PROVIDER_REJECTED', 'Stripe returned no session URL.');
     return { providerRef: session.id, url: session.url };
+  }
+
+  /** The types a session allows: Stripe's own list when given, else the shop's methods. */
+  private methodTypes(): string[] | undefined {
+    if (this.settings.paymentMethods?.length) return this.settings.paymentMethods;
+    // Stripe names the three methods as we do: card, pix, boleto.
+    return this.settings.payment?.methods;
   }
 
   async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
