@@ -69,6 +69,10 @@ export interface CheckoutRecord {
   lines?: ChargeLine[];
   transactionId?: string;
   reason?: string;
+  /** What the provider collected for the paid outcome, when it said (interest included). */
+  collected?: Money;
+  /** Of `collected`, what the provider reports as the buyer's installment interest. */
+  interest?: Money;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;

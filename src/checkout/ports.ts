@@ -7,6 +7,16 @@ import type {
   UnreadableRecord,
 } from './checkout-record';
 
+/** What is recorded with an outcome: the provider's payment, why, what it collected. */
+export interface OutcomeFields {
+  transactionId?: string;
+  reason?: string;
+  /** What the provider collected (paid), in the checkout's currency. */
+  collectedMinor?: number;
+  /** Of it, what the provider reports as the buyer's installment interest. */
+  interestMinor?: number;
+}
+
 /** The result of asking for a checkout for a service. */
 export type OpenResult =
   | { kind: 'created'; record: CheckoutRecord }
@@ -64,7 +74,7 @@ export interface CheckoutStore {
   transition(
     checkoutId: string,
     to: CheckoutState,
-    fields: { transactionId?: string; reason?: string },
+    fields: OutcomeFields,
     now: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
   /** The service's latest checkout. */

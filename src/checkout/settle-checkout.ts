@@ -1,3 +1,4 @@
+import type { Money } from '../payments/money';
 import type { PaymentStatus } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
 import {
@@ -6,6 +7,7 @@ import {
   type CheckoutOutcome,
   type CheckoutRecord,
 } from './checkout-record';
+import type { OutcomeFields } from './ports';
 
 /** The checkout state a provider status leads to; undefined while the payment is pending. */
 function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | undefined {
@@ -26,13 +28,41 @@ function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | un
   }
 }
 
-/** Whether what the provider collected is the checkout's amount (true when either is unknown). */
-function amountMatches(record: CheckoutRecord, status: PaymentStatus): boolean {
-  if (!record.amount || !status.amount) return true;
-  return (
-    record.amount.amountMinor === status.amount.amountMinor &&
-    record.amount.currency === status.amount.currency
-  );
+/**
+ * Whether a paid status pays the checkout (README "The amount rule"): the provider collected, in
+ * the checkout's currency, the order's amount plus exactly what it reports as the buyer's
+ * interest (card installments). Short, in another currency, or with an excess the provider does
+ * not call interest: not paid. Either amount unknown: paid, nothing to compare.
+ */
+export function amountVerdict(
+  expected: Money | undefined,
+  status: Pick<PaymentStatus, 'amount' | 'interest'>,
+): { paid: true; collectedMinor?: number; interestMinor?: number } | { paid: false; why: string } {
+  const collected = status.amount;
+  if (!expected || !collected) return { paid: true };
+  if (collected.currency !== expected.currency) {
+    return { paid: false, why: `collected in ${collected.currency}, not ${expected.currency}` };
+  }
+  const interest = status.interest;
+  if (interest && interest.currency !== expected.currency) {
+    return { paid: false, why: `interest in ${interest.currency}, not ${expected.currency}` };
+  }
+  const interestMinor = interest?.amountMinor ?? 0;
+  const principal = collected.amountMinor - interestMinor;
+  if (principal < expected.amountMinor) {
+    return { paid: false, why: 'short of the order' };
+  }
+  if (principal > expected.amountMinor) {
+    return {
+      paid: false,
+      why: 'more than the order, and the provider calls no more of it interest',
+    };
+  }
+  return {
+    paid: true,
+    collectedMinor: collected.amountMinor,
+    ...(interestMinor > 0 ? { interestMinor } : {}),
+  };
 }
 
 function defaultReason(target: CheckoutOutcome): string | undefined {
@@ -49,7 +79,7 @@ export async function recordOutcome(
   deps: CheckoutDeps,
   record: CheckoutRecord,
   outcome: CheckoutOutcome,
-  fields: { transactionId?: string; reason?: string },
+  fields: OutcomeFields,
   options: { notify?: boolean } = {},
 ): Promise<boolean> {
   const { moved, state } = await deps.store.transition(
@@ -96,13 +126,16 @@ export async function syncFromProvider(
   const target = targetState(status);
   // Still pending: nothing changed, so nothing to read again.
   if (target === undefined) return record;
-  if (target === 'paid' && !amountMatches(record, status)) {
+  const verdict = amountVerdict(record.amount, status);
+  if (target === 'paid' && !verdict.paid) {
     // Never recorded as paid: a person must look (a tampered or mixed-up payment).
     deps.log.error('provider reports a payment that does not match the checkout', {
       checkoutId: record.checkoutId,
       serviceId: record.serviceId,
       expected: record.amount,
       reported: status.amount,
+      interest: status.interest,
+      why: verdict.why,
     });
     return record;
   }
@@ -112,6 +145,9 @@ export async function syncFromProvider(
     await recordOutcome(deps, record, target, {
       transactionId: status.transactionId,
       reason: status.reason ?? defaultReason(target),
+      ...(target === 'paid' && verdict.paid
+        ? { collectedMinor: verdict.collectedMinor, interestMinor: verdict.interestMinor }
+        : {}),
     });
   }
   return (await deps.store.get(record.checkoutId)) ?? record;

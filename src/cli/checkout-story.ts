@@ -17,6 +17,10 @@ export interface CheckoutStory {
   state: CheckoutState;
   outcome: string | undefined;
   amount: { amount_minor: number; currency: string } | undefined;
+  /** What the provider collected for the paid outcome (interest included), when it said. */
+  collected?: { amount_minor: number; currency: string };
+  /** Of it, the buyer's installment interest, as the provider reported it. */
+  interest?: { amount_minor: number; currency: string };
   checkout_url: string | undefined;
   expires_at: string;
   requests: number | undefined;
@@ -34,7 +38,15 @@ export interface CheckoutStory {
 const OUTCOME_NOTES: Partial<
   Record<CheckoutState, (record: CheckoutRecord) => string | undefined>
 > = {
-  paid: (r) => (r.transactionId ? `transaction ${r.transactionId}` : undefined),
+  paid: (r) =>
+    [
+      r.transactionId ? `transaction ${r.transactionId}` : undefined,
+      r.interest && r.collected
+        ? `collected ${formatMoney(r.collected.amountMinor / 100, r.collected.currency)}, of which ${formatMoney(r.interest.amountMinor / 100, r.interest.currency)} the buyer's installment interest`
+        : undefined,
+    ]
+      .filter(Boolean)
+      .join('; ') || undefined,
   declined: (r) => r.reason,
   expired: (r) => r.reason,
   failed: (r) => r.reason,
@@ -113,6 +125,22 @@ export function checkoutStory(
     amount: record.amount
       ? { amount_minor: record.amount.amountMinor, currency: record.amount.currency }
       : undefined,
+    ...(record.collected
+      ? {
+          collected: {
+            amount_minor: record.collected.amountMinor,
+            currency: record.collected.currency,
+          },
+        }
+      : {}),
+    ...(record.interest
+      ? {
+          interest: {
+            amount_minor: record.interest.amountMinor,
+            currency: record.interest.currency,
+          },
+        }
+      : {}),
     checkout_url: record.url,
     expires_at: record.expiresAt,
     requests: record.requests,

@@ -11,7 +11,12 @@ import {
   UnreadableRecord,
 } from '../checkout/checkout-record';
 import { ENV_SHOP_ID } from '../shops/shop-id';
-import type { CheckoutStore, OpenResult, ProviderCheckoutAttach } from '../checkout/ports';
+import type {
+  CheckoutStore,
+  OpenResult,
+  OutcomeFields,
+  ProviderCheckoutAttach,
+} from '../checkout/ports';
 import { runScript } from '../infra/redis-scripts';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
 import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
@@ -153,10 +158,12 @@ export class RedisCheckoutStore implements CheckoutStore {
   async transition(
     checkoutId: string,
     to: CheckoutState,
-    fields: { transactionId?: string; reason?: string },
+    fields: OutcomeFields,
     now: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }> {
-    const pairs = Object.entries(fields).flatMap(([k, v]) => (v === undefined ? [] : [k, v]));
+    const pairs = Object.entries(fields).flatMap(([k, v]) =>
+      v === undefined ? [] : [k, String(v)],
+    );
     const [moved, state] = (await runScript(
       this.redis,
       TRANSITION,
@@ -307,7 +314,8 @@ function problemOf(h: Record<string, string>): string | undefined {
   if (h.outcome !== undefined && !(STATES.has(h.outcome) && isOutcome(h.outcome as CheckoutState)))
     return 'outcome: not an outcome';
   if (!COUNT.test(h.serviceId ?? '')) return 'serviceId: not a number';
-  if (h.amountMinor !== undefined && !COUNT.test(h.amountMinor)) return 'amountMinor: not a number';
+  for (const field of ['amountMinor', 'collectedMinor', 'interestMinor'] as const)
+    if (h[field] !== undefined && !COUNT.test(h[field])) return `${field}: not a number`;
   return undefined;
 }
 
@@ -341,6 +349,12 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     lines,
     transactionId: h.transactionId,
     reason: h.reason,
+    ...(amount && h.collectedMinor
+      ? { collected: { amountMinor: Number(h.collectedMinor), currency: amount.currency } }
+      : {}),
+    ...(amount && h.interestMinor
+      ? { interest: { amountMinor: Number(h.interestMinor), currency: amount.currency } }
+      : {}),
     createdAt: h.createdAt ?? '',
     updatedAt: h.updatedAt ?? '',
     expiresAt: h.expiresAt ?? '',

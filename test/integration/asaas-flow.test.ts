@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { checkoutStory } from '../../src/cli/checkout-story';
 import { FakeAsaas, type FakeCheckout } from '../support/fake-asaas';
 import {
   eventually,
@@ -12,7 +13,7 @@ import { adminApi, requestOnRoute } from '../support/registry-shop';
 
 describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
   const suite = providerSuite(() => new FakeAsaas(), {
-    env: { RECONCILE_INTERVAL_MS: '500' },
+    env: { RECONCILE_INTERVAL_MS: '500', CARD_MAX_INSTALLMENTS: '12' },
     start: { produceBackoffMs: 50 },
   });
   let asaas: FakeAsaas;
@@ -37,7 +38,8 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     const record = await h.connector.deps.store.get(checkoutId);
     expect(checkout).toMatchObject({
       billingTypes: ['PIX', 'CREDIT_CARD'],
-      chargeTypes: ['DETACHED'],
+      chargeTypes: ['DETACHED', 'INSTALLMENT'],
+      installment: { maxInstallmentCount: 12 },
       externalReference: checkoutId,
       minutesToExpire: expect.any(Number),
       callback: {
@@ -133,6 +135,52 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     await asaas.notify(webhooks(), asaas.event('PAYMENT_CONFIRMED', { payment: payment! }));
     expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
     expect(accepted('finish-checkout', 1007)).toEqual([]);
+  });
+
+  it('pays a card in installments with the interest Asaas reports, recording both', async () => {
+    const { checkoutId, checkout } = await open(1012);
+    const order = (await h.connector.deps.store.get(checkoutId))!.amount!;
+    const plan = asaas.pay(checkout, {
+      billingType: 'CREDIT_CARD',
+      installments: 6,
+      interestMinor: 7_200,
+    });
+    expect(plan).toHaveLength(6);
+    const answer = await asaas.notify(
+      webhooks(),
+      asaas.event('PAYMENT_CONFIRMED', { payment: plan[0]! }),
+    );
+    expect(answer.body).toMatchObject({ state: 'paid' });
+    const record = await h.connector.deps.store.get(checkoutId);
+    expect(record).toMatchObject({
+      collected: { amountMinor: order.amountMinor + 7_200, currency: 'BRL' },
+      interest: { amountMinor: 7_200, currency: 'BRL' },
+      transactionId: plan[0]!.installment,
+    });
+    const paidStep = checkoutStory(record!, []).steps.find((step) => step.step === 'paid');
+    expect(paidStep?.note).toMatch(
+      /collected R\$\s.*, of which R\$\s72,00 the buyer's installment interest$/,
+    );
+    const finish = await eventually(
+      () => accepted('finish-checkout', 1012)[0],
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
+    expect(finish.body).toEqual({ service_id: 1012, transaction_id: plan[0]!.installment });
+  });
+
+  it('never pays installments whose principal falls short, whatever interest is reported', async () => {
+    const { checkoutId, checkout } = await open(1013);
+    const order = (await h.connector.deps.store.get(checkoutId))!.amount!;
+    const plan = asaas.pay(checkout, {
+      billingType: 'CREDIT_CARD',
+      installments: 3,
+      valueMinor: order.amountMinor - 5_000,
+      interestMinor: 5_000,
+    });
+    await asaas.notify(webhooks(), asaas.event('PAYMENT_CONFIRMED', { payment: plan[0]! }));
+    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
+    expect(accepted('finish-checkout', 1013)).toEqual([]);
   });
 
   it('heals a lost event: the reconciler reads the payments', async () => {

@@ -10,7 +10,7 @@ import { checkoutIdOf, providerSuite } from '../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   const suite = providerSuite(() => new FakeMercadoPago(), {
-    env: { RECONCILE_INTERVAL_MS: '500' },
+    env: { RECONCILE_INTERVAL_MS: '500', CARD_MAX_INSTALLMENTS: '12' },
     start: { produceBackoffMs: 50 },
   });
   let mp: FakeMercadoPago;
@@ -47,6 +47,8 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
       notification_url: `${h.url}/webhooks/mercadopago`,
       expires: true,
       expiration_date_to: expect.stringMatching(/-03:00$/),
+      // Every method (none excluded), a card in up to CARD_MAX_INSTALLMENTS.
+      payment_methods: { excluded_payment_types: [], installments: 12 },
     });
     const create = mp.requests.find((r) => r.idempotencyKey === `checkout:${checkoutId}`);
     expect(create?.path).toBe('/checkout/preferences');
@@ -127,6 +129,23 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
     await mp.notify(webhooks(), payment);
     expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
     expect(accepted('finish-checkout', 1007)).toEqual([]);
+  });
+
+  it('pays a card in installments with the financing Mercado Pago reports, recording both', async () => {
+    const { checkoutId, preference } = await open(1011);
+    const order = (await h.connector.deps.store.get(checkoutId))!.amount!;
+    const payment = mp.pay(preference, 'approved', undefined, { installments: 10, interest: 98.5 });
+    expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'paid' });
+    expect(await h.connector.deps.store.get(checkoutId)).toMatchObject({
+      collected: { amountMinor: order.amountMinor + 9_850 },
+      interest: { amountMinor: 9_850 },
+    });
+    // A total above the price with no financing fee is no payment of this order.
+    const { checkoutId: other, preference: second } = await open(1012);
+    const odd = mp.pay(second, 'approved');
+    odd.transaction_details.total_paid_amount += 10;
+    await mp.notify(webhooks(), odd);
+    expect((await h.connector.deps.store.get(other))?.state).toBe('url_sent');
   });
 
   it('heals a lost notification: the reconciler searches the payments', async () => {

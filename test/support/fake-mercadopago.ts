@@ -38,6 +38,8 @@ export interface FakePayment {
   date_created: string;
   payment_type_id: string;
   installments: number;
+  transaction_details: { total_paid_amount: number; installment_amount: number };
+  fee_details: Array<{ type: string; amount: number; fee_payer: string }>;
 }
 
 export class FakeMercadoPago extends LoopbackFake {
@@ -136,14 +138,16 @@ export class FakeMercadoPago extends LoopbackFake {
   /**
    * The customer pays a preference: a payment with this status (approved, pending, rejected...),
    * of a payment type (credit_card by default; bank_transfer is Pix, ticket a boleto) in
-   * `installments`. Checkout Pro offers only the types the preference does not exclude, and at
-   * most its `installments`.
+   * `installments`, with `interest` (reais) of financing on top when the buyer pays some (Mercado
+   * Pago keeps `transaction_amount` the price, adds the financing to
+   * `transaction_details.total_paid_amount`, and lists it as a `financing_fee`). Checkout Pro
+   * offers only the types the preference does not exclude, and at most its `installments`.
    */
   pay(
     preference: FakePreference,
     status: string,
     amount?: number,
-    how: { paymentType?: string; installments?: number } = {},
+    how: { paymentType?: string; installments?: number; interest?: number } = {},
   ): FakePayment {
     if (!this.payable(preference)) throw new Error('this preference has expired');
     const paymentType = how.paymentType ?? 'credit_card';
@@ -156,16 +160,25 @@ export class FakeMercadoPago extends LoopbackFake {
       throw new Error(`at most ${methods?.installments} installments`);
     }
     const item = preference.items[0];
+    const price = amount ?? (item ? item.unit_price * item.quantity : 0);
+    const total = Math.round((price + (how.interest ?? 0)) * 100) / 100;
     const payment: FakePayment = {
       id: this.nextPaymentId++,
       status,
       status_detail: status === 'approved' ? 'accredited' : status,
       external_reference: preference.external_reference,
-      transaction_amount: amount ?? (item ? item.unit_price * item.quantity : 0),
+      transaction_amount: price,
       currency_id: item?.currency_id ?? 'BRL',
       date_created: new Date().toISOString(),
       payment_type_id: paymentType,
       installments,
+      transaction_details: {
+        total_paid_amount: total,
+        installment_amount: Math.round((total / installments) * 100) / 100,
+      },
+      fee_details: how.interest
+        ? [{ type: 'financing_fee', amount: how.interest, fee_payer: 'payer' }]
+        : [],
     };
     this.payments.set(payment.id, payment);
     return payment;

@@ -1,4 +1,5 @@
 import { computedAmount } from '../../src/checkout/amount-source';
+import { amountVerdict } from '../../src/checkout/settle-checkout';
 import {
   isOpen,
   isOutcome,
@@ -58,5 +59,43 @@ describe('computedAmount', () => {
       ReturnType<typeof computedAmount>
     >;
     expect(charge).toEqual({ amount: { amountMinor: 0, currency: 'BRL' }, lines: [] });
+  });
+});
+
+describe('the amount rule', () => {
+  const order = { amountMinor: 120_000, currency: 'BRL' };
+  const brl = (amountMinor: number) => ({ amountMinor, currency: 'BRL' });
+
+  it('pays the order exactly, or with the excess the provider calls interest, recording both', () => {
+    expect(amountVerdict(order, { amount: brl(120_000) })).toEqual({
+      paid: true,
+      collectedMinor: 120_000,
+    });
+    expect(amountVerdict(order, { amount: brl(127_200), interest: brl(7_200) })).toEqual({
+      paid: true,
+      collectedMinor: 127_200,
+      interestMinor: 7_200,
+    });
+    // Nothing to compare: the provider said no amount (the sandbox says its own).
+    expect(amountVerdict(order, {})).toEqual({ paid: true });
+  });
+
+  it('never pays short, an excess nobody calls interest, or another currency', () => {
+    expect(amountVerdict(order, { amount: brl(119_999) })).toEqual({
+      paid: false,
+      why: 'short of the order',
+    });
+    // Interest on top of a short principal is still short.
+    expect(amountVerdict(order, { amount: brl(120_000), interest: brl(5_000) })).toMatchObject({
+      paid: false,
+      why: 'short of the order',
+    });
+    expect(amountVerdict(order, { amount: brl(127_200) })).toMatchObject({ paid: false });
+    expect(amountVerdict(order, { amount: brl(127_200), interest: brl(7_000) })).toMatchObject({
+      paid: false,
+    });
+    expect(
+      amountVerdict(order, { amount: { amountMinor: 120_000, currency: 'USD' } }),
+    ).toMatchObject({ paid: false, why: 'collected in USD, not BRL' });
   });
 });

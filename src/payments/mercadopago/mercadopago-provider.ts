@@ -45,6 +45,11 @@ const paymentSchema = z.looseObject({
   external_reference: z.string().nullish(),
   transaction_amount: z.number().nullish(),
   currency_id: z.string().nullish(),
+  /** What the buyer paid in all: the price plus the financing of installments. */
+  transaction_details: z.looseObject({ total_paid_amount: z.number().nullish() }).nullish(),
+  fee_details: z
+    .array(z.looseObject({ type: z.string().nullish(), amount: z.number().nullish() }))
+    .nullish(),
 });
 type Payment = z.output<typeof paymentSchema>;
 
@@ -220,18 +225,27 @@ export class MercadoPagoProvider implements PaymentProvider {
 
 function paymentStatus(payment: Payment): PaymentStatus {
   const state = STATES[payment.status] ?? 'pending';
-  const amount =
-    payment.transaction_amount === null || payment.transaction_amount === undefined
-      ? undefined
-      : {
-          amountMinor: Math.round(payment.transaction_amount * 100),
-          currency: payment.currency_id ?? 'BRL',
-        };
+  const currency = payment.currency_id ?? 'BRL';
+  const cents = (reais: number) => Math.round(reais * 100);
+  // What the buyer paid: total_paid_amount (the price plus the financing of installments), or
+  // the price when Mercado Pago gives no total; the financing is the fees of type financing_fee.
+  const paid = payment.transaction_details?.total_paid_amount ?? payment.transaction_amount;
+  const financing = (payment.fee_details ?? [])
+    .filter((fee) => fee.type === 'financing_fee')
+    .reduce((sum, fee) => sum + cents(fee.amount ?? 0), 0);
   const reason =
     state === 'failed' || state === 'canceled' || state === 'refunded'
       ? `payment ${payment.status} at Mercado Pago`
       : undefined;
-  return { state, transactionId: payment.id, amount, reason };
+  return {
+    state,
+    transactionId: payment.id,
+    ...(paid === null || paid === undefined
+      ? {}
+      : { amount: { amountMinor: cents(paid), currency } }),
+    ...(financing > 0 ? { interest: { amountMinor: financing, currency } } : {}),
+    reason,
+  };
 }
 
 function header(input: WebhookInput, name: string): string {
