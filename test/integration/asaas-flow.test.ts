@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { checkoutStory } from '../../src/cli/checkout-story';
 import { FakeAsaas, type FakeCheckout } from '../support/fake-asaas';
+import { jobIds } from '../../src/jobs/queue-names';
 import {
+  completedJob,
   eventually,
   settled,
   startHarness,
@@ -228,6 +230,55 @@ describe('an Asaas checkout nobody pays', () => {
     expect(cancel.body).toEqual({ service_id: 1010, reason: 'checkout expired' });
     expect(asaas.statusOf(checkout)).toBe('CANCELED');
     expect(() => asaas.pay(checkout, { billingType: 'PIX' })).toThrow('checkout CANCELED');
+  });
+
+  /** A checkout whose customer started a Pix, and its expiry check done (it found the Pix). */
+  async function pixPastExpiry(serviceId: number) {
+    const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(serviceId));
+    await eventually(() => h.simulator.checkoutUrlFor(serviceId), WAIT_DEADLINE_MS, 'url');
+    const checkout = asaas.checkoutFor(checkoutId)!;
+    const pix = asaas.pay(checkout, { billingType: 'PIX' });
+    const record = (await h.connector.deps.store.get(checkoutId))!;
+    const check = await completedJob(
+      h.connector.jobs.checkoutQueue,
+      jobIds.expire(checkoutId, new Date(record.expiresAt)),
+    );
+    expect(check.returnvalue).toBe('recheck');
+    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('processing');
+    return { checkoutId, pix };
+  }
+
+  it('keeps a Pix Asaas still takes processing past the expiry, and finishes when it is paid', async () => {
+    const { pix } = await pixPastExpiry(1014);
+    expect(h.simulator.accepted('cancel-checkout').filter((c) => c.serviceId === 1014)).toEqual([]);
+    asaas.update(pix, 'RECEIVED');
+    const hook = await asaas.notify(
+      `${h.url}/webhooks/asaas`,
+      asaas.event('PAYMENT_RECEIVED', { payment: pix[0]! }),
+    );
+    expect(hook.body).toMatchObject({ state: 'paid' });
+    await eventually(
+      () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1014),
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
+    expect(h.simulator.accepted('cancel-checkout').filter((c) => c.serviceId === 1014)).toEqual([]);
+  });
+
+  it('cancels once Asaas says the Pix can no longer be paid (OVERDUE)', async () => {
+    const { pix } = await pixPastExpiry(1015);
+    asaas.update(pix, 'OVERDUE');
+    const hook = await asaas.notify(
+      `${h.url}/webhooks/asaas`,
+      asaas.event('PAYMENT_OVERDUE', { payment: pix[0]! }),
+    );
+    expect(hook.body).toMatchObject({ state: 'expired' });
+    const cancel = await eventually(
+      () => h.simulator.accepted('cancel-checkout').find((c) => c.serviceId === 1015),
+      WAIT_DEADLINE_MS,
+      'cancel',
+    );
+    expect(cancel.body).toEqual({ service_id: 1015, reason: 'payment OVERDUE at Asaas' });
   });
 });
 

@@ -4,8 +4,15 @@ import {
   verifyNotification,
   signNotification,
 } from '../../src/payments/mercadopago/mercadopago-signature';
+import { jobIds } from '../../src/jobs/queue-names';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
-import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
+import {
+  completedJob,
+  eventually,
+  settled,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 import { checkoutIdOf, providerSuite } from '../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
@@ -234,5 +241,31 @@ describe('a Mercado Pago checkout nobody pays', () => {
         (r) => r.method === 'PUT' && r.path === `/checkout/preferences/${preference.id}`,
       ),
     ).toBe(true);
+  });
+
+  it('keeps a boleto issued before the expiry processing past it, and finishes when it settles', async () => {
+    const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(1016));
+    await eventually(() => h.simulator.checkoutUrlFor(1016), WAIT_DEADLINE_MS, 'url');
+    const boleto = mp.pay(mp.preferenceFor(checkoutId)!, 'pending', undefined, {
+      paymentType: 'ticket',
+    });
+    const record = (await h.connector.deps.store.get(checkoutId))!;
+    const check = await completedJob(
+      h.connector.jobs.checkoutQueue,
+      jobIds.expire(checkoutId, new Date(record.expiresAt)),
+    );
+    expect(check.returnvalue).toBe('recheck');
+    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('processing');
+    expect(h.simulator.accepted('cancel-checkout').filter((c) => c.serviceId === 1016)).toEqual([]);
+    // Days later the bank settles it.
+    mp.update(boleto, 'approved');
+    expect((await mp.notify(`${h.url}/webhooks/mercadopago`, boleto)).body).toMatchObject({
+      state: 'paid',
+    });
+    await eventually(
+      () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1016),
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
   });
 });
