@@ -1,7 +1,14 @@
 import type { PaymentProvider } from '../payments/payment-provider';
 import type { PlatformClient } from '../platform/platform-client';
 import type { AmountSource } from './amount-source';
-import type { CheckoutJobs, CheckoutStore, Clock, PaidServiceSync, Replication } from './ports';
+import type {
+  CheckoutJobs,
+  CheckoutStore,
+  Clock,
+  IncidentFollowUp,
+  PaidServiceSync,
+  Replication,
+} from './ports';
 
 /** The logging the use cases need; winston's logger fits it. */
 export interface Log {
@@ -39,4 +46,6 @@ export interface CheckoutDeps {
   replication: Replication;
   /** The ERP sync, when one is configured: told of each paid service once its finish is delivered. */
   paidSync?: PaidServiceSync;
+  /** Counts each new incident after an outcome and hands it to the ERP (src/checkout/payment-incidents.ts). */
+  incidents?: IncidentFollowUp;
 }

@@ -82,6 +82,25 @@ export interface CheckoutRecord {
   reachedAt?: Partial<Record<CheckoutState, string>>;
   /** A cancel not sent because this newer checkout of the service was paid. */
   cancelDroppedFor?: string;
+  /** What the provider said after the outcome (refund, chargeback, late payment), oldest first. */
+  incidents?: PaymentIncident[];
+}
+
+/** The kinds of incident after an outcome (CONTRACT "Guarantees"). */
+export const INCIDENT_KINDS = ['refund', 'chargeback', 'late_payment'] as const;
+export type IncidentKind = (typeof INCIDENT_KINDS)[number];
+
+/**
+ * What a provider said about a checkout after its outcome was recorded: never a second finish or
+ * a cancel, but a fact the shop must act on.
+ */
+export interface PaymentIncident {
+  kind: IncidentKind;
+  /** When the connector learned it. */
+  at: string;
+  /** The provider's payment it is about. */
+  transactionId?: string;
+  note?: string;
 }
 
 /**

@@ -1,13 +1,20 @@
 import type { WebhookInput } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
-import type { CheckoutState } from './checkout-record';
-import { syncFromProvider } from './settle-checkout';
+import type { CheckoutState, IncidentKind } from './checkout-record';
+import { learnFromProvider } from './settle-checkout';
 
 export type WebhookResult =
   | { kind: 'ignored'; reason: string }
   | { kind: 'duplicate'; eventId: string }
   | { kind: 'unknown_payment'; eventId: string }
-  | { kind: 'synced'; eventId: string; checkoutId: string; state: CheckoutState };
+  | {
+      kind: 'synced';
+      eventId: string;
+      checkoutId: string;
+      state: CheckoutState;
+      /** An incident after the outcome that this event made known. */
+      incident?: IncidentKind;
+    };
 
 /**
  * A provider's webhook: a hint, never the truth. The provider's adapter verifies it (a bad
@@ -39,7 +46,13 @@ export async function handleProviderWebhook(
     await store.markEventHandled(provider.name, eventId);
     return { kind: 'unknown_payment', eventId };
   }
-  const current = await syncFromProvider(deps, record);
+  const learned = await learnFromProvider(deps, record);
   await store.markEventHandled(provider.name, eventId);
-  return { kind: 'synced', eventId, checkoutId: current.checkoutId, state: current.state };
+  return {
+    kind: 'synced',
+    eventId,
+    checkoutId: learned.record.checkoutId,
+    state: learned.record.state,
+    ...(learned.incident ? { incident: learned.incident.kind } : {}),
+  };
 }

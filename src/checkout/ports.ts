@@ -4,6 +4,8 @@ import type {
   CheckoutState,
   Money,
   NotificationKind,
+  CheckoutOutcome,
+  PaymentIncident,
   UnreadableRecord,
 } from './checkout-record';
 
@@ -77,6 +79,11 @@ export interface CheckoutStore {
     fields: OutcomeFields,
     now: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
+  /**
+   * Records an incident on the checkout, once per kind and provider payment: 'added', 'known'
+   * (recorded before), or 'gone' (no record: it outlived its retention).
+   */
+  addIncident(checkoutId: string, incident: PaymentIncident): Promise<'added' | 'known' | 'gone'>;
   /** The service's latest checkout. */
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
   /** Every checkout of the service still kept (30 days after its outcome), newest first. */
@@ -141,4 +148,24 @@ export interface PaidServiceSync {
  */
 export interface Replication {
   held(): Promise<void>;
+}
+
+/** An incident as the ERP and the follow-up get it: the incident and the checkout it is of. */
+export interface IncidentReport extends PaymentIncident {
+  checkoutId: string;
+  serviceId: number;
+  provider: string;
+  /** The outcome the platform was (or is being) told, which the incident does not change. */
+  outcome: CheckoutOutcome;
+  /** What the provider says it collected, when it says. */
+  amount?: Money;
+}
+
+/**
+ * What is done with a new incident besides recording it: counted
+ * (`connector_payment_incidents_total{kind}`) and handed to the ERP through the sync's sink when
+ * one is configured, the shop's ERP being where someone acts on it.
+ */
+export interface IncidentFollowUp {
+  recorded(report: IncidentReport): Promise<void>;
 }

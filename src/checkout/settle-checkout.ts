@@ -6,7 +6,9 @@ import {
   notificationFor,
   type CheckoutOutcome,
   type CheckoutRecord,
+  type PaymentIncident,
 } from './checkout-record';
+import { followUpAfterOutcome } from './payment-incidents';
 import type { OutcomeFields } from './ports';
 
 /** The checkout state a provider status leads to; undefined while the payment is pending. */
@@ -16,6 +18,7 @@ function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | un
       return 'paid';
     // Refunded before the connector learned it was paid: no money stays with the shop.
     case 'refunded':
+    case 'charged_back':
     case 'failed':
     case 'canceled':
       return 'declined';
@@ -154,10 +157,24 @@ export async function syncFromProvider(
 }
 
 /**
+ * The provider has news about a checkout (a verified webhook, the sandbox's page): an open one
+ * is settled from the provider's truth; one whose outcome is recorded is followed up, what the
+ * provider says after it being an incident (src/checkout/payment-incidents.ts).
+ */
+export async function learnFromProvider(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+): Promise<{ record: CheckoutRecord; incident?: PaymentIncident }> {
+  if (isOpen(record.state)) return { record: await syncFromProvider(deps, record) };
+  const incident = await followUpAfterOutcome(deps, record);
+  return incident ? { record, incident } : { record };
+}
+
+/**
  * A provider's own page learned something about a checkout (the sandbox's buttons): the same
  * path as a verified webhook, by checkout id. An unknown id changes nothing.
  */
 export async function syncCheckout(deps: CheckoutDeps, checkoutId: string): Promise<void> {
   const record = await deps.store.get(checkoutId);
-  if (record && record.provider === deps.provider.name) await syncFromProvider(deps, record);
+  if (record && record.provider === deps.provider.name) await learnFromProvider(deps, record);
 }

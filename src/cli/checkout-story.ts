@@ -24,6 +24,8 @@ export interface CheckoutStory {
   checkout_url: string | undefined;
   expires_at: string;
   requests: number | undefined;
+  /** What the provider said after the outcome: refunds, chargebacks, late payments. */
+  incidents: Array<{ kind: string; at: string; transaction_id?: string; note?: string }>;
   steps: StoryStep[];
   deliveries: Array<{
     kind: string;
@@ -109,6 +111,18 @@ export function checkoutStory(
     // The delivery's job is trimmed after 7 days; the record still says it was acknowledged.
     steps.push({ step: 'platform notified', at: reached.reported });
   }
+  for (const incident of record.incidents ?? []) {
+    steps.push({
+      step: `incident: ${incident.kind.replace('_', ' ')}`,
+      at: incident.at,
+      note: [
+        incident.transactionId ? `payment ${incident.transactionId}` : undefined,
+        incident.note,
+      ]
+        .filter(Boolean)
+        .join('; '),
+    });
+  }
   if (record.cancelDroppedFor) {
     steps.push({
       step: 'cancel not sent',
@@ -144,6 +158,12 @@ export function checkoutStory(
     checkout_url: record.url,
     expires_at: record.expiresAt,
     requests: record.requests,
+    incidents: (record.incidents ?? []).map((incident) => ({
+      kind: incident.kind,
+      at: incident.at,
+      ...(incident.transactionId ? { transaction_id: incident.transactionId } : {}),
+      ...(incident.note ? { note: incident.note } : {}),
+    })),
     steps,
     deliveries: deliveries.map((d) => ({
       kind: d.kind,

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors';
-import type { ErpSink, SinkReceipt } from '../sync/ports';
+import type { ErpIncident, ErpSink, SinkReceipt } from '../sync/ports';
 
 /**
- * ERP_SINK=directory: one file per service, `<service_id>.json`, for ERPs that import files.
+ * ERP_SINK=directory: one file per service, `<service_id>.json`, for ERPs that import files, and
+ * one per incident after a checkout's outcome, `incident-<delivery id>.json`.
  * Written atomically: the JSON goes to a temporary name in the same folder (a dot file ending in
  * `.tmp`, which importers skip), is flushed to disk (fsync), then renamed over the final name,
  * and the folder is fsynced so the rename itself survives a crash. An importer sees either the
@@ -18,19 +19,25 @@ export class DirectorySink implements ErpSink {
   constructor(private readonly dir: string) {}
 
   async deliver(delivery: { serviceId: number; sent: unknown }): Promise<SinkReceipt> {
+    await this.write(`${delivery.serviceId}.json`, delivery.sent);
+    return {};
+  }
+
+  /** An incident: `incident-<delivery id>.json`, one file each, never replaced by another. */
+  async deliverIncident(delivery: { incident: ErpIncident; deliveryId: string }): Promise<void> {
+    await this.write(`incident-${delivery.deliveryId}.json`, delivery.incident);
+  }
+
+  private async write(name: string, value: unknown): Promise<void> {
     try {
       this.ready ??= mkdir(this.dir, { recursive: true }).then(() => undefined);
       await this.ready;
-      await this.writeAtomically(
-        `${delivery.serviceId}.json`,
-        `${JSON.stringify(delivery.sent, null, 2)}\n`,
-      );
+      await this.writeAtomically(name, `${JSON.stringify(value, null, 2)}\n`);
     } catch (error) {
       this.ready = undefined;
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
       throw new AppError('ERP_UNAVAILABLE', `ERP export folder: cannot write (${code}).`);
     }
-    return {};
   }
 
   private async writeAtomically(name: string, text: string): Promise<void> {

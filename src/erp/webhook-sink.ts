@@ -6,7 +6,7 @@ import {
   parseRetryAfterMs,
 } from '../platform/answer-classification';
 import { textOf } from '../platform/schemas';
-import type { ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
+import type { ErpIncident, ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
 import { SHOP_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature';
 
 export interface WebhookSinkOptions {
@@ -32,7 +32,8 @@ function codeFrom(data: unknown): string | undefined {
 
 /**
  * ERP_SINK=webhook: POSTs each service as JSON to the ERP, signed (`X-Connector-Signature`),
- * with `X-Connector-Delivery` the same on every attempt of one version. A 2xx delivers; its
+ * with `X-Connector-Delivery` the same on every attempt of one version and `X-Connector-Event:
+ * service` (an incident after a checkout's outcome: `payment_incident`). A 2xx delivers; its
  * `internal_code`, when given, is the ERP order to link. Other answers fail as the platform's
  * do: 408/425/429/5xx and network errors are retried, 3xx/401/403/404 too (with an error logged:
  * a person must fix the secret or the URL), any other 4xx fails for good. The secret and the
@@ -58,8 +59,27 @@ export class WebhookSink implements ErpSink {
     sent: unknown;
     deliveryId: string;
   }): Promise<SinkReceipt> {
-    const { serviceId, deliveryId } = delivery;
-    const raw = JSON.stringify(delivery.sent);
+    const data = await this.post(delivery.sent, delivery.deliveryId, 'service', {
+      serviceId: delivery.serviceId,
+    });
+    return { internalCode: codeFrom(data) };
+  }
+
+  /** An incident, to the same URL, signed alike, `X-Connector-Event: payment_incident`. */
+  async deliverIncident(delivery: { incident: ErpIncident; deliveryId: string }): Promise<void> {
+    await this.post(delivery.incident, delivery.deliveryId, 'payment_incident', {
+      checkoutId: delivery.incident.checkout_id,
+    });
+  }
+
+  /** POSTs one delivery; its answer's body on a 2xx, else the failure as the class says. */
+  private async post(
+    body: unknown,
+    deliveryId: string,
+    event: 'service' | 'payment_incident',
+    about: Record<string, unknown>,
+  ): Promise<unknown> {
+    const raw = JSON.stringify(body);
     const now = this.options.now?.() ?? Math.floor(Date.now() / 1000);
     let response;
     try {
@@ -69,6 +89,7 @@ export class WebhookSink implements ErpSink {
           accept: 'application/json',
           [SIGNATURE_HEADER]: signatureHeader(this.options.secret, raw, now, this.options.shop),
           'X-Connector-Delivery': deliveryId,
+          'X-Connector-Event': event,
           ...(this.options.shop === undefined ? {} : { [SHOP_HEADER]: this.options.shop }),
         },
       });
@@ -77,7 +98,7 @@ export class WebhookSink implements ErpSink {
       throw new AppError('ERP_UNAVAILABLE', `ERP webhook: ${describeNetworkFailure(code)}.`);
     }
     const answer = classifyStatus(response.status);
-    if (answer === 'success') return { internalCode: codeFrom(response.data) };
+    if (answer === 'success') return response.data as unknown;
     const message = `ERP webhook answered ${response.status}.`;
     if (answer === 'transient') {
       throw new AppError('ERP_UNAVAILABLE', message, {
@@ -90,7 +111,7 @@ export class WebhookSink implements ErpSink {
     if (misconfigured) {
       this.options.log.error(
         'the ERP webhook refuses the connector: check ERP_WEBHOOK_URL and ERP_WEBHOOK_SECRET',
-        { status: response.status, serviceId },
+        { status: response.status, ...about },
       );
     }
     throw new AppError('ERP_REJECTED', message, {

@@ -12,6 +12,7 @@ export interface Metrics {
   notificationLatency: Histogram<'kind'>;
   /** Checkout records the reconciler found unreadable, once per look (a person must mend them). */
   unreadableRecords: Counter;
+  paymentIncidents: Counter<'kind'>;
 }
 
 /** What the queue gauges read of a BullMQ queue. */
@@ -50,6 +51,12 @@ export function createMetrics(): Metrics {
       help: 'From the outcome being accepted to the platform acknowledging the finish/cancel',
       labelNames: ['kind'] as const,
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 21600, 86400],
+      registers: [registry],
+    }),
+    paymentIncidents: new Counter({
+      name: 'connector_payment_incidents_total',
+      help: 'What providers said after an outcome was recorded, by kind: refund, chargeback, late_payment (never a second finish or a cancel: the shop must act; README "Incidents")',
+      labelNames: ['kind'] as const,
       registers: [registry],
     }),
     unreadableRecords: new Counter({

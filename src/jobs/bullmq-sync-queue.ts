@@ -1,13 +1,14 @@
 import type { ConnectionOptions, Queue } from 'bullmq';
 import type { PaidServiceSync } from '../checkout/ports';
 import { batchesOf } from '../sync/batches';
-import type { SyncItem, SyncQueue } from '../sync/ports';
+import type { ErpIncident, SyncItem, SyncQueue } from '../sync/ports';
 import { connectorQueue, RETENTION, SCHEDULED_RETENTION } from './bullmq-checkout-jobs';
 import {
   jobIds,
   QUEUES,
   type SyncBatchJob,
   type SyncDeliverJob,
+  type SyncIncidentJob,
   type SyncPassJob,
 } from './queue-names';
 import { SYNC_PASS_ATTEMPTS } from './retry-schedules';
@@ -39,12 +40,22 @@ export class BullmqSyncQueue {
   }
 
   /** The queue as one shop's sync sees it: every job names that shop. */
-  forShop(shop: string): SyncQueue & PaidServiceSync {
+  forShop(
+    shop: string,
+  ): SyncQueue & PaidServiceSync & { incident(incident: ErpIncident): Promise<void> } {
     return {
       deliver: (items) => this.deliver(shop, items),
       deliverAlone: (items) => this.deliverAlone(shop, items),
       servicePaid: (serviceId, checkoutId) => this.servicePaid(shop, serviceId, checkoutId),
+      incident: (incident) => this.incident(shop, incident),
     };
+  }
+
+  /** An incident for the ERP: one job each, retried and kept in the failed set as deliveries are. */
+  async incident(shop: string, incident: ErpIncident): Promise<void> {
+    const data: SyncIncidentJob = { shop, incident };
+    const id = jobIds.syncIncident(incident.checkout_id, incident.kind, incident.transaction_id);
+    await this.queue.add('incident', data, this.deliverOptions(id));
   }
 
   /** One scheduled pass, as a pass job per shop: a slow shop's pass holds back no other's. */

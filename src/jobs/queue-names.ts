@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CHECKOUT_ID_PATTERN, shopOfCheckout } from '../checkout/checkout-record';
+import { CHECKOUT_ID_PATTERN, INCIDENT_KINDS, shopOfCheckout } from '../checkout/checkout-record';
 import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
 
 /**
@@ -73,6 +73,25 @@ export const syncBatchJobSchema = z.object({
   requestId: z.string().optional(),
 });
 
+/** An incident after a checkout's outcome, for the ERP (the sync's sink). */
+export const syncIncidentJobSchema = z.object({
+  shop,
+  incident: z.object({
+    event: z.literal('payment_incident'),
+    kind: z.enum(INCIDENT_KINDS),
+    checkout_id: checkoutId,
+    service_id: z.number().int().positive(),
+    provider: z.string(),
+    outcome: z.string(),
+    transaction_id: z.string().optional(),
+    note: z.string().optional(),
+    amount: z.object({ amount_minor: z.number().int(), currency: z.string() }).optional(),
+    at: z.string(),
+  }),
+  requestId: z.string().optional(),
+});
+
+export type SyncIncidentJob = z.input<typeof syncIncidentJobSchema>;
 export type SyncDeliverJob = z.input<typeof syncDeliverJobSchema>;
 export type SyncBatchJob = z.input<typeof syncBatchJobSchema>;
 export type SyncPassJob = z.input<typeof syncPassJobSchema>;
@@ -91,6 +110,9 @@ export const jobIds = {
   produce: (jobKey: string) => `produce-${jobKey.replace(/:/g, '-')}`,
   expire: (checkoutId: string, at: Date) => `expire-${checkoutId}-${at.getTime()}`,
   notify: (kind: 'finish' | 'cancel', checkoutId: string) => `${kind}-${checkoutId}`,
+  /** One delivery per incident (kind and provider payment) of a checkout. */
+  syncIncident: (checkoutId: string, kind: string, transactionId: string | undefined) =>
+    `incident-${checkoutId}-${kind}-${(transactionId ?? 'none').replace(/[^A-Za-z0-9_-]/g, '_')}`,
   /** One job per version of a shop's service: a pass that sees it again adds nothing. */
   syncDeliver: (shopId: string, serviceId: number, fingerprint: string) =>
     `sync-${ofShop(shopId)}${serviceId}-${fingerprint}`,

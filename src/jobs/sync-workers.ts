@@ -6,7 +6,13 @@ import { deliverBatch, deliverService } from '../sync/deliver-service';
 import type { SyncDeps } from '../sync/ports';
 import type { BullmqSyncQueue } from './bullmq-sync-queue';
 import { runSyncPass } from '../sync/sync-pass';
-import { syncBatchJobSchema, syncDeliverJobSchema, syncPassJobSchema, QUEUES } from './queue-names';
+import {
+  syncBatchJobSchema,
+  syncDeliverJobSchema,
+  syncIncidentJobSchema,
+  syncPassJobSchema,
+  QUEUES,
+} from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { jobHandler, runProcessor, servedShop } from './run-processor';
 import { logWorkerEvents } from './worker-logging';
@@ -67,6 +73,26 @@ export function startSyncWorker(
           );
           await queue.deliverAlone(data.shop, failed);
         }),
+    }),
+    incident: jobHandler({
+      schema: syncIncidentJobSchema,
+      run: async (data, job) => {
+        await syncDepsOf(shops, data.shop).sink.deliverIncident({
+          incident: data.incident,
+          deliveryId: job.id ?? data.incident.checkout_id,
+        });
+        logger.info('incident delivered to the ERP', {
+          checkoutId: data.incident.checkout_id,
+          kind: data.incident.kind,
+        });
+      },
+      onFinalFailure: async (data, error) => {
+        logger.error('incident delivery to the ERP moved to the failed set', {
+          checkoutId: data.incident.checkout_id,
+          kind: data.incident.kind,
+          reason: errorMessage(error),
+        });
+      },
     }),
     deliver: jobHandler({
       schema: syncDeliverJobSchema,

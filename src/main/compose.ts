@@ -88,6 +88,7 @@ export async function startConnector(
       publicUrl,
       reachable,
       addSecrets: (values) => addLogSecrets(logger, values),
+      metrics,
     },
     options,
   ).catch(async (error: unknown) => {

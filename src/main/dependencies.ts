@@ -1,8 +1,10 @@
 import { computedAmount, type AmountSource } from '../checkout/amount-source';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
-import { newCheckoutId } from '../checkout/checkout-record';
+import { INCIDENT_KINDS, newCheckoutId } from '../checkout/checkout-record';
+import type { IncidentFollowUp, IncidentReport } from '../checkout/ports';
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
+import type { Metrics } from '../infra/metrics';
 import type { ConnectorConnection } from '../infra/redis';
 import { ReplicaWait } from '../infra/replica-wait';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
@@ -17,7 +19,7 @@ import { RedisCheckoutStore } from '../store/redis-checkout-store';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
 import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
-import type { SyncDeps } from '../sync/ports';
+import type { ErpIncident, SyncDeps } from '../sync/ports';
 import { envShopSettings, Shops, type ShopRuntime, type ShopSettings } from './shop-deps';
 import { syncDeps } from './sync-deps';
 
@@ -61,6 +63,8 @@ export async function createDependencies(
     reachable?: boolean;
     /** Told the secrets of every shop the registry opens, so no log line carries them. */
     addSecrets?: (values: string[]) => void;
+    /** The process's metrics (the server's; the CLI has none). */
+    metrics?: Metrics;
   },
   options: DependencyOptions = {},
 ): Promise<Dependencies> {
@@ -81,6 +85,8 @@ export async function createDependencies(
   const replication = new ReplicaWait(redis, {
     warn: (message, meta) => logger.warn(message, meta),
   });
+  // Every kind from zero, so an alert on its increase fires at the first one.
+  for (const kind of INCIDENT_KINDS) runtime.metrics?.paymentIncidents.inc({ kind }, 0);
   const buildShop = (settings: ShopSettings): ShopRuntime => {
     const shop = settings.id;
     // Every line a shop's collaborators log names the shop, in a request as in a job.
@@ -93,6 +99,12 @@ export async function createDependencies(
     });
     const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
     const paidSync = syncQueue?.forShop(shop);
+    const incidents: IncidentFollowUp = {
+      recorded: async (report) => {
+        runtime.metrics?.paymentIncidents.inc({ kind: report.kind });
+        await paidSync?.incident(erpIncident(report));
+      },
+    };
     const sync: SyncDeps | undefined = sink
       ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, platform, logger: log })
       : undefined;
@@ -121,6 +133,7 @@ export async function createDependencies(
       log,
       replication,
       paidSync,
+      incidents,
     };
     return { settings, deps, providerModule, sync };
   };
@@ -186,4 +199,22 @@ export function keyringOf(config: {
   if ('problems' in keyring)
     throw new ConfigError(keyring.problems.map((p) => `SHOP_SECRET_KEYS: ${p}`));
   return keyring;
+}
+
+/** An incident as the ERP gets it. */
+function erpIncident(report: IncidentReport): ErpIncident {
+  return {
+    event: 'payment_incident',
+    kind: report.kind,
+    checkout_id: report.checkoutId,
+    service_id: report.serviceId,
+    provider: report.provider,
+    outcome: report.outcome,
+    ...(report.transactionId ? { transaction_id: report.transactionId } : {}),
+    ...(report.note ? { note: report.note } : {}),
+    ...(report.amount
+      ? { amount: { amount_minor: report.amount.amountMinor, currency: report.amount.currency } }
+      : {}),
+    at: report.at,
+  };
 }

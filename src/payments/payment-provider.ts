@@ -21,7 +21,15 @@ export interface CreatedCheckout {
 
 /** The provider's truth about a payment. */
 export type PaymentState =
-  'pending' | 'processing' | 'paid' | 'failed' | 'canceled' | 'expired' | 'refunded';
+  | 'pending'
+  | 'processing'
+  | 'paid'
+  | 'failed'
+  | 'canceled'
+  | 'expired'
+  | 'refunded'
+  /** The buyer disputed the payment with the card's issuer (a chargeback), or it was lost. */
+  | 'charged_back';
 
 export interface PaymentStatus {
   state: PaymentState;
@@ -66,4 +74,9 @@ export interface PaymentProvider {
    * checks them before storing anything): PROVIDER_REJECTED when they are refused.
    */
   verifyCredentials?(): Promise<void>;
+  /**
+   * What the provider does by itself with a payment made after its checkout closed, told in the
+   * incident's story (Mercado Pago refunds a late Pix on its own).
+   */
+  readonly latePaymentNote?: string;
 }

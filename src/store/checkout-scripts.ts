@@ -97,3 +97,14 @@ redis.call('ZREM', KEYS[2], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1] - ARGV[2])
 return 1`;
+
+// KEYS[1] record. ARGV: field (inc:<kind>:<transaction>), the incident (JSON), keep (ms).
+// Adds an incident once per field; a record that is gone is not made again. Returns 1 when
+// added, 0 when it was there, -1 without a record. The record is kept `keep` from the incident,
+// if that is longer than it was to be kept: its story outlives it.
+export const ADD_INCIDENT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`;

@@ -1,12 +1,14 @@
 import type { RedisCommands } from '../infra/redis';
 import {
   CHECKOUT_STATES,
+  INCIDENT_KINDS,
   isOutcome,
   statesLeadingTo,
   type ChargeLine,
   type CheckoutRecord,
   type CheckoutState,
   type Money,
+  type PaymentIncident,
   shopOfCheckout,
   UnreadableRecord,
 } from '../checkout/checkout-record';
@@ -19,7 +21,7 @@ import type {
 } from '../checkout/ports';
 import { runScript } from '../infra/redis-scripts';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
-import { ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
+import { ADD_INCIDENT, ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './checkout-scripts';
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
@@ -181,6 +183,23 @@ export class RedisCheckoutStore implements CheckoutStore {
       ...pairs,
     )) as [number, string | null];
     return { moved: moved === 1, state: (state ?? undefined) as CheckoutState | undefined };
+  }
+
+  async addIncident(
+    checkoutId: string,
+    incident: PaymentIncident,
+  ): Promise<'added' | 'known' | 'gone'> {
+    const field = `inc:${incident.kind}:${incident.transactionId ?? '-'}`;
+    const added = (await runScript(
+      this.redis,
+      ADD_INCIDENT,
+      1,
+      this.keys.record(checkoutId),
+      field,
+      JSON.stringify(incident),
+      RETENTION_MS,
+    )) as number;
+    return added === 1 ? 'added' : added === 0 ? 'known' : 'gone';
   }
 
   async latestForService(serviceId: number): Promise<CheckoutRecord | undefined> {
@@ -361,7 +380,26 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     requests: h.requests ? Number(h.requests) : undefined,
     reachedAt: reachedAtOf(h),
     cancelDroppedFor: h.cancelDropped,
+    ...incidentsOf(h),
   };
+}
+
+/** The incidents (`inc:<kind>:<transaction>` fields), oldest first; one that does not read is left out. */
+function incidentsOf(h: Record<string, string>): { incidents?: PaymentIncident[] } {
+  const incidents = Object.entries(h)
+    .filter(([field]) => field.startsWith('inc:'))
+    .flatMap(([, value]) => {
+      try {
+        const incident = JSON.parse(value) as PaymentIncident;
+        return INCIDENT_KINDS.includes(incident.kind) && typeof incident.at === 'string'
+          ? [incident]
+          : [];
+      } catch {
+        return [];
+      }
+    })
+    .sort((a, b) => a.at.localeCompare(b.at));
+  return incidents.length > 0 ? { incidents } : {};
 }
 
 /** When each state was first reached (`at_<state>` fields; `requested` is the creation time). */

@@ -22,6 +22,27 @@ export interface ErpSink {
    * on it). Failures are thrown, as AppError saying whether a retry can help.
    */
   deliver(delivery: { serviceId: number; sent: unknown; deliveryId: string }): Promise<SinkReceipt>;
+  /**
+   * Hands the ERP an incident after a checkout's outcome (a refund, a chargeback, a late
+   * payment: README "Incidents"), `deliveryId` the same on every attempt. Failures are thrown as
+   * for services.
+   */
+  deliverIncident(delivery: { incident: ErpIncident; deliveryId: string }): Promise<void>;
+}
+
+/** An incident as the ERP receives it (JSON, snake_case as the platform's services are). */
+export interface ErpIncident {
+  event: 'payment_incident';
+  kind: 'refund' | 'chargeback' | 'late_payment';
+  checkout_id: string;
+  service_id: number;
+  provider: string;
+  /** The outcome the platform was told: paid (a finish) or another (a cancel). */
+  outcome: string;
+  transaction_id?: string;
+  note?: string;
+  amount?: { amount_minor: number; currency: string };
+  at: string;
 }
 
 /**

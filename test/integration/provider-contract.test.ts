@@ -36,6 +36,8 @@ interface Driver {
   pay(checkoutId: string, providerRef: string): Promise<void>;
   startPix(checkoutId: string, providerRef: string): Promise<void>;
   confirmPix(checkoutId: string, providerRef: string): Promise<void>;
+  /** The shop refunds a paid payment (from the provider's dashboard). */
+  refund(checkoutId: string, providerRef: string): Promise<void>;
   /** Undefined for a provider without webhooks (the sandbox: its page reports directly). */
   webhook?(checkoutId: string, providerRef: string, forgery?: Forgery): Promise<WebhookInput>;
   close(): Promise<void>;
@@ -64,6 +66,7 @@ async function sandboxDriver(): Promise<Driver> {
     pay: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid')),
     startPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'processing')),
     confirmPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid')),
+    refund: async (checkoutId) => void (await sandbox.after(checkoutId, 'refunded')),
     close: async () => {},
   };
 }
@@ -81,6 +84,7 @@ async function stripeDriver(): Promise<Driver> {
     pay: async (_id, ref) => void fake.pay(ref, 'card'),
     startPix: async (_id, ref) => void fake.pay(ref, 'pix'),
     confirmPix: async (_id, ref) => void fake.settle(ref, true),
+    refund: async (_id, ref) => void fake.refund(ref),
     webhook: async (_id, ref, forgery) => {
       const event = fake.event('checkout.session.completed', fake.session(ref));
       const signed = fake.signature(event.body, {
@@ -118,6 +122,11 @@ async function mercadoPagoDriver(): Promise<Driver> {
         (p) => p.external_reference === id && p.status === 'pending',
       );
       if (pending) fake.update(pending, 'approved');
+    },
+    refund: async (id) => {
+      for (const payment of fake.payments.values())
+        if (payment.external_reference === id && payment.status === 'approved')
+          fake.update(payment, 'refunded');
     },
     webhook: async (id, _ref, forgery) => {
       const payment =
@@ -167,6 +176,7 @@ async function asaasDriver(): Promise<Driver> {
     pay: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'CREDIT_CARD' }),
     startPix: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'PIX' }),
     confirmPix: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'RECEIVED'),
+    refund: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'REFUNDED'),
     webhook: async (_id, ref, forgery) => {
       const [payment] = fake.paymentsOf(checkout(ref));
       const event = payment
@@ -237,6 +247,18 @@ describe.each([
     expect((await status(c)).state).toBe('processing');
     await driver.confirmPix(c.checkoutId, c.providerRef);
     expect((await status(c)).state).toBe('paid');
+  });
+
+  it('says refunded once a paid payment is refunded, naming the payment', async () => {
+    const c = await created();
+    await driver.pay(c.checkoutId, c.providerRef);
+    const paid = await status(c);
+    await driver.refund(c.checkoutId, c.providerRef);
+    expect(await status(c)).toMatchObject({
+      state: 'refunded',
+      transactionId: paid.transactionId,
+      reason: expect.any(String),
+    });
   });
 
   it('can no longer be paid once the connector closes it', async () => {

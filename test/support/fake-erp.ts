@@ -15,6 +15,8 @@ export interface ErpDelivery {
   shop: string | undefined;
   /** The `X-Connector-Shop` header as sent. */
   shopHeader: string | undefined;
+  /** `X-Connector-Event`: `service`, or `payment_incident`. */
+  event: string | undefined;
   answered: number;
   at: number;
 }
@@ -41,6 +43,17 @@ export class FakeErp extends LoopbackFake {
   accepted(serviceId?: number): ErpDelivery[] {
     return this.received.filter(
       (d) => d.answered === 200 && (serviceId === undefined || d.serviceId === serviceId),
+    );
+  }
+
+  /** The incidents accepted (`X-Connector-Event: payment_incident`), of one checkout when given. */
+  incidents(checkoutId?: string): ErpDelivery[] {
+    return this.received.filter(
+      (d) =>
+        d.answered === 200 &&
+        d.event === 'payment_incident' &&
+        (checkoutId === undefined ||
+          (d.body as { checkout_id?: string } | undefined)?.checkout_id === checkoutId),
     );
   }
 
@@ -85,6 +98,7 @@ export class FakeErp extends LoopbackFake {
           verified,
           shop,
           shopHeader,
+          event: req.headers['x-connector-event'] as string | undefined,
           answered,
           at: Date.now(),
         });

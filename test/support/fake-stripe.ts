@@ -27,6 +27,8 @@ export interface FakeSession {
   cancel_url: string | null;
   allowed_payment_method_types: string[] | null;
   payment_intent: string | null;
+  /** payment_intent_data.metadata, given to the PaymentIntent when the customer pays. */
+  payment_intent_metadata: Record<string, string>;
 }
 
 interface FakeIntent {
@@ -35,11 +37,28 @@ interface FakeIntent {
   status: 'processing' | 'succeeded' | 'requires_payment_method';
   amount: number;
   currency: string;
+  /** The session's payment_intent_data.metadata. */
+  metadata: Record<string, string>;
+  /** The charge of a succeeded payment (Stripe's `latest_charge`). */
+  latest_charge: string | null;
+}
+
+/** https://docs.stripe.com/api/charges/object: the fields the connector reads. */
+export interface FakeCharge {
+  id: string;
+  object: 'charge';
+  payment_intent: string;
+  amount: number;
+  amount_refunded: number;
+  refunded: boolean;
+  disputed: boolean;
+  currency: string;
 }
 
 export class FakeStripe extends LoopbackFake {
   readonly sessions = new Map<string, FakeSession>();
   readonly intents = new Map<string, FakeIntent>();
+  readonly charges = new Map<string, FakeCharge>();
   /** Every request received: method, path, and the parsed form body. */
   readonly requests: Array<{
     method: string;
@@ -105,11 +124,24 @@ export class FakeStripe extends LoopbackFake {
       if (!session) return missing(res, req.params.id);
       const expand = ([] as unknown[]).concat((req.query.expand as unknown) ?? []);
       const intent = session.payment_intent ? this.intents.get(session.payment_intent) : undefined;
+      // expand[]=payment_intent, and a level deeper expand[]=payment_intent.latest_charge.
+      const charge = intent?.latest_charge ? this.charges.get(intent.latest_charge) : undefined;
+      const expandedIntent =
+        intent && expand.includes('payment_intent.latest_charge') && charge
+          ? { ...intent, latest_charge: charge }
+          : intent;
       return res.json(
-        expand.includes('payment_intent') && intent
-          ? { ...session, payment_intent: intent }
+        (expand.includes('payment_intent') || expand.includes('payment_intent.latest_charge')) &&
+          expandedIntent
+          ? { ...session, payment_intent: expandedIntent }
           : session,
       );
+    });
+    // https://docs.stripe.com/api/payment_intents/retrieve
+    app.get('/v1/payment_intents/:id', (req, res) => {
+      const intent = this.intents.get(req.params.id);
+      if (!intent) return missing(res, req.params.id, 'payment_intent');
+      return res.json(intent);
     });
     app.post('/v1/checkout/sessions/:id/expire', (req, res) => {
       const session = this.sessions.get(req.params.id);
@@ -187,6 +219,9 @@ export class FakeStripe extends LoopbackFake {
       allowed_payment_method_types:
         (body.allowed_payment_method_types as string[] | undefined) ?? null,
       payment_intent: null,
+      payment_intent_metadata:
+        (body.payment_intent_data as { metadata?: Record<string, string> } | undefined)?.metadata ??
+        {},
     };
     this.sessions.set(id, session);
     return session;
@@ -205,8 +240,11 @@ export class FakeStripe extends LoopbackFake {
       status: method === 'card' ? 'succeeded' : 'processing',
       amount: session.amount_total,
       currency: session.currency,
+      metadata: session.payment_intent_metadata,
+      latest_charge: null,
     };
     this.intents.set(intent.id, intent);
+    if (intent.status === 'succeeded') this.charge(intent);
     Object.assign(session, {
       status: 'complete',
       payment_status: method === 'card' ? 'paid' : 'unpaid',
@@ -222,8 +260,59 @@ export class FakeStripe extends LoopbackFake {
     const intent = this.intents.get(session.payment_intent ?? '');
     if (!intent) throw new Error(`session ${sessionId} has no payment`);
     intent.status = succeeded ? 'succeeded' : 'requires_payment_method';
-    if (succeeded) session.payment_status = 'paid';
+    if (succeeded) {
+      session.payment_status = 'paid';
+      this.charge(intent);
+    }
     return session;
+  }
+
+  private charge(intent: FakeIntent): FakeCharge {
+    const charge: FakeCharge = {
+      id: `ch_${randomBytes(12).toString('hex')}`,
+      object: 'charge',
+      payment_intent: intent.id,
+      amount: intent.amount,
+      amount_refunded: 0,
+      refunded: false,
+      disputed: false,
+      currency: intent.currency,
+    };
+    this.charges.set(charge.id, charge);
+    intent.latest_charge = charge.id;
+    return charge;
+  }
+
+  /** The paid charge of a session (throws when it has none). */
+  chargeOf(sessionId: string): FakeCharge {
+    const intent = this.intents.get(this.session(sessionId).payment_intent ?? '');
+    const charge = intent?.latest_charge ? this.charges.get(intent.latest_charge) : undefined;
+    if (!charge) throw new Error(`session ${sessionId} has no charge`);
+    return charge;
+  }
+
+  /** The shop refunds the payment in full from the dashboard (charge.refunded follows). */
+  refund(sessionId: string): FakeCharge {
+    const charge = this.chargeOf(sessionId);
+    Object.assign(charge, { refunded: true, amount_refunded: charge.amount });
+    return charge;
+  }
+
+  /** The buyer disputes the payment with the card's issuer (charge.dispute.created follows). */
+  dispute(sessionId: string): {
+    id: string;
+    object: 'dispute';
+    charge: string;
+    payment_intent: string;
+  } {
+    const charge = this.chargeOf(sessionId);
+    charge.disputed = true;
+    return {
+      id: `dp_${randomBytes(12).toString('hex')}`,
+      object: 'dispute',
+      charge: charge.id,
+      payment_intent: charge.payment_intent,
+    };
   }
 
   session(sessionId: string): FakeSession {
@@ -232,8 +321,11 @@ export class FakeStripe extends LoopbackFake {
     return session;
   }
 
-  /** A webhook event as Stripe sends it. */
-  event(type: string, session: FakeSession): { id: string; body: string } {
+  /** A webhook event as Stripe sends it, about a session, a charge or a dispute. */
+  event<T extends { id: string; object: string }>(
+    type: string,
+    object: T,
+  ): { id: string; body: string } {
     const id = `evt_${randomBytes(12).toString('hex')}`;
     const event = {
       id,
@@ -241,7 +333,7 @@ export class FakeStripe extends LoopbackFake {
       api_version: '2025-01-01',
       created: Math.floor(Date.now() / 1000),
       type,
-      data: { object: { ...session } },
+      data: { object: { ...object } },
       livemode: false,
       pending_webhooks: 1,
       request: { id: null, idempotency_key: null },
@@ -280,12 +372,12 @@ function stripeError(res: Response, status: number, type: string, message: strin
   res.status(status).json({ error: { type, message } });
 }
 
-function missing(res: Response, id: string): void {
+function missing(res: Response, id: string, kind = 'checkout.session'): void {
   res.status(404).json({
     error: {
       type: 'invalid_request_error',
       code: 'resource_missing',
-      message: `No such checkout.session: '${id}'`,
+      message: `No such ${kind}: '${id}'`,
       param: 'id',
     },
   });

@@ -43,7 +43,11 @@ export function webhookRoutes(depsOf: (shop: string) => CheckoutDeps | undefined
         ...(result.kind === 'unknown_payment' ? { ignored: 'unknown payment' } : {}),
         ...(result.kind === 'duplicate' ? { duplicate: true } : {}),
         ...(result.kind === 'synced'
-          ? { checkout_id: result.checkoutId, state: result.state }
+          ? {
+              checkout_id: result.checkoutId,
+              state: result.state,
+              ...(result.incident ? { incident: result.incident } : {}),
+            }
           : {}),
       });
     })

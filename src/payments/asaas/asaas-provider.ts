@@ -45,9 +45,9 @@ const STATES: Record<string, PaymentState> = {
   REFUNDED: 'refunded',
   REFUND_REQUESTED: 'refunded',
   REFUND_IN_PROGRESS: 'refunded',
-  CHARGEBACK_REQUESTED: 'refunded',
-  CHARGEBACK_DISPUTE: 'refunded',
-  AWAITING_CHARGEBACK_REVERSAL: 'refunded',
+  CHARGEBACK_REQUESTED: 'charged_back',
+  CHARGEBACK_DISPUTE: 'charged_back',
+  AWAITING_CHARGEBACK_REVERSAL: 'charged_back',
 };
 
 const paymentSchema = z.looseObject({
@@ -182,6 +182,7 @@ export class AsaasProvider implements PaymentProvider {
     return (
       statuses.find((status) => status.state === 'paid') ??
       statuses.find((status) => status.state === 'processing') ??
+      statuses.find((status) => status.state === 'charged_back') ??
       statuses.find((status) => status.state === 'refunded') ??
       statuses.find((status) => status.state === 'expired') ?? { state: 'pending' }
     );
@@ -270,13 +271,15 @@ function paymentState(payment: Payment): PaymentState {
 /** One payment, or one plan of installments, as a status: its total, its interest, its state. */
 function planStatus(payments: Payment[]): PaymentStatus {
   const states = payments.map(paymentState);
-  const state: PaymentState = states.includes('refunded')
-    ? 'refunded'
-    : states.every((s) => s === 'paid')
-      ? 'paid'
-      : states.includes('processing') || states.includes('paid')
-        ? 'processing'
-        : (states[0] ?? 'pending');
+  const state: PaymentState = states.includes('charged_back')
+    ? 'charged_back'
+    : states.includes('refunded')
+      ? 'refunded'
+      : states.every((s) => s === 'paid')
+        ? 'paid'
+        : states.includes('processing') || states.includes('paid')
+          ? 'processing'
+          : (states[0] ?? 'pending');
   const first = payments[0];
   const cents = (reais: number) => Math.round(reais * 100);
   const amountMinor = payments.reduce((sum, p) => sum + cents(p.value), 0);
@@ -286,7 +289,7 @@ function planStatus(payments: Payment[]): PaymentStatus {
     transactionId: first?.installment ?? first?.id,
     amount: { amountMinor, currency: 'BRL' },
     ...(interestMinor > 0 ? { interest: { amountMinor: interestMinor, currency: 'BRL' } } : {}),
-    ...(state === 'refunded' || state === 'expired'
+    ...(state === 'refunded' || state === 'charged_back' || state === 'expired'
       ? { reason: `payment ${first?.status ?? state} at Asaas` }
       : {}),
   };

@@ -35,7 +35,7 @@ const STATES: Record<string, PaymentState> = {
   rejected: 'failed',
   cancelled: 'canceled',
   refunded: 'refunded',
-  charged_back: 'refunded',
+  charged_back: 'charged_back',
 };
 
 const paymentSchema = z.looseObject({
@@ -93,6 +93,8 @@ function brasiliaIso(date: Date): string {
  */
 export class MercadoPagoProvider implements PaymentProvider {
   readonly name = 'mercadopago';
+  readonly latePaymentNote =
+    'Mercado Pago refunds a Pix paid after its checkout closed by itself: see the payment in its dashboard before refunding by hand';
   private readonly call: ProviderCall;
   private readonly clock: () => Date;
 
@@ -176,6 +178,7 @@ export class MercadoPagoProvider implements PaymentProvider {
     return (
       results.find((status) => status.state === 'paid') ??
       results.find((status) => status.state === 'processing') ??
+      results.find((status) => status.state === 'charged_back') ??
       results.find((status) => status.state === 'refunded') ?? { state: 'pending' }
     );
   }
@@ -234,7 +237,7 @@ function paymentStatus(payment: Payment): PaymentStatus {
     .filter((fee) => fee.type === 'financing_fee')
     .reduce((sum, fee) => sum + cents(fee.amount ?? 0), 0);
   const reason =
-    state === 'failed' || state === 'canceled' || state === 'refunded'
+    state === 'failed' || state === 'canceled' || state === 'refunded' || state === 'charged_back'
       ? `payment ${payment.status} at Mercado Pago`
       : undefined;
   return {

@@ -41,7 +41,8 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
     ${pending && methods.includes('boleto') ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O boleto fica em processamento até ser compensado">Pagar com boleto</button></form>` : ''}
     <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
   </div>`
-      : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>`
+      : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>
+  ${afterActions(base, payment.state)}`
   }
   <p class="note">Ambiente de teste: nenhum valor é cobrado. Válido até ${escapeHtml(formatDate(payment.expiresAt))}.</p>
 </div>`,
@@ -49,8 +50,34 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
   );
 }
 
+/**
+ * What the simulator can make happen after the outcome, as a provider's dashboard or a bank
+ * would: the connector records it as an incident (README "Incidents").
+ */
+function afterActions(base: string, state: string): string {
+  const actions =
+    state === 'paid'
+      ? [
+          ['refund', 'Simular estorno'],
+          ['chargeback', 'Simular chargeback'],
+        ]
+      : ['expired', 'failed', 'canceled'].includes(state)
+        ? [['late-pay', 'Simular pagamento após o prazo']]
+        : [];
+  if (actions.length === 0) return '';
+  const forms = actions
+    .map(
+      ([action, label]) =>
+        `<form method="post" action="${base}/${action}"><button class="decline" type="submit">${label}</button></form>`,
+    )
+    .join('');
+  return `<div class="actions" aria-label="Simulador">${forms}</div>`;
+}
+
 const SANDBOX_CLOSED: Record<string, string> = {
   paid: 'Este pedido já foi pago.',
+  refunded: 'Este pagamento foi estornado.',
+  charged_back: 'Este pagamento foi contestado (chargeback).',
   failed: 'Este pagamento foi recusado.',
   expired: 'Este link de pagamento expirou.',
   canceled: 'Este pagamento foi cancelado.',

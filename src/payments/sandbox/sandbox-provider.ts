@@ -53,6 +53,23 @@ if state == 'pending' or (state == 'processing' and ARGV[1] ~= 'processing') the
 end
 return state`;
 
+// What may happen after an outcome, as a real provider's dashboard or bank makes it happen: a
+// paid payment refunded or charged back; an expired or declined one paid late. Anything else is
+// left as it is and returned.
+const AFTER = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return false end
+local expired = state == 'pending' and tonumber(ARGV[3]) > tonumber(ARGV[4])
+if (ARGV[1] == 'refunded' or ARGV[1] == 'charged_back') and state == 'paid' then
+  redis.call('HSET', KEYS[1], 'state', ARGV[1])
+  return ARGV[1]
+end
+if ARGV[1] == 'paid' and (expired or state == 'expired' or state == 'failed' or state == 'canceled') then
+  redis.call('HSET', KEYS[1], 'state', 'paid', 'transactionId', ARGV[2])
+  return 'paid'
+end
+return state`;
+
 const RETENTION_MS = 30 * 86_400_000;
 
 /**
@@ -142,6 +159,27 @@ export class SandboxProvider implements PaymentProvider {
     return state ?? undefined;
   }
 
+  /**
+   * The simulator's incidents after an outcome (README "Incidents"): refund or charge back a paid
+   * payment, or pay one that expired or was declined.
+   */
+  async after(
+    checkoutId: string,
+    what: 'refunded' | 'charged_back' | 'paid',
+  ): Promise<PaymentState | undefined> {
+    const state = (await runScript(
+      this.redis,
+      AFTER,
+      1,
+      this.key(checkoutId),
+      what,
+      `sbx_pay_${randomBytes(8).toString('hex')}`,
+      this.now().getTime(),
+      await this.expiresAtMs(checkoutId),
+    )) as PaymentState | null;
+    return state ?? undefined;
+  }
+
   private async expiresAtMs(checkoutId: string): Promise<number> {
     const data = await this.redis.hget(this.key(checkoutId), 'data');
     return data ? Date.parse((JSON.parse(data) as SandboxPayment).expiresAt) : 0;
@@ -151,6 +189,11 @@ export class SandboxProvider implements PaymentProvider {
     const payment = await this.payment(ref.checkoutId);
     if (!payment) return { state: 'expired', reason: 'unknown sandbox payment' };
     if (payment.state === 'failed') return { state: 'failed', reason: 'declined in the sandbox' };
+    if (payment.state === 'refunded' || payment.state === 'charged_back') {
+      const reason =
+        payment.state === 'refunded' ? 'refunded in the sandbox' : 'charged back in the sandbox';
+      return { state: payment.state, transactionId: payment.transactionId, reason };
+    }
     return { state: payment.state, transactionId: payment.transactionId };
   }
 

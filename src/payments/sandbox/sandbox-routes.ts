@@ -44,11 +44,17 @@ export function sandboxRoutes(
     })
     .all(allowOnly('GET'));
 
-  for (const [action, outcome] of [
-    ['pay', 'paid'],
-    ['pix', 'processing'],
-    ['decline', 'failed'],
-  ] as const) {
+  // The buttons: the payment's own (the customer then goes back to the shop), and the
+  // simulator's after the outcome (a refund, a chargeback, a late payment: back to the page).
+  const buttons: Array<[string, (found: SandboxShop, id: string) => Promise<unknown>, boolean]> = [
+    ['pay', (found, id) => found.sandbox.settle(id, 'paid'), true],
+    ['pix', (found, id) => found.sandbox.settle(id, 'processing'), true],
+    ['decline', (found, id) => found.sandbox.settle(id, 'failed'), true],
+    ['refund', (found, id) => found.sandbox.after(id, 'refunded'), false],
+    ['chargeback', (found, id) => found.sandbox.after(id, 'charged_back'), false],
+    ['late-pay', (found, id) => found.sandbox.after(id, 'paid'), false],
+  ];
+  for (const [action, act, toShop] of buttons) {
     router
       .route(`/sandbox/checkout/:checkoutId/${action}`)
       .post(async (req, res) => {
@@ -58,9 +64,12 @@ export function sandboxRoutes(
           res.status(404).type('html').send(notFoundPage(defaultNotice));
           return;
         }
-        await found.sandbox.settle(checkoutId, outcome);
+        await act(found, checkoutId);
         await found.hooks.hint(checkoutId);
-        res.redirect(303, found.payment.returnUrl);
+        res.redirect(
+          303,
+          toShop ? found.payment.returnUrl : `/sandbox/checkout/${encodeURIComponent(checkoutId)}`,
+        );
       })
       .all(allowOnly('POST'));
   }

@@ -34,6 +34,13 @@ const SESSION_EVENTS = new Set([
   'checkout.session.expired',
 ]);
 
+/**
+ * The events of what happens to a paid payment afterwards (a refund, a dispute): their object is
+ * a charge or a dispute, which names its PaymentIntent; the PaymentIntent's metadata names the
+ * checkout.
+ */
+const AFTER_EVENTS = new Set(['charge.refunded', 'charge.dispute.created']);
+
 /** Stripe keeps a session open between 30 minutes and 24 hours. */
 const MIN_OPEN_S = 30 * 60 + 60;
 const MAX_OPEN_S = 24 * 3600 - 60;
@@ -149,7 +156,7 @@ export class StripeProvider implements PaymentProvider {
     let session: Stripe.Checkout.Session;
     try {
       session = await this.stripe.checkout.sessions.retrieve(ref.providerRef, {
-        expand: ['payment_intent'],
+        expand: ['payment_intent.latest_charge'],
       });
     } catch (error) {
       throw asAppError(error, 'read the Checkout Session');
@@ -172,10 +179,26 @@ export class StripeProvider implements PaymentProvider {
         'The Stripe-Signature does not verify (wrong secret, tampered body, or a stale timestamp).',
       );
     }
+    if (AFTER_EVENTS.has(event.type)) return this.hintOfCharge(event);
     if (!SESSION_EVENTS.has(event.type)) return { ignore: `event ${event.type} is not used` };
     const session = event.data.object as { id?: unknown };
     if (typeof session.id !== 'string') return { ignore: 'event without a session id' };
     return { providerRef: session.id, eventId: event.id };
+  }
+
+  /** A refund's or a dispute's event: its PaymentIntent says which checkout it is about. */
+  private async hintOfCharge(event: Stripe.Event): Promise<WebhookHint> {
+    const intentId = (event.data.object as { payment_intent?: unknown }).payment_intent;
+    if (typeof intentId !== 'string') return { ignore: `${event.type} without a payment intent` };
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await this.stripe.paymentIntents.retrieve(intentId);
+    } catch (error) {
+      throw asAppError(error, 'read the PaymentIntent');
+    }
+    const checkoutId = intent.metadata?.checkout_id;
+    if (!checkoutId) return { ignore: 'a payment of no checkout of the connector' };
+    return { checkoutId, eventId: event.id };
   }
 
   /** GET /v1/balance: any secret or restricted key with read access may read it. */
@@ -209,7 +232,18 @@ export function sessionStatus(session: Stripe.Checkout.Session): PaymentStatus {
     session.amount_total === null || !session.currency
       ? undefined
       : { amountMinor: session.amount_total, currency: session.currency.toUpperCase() };
-  if (session.payment_status === 'paid') return { state: 'paid', transactionId, amount };
+  if (session.payment_status === 'paid') {
+    // Afterwards, its charge may be disputed or refunded (in full or in part).
+    const charge = typeof intent?.latest_charge === 'object' ? intent.latest_charge : null;
+    if (charge?.disputed) {
+      return { state: 'charged_back', transactionId, amount, reason: 'disputed at Stripe' };
+    }
+    if (charge && charge.amount_refunded > 0) {
+      const part = charge.refunded ? '' : ` (${charge.amount_refunded} of ${charge.amount})`;
+      return { state: 'refunded', transactionId, amount, reason: `refunded at Stripe${part}` };
+    }
+    return { state: 'paid', transactionId, amount };
+  }
   if (session.status === 'expired') return { state: 'expired', reason: 'checkout expired' };
   if (session.status === 'complete') {
     if (intent?.status === 'canceled' || intent?.status === 'requires_payment_method') {

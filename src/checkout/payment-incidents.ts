@@ -1,0 +1,82 @@
+import type { PaymentStatus } from '../payments/payment-provider';
+import type { CheckoutDeps } from './checkout-deps';
+import type { CheckoutRecord, IncidentKind, PaymentIncident } from './checkout-record';
+
+/**
+ * The incident a provider's status means for a checkout whose outcome was recorded, if any: a
+ * paid checkout refunded or charged back; a payment arriving after a cancel or an expiry; and the
+ * refund of such a late payment.
+ */
+export function incidentOf(
+  record: CheckoutRecord,
+  status: PaymentStatus,
+  latePaymentNote?: string,
+): Omit<PaymentIncident, 'at'> | undefined {
+  const { outcome } = record;
+  if (!outcome) return undefined;
+  const transactionId = status.transactionId;
+  const said = (kind: IncidentKind, note: string | undefined) => ({
+    kind,
+    ...(transactionId ? { transactionId } : {}),
+    ...(note ? { note } : {}),
+  });
+  if (outcome === 'paid') {
+    if (status.state === 'refunded') return said('refund', status.reason ?? 'refunded');
+    if (status.state === 'charged_back') return said('chargeback', status.reason ?? 'charged back');
+    return undefined;
+  }
+  if (status.state === 'paid') {
+    // Every outcome but paid is told as a cancel: the platform gets no finish for this money.
+    const note = `paid after the checkout ${outcome}: the platform was told cancel`;
+    return said('late_payment', latePaymentNote ? `${note}; ${latePaymentNote}` : note);
+  }
+  const lateOne = record.incidents?.some(
+    (incident) => incident.kind === 'late_payment' && incident.transactionId === transactionId,
+  );
+  if (lateOne && (status.state === 'refunded' || status.state === 'charged_back')) {
+    return said(status.state === 'refunded' ? 'refund' : 'chargeback', 'of the late payment');
+  }
+  return undefined;
+}
+
+/**
+ * A checkout whose outcome is recorded heard from its provider again (a webhook, the sandbox's
+ * page): the provider is asked, and what it says after the outcome is an incident, recorded once
+ * per kind and payment, logged at `error` and followed up; never a second finish or a cancel,
+ * nothing in the checkout's state changes. Returns the incident when it is new.
+ */
+export async function followUpAfterOutcome(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+): Promise<PaymentIncident | undefined> {
+  if (!record.providerRef || !record.outcome) return undefined;
+  const status = await deps.provider.getStatus({
+    providerRef: record.providerRef,
+    checkoutId: record.checkoutId,
+  });
+  const found = incidentOf(record, status, deps.provider.latePaymentNote);
+  if (!found) return undefined;
+  const incident: PaymentIncident = { ...found, at: deps.clock().toISOString() };
+  const added = await deps.store.addIncident(record.checkoutId, incident);
+  if (added !== 'added') return undefined;
+  deps.log.error(
+    'payment incident after the outcome: the platform is not told, the shop must act',
+    {
+      checkoutId: record.checkoutId,
+      serviceId: record.serviceId,
+      provider: deps.provider.name,
+      outcome: record.outcome,
+      ...incident,
+    },
+  );
+  await deps.incidents?.recorded({
+    ...incident,
+    checkoutId: record.checkoutId,
+    serviceId: record.serviceId,
+    provider: deps.provider.name,
+    outcome: record.outcome,
+    ...(status.amount ? { amount: status.amount } : {}),
+  });
+  await deps.replication.held();
+  return incident;
+}
