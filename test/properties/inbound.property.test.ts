@@ -130,7 +130,10 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
         ),
       hostileId.map((id) => `/sandbox/checkout/${id}`),
       fc
-        .tuple(hostileId, fc.constantFrom('pay', 'pix', 'decline', 'refund', 'chargeback', 'late-pay'))
+        .tuple(
+          hostileId,
+          fc.constantFrom('pay', 'pix', 'decline', 'refund', 'chargeback', 'late-pay'),
+        )
         .map(([id, action]) => `/sandbox/checkout/${id}/${action}`),
       fc.constantFrom(
         '/admin/queues',
