@@ -11,6 +11,7 @@ import {
 import {
   httpUrl,
   providerDocumentFromEnv,
+  providerSecretVariables,
   providerSettingsOf,
   providerVariableShape,
   PROVIDER_NAMES,
@@ -24,6 +25,22 @@ import {
   providerSecrets as providerSecretsOf,
   type ProviderSettings,
 } from './payments/provider-fields';
+
+/**
+ * Variables whose values are secrets: never logged, never echoed in an error, and kept in the
+ * Kubernetes Secret rather than the ConfigMap (.ci/manifests-check.mjs reads this list).
+ */
+export const SECRET_VARIABLES = [
+  'PLATFORM_PASSWORD',
+  'PLATFORM_API_KEY',
+  'CHECKOUT_ROUTE_TOKEN',
+  'DASHBOARD_PASSWORD',
+  ...providerSecretVariables(),
+  'ERP_WEBHOOK_SECRET',
+  'SHOP_SECRET_KEYS',
+  'ADMIN_TOKEN',
+  'REDIS_SENTINEL_PASSWORD',
+];
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();

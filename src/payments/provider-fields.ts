@@ -167,3 +167,10 @@ export function providerDocumentFromEnv(
   });
   return providerDocumentSchema.parse({ name, ...Object.fromEntries(fields) });
 }
+
+/** The variables of every provider's secret fields: STRIPE_SECRET_KEY, ASAAS_API_KEY... */
+export function providerSecretVariables(): string[] {
+  return PROVIDER_NAMES.flatMap((name) =>
+    PROVIDER_FIELDS[name].secrets.map((field) => providerVariable(name, field)),
+  );
+}

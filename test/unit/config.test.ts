@@ -1,7 +1,13 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CONFIG_VARIABLES, ConfigError, loadConfig, loadPlatformConfig } from '../../src/config';
+import {
+  CONFIG_VARIABLES,
+  ConfigError,
+  loadConfig,
+  loadPlatformConfig,
+  SECRET_VARIABLES,
+} from '../../src/config';
 
 const emptyDir = mkdtempSync(path.join(tmpdir(), 'connector-config-'));
 const valid = {
@@ -226,6 +232,11 @@ describe('loadConfig', () => {
       },
       payment: { methods: ['pix', 'card'], maxInstallments: 1 },
     });
+    // Kept in the Kubernetes Secret, never the ConfigMap (.ci/manifests-check.mjs).
+    expect(SECRET_VARIABLES).toEqual(
+      expect.arrayContaining(['ASAAS_API_KEY', 'ASAAS_WEBHOOK_TOKEN', 'STRIPE_SECRET_KEY']),
+    );
+    expect(SECRET_VARIABLES).not.toContain('ASAAS_API_URL');
     expect(config.secrets).toEqual(
       expect.arrayContaining([
         token,
