@@ -57,8 +57,19 @@ export async function followUpAfterOutcome(
   const found = incidentOf(record, status, deps.provider.latePaymentNote);
   if (!found) return undefined;
   const incident: PaymentIncident = { ...found, at: deps.clock().toISOString() };
+  // The ERP's delivery first: its job id is the incident's, so a retry of this event after a
+  // failure below adds it again as a no-op, and no incident is recorded without its delivery.
+  await deps.incidents?.toErp({
+    ...incident,
+    checkoutId: record.checkoutId,
+    serviceId: record.serviceId,
+    provider: deps.provider.name,
+    outcome: record.outcome,
+    ...(status.amount ? { amount: status.amount } : {}),
+  });
   const added = await deps.store.addIncident(record.checkoutId, incident);
   if (added !== 'added') return undefined;
+  deps.incidents?.count(incident.kind);
   deps.log.error(
     'payment incident after the outcome: the platform is not told, the shop must act',
     {
@@ -69,14 +80,6 @@ export async function followUpAfterOutcome(
       ...incident,
     },
   );
-  await deps.incidents?.recorded({
-    ...incident,
-    checkoutId: record.checkoutId,
-    serviceId: record.serviceId,
-    provider: deps.provider.name,
-    outcome: record.outcome,
-    ...(status.amount ? { amount: status.amount } : {}),
-  });
   await deps.replication.held();
   return incident;
 }

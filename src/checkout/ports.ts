@@ -5,6 +5,7 @@ import type {
   Money,
   NotificationKind,
   CheckoutOutcome,
+  IncidentKind,
   PaymentIncident,
   UnreadableRecord,
 } from './checkout-record';
@@ -167,5 +168,11 @@ export interface IncidentReport extends PaymentIncident {
  * one is configured, the shop's ERP being where someone acts on it.
  */
 export interface IncidentFollowUp {
-  recorded(report: IncidentReport): Promise<void>;
+  /**
+   * Hands the incident to the ERP, when a sink is configured: once per incident id (kind and
+   * payment of a checkout), a second call for the same one adding nothing.
+   */
+  toErp(report: IncidentReport): Promise<void>;
+  /** Counts a new incident (`connector_payment_incidents_total{kind}`). */
+  count(kind: IncidentKind): void;
 }

@@ -100,10 +100,8 @@ export async function createDependencies(
     const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
     const paidSync = syncQueue?.forShop(shop);
     const incidents: IncidentFollowUp = {
-      recorded: async (report) => {
-        runtime.metrics?.paymentIncidents.inc({ kind: report.kind });
-        await paidSync?.incident(erpIncident(report));
-      },
+      toErp: async (report) => paidSync?.incident(erpIncident(report)),
+      count: (kind) => runtime.metrics?.paymentIncidents.inc({ kind }),
     };
     const sync: SyncDeps | undefined = sink
       ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, platform, logger: log })
