@@ -123,14 +123,12 @@ export function providerSettingsOf(
 
 /** The secret values of a provider's settings: never logged. */
 export function providerSecrets(settings: ProviderSettings): string[] {
-  return [
-    settings.stripe?.secretKey,
-    settings.stripe?.webhookSecret,
-    settings.mercadopago?.accessToken,
-    settings.mercadopago?.webhookSecret,
-    settings.asaas?.apiKey,
-    settings.asaas?.webhookToken,
-  ].filter((value): value is string => value !== undefined);
+  const own = (settings as unknown as Record<string, Record<string, unknown> | undefined>)[
+    settings.name
+  ];
+  return PROVIDER_FIELDS[settings.name].secrets
+    .map((field: string) => own?.[field])
+    .filter((value): value is string => typeof value === 'string');
 }
 
 /** The variable of a provider's field: `webhookSecret` of `stripe` is STRIPE_WEBHOOK_SECRET. */
