@@ -32,6 +32,9 @@ type Credentials = Pick<RedisTopology, 'username' | 'password' | 'tls'>;
 /** The answers of a server that is no longer the primary, or not yet ready. */
 const DEMOTED = /^(READONLY|LOADING)\b|WAIT cannot be used with replica instances/;
 
+/** A node still loading its data: the one such answer worth waiting out on a Cluster node. */
+const LOADING = /^LOADING\b/;
+
 /** What every connection to a data node has, on any topology. */
 function nodeOptions(credentials: Credentials, profile: RedisProfile, name: string): RedisOptions {
   return {
@@ -132,7 +135,15 @@ export function clusterOptions(
 ): ClusterOptions {
   const retry = CLUSTER_RETRIES[profile];
   return {
-    redisOptions: nodeOptions(topology, profile, name),
+    redisOptions: {
+      ...nodeOptions(topology, profile, name),
+      // A Cluster node's connection is bound to one address: reconnecting and resending there
+      // after a demotion reaches the same replica again, endlessly (a WAIT sent to a node that
+      // rejoined as a replica did, in the drill). The cluster's own redirections (MOVED, its
+      // slot refresh) find the new primary; a demoted node's answer fails the command, which
+      // its caller retries.
+      reconnectOnError: (error) => (LOADING.test(error.message) ? 2 : false),
+    },
     clusterRetryStrategy: reconnectDelay,
     // Every read from the primary that took the write: a replica may lag behind it.
     scaleReads: 'master',

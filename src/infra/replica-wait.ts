@@ -8,6 +8,9 @@ const REFUSED = /^NOPERM\b|^ERR unknown command\b/;
 /** How long the number of replicas of a primary is taken as read. */
 const REPLICAS_READ_FOR_MS = 1000;
 
+/** Beyond WAIT's own timeout, how long an INFO or a WAIT may go unanswered. */
+const ANSWER_MARGIN_MS = 1000;
+
 /**
  * Holds until a replica has this connection's writes (`WAIT 1 <timeout>`, sent after them on the
  * same connection, never inside a script or MULTI), where the primary has replicas in sync; a
@@ -75,7 +78,9 @@ export class ReplicaWait {
     if (!batch) this.batches.set(node, (batch = {}));
     const state = batch;
     const send = (): Promise<number> => {
-      const answer = node.call('WAIT', '1', String(this.timeoutMs)).then(Number);
+      const answer = this.bounded(node.call('WAIT', '1', String(this.timeoutMs)), 'WAIT').then(
+        Number,
+      );
       state.inFlight = answer;
       const done = () => {
         if (state.inFlight === answer) state.inFlight = undefined;
@@ -98,7 +103,7 @@ export class ReplicaWait {
     const now = (this.options.clock ?? Date.now)();
     const known = this.replicas.get(node);
     if (known && now - known.readAt < REPLICAS_READ_FOR_MS) return known.count;
-    const count = node.info('replication').then(
+    const count = this.bounded(node.info('replication'), 'INFO').then(
       (info) => [...info.matchAll(/^slave\d+:.*\bstate=online\b/gm)].length,
       (error: unknown) => {
         this.refusedBy(node, 'INFO', error);
@@ -109,6 +114,32 @@ export class ReplicaWait {
     // A failed read is not kept: the next caller reads again.
     count.catch(() => this.replicas.delete(node));
     return count;
+  }
+
+  /**
+   * `answer`, or REDIS_UNAVAILABLE once it has gone unanswered past WAIT's timeout and a margin.
+   * A node may never answer: a primary that hangs, or a Cluster node that died, whose connection
+   * keeps its commands while it tries to reconnect. Waiting for it would hold the caller (a
+   * request, a job) and every caller that joined its WAIT, for good; the caller retries instead.
+   */
+  private bounded<T>(answer: Promise<T>, command: string): Promise<T> {
+    const limitMs = this.timeoutMs + ANSWER_MARGIN_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new AppError(
+              'REDIS_UNAVAILABLE',
+              `Redis did not answer ${command} within ${limitMs} ms.`,
+            ),
+          ),
+        limitMs,
+      );
+    });
+    // The command's own failure, once given up on, is nobody's to handle.
+    answer.catch(() => undefined);
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /**

@@ -67,6 +67,25 @@ describe('waiting for a replica to hold the writes', () => {
     }
   }, 30_000);
 
+  it('gives up on a primary that does not answer, as REDIS_UNAVAILABLE, never waiting forever', async () => {
+    await replicated();
+    // As a worker's connection is: its commands wait for the server, however long it takes.
+    const patient = new Redis(primary.url, { maxRetriesPerRequest: null });
+    await patient.set('k', 'v');
+    const pid = await serverPid(Number(new URL(primary.url).port));
+    if (!pid) throw new Error('no primary pid');
+    process.kill(pid, 'SIGSTOP');
+    try {
+      // Neither INFO nor WAIT is answered: the wait ends by its own bound, and the caller retries.
+      const failed = await new ReplicaWait(patient, { timeoutMs: 200 }).held().catch((e) => e);
+      expect(failed).toBeInstanceOf(AppError);
+      expect(failed).toMatchObject({ code: 'REDIS_UNAVAILABLE' });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      patient.disconnect();
+    }
+  });
+
   it('shares WAITs between callers of the same moment, each covered', async () => {
     await replicated();
     const wait = new ReplicaWait(client);
