@@ -14,6 +14,7 @@ import {
   providerSecretVariables,
   providerSettingsOf,
   providerVariableShape,
+  PROVIDER_CHOICE,
   PROVIDER_NAMES,
   requiredProviderVariables,
   type ProviderName,
@@ -173,7 +174,7 @@ const envShopShape = {
   CHECKOUT_ROUTE_PATH: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /'),
   CHECKOUT_ROUTE_TOKEN: routeToken.optional(),
   PAYMENT_PROVIDER: z.enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
-    error: `must be ${PROVIDER_NAMES.slice(0, -1).join(', ')} or ${PROVIDER_NAMES.at(-1)}`,
+    error: `must be ${PROVIDER_CHOICE}`,
   }),
   // STRIPE_SECRET_KEY, MERCADOPAGO_ACCESS_TOKEN, ASAAS_API_KEY...: every provider's fields.
   ...providerVariableShape(),

@@ -123,7 +123,7 @@ export async function createDependencies(
         options.expiryMs ??
         expiryMinutesOf(
           settings.provider.name,
-          { expiryMinutes: settings.provider.expiryMinutes },
+          settings.provider.expiryMinutes,
           config.checkout.expiryMs / 60_000,
         ) * 60_000,
       clock: () => new Date(),

@@ -4,6 +4,11 @@ export interface Money {
   currency: string;
 }
 
+/** Minor units (centavos) of an amount a provider gives in major units (reais, 530.35). */
+export function minorOf(major: number): number {
+  return Math.round(major * 100);
+}
+
 /** One line of what is being paid, shown on payment pages. */
 export interface ChargeLine {
   label: string;

@@ -156,10 +156,8 @@ export function paymentOptionsOf(provider: OfferedBy, choice: PaymentChoice = {}
  */
 export function expiryMinutesOf(
   provider: OfferedBy,
-  choice: PaymentChoice,
+  shopMinutes: number | undefined,
   deploymentMinutes: number,
 ): number {
-  return (
-    choice.expiryMinutes ?? Math.min(deploymentMinutes, PROVIDER_OFFERS[provider].maxExpiryMinutes)
-  );
+  return shopMinutes ?? Math.min(deploymentMinutes, PROVIDER_OFFERS[provider].maxExpiryMinutes);
 }

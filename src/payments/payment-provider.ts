@@ -56,6 +56,35 @@ export interface WebhookInput {
   rawBody: Buffer;
 }
 
+/** A webhook's header (its first value), or undefined when it has none. */
+export function webhookHeader(input: WebhookInput, name: string): string | undefined {
+  const value = input.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Which payment speaks for a checkout, of the statuses of all its payments, first to last. */
+const TELLING_ORDER: readonly PaymentState[] = [
+  'paid',
+  'processing',
+  'charged_back',
+  'refunded',
+  'expired',
+];
+
+/**
+ * The status of a checkout from those of its payments (a customer may try several: a refused
+ * card, then a Pix): a paid one wins, then one under way, then what happened to a paid one
+ * afterwards, then one that can no longer be paid; refused attempts alone leave it pending
+ * (payable until its expiry closes it).
+ */
+export function checkoutStatusOf(payments: readonly PaymentStatus[]): PaymentStatus {
+  for (const state of TELLING_ORDER) {
+    const found = payments.find((status) => status.state === state);
+    if (found) return found;
+  }
+  return { state: 'pending' };
+}
+
 /**
  * One payment provider behind one interface. Adapters take their base URL, secrets and
  * clock as parameters, so tests can aim them at a loopback fake. Creating a checkout must be

@@ -59,6 +59,9 @@ export const PROVIDER_FIELDS = {
 export type ProviderName = keyof typeof PROVIDER_FIELDS;
 export const PROVIDER_NAMES = Object.keys(PROVIDER_FIELDS) as ProviderName[];
 
+/** The providers as a choice says them: `sandbox, stripe, mercadopago or asaas`. */
+export const PROVIDER_CHOICE = `${PROVIDER_NAMES.slice(0, -1).join(', ')} or ${PROVIDER_NAMES.at(-1)}`;
+
 /** The `provider` of a shop's document: its name and that provider's fields, nothing else. */
 export const providerDocumentSchema = z.discriminatedUnion('name', [
   z.strictObject({ name: z.literal('sandbox') }),

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '../errors';
-import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
 import {
-  PROVIDER_NAMES,
+  paymentChoiceProblems,
+  paymentDocumentSchema,
+  type PaymentDocument,
+} from '../payments/payment-options';
+import {
+  PROVIDER_CHOICE,
   providerDocumentSchema,
   type ProviderDocument,
 } from '../payments/provider-fields';
@@ -70,12 +74,7 @@ function detailsOf(error: z.ZodError, base: string[] = []): ErrorDetail[] {
       }));
     }
     if (issue.code === 'invalid_union' && at.endsWith('provider')) {
-      return [
-        {
-          field: `${at}.name`,
-          problem: `must be ${PROVIDER_NAMES.slice(0, -1).join(', ')} or ${PROVIDER_NAMES.at(-1)}`,
-        },
-      ];
+      return [{ field: `${at}.name`, problem: `must be ${PROVIDER_CHOICE}` }];
     }
     return [{ field: at || '(document)', problem: issue.message }];
   });
@@ -137,7 +136,7 @@ export function changedFields(before: ShopDocument, after: ShopDocument): string
   const now = after.provider as Record<string, unknown>;
   for (const key of new Set([...Object.keys(was), ...Object.keys(now)]))
     if (was[key] !== now[key]) fields.push(`provider.${key}`);
-  for (const key of ['methods', 'maxInstallments', 'expiryMinutes'] as const)
+  for (const key of Object.keys(paymentDocumentSchema.shape) as Array<keyof PaymentDocument>)
     if (String(before.payment?.[key]) !== String(after.payment?.[key]))
       fields.push(`payment.${key}`);
   return fields;

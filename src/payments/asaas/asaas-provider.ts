@@ -1,17 +1,20 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../errors';
+import { secretMatcher } from '../../shops/secret-match';
 import type { CreatedCheckouts } from '../created-checkouts';
-import type {
-  CheckoutRequest,
-  CreatedCheckout,
-  PaymentProvider,
-  PaymentState,
-  PaymentStatus,
-  WebhookHint,
-  WebhookInput,
+import { minorOf } from '../money';
+import {
+  checkoutStatusOf,
+  webhookHeader,
+  type CheckoutRequest,
+  type CreatedCheckout,
+  type PaymentProvider,
+  type PaymentState,
+  type PaymentStatus,
+  type WebhookHint,
+  type WebhookInput,
 } from '../payment-provider';
-import type { PaymentMethod, PaymentOptions } from '../payment-options';
+import { paymentOptionsOf, type PaymentMethod, type PaymentOptions } from '../payment-options';
 import { providerHttp, type ProviderCall } from '../provider-http';
 
 export interface AsaasSettings {
@@ -94,9 +97,12 @@ export class AsaasProvider implements PaymentProvider {
   readonly name = 'asaas';
   private readonly call: ProviderCall;
   private readonly clock: () => Date;
+  /** Whether `asaas-access-token` is the webhook's token (digests compared in constant time). */
+  private readonly tokenMatches: (given: string | undefined) => boolean;
 
   constructor(private readonly settings: AsaasSettings) {
     this.clock = settings.clock ?? (() => new Date());
+    this.tokenMatches = secretMatcher(settings.webhookToken);
     this.call = providerHttp({
       label: 'Asaas',
       baseURL: settings.apiUrl ?? ASAAS_API_URL,
@@ -117,7 +123,7 @@ export class AsaasProvider implements PaymentProvider {
         method: 'POST',
         url: '/checkouts',
         data: {
-          ...chargeOf(this.settings.payment ?? { methods: ['pix', 'card'], maxInstallments: 1 }),
+          ...chargeOf(this.settings.payment ?? paymentOptionsOf('asaas')),
           minutesToExpire: Math.max(1, minutes),
           externalReference: request.checkoutId,
           callback: {
@@ -176,16 +182,8 @@ export class AsaasProvider implements PaymentProvider {
     );
     // A card in installments is one payment per installment, all of one plan: the plan is the
     // payment. A paid one wins, then one under way (a Pix waiting, a card in analysis).
-    const statuses = [...groupByPlan(found.data.filter((p) => !p.deleted)).values()].map(
-      planStatus,
-    );
-    return (
-      statuses.find((status) => status.state === 'paid') ??
-      statuses.find((status) => status.state === 'processing') ??
-      statuses.find((status) => status.state === 'charged_back') ??
-      statuses.find((status) => status.state === 'refunded') ??
-      statuses.find((status) => status.state === 'expired') ?? { state: 'pending' }
-    );
+    const plans = groupByPlan(found.data.filter((p) => !p.deleted));
+    return checkoutStatusOf([...plans.values()].map(planStatus));
   }
 
   /**
@@ -207,7 +205,7 @@ export class AsaasProvider implements PaymentProvider {
   }
 
   async parseWebhook(input: WebhookInput): Promise<WebhookHint> {
-    if (!sameToken(header(input, 'asaas-access-token'), this.settings.webhookToken)) {
+    if (!this.tokenMatches(webhookHeader(input, 'asaas-access-token'))) {
       throw new AppError(
         'WEBHOOK_SIGNATURE_INVALID',
         "The asaas-access-token header is missing or is not the webhook's token.",
@@ -281,9 +279,8 @@ function planStatus(payments: Payment[]): PaymentStatus {
           ? 'processing'
           : (states[0] ?? 'pending');
   const first = payments[0];
-  const cents = (reais: number) => Math.round(reais * 100);
-  const amountMinor = payments.reduce((sum, p) => sum + cents(p.value), 0);
-  const interestMinor = payments.reduce((sum, p) => sum + cents(p.interestValue ?? 0), 0);
+  const amountMinor = payments.reduce((sum, p) => sum + minorOf(p.value), 0);
+  const interestMinor = payments.reduce((sum, p) => sum + minorOf(p.interestValue ?? 0), 0);
   return {
     state,
     transactionId: first?.installment ?? first?.id,
@@ -293,17 +290,6 @@ function planStatus(payments: Payment[]): PaymentStatus {
       ? { reason: `payment ${first?.status ?? state} at Asaas` }
       : {}),
   };
-}
-
-/** Compares the header with the token in constant time (their digests, so lengths never leak). */
-function sameToken(given: string, token: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return given.length > 0 && timingSafeEqual(digest(given), digest(token));
-}
-
-function header(input: WebhookInput, name: string): string {
-  const value = input.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
 const eventSchema = z.looseObject({

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { AppError } from '../../errors';
-import type {
-  CheckoutRequest,
-  CreatedCheckout,
-  PaymentProvider,
-  PaymentState,
-  PaymentStatus,
-  WebhookHint,
-  WebhookInput,
+import { minorOf } from '../money';
+import {
+  checkoutStatusOf,
+  webhookHeader,
+  type CheckoutRequest,
+  type CreatedCheckout,
+  type PaymentProvider,
+  type PaymentState,
+  type PaymentStatus,
+  type WebhookHint,
+  type WebhookInput,
 } from '../payment-provider';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-options';
 import { providerHttp, type ProviderCall } from '../provider-http';
@@ -174,13 +177,7 @@ export class MercadoPagoProvider implements PaymentProvider {
     // Checkout Pro lets a customer whose card was refused try again on the same page: an
     // approved attempt wins, then one under way; refused ones alone leave the checkout payable
     // (it ends at its expiry, which closes the preference first).
-    const results = found.results.map(paymentStatus);
-    return (
-      results.find((status) => status.state === 'paid') ??
-      results.find((status) => status.state === 'processing') ??
-      results.find((status) => status.state === 'charged_back') ??
-      results.find((status) => status.state === 'refunded') ?? { state: 'pending' }
-    );
+    return checkoutStatusOf(found.results.map(paymentStatus));
   }
 
   /** Ends the preference now, so the customer can no longer pay it. */
@@ -200,10 +197,10 @@ export class MercadoPagoProvider implements PaymentProvider {
     const body = parseJson(input.rawBody);
     const type = String(input.query.type ?? input.query.topic ?? body?.type ?? '');
     const dataId = String(input.query['data.id'] ?? body?.data?.id ?? '');
-    const requestId = header(input, 'x-request-id');
+    const requestId = webhookHeader(input, 'x-request-id') ?? '';
     const signed = verifyNotification(
       this.settings.webhookSecret,
-      header(input, 'x-signature'),
+      webhookHeader(input, 'x-signature'),
       { dataId, requestId },
       this.clock().getTime(),
     );
@@ -229,13 +226,12 @@ export class MercadoPagoProvider implements PaymentProvider {
 function paymentStatus(payment: Payment): PaymentStatus {
   const state = STATES[payment.status] ?? 'pending';
   const currency = payment.currency_id ?? 'BRL';
-  const cents = (reais: number) => Math.round(reais * 100);
   // What the buyer paid: total_paid_amount (the price plus the financing of installments), or
   // the price when Mercado Pago gives no total; the financing is the fees of type financing_fee.
   const paid = payment.transaction_details?.total_paid_amount ?? payment.transaction_amount;
   const financing = (payment.fee_details ?? [])
     .filter((fee) => fee.type === 'financing_fee')
-    .reduce((sum, fee) => sum + cents(fee.amount ?? 0), 0);
+    .reduce((sum, fee) => sum + minorOf(fee.amount ?? 0), 0);
   const reason =
     state === 'failed' || state === 'canceled' || state === 'refunded' || state === 'charged_back'
       ? `payment ${payment.status} at Mercado Pago`
@@ -245,15 +241,10 @@ function paymentStatus(payment: Payment): PaymentStatus {
     transactionId: payment.id,
     ...(paid === null || paid === undefined
       ? {}
-      : { amount: { amountMinor: cents(paid), currency } }),
+      : { amount: { amountMinor: minorOf(paid), currency } }),
     ...(financing > 0 ? { interest: { amountMinor: financing, currency } } : {}),
     reason,
   };
-}
-
-function header(input: WebhookInput, name: string): string {
-  const value = input.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
 function parseJson(
