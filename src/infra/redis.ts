@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { AppError } from '../errors';
 import { parseRedisUrl, type RedisTopology } from '../redis-url';
 import { settlesWithin } from './settles-within';
 
@@ -384,8 +385,12 @@ const UNAVAILABLE = [
   'Socket timeout',
 ];
 
-/** True for the errors ioredis (and BullMQ through it) raise while Redis is away. */
+/**
+ * True for the errors ioredis (and BullMQ through it) raise while Redis is away, and for the
+ * connector's own REDIS_UNAVAILABLE (the replica wait's: no replica confirmed, no answer).
+ */
 export function isRedisUnavailable(error: unknown): boolean {
+  if (error instanceof AppError) return error.code === 'REDIS_UNAVAILABLE';
   if (!(error instanceof Error)) return false;
   return (
     error.name === 'MaxRetriesPerRequestError' ||

@@ -3,6 +3,7 @@ import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
+import { isRedisUnavailable } from '../infra/redis';
 
 /** What every job's data may carry: the request it came from, and the shop it is of. */
 export interface JobContext {
@@ -73,15 +74,23 @@ export async function waitWithoutAttempt(
   throw new DelayedError();
 }
 
+/** How long a job that could not reach Redis waits before it runs again (no attempt spent). */
+export const REDIS_RETRY_MS = 2000;
+
 /**
  * The one processor of a queue: finds the handler of the job's name (an unknown name fails for
  * good), checks the data, stamps the log context (the job's shop included), runs the use case,
- * and on failure asks
- * `jobOutcomeFor` whether to retry, calling the handler's last word when not.
+ * and on failure asks `jobOutcomeFor` whether to retry, calling the handler's last word when not.
+ *
+ * A failure to reach Redis (a failover, a restart) is not one of the job's attempts: those are
+ * for what the job does (the platform, the provider), and a Redis failover can outlast a
+ * checkout's whole fast schedule (1, 2, 4, 8 s) and abandon a checkout a customer is waiting
+ * for. The job is put back to wait `redisRetryMs` and runs again, for as long as Redis is away.
  */
 export function runProcessor(
   handlers: Readonly<Record<string, JobHandler<JobContext>>>,
   logger: Logger,
+  options: { redisRetryMs?: number } = {},
 ): Processor {
   return async (job: Job, token?: string) => {
     const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
@@ -100,6 +109,18 @@ export function runProcessor(
         } catch (error) {
           // Put back to wait: not an attempt, not a failure, no last word.
           if (error instanceof DelayedError) throw error;
+          if (isRedisUnavailable(error)) {
+            logger.warn('job waits for Redis: no attempt spent', {
+              jobName: job.name,
+              ...errorFields(error),
+            });
+            return await waitWithoutAttempt(
+              job,
+              token,
+              Date.now() + (options.redisRetryMs ?? REDIS_RETRY_MS),
+              error,
+            );
+          }
           const outcome = jobOutcomeFor(error, job);
           if (outcome.final && handler.onFinalFailure) {
             await handler.onFinalFailure(data, error).catch((lastWordError: unknown) =>

@@ -35,17 +35,29 @@ describe('the one processor of every queue', () => {
         if (data.value === 1) throw new AppError('PLATFORM_UNAVAILABLE', 'platform away');
         if (data.value === 2) throw new AppError('PLATFORM_REJECTED', 'platform said 400');
         if (data.value === 3) throw new Error('a bug');
+        // Redis going away under the use case, as ioredis and the replica wait say it, four
+        // times: more than the job's three attempts.
+        const redisFailures = runs.filter((value) => value === 5).length;
+        if (data.value === 5 && redisFailures <= 4) {
+          throw redisFailures % 2 === 0
+            ? new Error('Connection is closed.')
+            : new AppError('REDIS_UNAVAILABLE', 'No Redis replica confirmed the write.');
+        }
         return data.value * 10;
       },
       onFinalFailure: async (data, error) => {
         lastWords.push({ value: data.value, error: (error as Error).message });
       },
     });
-    worker = new Worker('work', runProcessor({ compute: handler }, log.logger), {
-      connection,
-      prefix,
-      settings: { backoffStrategy: () => 10 },
-    });
+    worker = new Worker(
+      'work',
+      runProcessor({ compute: handler }, log.logger, { redisRetryMs: 10 }),
+      {
+        connection,
+        prefix,
+        settings: { backoffStrategy: () => 10 },
+      },
+    );
   });
   afterAll(async () => {
     await worker.close();
@@ -112,6 +124,19 @@ describe('the one processor of every queue', () => {
   it('retries an unexpected error: the next attempt may pass', async () => {
     const job = await settled(await add('compute', { value: 3 }));
     expect(job.attemptsMade).toBe(3);
+  });
+
+  it('spends no attempt when Redis could not be reached: the job waits and runs again', async () => {
+    const job = await settled(await add('compute', { value: 5 }));
+    expect(job.returnvalue).toBe(50);
+    expect(runs.filter((value) => value === 5)).toHaveLength(5);
+    expect(job.attemptsMade).toBe(1);
+    expect(lastWords.filter((word) => word.value === 5)).toEqual([]);
+    const waits = log
+      .entries()
+      .filter((e) => e.message === 'job waits for Redis: no attempt spent');
+    expect(waits).toHaveLength(4);
+    expect(waits[0]).toMatchObject({ jobId: job.id, jobName: 'compute' });
   });
 
   it('decides from the error alone, and the attempt count', () => {
