@@ -80,6 +80,6 @@ export async function followUpAfterOutcome(
       ...incident,
     },
   );
-  await deps.replication.held();
+  await deps.replication.held('shop-data', 'sync-queue');
   return incident;
 }

@@ -143,12 +143,21 @@ export interface PaidServiceSync {
 }
 
 /**
- * Replication as the use cases need it: `held()` resolves once a replica holds every write made
- * so far (at once where the primary has none), and fails, to be retried, when none confirms in
- * time. Nothing leaves the connector resting on a write a failover could take back.
+ * Where a use case wrote, for `Replication.held`: the shop's own data (its checkouts, sandbox
+ * payments, incidents), or one of the queues (the checkout jobs, the finish/cancel deliveries,
+ * the ERP sync).
+ */
+export type WrittenTo = 'shop-data' | 'checkout-queue' | 'notification-queue' | 'sync-queue';
+
+/**
+ * Replication as the use cases need it: `held(...)` resolves once a replica holds every write
+ * made so far to the places named (at once where their primary has none), and fails, to be
+ * retried, when none confirms in time. Nothing leaves the connector resting on a write a
+ * failover could take back. Naming the places keeps a primary that is down, and that took none
+ * of the caller's writes, from failing it.
  */
 export interface Replication {
-  held(): Promise<void>;
+  held(first: WrittenTo, ...more: WrittenTo[]): Promise<void>;
 }
 
 /** An incident as the ERP and the follow-up get it: the incident and the checkout it is of. */

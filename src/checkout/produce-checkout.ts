@@ -71,7 +71,7 @@ export async function produceCheckout(
     });
   }
   // The platform gets the URL only once a replica holds the checkout it leads to.
-  await deps.replication.held();
+  await deps.replication.held('shop-data');
   await deps.platform.postCheckoutUrl({
     serviceId: current.serviceId,
     checkoutUrl: current.url,

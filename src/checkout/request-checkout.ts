@@ -47,7 +47,7 @@ export async function requestCheckout(
   ]);
   // The 202 promises the URL will come: it waits until a replica holds the checkout and its job,
   // or a failover could take back what was accepted (the platform retries a 503).
-  await deps.replication.held();
+  await deps.replication.held('shop-data', 'checkout-queue');
   deps.log.info(result.kind === 'created' ? 'checkout requested' : 'checkout requested again', {
     serviceId,
     checkoutId: record.checkoutId,

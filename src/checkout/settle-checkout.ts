@@ -94,7 +94,7 @@ export async function recordOutcome(
   if (!moved) {
     deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });
     // What settled it may have been written on this connection a moment ago: held first too.
-    await deps.replication.held();
+    await deps.replication.held('shop-data', 'notification-queue');
     return false;
   }
   deps.log.info('checkout outcome recorded', {
@@ -108,7 +108,7 @@ export async function recordOutcome(
     await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
   }
   // The outcome and its queued finish/cancel are held by a replica before anyone hears of them.
-  await deps.replication.held();
+  await deps.replication.held('shop-data', 'notification-queue');
   return true;
 }
 

@@ -1,3 +1,4 @@
+import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { AppError } from '../errors';
 import { parseRedisUrl, type RedisTopology } from '../redis-url';
@@ -286,10 +287,44 @@ export function isCluster(redis: RedisCommands): redis is Cluster {
 
 /**
  * The connections that take writes: the one server (or Sentinel's primary), or every primary of
- * a Cluster as it knows them now. For the keyless commands a Cluster would send to any node.
+ * a Cluster as it routes writes now. For the keyless commands a Cluster would send to any node.
+ *
+ * On a Cluster these are the nodes of its slot map (the first node of each slot), the map every
+ * command is routed by, which a MOVED answer corrects at once. ioredis's own list of primaries
+ * (`nodes('master')`) follows only its periodic and error-driven refreshes: after a failover it
+ * can go on naming the promoted node a replica, and a node left out here would take writes no
+ * WAIT covers. A primary whose connection is gone (a node that died) is not among them.
  */
 export function primaries(redis: RedisCommands): Redis[] {
-  return isCluster(redis) ? redis.nodes('master') : [redis];
+  if (!isCluster(redis)) return [redis];
+  const owners = new Set<string>();
+  for (const nodes of redis.slots) if (nodes?.[0]) owners.add(nodes[0]);
+  if (owners.size === 0) return redis.nodes('master');
+  const connections = connectionsByNodeKey(redis);
+  return [...owners].flatMap((owner) => connections.get(owner) ?? []);
+}
+
+/**
+ * The connection that takes the writes of `key`: the one server, or the Cluster primary its
+ * slot is routed to now (see `primaries`); undefined on a Cluster that knows no live primary for
+ * the slot (its node died and no other has been seen to take it yet).
+ */
+export function primaryFor(redis: RedisCommands, key: string): Redis | undefined {
+  if (!isCluster(redis)) return redis;
+  const owner = redis.slots[calculateSlot(key)]?.[0];
+  return owner === undefined
+    ? undefined
+    : redis.nodes('all').find((node) => nodeKey(node) === owner);
+}
+
+/** A Cluster's node connections by the key its slot map names them with. */
+function connectionsByNodeKey(cluster: Cluster): Map<string, Redis> {
+  return new Map(cluster.nodes('all').map((node) => [nodeKey(node), node]));
+}
+
+/** How a Cluster's slot map names a node: `host:port`. */
+function nodeKey(node: Redis): string {
+  return `${node.options.host}:${node.options.port}`;
 }
 
 /**

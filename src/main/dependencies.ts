@@ -21,6 +21,7 @@ import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
 import type { ErpIncident, SyncDeps } from '../sync/ports';
 import { envShopSettings, Shops, type ShopRuntime, type ShopSettings } from './shop-deps';
+import { shopReplication } from './shop-replication';
 import { syncDeps } from './sync-deps';
 
 export interface DependencyOptions {
@@ -129,7 +130,7 @@ export async function createDependencies(
       clock: () => new Date(),
       newCheckoutId: () => newCheckoutId(shop),
       log,
-      replication,
+      replication: shopReplication(replication, prefix, shop),
       paidSync,
       incidents,
     };

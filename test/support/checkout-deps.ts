@@ -11,6 +11,7 @@ import type { PaymentProvider } from '../../src/payments/payment-provider';
 import { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
 import type { PlatformClient } from '../../src/platform/platform-client';
 import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
+import { shopReplication } from '../../src/main/shop-replication';
 import { captureLog, type CapturedLog } from './log-capture';
 import { startPlatform } from './platform';
 import { startTestRedis, type TestRedis } from './redis-server';
@@ -67,7 +68,7 @@ export async function useCaseWorld(
     clock,
     newCheckoutId: () => newCheckoutId(),
     log: log.logger,
-    replication: new ReplicaWait(redis),
+    replication: shopReplication(new ReplicaWait(redis), prefix, 'default'),
   };
   return {
     deps,
