@@ -93,6 +93,13 @@ export async function recordOutcome(
   );
   if (!moved) {
     deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });
+    // The same outcome, settled by an earlier try that may have failed before its notification
+    // was queued (on a Cluster the two writes go to two nodes, and a failover can fall between
+    // them): it is queued again, a no-op when it is there, so this answer does not leave the
+    // finish or cancel to the reconciler's next pass. Another outcome queues nothing.
+    if (state === outcome && options.notify !== false) {
+      await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
+    }
     // What settled it may have been written on this connection a moment ago: held first too.
     await deps.replication.held('shop-data', 'notification-queue');
     return false;
