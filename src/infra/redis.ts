@@ -234,7 +234,8 @@ export class ConnectorRedis extends Redis {
  * A Cluster connection with the same two answers as ConnectorRedis: a Cluster waiting to
  * reconnect (every node gone) has no node whose close would end it, so `disconnect()` ends it at
  * once; BullMQ's copies (`duplicate()`, which BullMQ calls with an options object where ioredis
- * expects seed nodes: the seeds are kept) are remembered for `disconnectAll`.
+ * expects seed nodes: the seeds are kept) are remembered for `disconnectAll`. And one gap of its
+ * own: `connect()` settles once the client is ready, however ioredis got it there (see there).
  */
 export class ConnectorCluster extends Cluster {
   private readonly copies: Cluster[] = [];
@@ -249,6 +250,33 @@ export class ConnectorCluster extends Cluster {
     // 'wait' makes ioredis run its close handling now: status 'end', queued commands rejected.
     if (!reconnect && this.status === 'reconnecting') this.status = 'wait';
     super.disconnect(reconnect);
+  }
+
+  /**
+   * ioredis's connect(), settled by the client's own 'ready' and 'end' too. When the slots were
+   * read but the ready check finds `cluster_state:fail` (a primary lost, its replica not yet
+   * promoted), ioredis reconnects by itself, through a connect of its own, and leaves the first
+   * one's promise pending for good, the client 'ready' a few seconds later. BullMQ's worker
+   * awaits that promise after a blocking read went unanswered during a failover: its worker
+   * stopped taking jobs, for good (the Cluster drill found it).
+   */
+  override connect(): Promise<void> {
+    const attempt = super.connect();
+    let onReady = (): void => undefined;
+    let onEnd = (): void => undefined;
+    const followed = new Promise<void>((resolve, reject) => {
+      onReady = () => resolve();
+      onEnd = () => reject(new Error('Connection is closed.'));
+    });
+    this.once('ready', onReady);
+    this.once('end', onEnd);
+    const settled = Promise.race([attempt, followed]);
+    const stopFollowing = () => {
+      this.off('ready', onReady);
+      this.off('end', onEnd);
+    };
+    settled.then(stopFollowing, stopFollowing);
+    return settled;
   }
 
   override duplicate(overrideStartupNodes: ClusterNode[] = [], overrideOptions = {}): Cluster {

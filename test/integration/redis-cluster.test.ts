@@ -241,3 +241,48 @@ describe('a Cluster connection whose nodes are all gone', () => {
     }
   }, 60_000);
 });
+
+describe('a Cluster connection asked to connect while the cluster is failing over', () => {
+  it('settles its connect() once the cluster is whole again, though the first ready check found it failed', async () => {
+    const group = await startRedisCluster();
+    const client = createRedis(group.url, 'worker', 'connecting') as ConnectorCluster;
+    client.on('error', () => undefined);
+    let deadline: NodeJS.Timeout | undefined;
+    try {
+      await once(client, 'ready');
+      const killed = await group.killPrimaryOf('{any}:key');
+      // The survivors mark it failed (cluster_state:fail) until its replica is promoted.
+      await eventually(
+        async () => {
+          for (const port of await group.primaries()) {
+            if (port === killed) continue;
+            const info = await ask(port, (c) => c.call('CLUSTER', 'INFO')).catch(() => '');
+            if (/cluster_state:fail/.test(String(info))) return true;
+          }
+          return undefined;
+        },
+        30_000,
+        'the cluster to say it failed',
+      );
+      // As BullMQ's worker does after a blocking read went unanswered: disconnect, connect again.
+      const ended = once(client, 'end');
+      client.disconnect();
+      await ended;
+      const outcome = await Promise.race([
+        client.connect().then(
+          () => 'connected',
+          (error: Error) => `failed: ${error.message}`,
+        ),
+        new Promise<string>((resolve) => {
+          deadline = setTimeout(() => resolve('still pending'), 30_000);
+        }),
+      ]);
+      expect(outcome).toBe('connected');
+      expect(client.status).toBe('ready');
+    } finally {
+      clearTimeout(deadline);
+      client.disconnectAll();
+      await group.close();
+    }
+  }, 90_000);
+});
