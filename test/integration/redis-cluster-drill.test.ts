@@ -9,13 +9,8 @@ import { startHarnessOnCluster, type RedisClusterGroup } from '../support/redis-
  * at a time while a primary is killed with SIGKILL, in turn the one holding the shop's checkouts
  * and the one holding the finish/cancel queue (the killed node rejoins as a replica between):
  * every finish, no cancel, no second URL.
- *
- * Out of `npm test` (`npm run soak:cluster`, DRILL_FAILOVERS=2 for the short form) until the
- * defects it found are fixed (issue 19, README "The drills"): about one run in five, a checkout
- * accepted (202) around the killed node's rejoining never gets its URL, its record gone from the
- * cluster; and a client's reconnect timer can outlive the file.
  */
-/** Primaries killed in a row: `npm run soak:cluster` runs 20. */
+/** Primaries killed in a row: 2 in `npm test`; `npm run soak:cluster` runs 20. */
 const FAILOVERS = Number(process.env.DRILL_FAILOVERS ?? 2);
 
 describe('a Redis Cluster failover drill', () => {
