@@ -4,7 +4,13 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { startConnector } from '../../src/main/compose';
 import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
-import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
+import {
+  eventually,
+  ROUTE_TOKEN,
+  startHarness,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../support/harness';
 
 /*
  * Many shops in one deployment (CONTRACT "Shops"): the admin API and the registry, each shop's
@@ -206,7 +212,12 @@ describe('many shops in one deployment', () => {
     );
     const stateOf = async (shop: string, id: string) =>
       (await h.connector.shops.depsFor(shop)?.deps.store.get(id))?.state;
-    expect(await stateOf('loja-a', ids[1] ?? '')).toBe('reported');
+    // Reported once the platform's answer to the finish is back, a moment after it took it.
+    await eventually(
+      async () => ((await stateOf('loja-a', ids[1] ?? '')) === 'reported' ? true : undefined),
+      WAIT_DEADLINE_MS,
+      "shop A's checkout reported",
+    );
     expect(await stateOf('loja-b', ids[2] ?? '')).toBe('url_sent');
     // A's id is not found among B's checkouts, nor the env shop's.
     expect(await h.connector.shops.depsFor('loja-b')?.deps.store.get(ids[1] ?? '')).toBeUndefined();
