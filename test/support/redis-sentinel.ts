@@ -126,11 +126,19 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     )) as [string, string];
     return Number(port);
   };
+  // Rejoined as the primary sees it too: the replica says its link is up a moment before the
+  // primary marks it online, and the connector waits only on replicas the primary calls online.
   const rejoined = (port: number) =>
     eventually(
       async () => {
         const info = await ask(port, (c) => c.info('replication')).catch(() => '');
-        return /role:slave/.test(info) && /master_link_status:up/.test(info) ? true : undefined;
+        if (!/role:slave/.test(info) || !/master_link_status:up/.test(info)) return undefined;
+        const primary = await ask(await primaryPort(), (c) => c.info('replication')).catch(
+          () => '',
+        );
+        return new RegExp(`^slave\\d+:.*\\bport=${port},state=online\\b`, 'm').test(primary)
+          ? true
+          : undefined;
       },
       30_000,
       `the server on ${port} to rejoin as a replica`,
@@ -148,8 +156,12 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
         async () => {
           const info = await ask(port, (c) => c.info('replication'));
           const own = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-          const replicaOffset = Number(/slave0:.*offset=(\d+)/.exec(info)?.[1]);
-          return Number.isFinite(own) && replicaOffset >= own ? true : undefined;
+          // Every replica online (as the primary counts them) and caught up; one at least.
+          const replicas = [...info.matchAll(/^slave\d+:.*\bstate=(\w+),offset=(\d+)/gm)];
+          const behind = replicas.some(
+            ([, state, offset]) => state !== 'online' || Number(offset) < own,
+          );
+          return Number.isFinite(own) && replicas.length > 0 && !behind ? true : undefined;
         },
         10_000,
         'the replica to catch up',
