@@ -1,6 +1,7 @@
 import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
 import { runScript } from '../../src/infra/redis-scripts';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { commandCalls } from '../support/redis-topology';
 
 describe('Lua scripts by SHA', () => {
   let redis: TestRedis;
@@ -17,7 +18,7 @@ describe('Lua scripts by SHA', () => {
 
   const calls = async (command: string): Promise<number> => {
     const info = await client.info('commandstats');
-    return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+    return commandCalls(info, command);
   };
 
   it('sends the text once, then only the SHA; again once after a SCRIPT FLUSH', async () => {

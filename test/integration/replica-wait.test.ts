@@ -11,7 +11,7 @@ import {
 import { ReplicaWait } from '../../src/infra/replica-wait';
 import { eventually } from '../support/harness';
 import { startRedisCluster, type RedisClusterGroup } from '../support/redis-cluster';
-import { ask } from '../support/redis-topology';
+import { ask, commandCalls, listedReplicas } from '../support/redis-topology';
 
 /*
  * The replica wait (src/infra/replica-wait.ts) on a real primary and replica: a WAIT only where
@@ -24,8 +24,7 @@ describe('waiting for a replica to hold the writes', () => {
   let client: Redis;
 
   const waits = async () => {
-    const info = await client.info('commandstats');
-    return Number(/cmdstat_wait:calls=(\d+)/.exec(info)?.[1] ?? 0);
+    return commandCalls(await client.info('commandstats'), 'wait');
   };
 
   /** Starts the replica (once) and waits until it is in sync. */
@@ -33,7 +32,7 @@ describe('waiting for a replica to hold the writes', () => {
     const started = (replica ??= await startPrivateRedis({ replicaOf: primary.url }));
     await eventually(
       async () =>
-        /slave0:.*state=online/.test(await client.info('replication')) ? true : undefined,
+        listedReplicas(await client.info('replication'))[0]?.state === 'online' ? true : undefined,
       10_000,
       'the replica in sync',
     );
@@ -123,8 +122,7 @@ describe('waiting for a replica to hold the writes', () => {
     try {
       // Time stands still: whatever was read is as fresh as can be.
       const wait = new ReplicaWait(writer, { clock: () => 0 });
-      const waitsThere = async () =>
-        Number(/cmdstat_wait:calls=(\d+)/.exec(await writer.info('commandstats'))?.[1] ?? 0);
+      const waitsThere = async () => commandCalls(await writer.info('commandstats'), 'wait');
       // No replica: not waited on.
       await writer.set('k', '1');
       await wait.held(['k']);
@@ -134,7 +132,9 @@ describe('waiting for a replica to hold the writes', () => {
       joined = await startPrivateRedis({ replicaOf: lone.url });
       await eventually(
         async () =>
-          /slave0:.*state=online/.test(await writer.info('replication')) ? true : undefined,
+          listedReplicas(await writer.info('replication'))[0]?.state === 'online'
+            ? true
+            : undefined,
         10_000,
         'the replica in sync',
       );
@@ -179,8 +179,7 @@ describe('waiting for a replica on a Redis Cluster', () => {
 
   /** WAITs each primary has run, by port. */
   const waitsOn = async (port: number) => {
-    const info = await ask(port, (c) => c.info('commandstats'));
-    return Number(/cmdstat_wait:calls=(\d+)/.exec(info)?.[1] ?? 0);
+    return commandCalls(await ask(port, (c) => c.info('commandstats')), 'wait');
   };
 
   beforeAll(async () => {

@@ -6,7 +6,14 @@ import { promisify } from 'node:util';
 import calculateSlot from 'cluster-key-slot';
 import { spawnOnFreePorts } from '../../src/infra/private-redis';
 import { eventually, type Harness } from './harness';
-import { ask, groupServerArgs, killAll, startHarnessOn } from './redis-topology';
+import {
+  ask,
+  commandCalls,
+  groupServerArgs,
+  killAll,
+  replicasCaughtUp,
+  startHarnessOn,
+} from './redis-topology';
 
 /** Three primaries with a replica each, every one a real redis-server on loopback. */
 export interface RedisClusterGroup {
@@ -153,13 +160,7 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
       async () => {
         for (const port of await primaries()) {
           const info = await ask(port, (c) => c.info('replication'));
-          const own = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-          // A replica still loading its first copy says state=wait_bgsave or send_bulk.
-          const replicas = [...info.matchAll(/slave\d+:.*state=(\w+),offset=(\d+)/g)];
-          const behind = replicas.some(
-            ([, state, offset]) => state !== 'online' || Number(offset) < own,
-          );
-          if (replicas.length === 0 || behind) return undefined;
+          if (!replicasCaughtUp(info)) return undefined;
         }
         return true;
       },
@@ -187,7 +188,7 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
       let total = 0;
       for (const port of await primaries()) {
         const info = await ask(port, (c) => c.info('commandstats'));
-        total += Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+        total += commandCalls(info, command);
       }
       return total;
     },

@@ -5,7 +5,15 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { spawnOnFreePorts } from '../../src/infra/private-redis';
 import { eventually, type Harness } from './harness';
-import { ask, groupServerArgs, killAll, startHarnessOn } from './redis-topology';
+import {
+  ask,
+  commandCalls,
+  groupServerArgs,
+  killAll,
+  listedReplicas,
+  replicasCaughtUp,
+  startHarnessOn,
+} from './redis-topology';
 
 const MASTER = 'mymaster';
 
@@ -136,7 +144,9 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
         const primary = await ask(await primaryPort(), (c) => c.info('replication')).catch(
           () => '',
         );
-        return new RegExp(`^slave\\d+:.*\\bport=${port},state=online\\b`, 'm').test(primary)
+        return listedReplicas(primary).some(
+          (replica) => replica.port === port && replica.state === 'online',
+        )
           ? true
           : undefined;
       },
@@ -148,20 +158,14 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     primaryPort,
     calls: async (command) => {
       const info = await ask(await primaryPort(), (c) => c.info('commandstats'));
-      return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+      return commandCalls(info, command);
     },
     synced: async () => {
       const port = await primaryPort();
       await eventually(
         async () => {
           const info = await ask(port, (c) => c.info('replication'));
-          const own = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-          // Every replica online (as the primary counts them) and caught up; one at least.
-          const replicas = [...info.matchAll(/^slave\d+:.*\bstate=(\w+),offset=(\d+)/gm)];
-          const behind = replicas.some(
-            ([, state, offset]) => state !== 'online' || Number(offset) < own,
-          );
-          return Number.isFinite(own) && replicas.length > 0 && !behind ? true : undefined;
+          return replicasCaughtUp(info) ? true : undefined;
         },
         10_000,
         'the replica to catch up',

@@ -15,6 +15,41 @@ export async function ask<T>(port: number, command: (client: Redis) => Promise<T
   }
 }
 
+/** How many times the server ran `command`, from its `INFO commandstats` answer. */
+export function commandCalls(commandstats: string, command: string): number {
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(commandstats)?.[1] ?? 0);
+}
+
+/** A replica as its primary's `INFO replication` lists it. */
+export interface ListedReplica {
+  port: number;
+  /** `online` once in sync; `wait_bgsave` or `send_bulk` while it takes its first copy. */
+  state: string;
+  offset: number;
+}
+
+/** The replicas a primary's `INFO replication` answer lists, in its order (slave0 first). */
+export function listedReplicas(replication: string): ListedReplica[] {
+  return [...replication.matchAll(/^slave\d+:(.*)$/gm)].map(([, fields = '']) => {
+    const field = (name: string) => new RegExp(`\\b${name}=([^,\\s]*)`).exec(fields)?.[1] ?? '';
+    return { port: Number(field('port')), state: field('state'), offset: Number(field('offset')) };
+  });
+}
+
+/**
+ * True when a primary's `INFO replication` lists a replica, and every one it lists is online (as
+ * the connector counts them: the primary's view, not the replica's) with all its writes.
+ */
+export function replicasCaughtUp(replication: string): boolean {
+  const own = Number(/^master_repl_offset:(\d+)/m.exec(replication)?.[1]);
+  const replicas = listedReplicas(replication);
+  return (
+    Number.isFinite(own) &&
+    replicas.length > 0 &&
+    replicas.every((replica) => replica.state === 'online' && replica.offset >= own)
+  );
+}
+
 /**
  * A redis-server of a group on loopback, as README's Redis section asks of a production one:
  * append-only, `noeviction`; its files named by its port in the group's folder.
