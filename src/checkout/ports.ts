@@ -108,6 +108,11 @@ export interface CheckoutStore {
   eventHandled(provider: string, eventId: string): Promise<boolean>;
   /** Remembers that a provider's webhook event was handled, so a duplicate changes nothing. */
   markEventHandled(provider: string, eventId: string): Promise<void>;
+  /**
+   * Whether a checkout is in the reconciler's line: something is left to do for it. One whose
+   * outcome the platform acknowledged, that was retired or whose delivery was parked is not.
+   */
+  inLine(checkoutId: string): Promise<boolean>;
   /** Takes a checkout off the reconciler's line (nothing left to do for it), with a note. */
   retire(checkoutId: string, note?: { field: 'cancelDropped'; value: string }): Promise<void>;
 }

@@ -3,9 +3,11 @@ import type { PaymentStatus } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
 import {
   isOpen,
+  isOutcome,
   notificationFor,
   type CheckoutOutcome,
   type CheckoutRecord,
+  type CheckoutState,
   type PaymentIncident,
 } from './checkout-record';
 import { followUpAfterOutcome } from './payment-incidents';
@@ -93,15 +95,13 @@ export async function recordOutcome(
   );
   if (!moved) {
     deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });
-    // The same outcome, settled by an earlier try that may have failed before its notification
-    // was queued (on a Cluster the two writes go to two nodes, and a failover can fall between
-    // them): it is queued again, a no-op when it is there, so this answer does not leave the
-    // finish or cancel to the reconciler's next pass. Another outcome queues nothing.
-    if (state === outcome && options.notify !== false) {
-      await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
-    }
-    // What settled it may have been written on this connection a moment ago: held first too.
-    await deps.replication.held('shop-data', 'notification-queue');
+    // The same outcome may be a retry of the try that recorded it: its notification is queued
+    // again (where it is to be sent). Another outcome queues nothing.
+    await notifyRecordedOutcome(
+      deps,
+      record.checkoutId,
+      state === outcome && options.notify !== false ? state : undefined,
+    );
     return false;
   }
   deps.log.info('checkout outcome recorded', {
@@ -120,15 +120,43 @@ export async function recordOutcome(
 }
 
 /**
+ * A checkout found with its outcome recorded, by a caller that will tell someone (a webhook's
+ * answer, the customer's page): its finish or cancel is queued again, a no-op while its job
+ * exists, if it still waits in the reconciler's line (not acknowledged by the platform, retired
+ * or parked: delivery checks the record again anyway); then what the caller read, and what this
+ * queued, is held by a replica before the caller answers. The try that recorded the outcome may
+ * have failed before it queued the notification (on a Cluster the record and the queue live on
+ * two nodes, and a failover can fall between the two writes), and been answered with an error:
+ * its retry (the provider's webhook again, the customer's Pay again or return to the shop) puts
+ * that right at once, not at the reconciler's next pass. `state` undefined queues nothing.
+ */
+export async function notifyRecordedOutcome(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  state: CheckoutState | undefined,
+): Promise<void> {
+  if (state !== undefined && isOutcome(state) && (await deps.store.inLine(checkoutId))) {
+    await deps.jobs.notify({ checkoutId, kind: notificationFor(state) });
+  }
+  // What settled it may have been written on this connection a moment ago: held first too.
+  await deps.replication.held('shop-data', 'notification-queue');
+}
+
+/**
  * Asks the provider for the truth about a checkout and applies it. A webhook, a redirect or
  * a sandbox button is only a hint that it is worth asking. A checkout already closed (its
- * outcome is sticky) is not asked about: nothing the provider says could change it.
+ * outcome is sticky) is not asked about: nothing the provider says could change it; its
+ * notification is seen queued (`notifyRecordedOutcome`).
  */
 export async function syncFromProvider(
   deps: CheckoutDeps,
   record: CheckoutRecord,
 ): Promise<CheckoutRecord> {
-  if (!record.providerRef || !isOpen(record.state)) return record;
+  if (!isOpen(record.state)) {
+    await notifyRecordedOutcome(deps, record.checkoutId, record.state);
+    return record;
+  }
+  if (!record.providerRef) return record;
   const status = await deps.provider.getStatus({
     providerRef: record.providerRef,
     checkoutId: record.checkoutId,
@@ -173,6 +201,7 @@ export async function learnFromProvider(
   record: CheckoutRecord,
 ): Promise<{ record: CheckoutRecord; incident?: PaymentIncident }> {
   if (isOpen(record.state)) return { record: await syncFromProvider(deps, record) };
+  await notifyRecordedOutcome(deps, record.checkoutId, record.state);
   const incident = await followUpAfterOutcome(deps, record);
   return incident ? { record, incident } : { record };
 }

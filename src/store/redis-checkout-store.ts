@@ -238,6 +238,10 @@ export class RedisCheckoutStore implements CheckoutStore {
     await this.redis.zadd(this.keys.due, 'XX', ...pairs);
   }
 
+  async inLine(checkoutId: string): Promise<boolean> {
+    return (await this.redis.zscore(this.keys.due, checkoutId)) !== null;
+  }
+
   async reconcileBacklog(now: Date): Promise<{ due: number; oldestDueAt: Date | undefined }> {
     const [due, first] = await Promise.all([
       this.redis.zcount(this.keys.due, '-inf', now.getTime()),

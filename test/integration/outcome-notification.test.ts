@@ -1,7 +1,10 @@
-import { recordOutcome } from '../../src/checkout/settle-checkout';
+import { handleProviderWebhook } from '../../src/checkout/handle-provider-webhook';
+import { produceCheckout } from '../../src/checkout/produce-checkout';
+import { requestCheckout } from '../../src/checkout/request-checkout';
+import { recordOutcome, syncCheckout, syncFromProvider } from '../../src/checkout/settle-checkout';
 import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
 import { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
-import { useCaseSuite } from '../support/checkout-deps';
+import { sandboxWith, useCaseSuite } from '../support/checkout-deps';
 import { startTestRedis } from '../support/redis-server';
 
 /*
@@ -14,6 +17,108 @@ import { startTestRedis } from '../support/redis-server';
  */
 describe('an outcome whose notification failed to be queued', () => {
   const suite = useCaseSuite();
+
+  /** The use cases' deps with the queues on a Redis of their own, which the test stops. */
+  async function withQueuesApart(
+    test: (apart: {
+      deps: typeof suite.world.deps;
+      jobs: BullmqCheckoutJobs;
+      stopQueues(): Promise<void>;
+      startQueues(): Promise<void>;
+    }) => Promise<void>,
+  ): Promise<void> {
+    const queues = await startTestRedis({ private: true });
+    const connection = createRedis(queues.url, 'producer', 'queues');
+    connection.on('error', () => undefined);
+    const jobs = new BullmqCheckoutJobs(connection, suite.world.prefix, { notifyMaxAttempts: 3 });
+    try {
+      await test({
+        deps: { ...suite.world.deps, jobs: jobs.forShop('default') },
+        jobs,
+        stopQueues: () => queues.stop(),
+        startQueues: async () => {
+          await queues.start();
+          expect(await waitForRedis(connection, 10_000)).toBe(true);
+        },
+      });
+    } finally {
+      await jobs.close();
+      await closeRedis(connection);
+      await queues.close();
+    }
+  }
+
+  it('is queued by the retried Pay, webhook or return that finds the checkout paid', async () => {
+    await withQueuesApart(async ({ deps, jobs, stopQueues, startQueues }) => {
+      const webhookEvent = { eventId: 'evt_retried', checkoutId: '' };
+      const hooked = {
+        ...deps,
+        provider: sandboxWith(suite.world.sandbox, {
+          parseWebhook: async () => webhookEvent,
+        }),
+      };
+      const [byPay, byWebhook, byReturn] = [
+        await suite.checkout(),
+        await suite.checkout(),
+        await suite.checkout(),
+      ];
+      webhookEvent.checkoutId = byWebhook;
+      const webhook = () =>
+        handleProviderWebhook(hooked, { headers: {}, query: {}, rawBody: Buffer.from('{}') });
+
+      // Each first try records the outcome and fails to queue its finish: the queues are away.
+      await stopQueues();
+      for (const checkoutId of [byPay, byWebhook, byReturn]) {
+        await suite.world.sandbox.settle(checkoutId, 'paid');
+      }
+      await expect(syncCheckout(deps, byPay)).rejects.toThrow();
+      await expect(webhook()).rejects.toThrow();
+      await expect(syncCheckout(deps, byReturn)).rejects.toThrow();
+      for (const checkoutId of [byPay, byWebhook, byReturn]) {
+        expect((await deps.store.get(checkoutId))?.state).toBe('paid');
+      }
+      await startQueues();
+
+      // The retries: the customer's Pay again (the sandbox page's hint), the provider's webhook
+      // again, the customer's return to the shop.
+      await syncCheckout(deps, byPay);
+      expect(await webhook()).toMatchObject({ kind: 'synced', state: 'paid' });
+      const returned = await deps.store.get(byReturn);
+      if (!returned) throw new Error('no record');
+      expect((await syncFromProvider(deps, returned)).state).toBe('paid');
+
+      for (const checkoutId of [byPay, byWebhook, byReturn]) {
+        const finish = await jobs.notificationQueue.getJob(`finish-${checkoutId}`);
+        expect({ checkoutId, data: finish?.data }).toMatchObject({
+          checkoutId,
+          data: { checkoutId, kind: 'finish' },
+        });
+      }
+      expect(await jobs.notificationQueue.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(
+        3,
+      );
+    });
+  }, 60_000);
+
+  it('is not queued for a checkout that leaves nothing to report', async () => {
+    await withQueuesApart(async ({ deps, jobs }) => {
+      // A service the platform does not know: the checkout fails, and no cancel is to be sent.
+      const answer = await requestCheckout(deps, 999_999);
+      if (answer.kind !== 'accepted') throw new Error(`checkout refused: ${answer.kind}`);
+      expect(await produceCheckout(deps, answer.checkoutId, answer.checkoutId)).toBe(
+        'unknown_service',
+      );
+      const failed = await deps.store.get(answer.checkoutId);
+      expect(failed?.state).toBe('failed');
+      if (!failed) throw new Error('no record');
+
+      // A hint about it later (the customer on the return page) queues nothing either.
+      expect((await syncFromProvider(deps, failed)).state).toBe('failed');
+      expect(await jobs.notificationQueue.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(
+        0,
+      );
+    });
+  }, 60_000);
 
   it('is queued by the retry that finds the outcome settled, once, and never for another outcome', async () => {
     const queues = await startTestRedis({ private: true });
