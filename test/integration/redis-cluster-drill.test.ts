@@ -1,7 +1,7 @@
 import { queuePrefix, shopTag } from '../../src/infra/keyspace';
 import { QUEUES } from '../../src/jobs/queue-names';
 import type { Harness } from '../support/harness';
-import { drillServices, runFailoverDrill } from '../support/failover-drill';
+import { DRILL_ENV, drillServices, runFailoverDrill } from '../support/failover-drill';
 import { startHarnessOnCluster, type RedisClusterGroup } from '../support/redis-cluster';
 
 /*
@@ -20,6 +20,7 @@ describe('a Redis Cluster failover drill', () => {
 
   beforeAll(async () => {
     ({ cluster, h, stop } = await startHarnessOnCluster({
+      env: DRILL_ENV,
       simulator: { serviceCount: drillServices(FAILOVERS).length + FAILOVERS },
       start: { produceBackoffMs: 100 },
     }));

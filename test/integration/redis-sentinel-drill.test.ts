@@ -1,5 +1,5 @@
 import type { Harness } from '../support/harness';
-import { drillServices, runFailoverDrill } from '../support/failover-drill';
+import { DRILL_ENV, drillServices, runFailoverDrill } from '../support/failover-drill';
 import { startHarnessOnSentinel, type SentinelGroup } from '../support/redis-sentinel';
 
 /*
@@ -17,6 +17,7 @@ describe('a Sentinel failover drill', () => {
 
   beforeAll(async () => {
     ({ group, h, stop } = await startHarnessOnSentinel({
+      env: DRILL_ENV,
       simulator: { serviceCount: drillServices(FAILOVERS).length + FAILOVERS },
       start: { produceBackoffMs: 100 },
     }));
