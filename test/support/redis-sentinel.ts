@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -16,6 +16,9 @@ import {
 } from './redis-topology';
 
 const MASTER = 'mymaster';
+
+/** How long a restarted server may take to be a replica again (see `rejoined`). */
+const REJOIN_DEADLINE_MS = 60_000;
 
 /** A primary with a replica and three Sentinels, each a real redis-server on loopback. */
 export interface SentinelGroup {
@@ -59,7 +62,10 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-sentinel-'));
   const servers = new Map<number, ChildProcess>();
   const sentinels: ChildProcess[] = [];
-  const serverArgs = (port: number) => groupServerArgs(dir, port);
+  const serverArgs = (port: number) => [
+    ...groupServerArgs(dir, port),
+    ...['--logfile', path.join(dir, `log-${port}.log`)],
+  ];
   const taken = new Set<number>();
   const serverOn = async (...replicaOf: string[]): Promise<number> => {
     const { ports, child } = await spawnOnFreePorts(
@@ -88,6 +94,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
               `port ${port}`,
               'bind 127.0.0.1',
               `dir ${dir}`,
+              `logfile ${path.join(dir, `sentinel-${port}.log`)}`,
               `sentinel monitor ${MASTER} 127.0.0.1 ${primary} 2`,
               `sentinel down-after-milliseconds ${MASTER} 1000`,
               `sentinel failover-timeout ${MASTER} 5000`,
@@ -136,23 +143,43 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
   };
   // Rejoined as the primary sees it too: the replica says its link is up a moment before the
   // primary marks it online, and the connector waits only on replicas the primary calls online.
-  const rejoined = (port: number) =>
-    eventually(
+  const rejoined = async (port: number) => {
+    // What was seen last, for the message of a rejoin that does not come.
+    let seen = 'nothing yet';
+    await eventually(
       async () => {
-        const info = await ask(port, (c) => c.info('replication')).catch(() => '');
-        if (!/role:slave/.test(info) || !/master_link_status:up/.test(info)) return undefined;
-        const primary = await ask(await primaryPort(), (c) => c.info('replication')).catch(
-          () => '',
+        const info = await ask(port, (c) => c.info('replication')).catch(
+          (error: unknown) => `unanswered: ${String(error)}`,
         );
-        return listedReplicas(primary).some(
-          (replica) => replica.port === port && replica.state === 'online',
-        )
+        const own = `${port}: ${/role:\w+/.exec(info)?.[0] ?? info}, ${/master_port:\d+/.exec(info)?.[0] ?? ''} ${/master_link_status:\w+/.exec(info)?.[0] ?? ''}`;
+        if (!/role:slave/.test(info) || !/master_link_status:up/.test(info)) {
+          seen = own;
+          return undefined;
+        }
+        const primaryNow = await primaryPort();
+        const primary = await ask(primaryNow, (c) => c.info('replication')).catch(() => '');
+        const listed = listedReplicas(primary);
+        seen = `${own}; the primary ${primaryNow} lists ${JSON.stringify(listed)}`;
+        return listed.some((replica) => replica.port === port && replica.state === 'online')
           ? true
           : undefined;
       },
-      30_000,
+      // The Sentinels turn a restarted primary into a replica some 10 s after it is back (they
+      // wait 8 s for news of another failover), and a Sentinel in TILT mode (its timer late by
+      // more than 2 s: a machine that stalled) acts on nothing for 30 s.
+      REJOIN_DEADLINE_MS,
       `the server on ${port} to rejoin as a replica`,
-    );
+    ).catch((error: unknown) => {
+      const tilts = sentinelPorts.flatMap((sentinel) =>
+        readFileSync(path.join(dir, `sentinel-${sentinel}.log`), 'utf8')
+          .split('\n')
+          .filter((line) => /[+-]tilt/.test(line)),
+      );
+      throw new Error(
+        `${String(error)} (last seen: ${seen}; the Sentinels' TILT: ${tilts.join(' | ') || 'none'})`,
+      );
+    });
+  };
   return {
     url: `redis+sentinel://${sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',')}/${MASTER}`,
     primaryPort,
@@ -216,7 +243,8 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
       ),
     close: async () => {
       await killAll([...sentinels, ...servers.values()]);
-      rmSync(dir, { recursive: true, force: true });
+      // KEEP_SENTINEL_DIR=1 keeps the logs (log-<port>.log, sentinel-<port>.log) for a look.
+      if (!process.env.KEEP_SENTINEL_DIR) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
