@@ -1,6 +1,6 @@
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen } from './checkout-record';
-import { recordOutcome, syncFromProvider } from './settle-checkout';
+import { notifyRecordedOutcome, recordOutcome, syncFromProvider } from './settle-checkout';
 
 /** How long to look again at a payment still processing at its expiry (Pix, boleto). */
 export const PROCESSING_RECHECK_MS = 60 * 60_000;
@@ -15,7 +15,12 @@ export async function expireCheckout(
   checkoutId: string,
 ): Promise<'expired' | 'settled' | 'recheck' | 'closed'> {
   const record = await deps.store.get(checkoutId);
-  if (!record || !isOpen(record.state)) return 'closed';
+  if (!record) return 'closed';
+  if (!isOpen(record.state)) {
+    // Perhaps closed by this job's earlier try, which failed before it queued the cancel.
+    await notifyRecordedOutcome(deps, checkoutId, record.state);
+    return 'closed';
+  }
   if (!record.providerRef) {
     await recordOutcome(deps, record, 'failed', { reason: 'checkout was never produced' });
     return 'expired';

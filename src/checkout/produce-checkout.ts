@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen, type CheckoutRecord } from './checkout-record';
-import { recordOutcome } from './settle-checkout';
+import { notifyRecordedOutcome, recordOutcome } from './settle-checkout';
 
 export type ProduceResult =
   'url_sent' | 'closed' | 'unknown_service' | 'nothing_to_charge' | 'missing';
@@ -18,7 +18,11 @@ export async function produceCheckout(
 ): Promise<ProduceResult> {
   const record = await deps.store.get(checkoutId);
   if (!record) return 'missing';
-  if (!isOpen(record.state)) return 'closed';
+  if (!isOpen(record.state)) {
+    // Perhaps closed by this job's earlier try, which failed before it queued the cancel.
+    await notifyRecordedOutcome(deps, checkoutId, record.state);
+    return 'closed';
+  }
   let current: CheckoutRecord = record;
   if (!current.url) {
     const lookup = await deps.platform.getService(record.serviceId);

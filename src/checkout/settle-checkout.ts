@@ -120,15 +120,16 @@ export async function recordOutcome(
 }
 
 /**
- * A checkout found with its outcome recorded, by a caller that will tell someone (a webhook's
- * answer, the customer's page): its finish or cancel is queued again, a no-op while its job
- * exists, if it still waits in the reconciler's line (not acknowledged by the platform, retired
- * or parked: delivery checks the record again anyway); then what the caller read, and what this
- * queued, is held by a replica before the caller answers. The try that recorded the outcome may
- * have failed before it queued the notification (on a Cluster the record and the queue live on
- * two nodes, and a failover can fall between the two writes), and been answered with an error:
- * its retry (the provider's webhook again, the customer's Pay again or return to the shop) puts
- * that right at once, not at the reconciler's next pass. `state` undefined queues nothing.
+ * A checkout found with its outcome recorded, by a caller that will tell someone or finish a job
+ * (a webhook's answer, the customer's page, an expiry or produce job): its finish or cancel is
+ * queued again, a no-op while its job exists, if it still waits in the reconciler's line (not
+ * acknowledged by the platform, retired or parked: delivery checks the record again anyway);
+ * then what the caller read, and what this queued, is held by a replica before the caller goes
+ * on. The try that recorded the outcome may have failed before it queued the notification (on a
+ * Cluster the record and the queue live on two nodes, and a failover can fall between the two
+ * writes), and been answered with an error: its retry (the provider's webhook again, the
+ * customer's Pay again or return to the shop, the job's next attempt) puts that right at once,
+ * not at the reconciler's next pass. `state` undefined queues nothing.
  */
 export async function notifyRecordedOutcome(
   deps: CheckoutDeps,

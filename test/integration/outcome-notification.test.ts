@@ -1,3 +1,4 @@
+import { expireCheckout } from '../../src/checkout/expire-checkout';
 import { handleProviderWebhook } from '../../src/checkout/handle-provider-webhook';
 import { produceCheckout } from '../../src/checkout/produce-checkout';
 import { requestCheckout } from '../../src/checkout/request-checkout';
@@ -97,6 +98,37 @@ describe('an outcome whose notification failed to be queued', () => {
       expect(await jobs.notificationQueue.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(
         3,
       );
+    });
+  }, 60_000);
+
+  it('is queued by the retried job that recorded a cancel: an expiry, a produce with nothing to charge', async () => {
+    await withQueuesApart(async ({ deps, jobs, stopQueues, startQueues }) => {
+      const expiring = await suite.checkout();
+      // A service whose quote has nothing to charge: its checkout fails, and is cancelled.
+      const free = 1025;
+      suite.platform.simulator.state.override(free, { detail: { id: free, labour: null } });
+      const answer = await requestCheckout(deps, free);
+      if (answer.kind !== 'accepted') throw new Error(`checkout refused: ${answer.kind}`);
+      suite.world.advance(3_600_000 + 1000);
+
+      // Each first try records the outcome and fails to queue its cancel: the queues are away.
+      await stopQueues();
+      await expect(expireCheckout(deps, expiring)).rejects.toThrow();
+      await expect(produceCheckout(deps, answer.checkoutId, answer.checkoutId)).rejects.toThrow();
+      expect((await deps.store.get(expiring))?.state).toBe('expired');
+      expect((await deps.store.get(answer.checkoutId))?.state).toBe('failed');
+      await startQueues();
+
+      // The jobs' retries find the checkouts closed, and queue their cancels.
+      expect(await expireCheckout(deps, expiring)).toBe('closed');
+      expect(await produceCheckout(deps, answer.checkoutId, answer.checkoutId)).toBe('closed');
+      for (const checkoutId of [expiring, answer.checkoutId]) {
+        const cancel = await jobs.notificationQueue.getJob(`cancel-${checkoutId}`);
+        expect({ checkoutId, data: cancel?.data }).toMatchObject({
+          checkoutId,
+          data: { checkoutId, kind: 'cancel' },
+        });
+      }
     });
   }, 60_000);
 
