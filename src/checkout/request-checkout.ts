@@ -1,5 +1,6 @@
 import type { CheckoutDeps } from './checkout-deps';
 import type { CheckoutRecord } from './checkout-record';
+import { notifyRecordedOutcome } from './settle-checkout';
 
 export type RequestCheckoutResult =
   | { kind: 'accepted'; checkoutId: string; repeat: boolean }
@@ -28,6 +29,9 @@ export async function requestCheckout(
       serviceId,
       checkoutId: record.checkoutId,
     });
+    // The platform asking means it has not heard of the payment: the finish, if it still waits
+    // to be sent, is queued again (its first queueing may have failed).
+    await notifyRecordedOutcome(deps, record.checkoutId, record.state);
     return { kind: 'already_paid', checkout: record };
   }
   // While the URL is still being made or sent, the same job id dedupes the request (the URL on

@@ -49,7 +49,7 @@ describe('an outcome whose notification failed to be queued', () => {
     }
   }
 
-  it('is queued by the retried Pay, webhook or return that finds the checkout paid', async () => {
+  it('is queued by the retried Pay, webhook or return, or the platform asking again, that finds the checkout paid', async () => {
     await withQueuesApart(async ({ deps, jobs, stopQueues, startQueues }) => {
       const webhookEvent = { eventId: 'evt_retried', checkoutId: '' };
       const hooked = {
@@ -58,7 +58,8 @@ describe('an outcome whose notification failed to be queued', () => {
           parseWebhook: async () => webhookEvent,
         }),
       };
-      const [byPay, byWebhook, byReturn] = [
+      const [byPay, byWebhook, byReturn, byRequest] = [
+        await suite.checkout(),
         await suite.checkout(),
         await suite.checkout(),
         await suite.checkout(),
@@ -69,13 +70,14 @@ describe('an outcome whose notification failed to be queued', () => {
 
       // Each first try records the outcome and fails to queue its finish: the queues are away.
       await stopQueues();
-      for (const checkoutId of [byPay, byWebhook, byReturn]) {
+      for (const checkoutId of [byPay, byWebhook, byReturn, byRequest]) {
         await suite.world.sandbox.settle(checkoutId, 'paid');
       }
       await expect(syncCheckout(deps, byPay)).rejects.toThrow();
+      await expect(syncCheckout(deps, byRequest)).rejects.toThrow();
       await expect(webhook()).rejects.toThrow();
       await expect(syncCheckout(deps, byReturn)).rejects.toThrow();
-      for (const checkoutId of [byPay, byWebhook, byReturn]) {
+      for (const checkoutId of [byPay, byWebhook, byReturn, byRequest]) {
         expect((await deps.store.get(checkoutId))?.state).toBe('paid');
       }
       await startQueues();
@@ -87,8 +89,14 @@ describe('an outcome whose notification failed to be queued', () => {
       const returned = await deps.store.get(byReturn);
       if (!returned) throw new Error('no record');
       expect((await syncFromProvider(deps, returned)).state).toBe('paid');
+      // The platform, not told, asks for a checkout of the service again.
+      const unheard = await deps.store.get(byRequest);
+      if (!unheard) throw new Error('no record');
+      expect(await requestCheckout(deps, unheard.serviceId)).toMatchObject({
+        kind: 'already_paid',
+      });
 
-      for (const checkoutId of [byPay, byWebhook, byReturn]) {
+      for (const checkoutId of [byPay, byWebhook, byReturn, byRequest]) {
         const finish = await jobs.notificationQueue.getJob(`finish-${checkoutId}`);
         expect({ checkoutId, data: finish?.data }).toMatchObject({
           checkoutId,
@@ -96,7 +104,7 @@ describe('an outcome whose notification failed to be queued', () => {
         });
       }
       expect(await jobs.notificationQueue.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(
-        3,
+        4,
       );
     });
   }, 60_000);
