@@ -161,22 +161,16 @@ describe('an outcome whose notification failed to be queued', () => {
   }, 60_000);
 
   it('is queued by the retry that finds the outcome settled, once, and never for another outcome', async () => {
-    const queues = await startTestRedis({ private: true });
-    const connection = createRedis(queues.url, 'producer', 'queues');
-    connection.on('error', () => undefined);
-    const jobs = new BullmqCheckoutJobs(connection, suite.world.prefix, { notifyMaxAttempts: 3 });
-    try {
-      const deps = { ...suite.world.deps, jobs: jobs.forShop('default') };
+    await withQueuesApart(async ({ deps, jobs, stopQueues, startQueues }) => {
       const checkoutId = await suite.checkout();
       const record = await deps.store.get(checkoutId);
       if (!record) throw new Error('no record');
 
-      await queues.stop();
+      await stopQueues();
       await expect(recordOutcome(deps, record, 'paid', {})).rejects.toThrow();
       expect((await deps.store.get(checkoutId))?.state).toBe('paid');
 
-      await queues.start();
-      expect(await waitForRedis(connection, 10_000)).toBe(true);
+      await startQueues();
       // The retry: already settled, and the finish is queued now.
       expect(await recordOutcome(deps, record, 'paid', {})).toBe(false);
       const finish = await jobs.notificationQueue.getJob(`finish-${checkoutId}`);
@@ -184,13 +178,10 @@ describe('an outcome whose notification failed to be queued', () => {
       // Again: the same job, not a second one; a late decline queues no cancel.
       expect(await recordOutcome(deps, record, 'paid', {})).toBe(false);
       expect(await recordOutcome(deps, record, 'declined', {})).toBe(false);
-      const counts = await jobs.notificationQueue.getJobCounts('waiting', 'delayed', 'active');
-      expect(Object.values(counts).reduce((sum, n) => sum + n, 0)).toBe(1);
+      expect(await jobs.notificationQueue.getJobCountByTypes('waiting', 'delayed', 'active')).toBe(
+        1,
+      );
       expect(await jobs.notificationQueue.getJob(`cancel-${checkoutId}`)).toBeUndefined();
-    } finally {
-      await jobs.close();
-      await closeRedis(connection);
-      await queues.close();
-    }
+    });
   }, 60_000);
 });
