@@ -179,14 +179,18 @@ export function shopsCommand(io: CliIo): Command {
   command
     .command('rotate-token <id>')
     .description('a new route token, printed once; the previous one works for 24 hours more')
-    .action(async (id: string) => {
-      const rotated = await withAdmin(true, (admin) => admin.rotateToken(id, cliActor(io.env)));
+    .option('--revoke-previous', 'the previous token stops working at once (a leaked token)')
+    .action(async (id: string, options: { revokePrevious?: boolean }) => {
+      const rotated = await withAdmin(true, (admin) =>
+        admin.rotateToken(id, cliActor(io.env), { revokePrevious: options.revokePrevious }),
+      );
+      const until = rotated.previous_token_valid_until;
       await write(
         io.stdout,
         [
           `checkout route: ${rotated.checkout_route.url}`,
           `route token:    ${rotated.checkout_route.token}`,
-          `                (shown once; the previous token works until ${rotated.previous_token_valid_until})`,
+          `                (shown once; ${until ? `the previous token works until ${until}` : 'the previous token no longer works'})`,
           '',
         ].join('\n'),
       );
@@ -213,7 +217,7 @@ export function shopsCommand(io: CliIo): Command {
     .command('remove <id>')
     .description('remove a shop and its secrets (refused while it has open work)')
     .action(async (id: string) => {
-      await withAdmin(false, (admin) => admin.remove(id, cliActor(io.env)));
+      await withAdmin(false, (admin) => admin.remove(id));
       await write(io.stdout, `removed shop ${id}\n`);
     });
 

@@ -11,6 +11,14 @@ export interface CheckoutShop {
 
 const SHOP_ROUTE = new RegExp(`^/shops/(${SHOP_ID_PATTERN.source.slice(1, -1)})/checkout$`);
 
+/** Where the entry finds a shop: as this process last saw it, and as it is stored now. */
+export interface CheckoutShops {
+  /** Without a read: for the rate limiter and the front door's choice, never for an answer. */
+  cached(shop: string): CheckoutShop | undefined;
+  /** As stored now (one read): a change made by any process is honoured at once. */
+  current(shop: string): Promise<CheckoutShop | undefined>;
+}
+
 /**
  * The one place that says which shop a checkout call is for and whether its token opens it:
  * the front door and the Express route both ask it. The env shop's route is
@@ -19,7 +27,7 @@ const SHOP_ROUTE = new RegExp(`^/shops/(${SHOP_ID_PATTERN.source.slice(1, -1)})/
  */
 export class CheckoutEntry {
   constructor(
-    private readonly find: (shop: string) => CheckoutShop | undefined,
+    private readonly shops: CheckoutShops,
     /** CHECKOUT_ROUTE_PATH when there is an env shop. */
     readonly envPath: string | undefined,
   ) {}
@@ -31,21 +39,26 @@ export class CheckoutEntry {
     return shop === ENV_SHOP_ID ? undefined : shop;
   }
 
-  /** Whether `token` opens the shop's route (for the rate limiter: the platform never counts). */
+  /**
+   * Whether `token` opens the shop's route as this process last saw it: for the rate limiter (the
+   * platform never counts) and the front door's choice of taking a call. The answer comes from
+   * `open`, which reads the shop as it is now.
+   */
   opens(shop: string | undefined, token: string | undefined): boolean {
     if (shop === undefined || token === undefined) return false;
-    return this.find(shop)?.tokenMatches(token) === true;
+    const found = this.shops.cached(shop);
+    return found?.enabled === true && found.tokenMatches(token);
   }
 
   /** The shop's collaborators once the token opens its route; else UNAUTHORIZED or SHOP_DISABLED. */
-  open(shop: string | undefined, token: string | undefined): CheckoutDeps {
+  async open(shop: string | undefined, token: string | undefined): Promise<CheckoutDeps> {
     if (token === undefined) {
       throw new AppError(
         'UNAUTHORIZED',
         'A token is required: Authorization: Bearer, X-Api-Key or ?token=.',
       );
     }
-    const found = shop === undefined ? undefined : this.find(shop);
+    const found = shop === undefined ? undefined : await this.shops.current(shop);
     if (!found?.tokenMatches(token)) throw new AppError('UNAUTHORIZED', 'The token is not valid.');
     if (!found.enabled) {
       throw new AppError('SHOP_DISABLED', `Shop ${shop} is disabled: it takes no new checkout.`);

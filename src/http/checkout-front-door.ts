@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { AppError } from '../errors';
 import { runWithLogContext } from '../infra/log-context';
 import type { Logger } from '../infra/logger';
@@ -77,11 +76,12 @@ export function checkoutFrontDoor(options: {
   const handle = async (
     req: IncomingMessage,
     res: ServerResponse,
-    deps: CheckoutDeps,
-    at: { id: string; started: bigint; path: string; route: string },
+    at: { id: string; started: bigint; path: string; route: string; shop: string },
   ) => {
     const { id, started, path, route } = at;
     try {
+      // The shop as it is stored now: a token revoked or a shop removed a moment ago is refused.
+      const deps = await entry.open(at.shop, headerToken(req.headers));
       const text = (await readBody(req)).toString('utf8');
       // As express.json: an empty body is no body (service_id is then missing), not bad JSON.
       let body: unknown = {};
@@ -135,13 +135,9 @@ export function checkoutFrontDoor(options: {
     ) {
       return false;
     }
-    let deps: CheckoutDeps;
-    try {
-      deps = entry.open(shop, headerToken(headers));
-    } catch {
-      // A wrong token, an unknown or disabled shop: Express answers it (and counts it).
-      return false;
-    }
+    // A wrong token, an unknown or disabled shop as this process last saw it: Express answers it
+    // (and the rate limiter counts it). Whatever the door takes, it checks again as stored now.
+    if (!entry.opens(shop, headerToken(headers))) return false;
     const route = path === entry.envPath ? path : SHOP_CHECKOUT_ROUTE;
     const started = process.hrtime.bigint();
     const given = headers['x-request-id'];
@@ -149,7 +145,7 @@ export function checkoutFrontDoor(options: {
       typeof given === 'string' && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
     runWithLogContext(
       { requestId: id, shop },
-      () => void handle(req, res, deps, { id, started, path, route }),
+      () => void handle(req, res, { id, started, path, route, shop }),
     );
     return true;
   };

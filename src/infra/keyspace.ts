@@ -2,7 +2,9 @@
  * Every Redis key of the connector, in one place. Each key carries a hash tag (the part in
  * braces, which alone decides a key's slot on a Redis Cluster) that begins with QUEUE_PREFIX:
  *
- *   {P:shop:<shop>}:...     a shop's checkouts, sandbox payments, sync ledger and breaker:
+ *   {P:shop:<scope>}:...    a shop's checkouts, sandbox payments and sync ledger (scope: the
+ *                           shop's id, `.<incarnation>` after it for a shop added since
+ *                           incarnations exist), and under the id alone its breaker:
  *                           every script, MULTI and pipeline of the store touches one shop's
  *                           keys only
  *   {P:queue:<queue>}:<queue>:...   BullMQ's keys of one queue (its prefix is the tag)
@@ -13,9 +15,11 @@
  * `connector migrate` (src/store/layout-migration.ts).
  */
 
-/** The hash tag of one shop's data. */
-export function shopTag(prefix: string, shop: string): string {
-  return `{${prefix}:shop:${shop}}`;
+export { shopScope } from '../shops/shop-id';
+
+/** The hash tag of one shop's data; `scope` is its id or `shopScope(id, incarnation)`. */
+export function shopTag(prefix: string, scope: string): string {
+  return `{${prefix}:shop:${scope}}`;
 }
 
 /** The BullMQ prefix of one queue: its keys are `{P:queue:<name>}:<name>:...`. */
@@ -51,7 +55,10 @@ export function syncLedgerKey(prefix: string, shop: string): string {
   return `${shopTag(prefix, shop)}:sync-fp`;
 }
 
-/** A shop's circuit breaker (src/store/redis-shop-breaker.ts): one hash. */
+/**
+ * A shop's circuit breaker (src/store/redis-shop-breaker.ts): one hash, under the shop's id
+ * whatever its incarnation (the state of its platform account; deleted with the shop).
+ */
 export function breakerKey(prefix: string, shop: string): string {
   return `${shopTag(prefix, shop)}:breaker`;
 }

@@ -20,6 +20,12 @@ import {
 
 const DAY_S = 86_400;
 
+/** Whose a job is: the shop's id, and its incarnation when it has one. */
+export interface JobShop {
+  shop: string;
+  incarnation?: string;
+}
+
 /** Event streams are trimmed, so Redis memory stays bounded however long the connector runs. */
 export const EVENT_STREAMS = { events: { maxLen: 10_000 } };
 
@@ -60,19 +66,23 @@ export class BullmqCheckoutJobs {
     this.queues = [this.checkoutQueue, this.notificationQueue];
   }
 
-  /** The queues as one shop's use cases see them: every job they add names that shop. */
-  forShop(shop: string): CheckoutJobs {
+  /**
+   * The queues as one shop's use cases see them: every job they add names that shop, and its
+   * incarnation ('' for none), so no other shop of that id ever acts on it.
+   */
+  forShop(shop: string, incarnation = ''): CheckoutJobs {
+    const of: JobShop = incarnation === '' ? { shop } : { shop, incarnation };
     return {
-      produce: (checkoutId, jobKey) => this.produce(shop, checkoutId, jobKey),
-      scheduleExpiry: (checkoutId, at) => this.scheduleExpiry(shop, checkoutId, at),
-      scheduleExpiries: (expiries) => this.scheduleExpiries(shop, expiries),
-      notify: (notification) => this.notify(shop, notification),
+      produce: (checkoutId, jobKey) => this.produce(of, checkoutId, jobKey),
+      scheduleExpiry: (checkoutId, at) => this.scheduleExpiry(of, checkoutId, at),
+      scheduleExpiries: (expiries) => this.scheduleExpiries(of, expiries),
+      notify: (notification) => this.notify(of, notification),
     };
   }
 
-  async produce(shop: string, checkoutId: string, jobKey: string): Promise<void> {
+  async produce(shop: JobShop, checkoutId: string, jobKey: string): Promise<void> {
     const data: ProduceJob = {
-      shop,
+      ...shop,
       checkoutId,
       jobKey,
       requestId: currentLogContext().requestId,
@@ -85,13 +95,13 @@ export class BullmqCheckoutJobs {
     });
   }
 
-  async scheduleExpiry(shop: string, checkoutId: string, at: Date): Promise<void> {
+  async scheduleExpiry(shop: JobShop, checkoutId: string, at: Date): Promise<void> {
     const job = expireJob(shop, checkoutId, at);
     await this.checkoutQueue.add(job.name, job.data, job.opts);
   }
 
   async scheduleExpiries(
-    shop: string,
+    shop: JobShop,
     expiries: ReadonlyArray<{ checkoutId: string; at: Date }>,
   ): Promise<void> {
     if (expiries.length === 0) return;
@@ -99,9 +109,9 @@ export class BullmqCheckoutJobs {
     await this.checkoutQueue.addBulk(expiries.map((e) => expireJob(shop, e.checkoutId, e.at)));
   }
 
-  async notify(shop: string, notification: Notification): Promise<void> {
+  async notify(shop: JobShop, notification: Notification): Promise<void> {
     const data: NotificationJob = {
-      shop,
+      ...shop,
       ...notification,
       requestId: currentLogContext().requestId,
     };
@@ -141,13 +151,13 @@ export class BullmqCheckoutJobs {
 
 /** The job that checks a checkout once it is due to expire; its id makes a repeat a no-op. */
 function expireJob(
-  shop: string,
+  shop: JobShop,
   checkoutId: string,
   at: Date,
 ): { name: 'expire'; data: ExpireJob; opts: JobsOptions } {
   return {
     name: 'expire',
-    data: { shop, checkoutId, requestId: currentLogContext().requestId },
+    data: { ...shop, checkoutId, requestId: currentLogContext().requestId },
     opts: {
       jobId: jobIds.expire(checkoutId, at),
       delay: Math.max(0, at.getTime() - Date.now()),

@@ -2,7 +2,13 @@ import type { ConnectionOptions, Queue } from 'bullmq';
 import type { PaidServiceSync } from '../checkout/ports';
 import { batchesOf } from '../sync/batches';
 import type { ErpIncident, SyncItem, SyncQueue } from '../sync/ports';
-import { connectorQueue, RETENTION, SCHEDULED_RETENTION } from './bullmq-checkout-jobs';
+import { shopScope } from '../infra/keyspace';
+import {
+  connectorQueue,
+  RETENTION,
+  SCHEDULED_RETENTION,
+  type JobShop,
+} from './bullmq-checkout-jobs';
 import {
   jobIds,
   QUEUES,
@@ -18,6 +24,9 @@ import { SYNC_PASS_ATTEMPTS } from './retry-schedules';
  * them one after the other), large enough that the queue's own cost per service is small.
  */
 export const BATCH_SIZE = 25;
+
+/** A job's shop as its job ids name it. */
+const scopeOf = (shop: JobShop): string => shopScope(shop.shop, shop.incarnation);
 
 /** The scheduler's id: one schedule however many workers upsert it. */
 const PASS_SCHEDULER = 'sync-pass';
@@ -39,10 +48,12 @@ export class BullmqSyncQueue {
     this.queue = connectorQueue(QUEUES.sync, connection, prefix);
   }
 
-  /** The queue as one shop's sync sees it: every job names that shop. */
+  /** The queue as one shop's sync sees it: every job names that shop and its incarnation. */
   forShop(
-    shop: string,
+    id: string,
+    incarnation = '',
   ): SyncQueue & PaidServiceSync & { incident(incident: ErpIncident): Promise<void> } {
+    const shop: JobShop = incarnation === '' ? { shop: id } : { shop: id, incarnation };
     return {
       deliver: (items) => this.deliver(shop, items),
       deliverAlone: (items) => this.deliverAlone(shop, items),
@@ -52,21 +63,21 @@ export class BullmqSyncQueue {
   }
 
   /** An incident for the ERP: one job each, retried and kept in the failed set as deliveries are. */
-  async incident(shop: string, incident: ErpIncident): Promise<void> {
-    const data: SyncIncidentJob = { shop, incident };
+  async incident(shop: JobShop, incident: ErpIncident): Promise<void> {
+    const data: SyncIncidentJob = { ...shop, incident };
     const id = jobIds.syncIncident(incident.checkout_id, incident.kind, incident.transaction_id);
     await this.queue.add('incident', data, this.deliverOptions(id));
   }
 
   /** One scheduled pass, as a pass job per shop: a slow shop's pass holds back no other's. */
-  async passEach(shops: readonly string[], scheduledAt: number): Promise<void> {
+  async passEach(shops: readonly JobShop[], scheduledAt: number): Promise<void> {
     await this.queue.addBulk(
       shops.map((shop) => {
-        const data: SyncPassJob = { shop };
+        const data: SyncPassJob = shop;
         return {
           name: 'pass',
           data,
-          opts: { jobId: jobIds.syncPass(shop, scheduledAt), ...SCHEDULED_RETENTION },
+          opts: { jobId: jobIds.syncPass(scopeOf(shop), scheduledAt), ...SCHEDULED_RETENTION },
         };
       }),
     );
@@ -81,35 +92,37 @@ export class BullmqSyncQueue {
     };
   }
 
-  async deliver(shop: string, items: readonly SyncItem[]): Promise<void> {
+  async deliver(shop: JobShop, items: readonly SyncItem[]): Promise<void> {
     // Batches: the queue's cost is paid per batch, not per service; one round trip for a page.
     await this.queue.addBulk(
       batchesOf(items, BATCH_SIZE).map((batch) => {
-        const data: SyncBatchJob = { shop, items: batch };
+        const data: SyncBatchJob = { ...shop, items: batch };
         return {
           name: 'deliver-batch',
           data,
-          opts: this.deliverOptions(jobIds.syncBatch(shop, batch)),
+          opts: this.deliverOptions(jobIds.syncBatch(scopeOf(shop), batch)),
         };
       }),
     );
   }
 
-  async deliverAlone(shop: string, items: readonly SyncItem[]): Promise<void> {
+  async deliverAlone(shop: JobShop, items: readonly SyncItem[]): Promise<void> {
     await this.queue.addBulk(
       items.map((item) => {
-        const data: SyncDeliverJob = { shop, ...item, cause: 'pass' };
+        const data: SyncDeliverJob = { ...shop, ...item, cause: 'pass' };
         return {
           name: 'deliver',
           data,
-          opts: this.deliverOptions(jobIds.syncDeliver(shop, item.serviceId, item.fingerprint)),
+          opts: this.deliverOptions(
+            jobIds.syncDeliver(scopeOf(shop), item.serviceId, item.fingerprint),
+          ),
         };
       }),
     );
   }
 
-  async servicePaid(shop: string, serviceId: number, checkoutId: string): Promise<void> {
-    const data: SyncDeliverJob = { shop, serviceId, cause: 'paid' };
+  async servicePaid(shop: JobShop, serviceId: number, checkoutId: string): Promise<void> {
+    const data: SyncDeliverJob = { ...shop, serviceId, cause: 'paid' };
     await this.queue.add('deliver', data, this.deliverOptions(jobIds.syncPaid(checkoutId)));
   }
 

@@ -29,17 +29,21 @@ import {
   waitWithoutAttempt,
   type JobContext,
   type JobHandler,
+  type JobShops,
 } from './run-processor';
 
 /** The shops the workers serve: each job's collaborators are its shop's. */
-export interface ShopDepsSource {
-  depsFor(shop: string): { deps: CheckoutDeps } | undefined;
+export interface ShopDepsSource extends JobShops {
+  depsFor(shop: string): { deps: CheckoutDeps; settings: { incarnation: string } } | undefined;
   ids(): readonly string[];
 }
 
 /** The checkout collaborators of a job's shop (`servedShop`: retried while it is not served). */
-function shopDeps(shops: ShopDepsSource, shop: string): CheckoutDeps {
-  return servedShop(shops, shop).deps;
+function shopDeps(
+  shops: ShopDepsSource,
+  job: { shop: string; incarnation?: string },
+): CheckoutDeps {
+  return servedShop(shops, job).deps;
 }
 
 export interface WorkerOptions {
@@ -83,12 +87,12 @@ function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handle
           checkoutId: data.checkoutId,
           ...errorFields(error),
         });
-        await abandonCheckout(shopDeps(shops, data.shop), data.checkoutId, abandonReason(error));
+        await abandonCheckout(shopDeps(shops, data), data.checkoutId, abandonReason(error));
       },
     }),
     expire: jobHandler({
       schema: expireJobSchema,
-      run: (data) => expireCheckout(shopDeps(shops, data.shop), data.checkoutId),
+      run: (data) => expireCheckout(shopDeps(shops, data), data.checkoutId),
     }),
     reconcile: jobHandler({
       schema: reconcileJobSchema,
@@ -139,9 +143,9 @@ async function reconcileEveryShop(
 async function produceBehindBreaker(
   shops: ShopDepsSource,
   breaker: ShopBreaker,
-  data: { shop: string; checkoutId: string; jobKey: string },
+  data: { shop: string; incarnation?: string; checkoutId: string; jobKey: string },
 ): Promise<unknown> {
-  const deps = shopDeps(shops, data.shop);
+  const deps = shopDeps(shops, data);
   if (await breaker.isOpen(data.shop)) {
     throw new AppError(
       'PLATFORM_UNAVAILABLE',
@@ -165,7 +169,7 @@ async function deliverBehindBreaker(
   token: string | undefined,
 ): Promise<string> {
   // The shop is found first: a shop not served is no delivery attempt to count.
-  const deps = shopDeps(shops, data.shop);
+  const deps = shopDeps(shops, data);
   const { breaker, metrics } = options;
   const hold = async (untilMs: number, error: unknown): Promise<never> => {
     metrics.notificationsHeld.inc({ shop: data.shop });
@@ -239,7 +243,7 @@ function notificationHandlers(
         kind: data.kind,
         reason: errorMessage(error),
       });
-      const deps = shopDeps(shops, data.shop);
+      const deps = shopDeps(shops, data);
       await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
     },
   });
@@ -257,12 +261,12 @@ export function startCheckoutWorkers(shops: ShopDepsSource, options: WorkerOptio
   };
   const checkoutWorker = new Worker(
     QUEUES.checkout,
-    runProcessor(checkoutHandlers(shops, options), logger),
+    runProcessor(checkoutHandlers(shops, options), logger, { shops }),
     { ...common, prefix: queuePrefix(options.prefix, QUEUES.checkout) },
   );
   const notificationWorker = new Worker(
     QUEUES.notifications,
-    runProcessor(notificationHandlers(shops, options), logger),
+    runProcessor(notificationHandlers(shops, options), logger, { shops }),
     {
       ...common,
       prefix: queuePrefix(options.prefix, QUEUES.notifications),

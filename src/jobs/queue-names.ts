@@ -25,6 +25,15 @@ const checkoutId = z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id');
 const shopId = z.string().regex(SHOP_ID_PATTERN, 'not a shop id');
 /** Jobs queued before many shops carry no shop: they are the env shop's. */
 const shop = shopId.default(ENV_SHOP_ID);
+/**
+ * Which shop of that id queued the job (src/registry/stored-shop.ts `incarnation`): absent for
+ * the env shop, for shops stored before incarnations, and in jobs queued before them. A job whose
+ * shop is no longer that incarnation (removed, or removed and added again) is dropped.
+ */
+const incarnation = z
+  .string()
+  .regex(/^[0-9a-f]{1,32}$/, 'not an incarnation')
+  .optional();
 
 /** A checkout's job must name the shop its checkout id names: no job acts in another shop. */
 function sameShop(data: { shop: string; checkoutId: string }): boolean {
@@ -33,16 +42,23 @@ function sameShop(data: { shop: string; checkoutId: string }): boolean {
 const SHOP_MISMATCH = { message: 'names a shop its checkout id does not', path: ['shop'] };
 
 export const produceJobSchema = z
-  .object({ shop, checkoutId, jobKey: z.string(), requestId: z.string().optional() })
+  .object({
+    shop,
+    incarnation,
+    checkoutId,
+    jobKey: z.string(),
+    requestId: z.string().optional(),
+  })
   .refine(sameShop, SHOP_MISMATCH);
 export const expireJobSchema = z
-  .object({ shop, checkoutId, requestId: z.string().optional() })
+  .object({ shop, incarnation, checkoutId, requestId: z.string().optional() })
   .refine(sameShop, SHOP_MISMATCH);
 /** The reconciler: one pass over every shop's line. */
 export const reconcileJobSchema = z.object({ requestId: z.string().optional() });
 export const notificationJobSchema = z
   .object({
     shop,
+    incarnation,
     checkoutId,
     kind: z.enum(['finish', 'cancel']),
     requestId: z.string().optional(),
@@ -52,10 +68,12 @@ export const notificationJobSchema = z
 /** A sync pass: of one shop, or (from the schedule, with no shop) one pass job per shop. */
 export const syncPassJobSchema = z.object({
   shop: shopId.optional(),
+  incarnation,
   requestId: z.string().optional(),
 });
 export const syncDeliverJobSchema = z.object({
   shop,
+  incarnation,
   serviceId: z.number().int().positive(),
   /** The version a pass saw; the delivery reads the service again and sends what it finds. */
   fingerprint: z.string().optional(),
@@ -66,6 +84,7 @@ export const syncDeliverJobSchema = z.object({
 
 export const syncBatchJobSchema = z.object({
   shop,
+  incarnation,
   items: z
     .array(z.object({ serviceId: z.number().int().positive(), fingerprint: z.string() }))
     .min(1)
@@ -76,6 +95,7 @@ export const syncBatchJobSchema = z.object({
 /** An incident after a checkout's outcome, for the ERP (the sync's sink). */
 export const syncIncidentJobSchema = z.object({
   shop,
+  incarnation,
   incident: z.object({
     event: z.literal('payment_incident'),
     kind: z.enum(INCIDENT_KINDS),
@@ -99,8 +119,12 @@ export type ProduceJob = z.infer<typeof produceJobSchema>;
 export type ExpireJob = z.infer<typeof expireJobSchema>;
 export type NotificationJob = z.infer<typeof notificationJobSchema>;
 
-/** The env shop's ids are as before many shops (so a job queued then is found again). */
-const ofShop = (shopId: string): string => (shopId === ENV_SHOP_ID ? '' : `${shopId}-`);
+/**
+ * The env shop's ids are as before many shops (so a job queued then is found again); another
+ * shop's name its scope (its id and incarnation), so a shop added again under a removed one's id
+ * never finds its predecessor's job in the way of its own.
+ */
+const ofShop = (scope: string): string => (scope === ENV_SHOP_ID ? '' : `${scope}-`);
 
 /**
  * BullMQ job ids: ':' is reserved (BullMQ rejects it), and one id per piece of work makes a
@@ -114,15 +138,15 @@ export const jobIds = {
   syncIncident: (checkoutId: string, kind: string, transactionId: string | undefined) =>
     `incident-${checkoutId}-${kind}-${(transactionId ?? 'none').replace(/[^A-Za-z0-9_-]/g, '_')}`,
   /** One job per version of a shop's service: a pass that sees it again adds nothing. */
-  syncDeliver: (shopId: string, serviceId: number, fingerprint: string) =>
-    `sync-${ofShop(shopId)}${serviceId}-${fingerprint}`,
+  syncDeliver: (scope: string, serviceId: number, fingerprint: string) =>
+    `sync-${ofShop(scope)}${serviceId}-${fingerprint}`,
   /** One job per set of service versions: a pass that finds the same page again adds nothing. */
-  syncBatch: (shopId: string, items: ReadonlyArray<{ serviceId: number; fingerprint: string }>) =>
-    `sync-batch-${ofShop(shopId)}${createHash('sha1')
+  syncBatch: (scope: string, items: ReadonlyArray<{ serviceId: number; fingerprint: string }>) =>
+    `sync-batch-${ofShop(scope)}${createHash('sha1')
       .update(items.map((item) => `${item.serviceId}:${item.fingerprint}`).join(','))
       .digest('hex')}`,
   /** One job per paid checkout (its id names its shop). */
   syncPaid: (checkoutId: string) => `sync-paid-${checkoutId}`,
   /** A shop's part of one scheduled pass. */
-  syncPass: (shopId: string, scheduledAt: number) => `sync-pass-${shopId}-${scheduledAt}`,
+  syncPass: (scope: string, scheduledAt: number) => `sync-pass-${scope}-${scheduledAt}`,
 };

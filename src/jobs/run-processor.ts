@@ -9,6 +9,27 @@ import { isRedisUnavailable } from '../infra/redis';
 export interface JobContext {
   requestId?: string;
   shop?: string;
+  /** Which shop of that id queued it (none: the env shop, or a shop stored before incarnations). */
+  incarnation?: string;
+}
+
+/**
+ * Whether a job's shop is still the one that queued it, asked of the registry as it is stored now
+ * before each job: `served`; `gone` (removed, or removed and added again: another incarnation);
+ * `unserved` (stored, but it does not open here, or the env shop without its variables).
+ */
+export interface JobShops {
+  forJob(shop: string, incarnation: string): Promise<'served' | 'gone' | 'unserved'>;
+  /** Deletes whatever a gone incarnation's work left under its keys. */
+  purge(shop: string, incarnation: string): Promise<void>;
+}
+
+/** Thrown where a job finds its shop is not the incarnation that queued it: the job is dropped. */
+export class ShopGoneError extends Error {
+  constructor(readonly shop: string) {
+    super(`shop "${shop}" is no longer the one that queued this job`);
+    this.name = 'ShopGoneError';
+  }
 }
 
 /** What one job name runs: its data's schema, the use case, and its last word on failure. */
@@ -48,13 +69,18 @@ export function jobOutcomeFor(
 }
 
 /**
- * A shop's collaborators, as a job finds them: a shop not served (removed, or not yet seen by
- * this process) fails the attempt, to be retried, so its work waits and is never done with
- * another shop's account.
+ * A job's shop's collaborators, once `runProcessor` found the shop still the one that queued it:
+ * another incarnation (the shop removed and added again since) is ShopGoneError, so the job is
+ * dropped and never done with another shop's account; a shop not served here fails the attempt,
+ * to be retried.
  */
-export function servedShop<T>(shops: { depsFor(shop: string): T | undefined }, shop: string): T {
-  const runtime = shops.depsFor(shop);
-  if (!runtime) throw new AppError('SHOP_NOT_FOUND', `No shop "${shop}" is served.`);
+export function servedShop<T extends { settings: { incarnation: string } }>(
+  shops: { depsFor(shop: string): T | undefined },
+  job: { shop: string; incarnation?: string },
+): T {
+  const runtime = shops.depsFor(job.shop);
+  if (!runtime) throw new AppError('SHOP_NOT_FOUND', `No shop "${job.shop}" is served.`);
+  if (runtime.settings.incarnation !== (job.incarnation ?? '')) throw new ShopGoneError(job.shop);
   return runtime;
 }
 
@@ -90,8 +116,15 @@ export const REDIS_RETRY_MS = 2000;
 export function runProcessor(
   handlers: Readonly<Record<string, JobHandler<JobContext>>>,
   logger: Logger,
-  options: { redisRetryMs?: number } = {},
+  options: { redisRetryMs?: number; shops?: JobShops } = {},
 ): Processor {
+  const { shops } = options;
+  /** A job of a shop that is gone: nothing done, nothing retried, what its work left purged. */
+  const drop = async (data: JobContext & { shop: string }, jobName: string) => {
+    logger.warn('job of a removed shop dropped: nothing done', { jobName });
+    await shops?.purge(data.shop, data.incarnation ?? '');
+    return 'dropped';
+  };
   return async (job: Job, token?: string) => {
     const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
     if (!handler) throw new UnrecoverableError(`unknown job name "${job.name}"`);
@@ -105,10 +138,16 @@ export function runProcessor(
       { jobId: job.id, queue: job.queueName, requestId: data.requestId, shop: data.shop },
       async () => {
         try {
+          const { shop } = data;
+          if (shop !== undefined && shops) {
+            const verdict = await shops.forJob(shop, data.incarnation ?? '');
+            if (verdict === 'gone') return await drop({ ...data, shop }, job.name);
+          }
           return await handler.run(data, job, token);
         } catch (error) {
           // Put back to wait: not an attempt, not a failure, no last word.
           if (error instanceof DelayedError) throw error;
+          if (error instanceof ShopGoneError) return drop({ ...data, shop: error.shop }, job.name);
           if (isRedisUnavailable(error)) {
             logger.warn('job waits for Redis: no attempt spent', {
               jobName: job.name,

@@ -14,7 +14,8 @@ import {
   QUEUES,
 } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
-import { jobHandler, runProcessor, servedShop } from './run-processor';
+import type { JobShop } from './bullmq-checkout-jobs';
+import { jobHandler, runProcessor, servedShop, type JobShops } from './run-processor';
 import { logWorkerEvents } from './worker-logging';
 
 export interface SyncWorkerOptions {
@@ -29,16 +30,27 @@ export interface SyncWorkerOptions {
 }
 
 /** The shops whose services the sync hands to the ERP. */
-export interface SyncShops {
-  depsFor(shop: string): { sync: SyncDeps | undefined } | undefined;
+export interface SyncShops extends JobShops {
+  depsFor(
+    shop: string,
+  ): { sync: SyncDeps | undefined; settings: { incarnation: string } } | undefined;
   ids(): readonly string[];
 }
 
 /** A shop's sync collaborators (`servedShop`: retried while the shop is not served). */
-function syncDepsOf(shops: SyncShops, shop: string): SyncDeps {
-  const deps = servedShop(shops, shop).sync;
-  if (!deps) throw new AppError('SHOP_NOT_FOUND', `No shop "${shop}" is synced.`);
+function syncDepsOf(shops: SyncShops, job: { shop: string; incarnation?: string }): SyncDeps {
+  const deps = servedShop(shops, job).sync;
+  if (!deps) throw new AppError('SHOP_NOT_FOUND', `No shop "${job.shop}" is synced.`);
   return deps;
+}
+
+/** Every shop served, as a scheduled pass names them: each with its incarnation. */
+function passShops(shops: SyncShops): JobShop[] {
+  return shops.ids().flatMap((shop) => {
+    const incarnation = shops.depsFor(shop)?.settings.incarnation;
+    if (incarnation === undefined) return [];
+    return [incarnation === '' ? { shop } : { shop, incarnation }];
+  });
 }
 
 /**
@@ -55,29 +67,34 @@ export function startSyncWorker(
     pass: jobHandler({
       schema: syncPassJobSchema,
       run: async (data, job) => {
-        if (data.shop === undefined) return queue.passEach(shops.ids(), job.timestamp);
-        return runSyncPass(syncDepsOf(shops, data.shop), queue.forShop(data.shop), {
-          pageSize: options.pageSize,
-        });
+        const { shop } = data;
+        if (shop === undefined) return queue.passEach(passShops(shops), job.timestamp);
+        return runSyncPass(
+          syncDepsOf(shops, { ...data, shop }),
+          queue.forShop(shop, data.incarnation),
+          {
+            pageSize: options.pageSize,
+          },
+        );
       },
     }),
     'deliver-batch': jobHandler({
       schema: syncBatchJobSchema,
       run: (data) =>
-        deliverBatch(syncDepsOf(shops, data.shop), data.items, async (failed, reasons) => {
+        deliverBatch(syncDepsOf(shops, data), data.items, async (failed, reasons) => {
           failed.forEach((item, i) =>
             logger.warn('service not delivered to the ERP; it is retried on its own', {
               serviceId: item.serviceId,
               reason: errorMessage(reasons[i]),
             }),
           );
-          await queue.deliverAlone(data.shop, failed);
+          await queue.deliverAlone(data, failed);
         }),
     }),
     incident: jobHandler({
       schema: syncIncidentJobSchema,
       run: async (data, job) => {
-        await syncDepsOf(shops, data.shop).sink.deliverIncident({
+        await syncDepsOf(shops, data).sink.deliverIncident({
           incident: data.incident,
           deliveryId: job.id ?? data.incident.checkout_id,
         });
@@ -96,7 +113,7 @@ export function startSyncWorker(
     }),
     deliver: jobHandler({
       schema: syncDeliverJobSchema,
-      run: (data) => deliverService(syncDepsOf(shops, data.shop), data.serviceId),
+      run: (data) => deliverService(syncDepsOf(shops, data), data.serviceId),
       onFinalFailure: async (data, error) => {
         logger.error('service delivery to the ERP moved to the failed set', {
           serviceId: data.serviceId,
@@ -105,7 +122,7 @@ export function startSyncWorker(
       },
     }),
   };
-  const worker = new Worker(QUEUES.sync, runProcessor(handlers, logger), {
+  const worker = new Worker(QUEUES.sync, runProcessor(handlers, logger, { shops }), {
     connection: options.connection,
     prefix: queuePrefix(options.prefix, QUEUES.sync),
     concurrency: options.concurrency,

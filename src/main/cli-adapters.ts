@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../infra/logger';
 import type { ConnectorConnection } from '../infra/redis';
 import { connectorQueue } from '../jobs/bullmq-checkout-jobs';
 import { QUEUES } from '../jobs/queue-names';
+import { shopScope } from '../infra/keyspace';
 import { ENV_SHOP_ID } from '../shops/shop-id';
 import { PlatformClient } from '../platform/platform-client';
 import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
@@ -61,14 +62,21 @@ export const cliAdapters: CliAdapters = {
     const redis = await connectCliRedis(redisConfig);
     const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
     queue.on('error', () => undefined);
-    const stores = new Map<string, RedisCheckoutStore>();
-    const storeOf = (shop: string): RedisCheckoutStore => {
-      const store = stores.get(shop) ?? new RedisCheckoutStore(redis, redisConfig.prefix, shop);
-      stores.set(shop, store);
-      return store;
+    // A shop's data as it is now: the keys of its current incarnation, never a predecessor's.
+    const scopes = new Map<string, Promise<string>>();
+    const scopeOf = (id: string): Promise<string> => {
+      const scope = scopes.get(id) ?? currentScope(redis, redisConfig.prefix, id);
+      scopes.set(id, scope);
+      return scope;
     };
+    const storeIn = (id: string, scope: string) =>
+      new RedisCheckoutStore(redis, redisConfig.prefix, id, { firstLookMs: 30_000, scope });
+    const storeOf = (id: string): Pick<RedisCheckoutStore, 'get'> => ({
+      get: async (checkoutId) => storeIn(id, await scopeOf(id)).get(checkoutId),
+    });
+    const store = storeIn(shop, await scopeOf(shop));
     return {
-      store: storeOf(shop),
+      store,
       failedDeliveries: new BullmqFailedDeliveries(queue, storeOf),
       deliveryHistory: new BullmqDeliveryHistory(queue),
       close: async () => {
@@ -86,6 +94,8 @@ export const cliAdapters: CliAdapters = {
         redis,
         prefix: config.redis.prefix,
         shop: config.shop,
+        // The ledger of the shop as it is now: its current incarnation's, never a predecessor's.
+        scope: await currentScope(redis, config.redis.prefix, config.shop),
         // A person is waiting: GETs get a short retry, as in `services`.
         platform: new PlatformClient({ ...config.platform, logger, getRetries: 2 }),
         logger,
@@ -94,6 +104,13 @@ export const cliAdapters: CliAdapters = {
     };
   },
 };
+
+/** The scope of a shop's data keys as the registry holds it now (src/infra/keyspace.ts). */
+async function currentScope(redis: ConnectorConnection, prefix: string, shop: string) {
+  if (shop === ENV_SHOP_ID) return shop;
+  const entry = await new RedisShopRegistry(redis, prefix).get(shop);
+  return shopScope(shop, entry?.stored.incarnation);
+}
 
 /** A CLI command's log: to stderr (stdout is the command's output), its secrets scrubbed. */
 function cliLogger(

@@ -44,6 +44,8 @@ export function platformCredentialCheck(runtime: {
           redis: runtime.redis,
           prefix: runtime.prefix,
           shop: document.id,
+          // Only the credentials are tried: nothing is kept under the shop's keys.
+          scope: document.id,
           publicUrl: runtime.publicUrl,
         },
       );

@@ -6,6 +6,7 @@ import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import type { ConnectorConnection } from '../infra/redis';
+import { shopScope } from '../infra/keyspace';
 import { ReplicaWait } from '../infra/replica-wait';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
@@ -90,30 +91,35 @@ export async function createDependencies(
   for (const kind of INCIDENT_KINDS) runtime.metrics?.paymentIncidents.inc({ kind }, 0);
   const buildShop = (settings: ShopSettings): ShopRuntime => {
     const shop = settings.id;
+    const { incarnation } = settings;
+    // This incarnation's keys: a shop added again under a removed one's id sees none of its data.
+    const scope = shopScope(shop, incarnation);
     // Every line a shop's collaborators log names the shop, in a request as in a job.
     const log = logger.child({ shop });
     const providerModule = buildProviderModule(settings.provider, {
       redis,
       prefix,
       shop,
+      scope,
       publicUrl,
     });
     const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
-    const paidSync = syncQueue?.forShop(shop);
+    const paidSync = syncQueue?.forShop(shop, incarnation);
     const incidents: IncidentFollowUp = {
       toErp: async (report) => paidSync?.incident(erpIncident(report)),
       count: (kind) => runtime.metrics?.paymentIncidents.inc({ kind }),
     };
     const sync: SyncDeps | undefined = sink
-      ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, platform, logger: log })
+      ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, scope, platform, logger: log })
       : undefined;
     const deps: CheckoutDeps = {
       shop,
       // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
       store: new RedisCheckoutStore(redis, prefix, shop, {
         firstLookMs: Math.round(config.jobs.reconcileIntervalMs / 2),
+        scope,
       }),
-      jobs: jobs.forShop(shop),
+      jobs: jobs.forShop(shop, incarnation),
       // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
       platform,
       provider: providerModule.provider,
@@ -130,7 +136,7 @@ export async function createDependencies(
       clock: () => new Date(),
       newCheckoutId: () => newCheckoutId(shop),
       log,
-      replication: shopReplication(replication, prefix, shop),
+      replication: shopReplication(replication, prefix, scope),
       paidSync,
       incidents,
     };
@@ -159,7 +165,8 @@ export async function createDependencies(
     }
   }
   registry.start();
-  const shops = new Shops(registry, buildShop);
+  const work = new RedisShopWork(redis, prefix);
+  const shops = new Shops(registry, buildShop, (scope) => work.purge(scope));
   const admin = new ShopAdmin({
     store,
     keyring,
@@ -170,7 +177,7 @@ export async function createDependencies(
       publicUrl,
       logger,
     }),
-    work: new RedisShopWork(redis, prefix),
+    work,
     publicUrl,
     clock: () => new Date(),
     sandboxAllowed: config.env !== 'production' || config.checkout.sandboxInProduction,

@@ -5,6 +5,7 @@ import type { ProviderModule } from '../payments/provider-module';
 import type { ShopSettings, ShopSource } from '../registry/shop-settings';
 import { secretMatcher } from '../shops/secret-match';
 import { ENV_SHOP_ID } from '../shops/shop-id';
+import { shopScope } from '../infra/keyspace';
 import type { SyncDeps } from '../sync/ports';
 
 export type { ShopSettings, ShopSource } from '../registry/shop-settings';
@@ -28,11 +29,47 @@ export class Shops {
   constructor(
     private readonly source: ShopSource,
     private readonly build: (settings: ShopSettings) => ShopRuntime,
+    /** Deletes every key of one incarnation of a shop (src/store/redis-shop-work.ts). */
+    private readonly purgeScope: (scope: string) => Promise<void> = async () => undefined,
   ) {}
 
-  /** The shop's collaborators; undefined for a shop that does not exist (or no longer does). */
+  /**
+   * The shop's collaborators as this process last saw it; undefined for a shop that does not
+   * exist (or no longer does). What a request or a job acts on comes from `current`.
+   */
   depsFor(id: string): ShopRuntime | undefined {
-    const settings = this.source.get(id);
+    return this.runtimeOf(id, this.source.get(id));
+  }
+
+  /** The shop's collaborators as it is stored now (`ShopSource.fresh`): what requests and jobs use. */
+  async current(id: string): Promise<ShopRuntime | undefined> {
+    return this.runtimeOf(id, (await this.source.fresh(id)).settings);
+  }
+
+  /**
+   * Whether a job's shop is still the incarnation that queued it, as stored now: `gone` when no
+   * shop has the id any more or another incarnation has it (the env shop is never gone: without
+   * its variables here, its jobs wait for a process that has them).
+   */
+  async forJob(id: string, incarnation: string): Promise<'served' | 'gone' | 'unserved'> {
+    const { settings, stored } = await this.source.fresh(id);
+    if (stored === undefined) return id === ENV_SHOP_ID ? 'unserved' : 'gone';
+    if (stored !== incarnation) return 'gone';
+    return this.runtimeOf(id, settings) ? 'served' : 'unserved';
+  }
+
+  /** Deletes what a gone incarnation's work left (a job that raced the shop's removal). */
+  purge(id: string, incarnation: string): Promise<void> {
+    return this.purgeScope(shopScope(id, incarnation));
+  }
+
+  /** The collaborators of the shop a checkout id names, as it is stored now. */
+  async currentOfCheckout(checkoutId: string): Promise<ShopRuntime | undefined> {
+    const shop = shopOfCheckout(checkoutId);
+    return shop === undefined ? undefined : this.current(shop);
+  }
+
+  private runtimeOf(id: string, settings: ShopSettings | undefined): ShopRuntime | undefined {
     if (!settings) {
       this.built.delete(id);
       return undefined;
@@ -42,12 +79,6 @@ export class Shops {
     const runtime = this.build(settings);
     this.built.set(id, runtime);
     return runtime;
-  }
-
-  /** The collaborators of the shop a checkout id names (pages reached by the id alone). */
-  ofCheckout(checkoutId: string): ShopRuntime | undefined {
-    const shop = shopOfCheckout(checkoutId);
-    return shop === undefined ? undefined : this.depsFor(shop);
   }
 
   /** The ids of every shop served. */
@@ -64,6 +95,7 @@ export function envShopSettings(config: Config): ShopSettings | undefined {
   return {
     id: ENV_SHOP_ID,
     name: ENV_SHOP_ID,
+    incarnation: '',
     enabled: true,
     platform: envShop.platform,
     provider: envShop.provider,

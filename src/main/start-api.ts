@@ -18,7 +18,7 @@ import type { Metrics } from '../infra/metrics';
 import { pingRedis, sendRawCommand, type ConnectorConnection } from '../infra/redis';
 import type { Dependencies } from './dependencies';
 import { sandboxRoutes } from '../payments/sandbox/sandbox-routes';
-import type { Shops } from './shop-deps';
+import type { ShopRuntime, Shops } from './shop-deps';
 
 /**
  * The HTTP app of the process: health and metrics always; with the api role, every shop's
@@ -33,16 +33,19 @@ export function buildApp(
   const { shops } = built;
   const { logger, metrics, redis } = runtime;
   const serveApi = config.role !== 'worker';
-  const entry = new CheckoutEntry((shop) => {
-    const runtime = shops.depsFor(shop);
-    return (
-      runtime && {
-        deps: runtime.deps,
-        enabled: runtime.settings.enabled,
-        tokenMatches: runtime.settings.tokenMatches,
-      }
-    );
-  }, config.envShop?.routePath);
+  const checkoutShop = (runtime: ShopRuntime | undefined) =>
+    runtime && {
+      deps: runtime.deps,
+      enabled: runtime.settings.enabled,
+      tokenMatches: runtime.settings.tokenMatches,
+    };
+  const entry = new CheckoutEntry(
+    {
+      cached: (shop) => checkoutShop(shops.depsFor(shop)),
+      current: async (shop) => checkoutShop(await shops.current(shop)),
+    },
+    config.envShop?.routePath,
+  );
   const { adminToken } = config.shops;
   const limiters = serveApi
     ? rateLimiters(
@@ -59,8 +62,9 @@ export function buildApp(
       )
     : undefined;
   const apiRouters = serveApi ? [checkoutRoutes(entry, { rateLimit: limiters?.checkout })] : [];
-  const shopOfPage = (checkoutId: string) => {
-    const runtime = shops.ofCheckout(checkoutId);
+  // Every page, webhook and call reads its shop as it is stored now (Shops.current).
+  const shopOfPage = async (checkoutId: string) => {
+    const runtime = await shops.currentOfCheckout(checkoutId);
     return runtime && { deps: runtime.deps, pageNotice: runtime.providerModule.pageNotice };
   };
   const defaultNotice = built.envShop?.providerModule.pageNotice;
@@ -88,7 +92,9 @@ export function buildApp(
     isReady: () => pingRedis(redis),
     apiRouters,
     routers,
-    rawBodyRouters: serveApi ? [webhookRoutes((shop) => shops.depsFor(shop)?.deps)] : [],
+    rawBodyRouters: serveApi
+      ? [webhookRoutes(async (shop) => (await shops.current(shop))?.deps)]
+      : [],
     adminRouters,
     metricsElsewhere: config.metrics !== undefined,
     trustProxyHops: config.http.trustProxyHops,
@@ -109,8 +115,8 @@ export function buildApp(
  * the sandbox has no such page: 404).
  */
 function providerRoutes(shops: Shops, defaultNotice: string | undefined): Router {
-  return sandboxRoutes((checkoutId) => {
-    const runtime = shops.ofCheckout(checkoutId);
+  return sandboxRoutes(async (checkoutId) => {
+    const runtime = await shops.currentOfCheckout(checkoutId);
     const sandbox = runtime?.providerModule.sandbox;
     if (!runtime || !sandbox) return undefined;
     const { deps } = runtime;

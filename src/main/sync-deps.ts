@@ -12,13 +12,15 @@ export function syncDeps(
     redis: ConnectorConnection;
     prefix: string;
     shop: string;
+    /** The scope of the shop's data keys (src/infra/keyspace.ts `shopScope`); its id by default. */
+    scope?: string;
     platform: SyncPlatform;
     logger: Logger;
   },
 ): SyncDeps {
   return {
     platform: runtime.platform,
-    ledger: new RedisSyncLedger(runtime.redis, runtime.prefix, runtime.shop),
+    ledger: new RedisSyncLedger(runtime.redis, runtime.prefix, runtime.scope ?? runtime.shop),
     sink: createErpSink(sync.sink, runtime.logger, runtime.shop),
     statuses: sync.statuses,
     log: runtime.logger,

@@ -16,6 +16,8 @@ export interface ProviderEnvironment {
   prefix: string;
   /** The shop the provider account is of. */
   shop: string;
+  /** The scope of the shop's data keys (src/infra/keyspace.ts `shopScope`). */
+  scope: string;
   publicUrl: string;
 }
 
@@ -28,6 +30,7 @@ export function buildProviderModule(
     case 'sandbox':
       return sandboxModule({
         ...environment,
+        shop: environment.scope,
         inProduction: settings.sandboxInProduction,
         payment: settings.payment,
       });
@@ -61,7 +64,7 @@ export function buildProviderModule(
           created: redisCreatedCheckouts(
             environment.redis,
             environment.prefix,
-            environment.shop,
+            environment.scope,
             'asaas',
           ),
         }),

@@ -28,7 +28,8 @@ export interface RegistryStore {
   create(stored: StoredShop, audit: AuditEntry): Promise<boolean>;
   /** False when the shop's text is no longer `expected` (a concurrent change, or removed). */
   replace(expected: string, stored: StoredShop, audit: AuditEntry): Promise<boolean>;
-  remove(expected: string, id: string, audit: AuditEntry): Promise<boolean>;
+  /** Removes the shop and its audit trail together; false as `replace`. */
+  remove(expected: string, id: string): Promise<boolean>;
   audit(id: string, limit: number): Promise<AuditEntry[]>;
 }
 
@@ -46,7 +47,12 @@ export interface CredentialCheck {
 /** A shop's data that removing it must respect. */
 export interface ShopWork {
   /** Checkouts not yet reported (open, or their outcome undelivered) and failed deliveries. */
-  openWork(shop: string): Promise<{ unreported: number; failed: number }>;
-  /** Deletes every key of the shop's data (checkouts, sandbox payments, sync ledger). */
-  purge(shop: string): Promise<void>;
+  openWork(scope: string): Promise<{ unreported: number; failed: number }>;
+  /**
+   * Deletes every key of one incarnation of a shop's data (checkouts, sandbox payments, sync
+   * ledger): `scope` as src/infra/keyspace.ts `shopScope` makes it.
+   */
+  purge(scope: string): Promise<void>;
+  /** Deletes the shop's circuit breaker (kept under its id, whatever its incarnation). */
+  forgetBreaker(shop: string): Promise<void>;
 }

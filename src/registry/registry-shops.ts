@@ -33,11 +33,15 @@ export class RegistryKeyError extends Error {
 
 /**
  * The shops this process serves: the env shop and the registry's, each opened once and again
- * only when its stored text changes. Every process polls the registry's version every
- * `refreshMs` (one GET), so a change is served everywhere within that time, without a restart.
+ * only when its stored text changes. Every request and job that names a shop reads that shop's
+ * text first (`fresh`, one HGET), so an add, a rotation, a disable or a removal made by any
+ * process is honoured by every process from its next request on. The poll of the registry's
+ * version every `refreshMs` keeps the list of shops (the reconciler's and the sync's) current.
  */
 export class RegistryShops implements ShopSource {
   private opened = new Map<string, { raw: string; settings: ShopSettings }>();
+  /** The text each shop that did not open was last read as: tried again only once it changes. */
+  private readonly unopenable = new Map<string, string>();
   private version: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -53,6 +57,68 @@ export class RegistryShops implements ShopSource {
   ids(): readonly string[] {
     const { envShop } = this.options;
     return [...(envShop ? [envShop.id] : []), ...this.opened.keys()];
+  }
+
+  /**
+   * The shop as stored now: one HGET, and the shop opened again only when its text changed. A
+   * shop no longer stored is served no more, here, at once. With Redis away, the shop as this
+   * process last saw it (whatever the request goes on to do needs Redis too, and says so).
+   */
+  async fresh(
+    id: string,
+  ): Promise<{ settings: ShopSettings | undefined; stored: string | undefined }> {
+    const { envShop } = this.options;
+    if (envShop && id === envShop.id) return { settings: envShop, stored: envShop.incarnation };
+    const entry = await this.options.store.get(id);
+    const known = this.opened.get(id);
+    if (!entry) {
+      if (known) {
+        this.opened.delete(id);
+        this.options.log.info('shop no longer served', { shop: id });
+      }
+      return { settings: undefined, stored: undefined };
+    }
+    const stored = entry.stored.incarnation ?? '';
+    return { settings: this.served(id, entry, known), stored };
+  }
+
+  /** What `entry` serves: opened once per text; a text that does not open keeps what its incarnation served. */
+  private served(
+    id: string,
+    entry: ShopEntry,
+    known: { raw: string; settings: ShopSettings } | undefined,
+  ): ShopSettings | undefined {
+    if (known?.raw === entry.raw) return known.settings;
+    // Never the settings of another shop that had this id (removed, then added again).
+    const sameShop = known?.settings.incarnation === (entry.stored.incarnation ?? '');
+    const kept = sameShop ? known : undefined;
+    if (!kept) this.opened.delete(id);
+    if (this.unopenable.get(id) === entry.raw) return kept?.settings;
+    const settings = this.openLogged(id, entry, known !== undefined);
+    if (!settings) return kept?.settings;
+    // Another request may have opened the same text meanwhile: one settings object per text.
+    const now = this.opened.get(id);
+    if (now?.raw === entry.raw) return now.settings;
+    this.opened.set(id, { raw: entry.raw, settings });
+    return settings;
+  }
+
+  /** Opens a stored shop, or logs why it does not open (once per text) and gives undefined. */
+  private openLogged(id: string, entry: ShopEntry, known: boolean): ShopSettings | undefined {
+    try {
+      const settings = this.open(entry);
+      this.unopenable.delete(id);
+      this.options.log.info(known ? 'shop changed' : 'shop served', { shop: id });
+      return settings;
+    } catch (error) {
+      this.unopenable.set(id, entry.raw);
+      this.options.log.error('a shop of the registry does not open; it is not served as stored', {
+        shop: id,
+        error: errorMessage(error),
+        unknownKeyId: error instanceof SecretBoxError ? error.unknownKeyId : undefined,
+      });
+      return undefined;
+    }
   }
 
   /**
@@ -124,30 +190,19 @@ export class RegistryShops implements ShopSource {
   }
 
   private apply(entries: Map<string, ShopEntry>): void {
-    const next = new Map<string, { raw: string; settings: ShopSettings }>();
+    const previous = this.opened;
+    this.opened = new Map();
     for (const [id, entry] of entries) {
-      const known = this.opened.get(id);
-      if (known?.raw === entry.raw) {
-        next.set(id, known);
-        continue;
-      }
-      try {
-        next.set(id, { raw: entry.raw, settings: this.open(entry) });
-        this.options.log.info(known ? 'shop changed' : 'shop served', { shop: id });
-      } catch (error) {
-        // A shop that does not open keeps its previous settings (if any): one bad record must
-        // not stop the others.
-        if (known) next.set(id, known);
-        this.options.log.error('a shop of the registry does not open; it is not served as stored', {
-          shop: id,
-          error: errorMessage(error),
-          unknownKeyId: error instanceof SecretBoxError ? error.unknownKeyId : undefined,
-        });
-      }
+      // A shop that does not open keeps its previous settings (if any, and if it is the same
+      // shop): one bad record must not stop the others.
+      const known = previous.get(id);
+      if (known) this.opened.set(id, known);
+      // Leaves in `opened` what the entry serves, if anything.
+      this.served(id, entry, known);
     }
-    for (const id of this.opened.keys())
-      if (!next.has(id)) this.options.log.info('shop no longer served', { shop: id });
-    this.opened = next;
+    for (const id of previous.keys())
+      if (!entries.has(id)) this.options.log.info('shop no longer served', { shop: id });
+    for (const id of this.unopenable.keys()) if (!entries.has(id)) this.unopenable.delete(id);
   }
 
   private open(entry: ShopEntry): ShopSettings {
@@ -165,6 +220,7 @@ export class RegistryShops implements ShopSource {
     return {
       id: stored.id,
       name: stored.name,
+      incarnation: stored.incarnation ?? '',
       enabled: stored.enabled,
       platform: document.platform,
       provider,

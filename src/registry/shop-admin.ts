@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { checkoutRoutePath, webhookPath } from '../shops/shop-id';
+import { checkoutRoutePath, shopScope, webhookPath } from '../shops/shop-id';
 import { DataKey, newRouteToken, type Keyring } from '../shops/secret-box';
 import type { AuditEntry, CredentialCheck, RegistryStore, ShopEntry, ShopWork } from './ports';
 import {
@@ -9,7 +9,14 @@ import {
   parseShopPatch,
   type ShopDocument,
 } from './shop-document';
-import { openShop, sealShop, viewOf, type ShopView, type StoredShop } from './stored-shop';
+import {
+  newIncarnation,
+  openShop,
+  sealShop,
+  viewOf,
+  type ShopView,
+  type StoredShop,
+} from './stored-shop';
 
 /** How long a rotated-out route token keeps working (CONTRACT: 24 hours). */
 export const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
@@ -117,6 +124,8 @@ export class ShopAdmin {
         createdAt: now,
         updatedAt: now,
         routeToken: { hash: dataKey.tokenHash(document.id, token), rotatedAt: now },
+        // A shop of its own, whatever had this id before: none of a predecessor's data is its.
+        incarnation: newIncarnation(),
       },
     );
     if (!(await this.deps.store.create(stored, this.audit(by, 'added', fieldsOf(document))))) {
@@ -192,6 +201,7 @@ export class ShopAdmin {
           createdAt: current.createdAt,
           updatedAt: this.deps.clock().toISOString(),
           routeToken: current.routeToken,
+          incarnation: current.incarnation,
         },
       );
       return { stored, audit: this.audit(by, 'updated', fields) };
@@ -211,18 +221,24 @@ export class ShopAdmin {
     return viewOf(stored);
   }
 
-  /** A new route token, answered once; the previous one works for 24 hours more. */
+  /**
+   * A new route token, answered once. The previous one works for 24 hours more, or not at all
+   * with `revokePrevious` (a leaked token): on every process from its next request on.
+   */
   async rotateToken(
     id: string,
     by: Actor,
+    options: { revokePrevious?: boolean } = {},
   ): Promise<{
     checkout_route: { url: string; token: string };
-    previous_token_valid_until: string;
+    previous_token_valid_until: string | null;
   }> {
     const keyring = this.keyring();
     const token = newRouteToken();
     const now = this.deps.clock();
-    const until = new Date(now.getTime() + PREVIOUS_TOKEN_MS).toISOString();
+    const until = options.revokePrevious
+      ? undefined
+      : new Date(now.getTime() + PREVIOUS_TOKEN_MS).toISOString();
     const stored = await this.change(id, async ({ stored: current }) => {
       const dataKey = DataKey.unwrap(keyring, id, current.dataKey);
       return {
@@ -232,16 +248,17 @@ export class ShopAdmin {
           routeToken: {
             hash: dataKey.tokenHash(id, token),
             rotatedAt: now.toISOString(),
-            previousHash: current.routeToken.hash,
-            previousUntil: until,
+            ...(until ? { previousHash: current.routeToken.hash, previousUntil: until } : {}),
           },
         },
-        audit: this.audit(by, 'token-rotated', ['routeToken']),
+        audit: this.audit(by, 'token-rotated', [
+          until ? 'routeToken' : 'routeToken (previous revoked)',
+        ]),
       };
     });
     return {
       checkout_route: { url: this.urls(stored).checkoutRoute, token },
-      previous_token_valid_until: until,
+      previous_token_valid_until: until ?? null,
     };
   }
 
@@ -264,10 +281,17 @@ export class ShopAdmin {
     return openShop(stored, this.keyring()).document.platform;
   }
 
-  /** Removes a shop and its secrets and data; 409 while it has work not done. */
-  async remove(id: string, by: Actor): Promise<void> {
+  /**
+   * Removes a shop, its secrets, its audit trail and its data; 409 while it has work not done.
+   * The shop is gone from the registry before this answers, so every process refuses its token,
+   * webhooks and pages from its next request on, and drops its queued jobs (they name its
+   * incarnation). Its data is purged after; a shop added again under the id has a new
+   * incarnation, so it never sees what the purge has not reached yet.
+   */
+  async remove(id: string): Promise<void> {
     const current = await this.entry(id);
-    const work = await this.deps.work.openWork(id);
+    const scope = shopScope(id, current.stored.incarnation);
+    const work = await this.deps.work.openWork(scope);
     if (work.unreported > 0 || work.failed > 0) {
       throw new AppError(
         'SHOP_HAS_OPEN_WORK',
@@ -280,10 +304,11 @@ export class ShopAdmin {
         },
       );
     }
-    if (!(await this.deps.store.remove(current.raw, id, this.audit(by, 'removed')))) {
+    if (!(await this.deps.store.remove(current.raw, id))) {
       throw new AppError('SHOP_CHANGED', `Shop ${id} changed while being removed; try again.`);
     }
-    await this.deps.work.purge(id);
+    await this.deps.work.purge(scope);
+    await this.deps.work.forgetBreaker(id);
   }
 
   async auditTrail(id: string, limit = 100): Promise<AuditEntry[]> {

@@ -1,5 +1,6 @@
 import type { PaymentDocument } from '../payments/payment-options';
 import { providerSecretFields, type ProviderDocument } from '../payments/provider-fields';
+import { randomBytes } from 'node:crypto';
 import { DataKey, sealedKeyId, type Keyring } from '../shops/secret-box';
 import type { ShopDocument } from './shop-document';
 
@@ -15,6 +16,12 @@ export interface StoredShop {
   enabled: boolean;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Which shop of this id it is: new at every add, in every key of its data and every job of it
+   * (src/infra/keyspace.ts `shopScope`), so a shop added again after a removal starts empty.
+   * Absent in shops stored before incarnations existed: their data keys have none.
+   */
+  incarnation?: string;
   /** The shop's data key, wrapped: `v1.<master key id>....`. */
   dataKey: string;
   platform: { email: string; password: string; apiKey: string };
@@ -35,7 +42,7 @@ export interface StoredShop {
 export function sealShop(
   document: ShopDocument,
   keys: { keyring: Keyring; dataKey: DataKey },
-  rest: Pick<StoredShop, 'enabled' | 'createdAt' | 'updatedAt' | 'routeToken'>,
+  rest: Pick<StoredShop, 'enabled' | 'createdAt' | 'updatedAt' | 'routeToken' | 'incarnation'>,
 ): StoredShop {
   const { keyring, dataKey } = keys;
   const { id } = document;
@@ -92,6 +99,11 @@ export function openShop(
       ...(stored.payment ? { payment: stored.payment } : {}),
     },
   };
+}
+
+/** A new shop's incarnation: 12 hex digits, never the same twice for one id in practice. */
+export function newIncarnation(): string {
+  return randomBytes(6).toString('hex');
 }
 
 /** The master key id that wraps a stored shop's data key. */

@@ -24,3 +24,14 @@ export function checkoutRoutePath(shop: string): string {
 export function webhookPath(provider: string, shop: string): string {
   return shop === ENV_SHOP_ID ? `/webhooks/${provider}` : `/webhooks/${provider}/${shop}`;
 }
+
+/**
+ * The scope of one incarnation of a shop's data: its id, and for a shop added since incarnations
+ * exist, `.<incarnation>` after it. A shop removed and added again under the same id gets a new
+ * incarnation, so nothing its predecessor left (checkouts, sandbox payments, ledger, breaker) is
+ * under its keys, whether the purge of the old ones has finished or not. The env shop, and shops
+ * stored by the release before incarnations, have none: their keys are as they were.
+ */
+export function shopScope(shop: string, incarnation = ''): string {
+  return incarnation === '' ? shop : `${shop}.${incarnation}`;
+}

@@ -52,9 +52,13 @@ export class RedisCheckoutStore implements CheckoutStore {
     private readonly redis: RedisCommands,
     prefix: string,
     readonly shop: string,
-    private readonly options: { firstLookMs: number } = { firstLookMs: 30_000 },
+    private readonly options: {
+      firstLookMs: number;
+      /** The scope of the shop's keys (src/infra/keyspace.ts `shopScope`); its id by default. */
+      scope?: string;
+    } = { firstLookMs: 30_000 },
   ) {
-    this.keys = checkoutKeys(prefix, shop);
+    this.keys = checkoutKeys(prefix, options.scope ?? shop);
   }
 
   lookedAtBy(now: Date): Date {

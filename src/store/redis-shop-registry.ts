@@ -10,17 +10,19 @@ export const AUDIT_KEPT = 1000;
 // Each write: KEYS[1] the shops hash, KEYS[2] the version, KEYS[3] the shop's audit trail (one
 // tag: one slot); ARGV[1] id, ARGV[2] the text expected now ('' for none), ARGV[3] the new text
 // ('' to remove), ARGV[4] the audit entry, ARGV[5] how many entries to keep. 0 when the shop's
-// text was not the one expected.
+// text was not the one expected. A removal takes the audit trail with it, in the same step: a
+// shop added later under the id starts with its own.
 const WRITE = `
 local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 if current ~= ARGV[2] then return 0 end
 if ARGV[3] == '' then
   redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('DEL', KEYS[3])
 else
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('LPUSH', KEYS[3], ARGV[4])
+  redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[5]) - 1)
 end
-redis.call('LPUSH', KEYS[3], ARGV[4])
-redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[5]) - 1)
 redis.call('INCR', KEYS[2])
 return 1
 `;
@@ -54,7 +56,7 @@ export class RedisShopRegistry implements RegistryStore {
     id: string,
     expected: string,
     next: string,
-    audit: AuditEntry,
+    audit: AuditEntry | undefined,
   ): Promise<boolean> {
     const done = await runScript(
       this.redis,
@@ -66,7 +68,7 @@ export class RedisShopRegistry implements RegistryStore {
       id,
       expected,
       next,
-      JSON.stringify(audit),
+      audit ? JSON.stringify(audit) : '',
       AUDIT_KEPT,
     );
     return done === 1;
@@ -80,8 +82,8 @@ export class RedisShopRegistry implements RegistryStore {
     return this.write(stored.id, expected, JSON.stringify(stored), audit);
   }
 
-  remove(expected: string, id: string, audit: AuditEntry): Promise<boolean> {
-    return this.write(id, expected, '', audit);
+  remove(expected: string, id: string): Promise<boolean> {
+    return this.write(id, expected, '', undefined);
   }
 
   async audit(id: string, limit: number): Promise<AuditEntry[]> {

@@ -30,11 +30,12 @@ describe("the checkout route's front door", () => {
   beforeAll(async () => {
     h = await startHarness();
     const env = h.connector.deps;
+    const find = (shop: string) =>
+      shop === 'default'
+        ? { deps: env, enabled: true, tokenMatches: (token?: string) => token === ROUTE_TOKEN }
+        : undefined;
     const entry = new CheckoutEntry(
-      (shop) =>
-        shop === 'default'
-          ? { deps: env, enabled: true, tokenMatches: (token) => token === ROUTE_TOKEN }
-          : undefined,
+      { cached: find, current: async (shop) => find(shop) },
       '/checkout',
     );
     const door = checkoutFrontDoor({

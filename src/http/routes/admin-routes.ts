@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler } from 'express';
+import { z } from 'zod';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import type { ShopAdmin } from '../../registry/shop-admin';
@@ -12,6 +13,22 @@ export const ADMIN_API_PATH = '/admin/api';
 
 /** A shop document is small; 64 kB is far above any. */
 const ADMIN_BODY_LIMIT = '64kb';
+
+/** `rotate-token`'s body: none, or `{"revoke_previous": true|false}`. */
+const rotationSchema = z.strictObject({ revoke_previous: z.boolean().optional() });
+
+function parseRotation(body: unknown): z.output<typeof rotationSchema> {
+  const parsed = rotationSchema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  throw new AppError('VALIDATION_FAILED', 'The rotation is not valid.', {
+    details: parsed.error.issues.map((issue) => ({
+      field:
+        issue.path.join('.') ||
+        (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(body)'),
+      problem: issue.code === 'unrecognized_keys' ? 'is not a field of a rotation' : issue.message,
+    })),
+  });
+}
 
 /** Whether a request carries the admin token (for the rate limiter: a right one never counts). */
 export function adminTokenMatcher(token: string): (req: Request) => boolean {
@@ -85,7 +102,7 @@ export function adminRoutes(
       res.json(await admin.update(shopId(req), req.body, actor));
     })
     .delete(async (req, res) => {
-      await admin.remove(shopId(req), actor);
+      await admin.remove(shopId(req));
       res.status(204).end();
     })
     .all(allowOnly('GET', 'PATCH', 'DELETE'));
@@ -102,8 +119,9 @@ export function adminRoutes(
   }
   router
     .route(`${base}/:shop/rotate-token`)
-    .post(async (req, res) => {
-      res.json(await admin.rotateToken(shopId(req), actor));
+    .post(...jsonBody, async (req, res) => {
+      const { revoke_previous } = parseRotation(req.body);
+      res.json(await admin.rotateToken(shopId(req), actor, { revokePrevious: revoke_previous }));
     })
     .all(allowOnly('POST'));
   router

@@ -98,8 +98,8 @@ export function checkoutRoutes(
       .all(apiAnswerHeaders)
       .post(
         ...(route.rateLimit ? [route.rateLimit] : []),
-        (req, res, next) => {
-          res.locals.deps = entry.open(entry.shopOfPath(req.path), presentedToken(req));
+        async (req, res, next) => {
+          res.locals.deps = await entry.open(entry.shopOfPath(req.path), presentedToken(req));
           next();
         },
         refuseUnreadableBody,

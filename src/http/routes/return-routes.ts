@@ -10,7 +10,7 @@ import { returnPage } from '../pages/checkout-pages';
 export function returnRoutes(
   shopOf: (
     checkoutId: string,
-  ) => { deps: CheckoutDeps; pageNotice: string | undefined } | undefined,
+  ) => Promise<{ deps: CheckoutDeps; pageNotice: string | undefined } | undefined>,
   /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
   defaultNotice?: string,
 ): Router {
@@ -20,7 +20,7 @@ export function returnRoutes(
     .get(async (req, res) => {
       const checkoutId = typeof req.query.checkout_id === 'string' ? req.query.checkout_id : '';
       // The checkout id names its shop: the page reads that shop's record, with its provider.
-      const shop = isCheckoutId(checkoutId) ? shopOf(checkoutId) : undefined;
+      const shop = isCheckoutId(checkoutId) ? await shopOf(checkoutId) : undefined;
       const record = shop ? await shop.deps.store.get(checkoutId) : undefined;
       const pageNotice = shop ? shop.pageNotice : defaultNotice;
       if (!shop || !record || record.provider !== req.params.provider) {

@@ -12,7 +12,7 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
  * Provider webhooks. The raw body is kept for the signature check; the use case does the rest.
  * Duplicates and events for unknown payments get 2xx, so the provider does not retry them forever.
  */
-export function webhookRoutes(depsOf: (shop: string) => CheckoutDeps | undefined): Router {
+export function webhookRoutes(depsOf: (shop: string) => Promise<CheckoutDeps | undefined>): Router {
   const router = Router();
   // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's. The
   // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
@@ -20,7 +20,7 @@ export function webhookRoutes(depsOf: (shop: string) => CheckoutDeps | undefined
     .route(['/webhooks/:provider', '/webhooks/:provider/:shop'])
     .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
       const shop = req.params.shop ?? ENV_SHOP_ID;
-      const deps = isShopId(shop) ? depsOf(shop) : undefined;
+      const deps = isShopId(shop) ? await depsOf(shop) : undefined;
       if (!deps) {
         throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} is served here.`, {
           retryable: false,

@@ -20,14 +20,14 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * and then takes exactly the path a verified webhook takes (`hooks.hint`).
  */
 export function sandboxRoutes(
-  sandboxOf: (checkoutId: string) => SandboxShop | undefined,
+  sandboxOf: (checkoutId: string) => Promise<SandboxShop | undefined>,
   /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
   defaultNotice?: string,
 ): Router {
   const router = Router();
   // The checkout id names its shop; that shop's sandbox (if its provider is the sandbox) answers.
   const find = async (checkoutId: string) => {
-    const shop = SAFE_ID.test(checkoutId) ? sandboxOf(checkoutId) : undefined;
+    const shop = SAFE_ID.test(checkoutId) ? await sandboxOf(checkoutId) : undefined;
     const payment = shop ? await shop.sandbox.payment(checkoutId) : undefined;
     return shop && payment ? { ...shop, payment } : undefined;
   };
