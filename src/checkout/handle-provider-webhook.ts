@@ -21,7 +21,8 @@ export type WebhookResult =
  * signature throws, and nothing changes); an event handled before changes nothing; an event about
  * a payment the connector does not know is logged and acknowledged; otherwise the payment's status
  * is read from the provider and recorded, once, whatever else (the redirect, another event) races
- * it. The event counts as handled only once that worked, so a provider retry after a failure is
+ * it. An event that says the provider's checkout itself closed (where no read of it exists) ends
+ * a checkout whose payments leave it pending. The event counts as handled only once that worked, so a provider retry after a failure is
  * processed again.
  */
 export async function handleProviderWebhook(
@@ -46,7 +47,7 @@ export async function handleProviderWebhook(
     await store.markEventHandled(provider.name, eventId);
     return { kind: 'unknown_payment', eventId };
   }
-  const learned = await learnFromProvider(deps, record);
+  const learned = await learnFromProvider(deps, record, hint.closed);
   await store.markEventHandled(provider.name, eventId);
   return {
     kind: 'synced',

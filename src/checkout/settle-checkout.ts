@@ -1,5 +1,9 @@
 import type { Money } from '../payments/money';
-import type { PaymentStatus } from '../payments/payment-provider';
+import {
+  withCheckoutClosed,
+  type CheckoutClosed,
+  type PaymentStatus,
+} from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
 import {
   isOpen,
@@ -147,21 +151,24 @@ export async function notifyRecordedOutcome(
  * Asks the provider for the truth about a checkout and applies it. A webhook, a redirect or
  * a sandbox button is only a hint that it is worth asking. A checkout already closed (its
  * outcome is sticky) is not asked about: nothing the provider says could change it; its
- * notification is seen queued (`notifyRecordedOutcome`).
+ * notification is seen queued (`notifyRecordedOutcome`). `closed`: a verified event said the
+ * provider's checkout is closed, which ends it when its payments leave it pending.
  */
 export async function syncFromProvider(
   deps: CheckoutDeps,
   record: CheckoutRecord,
+  closed?: CheckoutClosed,
 ): Promise<CheckoutRecord> {
   if (!isOpen(record.state)) {
     await notifyRecordedOutcome(deps, record.checkoutId, record.state);
     return record;
   }
   if (!record.providerRef) return record;
-  const status = await deps.provider.getStatus({
+  const read = await deps.provider.getStatus({
     providerRef: record.providerRef,
     checkoutId: record.checkoutId,
   });
+  const status = withCheckoutClosed(read, closed);
   const target = targetState(status);
   // Still pending: nothing changed, so nothing to read again.
   if (target === undefined) return record;
@@ -194,14 +201,16 @@ export async function syncFromProvider(
 
 /**
  * The provider has news about a checkout (a verified webhook, the sandbox's page): an open one
- * is settled from the provider's truth; one whose outcome is recorded is followed up, what the
- * provider says after it being an incident (src/checkout/payment-incidents.ts).
+ * is settled from the provider's truth (with `closed`, what the event said of the provider's
+ * checkout itself); one whose outcome is recorded is followed up, what the provider says after
+ * it being an incident (src/checkout/payment-incidents.ts).
  */
 export async function learnFromProvider(
   deps: CheckoutDeps,
   record: CheckoutRecord,
+  closed?: CheckoutClosed,
 ): Promise<{ record: CheckoutRecord; incident?: PaymentIncident }> {
-  if (isOpen(record.state)) return { record: await syncFromProvider(deps, record) };
+  if (isOpen(record.state)) return { record: await syncFromProvider(deps, record, closed) };
   await notifyRecordedOutcome(deps, record.checkoutId, record.state);
   const incident = await followUpAfterOutcome(deps, record);
   return incident ? { record, incident } : { record };

@@ -43,12 +43,23 @@ export interface PaymentStatus {
   interest?: Money;
 }
 
+/**
+ * What a verified event says of the provider's checkout itself, for a provider that has no read
+ * of its checkouts (Asaas): it was closed there (cancelled in the provider's panel, or ended by
+ * the provider's clock), with a customer-safe reason. Its payments still decide: see
+ * `withCheckoutClosed`.
+ */
+export interface CheckoutClosed {
+  state: 'expired' | 'canceled';
+  reason: string;
+}
+
 /** A verified webhook: which payment it is about (a hint; the status is read from the provider). */
 export type WebhookHint =
   | { ignore: string }
-  | { providerRef: string; eventId: string }
+  | { providerRef: string; eventId: string; closed?: CheckoutClosed }
   /** A provider that names our checkout itself (Mercado Pago's external_reference). */
-  | { checkoutId: string; eventId: string };
+  | { checkoutId: string; eventId: string; closed?: CheckoutClosed };
 
 export interface WebhookInput {
   headers: Record<string, string | string[] | undefined>;
@@ -83,6 +94,20 @@ export function checkoutStatusOf(payments: readonly PaymentStatus[]): PaymentSta
     if (found) return found;
   }
   return { state: 'pending' };
+}
+
+/**
+ * A checkout's status read from its payments, with what a verified event said of the checkout
+ * itself: a checkout closed at the provider ends when none of its payments is paid, under way or
+ * otherwise telling (its status pending); a paid payment wins, and one still payable (a Pix
+ * waiting) keeps it open until the provider says it can no longer be paid.
+ */
+export function withCheckoutClosed(
+  status: PaymentStatus,
+  closed: CheckoutClosed | undefined,
+): PaymentStatus {
+  if (!closed || status.state !== 'pending') return status;
+  return { ...status, state: closed.state, reason: closed.reason };
 }
 
 /**

@@ -167,7 +167,10 @@ export class FakeAsaas extends LoopbackFake {
   /**
    * The customer pays an active checkout: a Pix (PENDING until `settle`, or RECEIVED at once) or a
    * card, in `installments` (one payment per installment, all CONFIRMED), with `interestMinor` of
-   * interest on top when the buyer pays some. Throws when the checkout can no longer be paid.
+   * interest on top when the buyer pays some. Throws when the checkout can no longer be paid,
+   * unless `late`: a Pix code the customer copied while the checkout was active, paid after it
+   * closed (Asaas's reference does not say it refuses one; the connector's late-payment path
+   * exists for it).
    */
   pay(
     checkout: FakeCheckout,
@@ -177,9 +180,12 @@ export class FakeAsaas extends LoopbackFake {
       installments?: number;
       interestMinor?: number;
       valueMinor?: number;
+      late?: boolean;
     },
   ): FakePayment[] {
-    if (this.statusOf(checkout) !== 'ACTIVE') throw new Error(`checkout ${checkout.status}`);
+    if (this.statusOf(checkout) !== 'ACTIVE' && !how.late) {
+      throw new Error(`checkout ${checkout.status}`);
+    }
     if (!checkout.billingTypes.includes(how.billingType)) {
       throw new Error(`${how.billingType} is not offered`);
     }
@@ -220,15 +226,29 @@ export class FakeAsaas extends LoopbackFake {
       this.payments.set(payment.id, payment);
       made.push(payment);
     }
-    if (status === 'RECEIVED' || status === 'CONFIRMED') checkout.status = 'PAID';
+    // A closed checkout stays as it was closed; only an active one becomes PAID.
+    const paid = status === 'RECEIVED' || status === 'CONFIRMED';
+    if (paid && this.statusOf(checkout) === 'ACTIVE') checkout.status = 'PAID';
     return made;
+  }
+
+  /**
+   * Asaas ends an active checkout by itself: the shop cancels it in Asaas's panel (CANCELED), or
+   * Asaas's own clock runs out (EXPIRED). Asaas then posts CHECKOUT_CANCELED or CHECKOUT_EXPIRED
+   * (docs.asaas.com, "Eventos para Checkout"); the test sends it with `event`.
+   */
+  endCheckout(checkout: FakeCheckout, status: 'CANCELED' | 'EXPIRED'): FakeCheckout {
+    if (this.statusOf(checkout) !== 'ACTIVE') throw new Error(`checkout ${checkout.status}`);
+    checkout.status = status;
+    return checkout;
   }
 
   /** Payments change status (a Pix received, a refund, a chargeback...). */
   update(payments: FakePayment[], status: string): FakePayment[] {
     for (const payment of payments) payment.status = status;
     const checkout = payments[0] && this.checkouts.get(payments[0].checkoutSession);
-    if (checkout && (status === 'RECEIVED' || status === 'CONFIRMED')) checkout.status = 'PAID';
+    const paid = status === 'RECEIVED' || status === 'CONFIRMED';
+    if (checkout && paid && this.statusOf(checkout) === 'ACTIVE') checkout.status = 'PAID';
     return payments;
   }
 

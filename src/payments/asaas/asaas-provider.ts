@@ -6,6 +6,7 @@ import { minorOf } from '../money';
 import {
   checkoutStatusOf,
   webhookHeader,
+  type CheckoutClosed,
   type CheckoutRequest,
   type CreatedCheckout,
   type PaymentProvider,
@@ -215,9 +216,11 @@ export class AsaasProvider implements PaymentProvider {
     if (!event) return { ignore: 'the body is not an Asaas event' };
     const name = event.event ?? '(none)';
     if (name.startsWith('CHECKOUT_') && event.checkout?.id) {
+      const closed = CLOSING_EVENTS.get(name);
       return {
         providerRef: event.checkout.id,
         eventId: event.id ?? `${name}:${event.checkout.id}`,
+        ...(closed ? { closed } : {}),
       };
     }
     if (name.startsWith('PAYMENT_') && event.payment) {
@@ -234,6 +237,21 @@ export class AsaasProvider implements PaymentProvider {
     return { ignore: `event ${name} is not used` };
   }
 }
+
+/**
+ * The checkout events that say Asaas closed the checkout itself. Asaas has no read of a checkout
+ * (the API lists its payments, not its status), so the authenticated event is the truth about
+ * the checkout; its payments still decide "paid" (`withCheckoutClosed`). Names from
+ * docs.asaas.com, "Eventos para Checkout" (CHECKOUT_CREATED, CHECKOUT_CANCELED, CHECKOUT_EXPIRED,
+ * CHECKOUT_PAID) and the Checkout FAQ's statuses (ACTIVE, PAID, CANCELED, EXPIRED). Assumed, as
+ * the docs do not say: the event carries the checkout as `checkout.id` (the docs' example shows
+ * `id`, `event`, `dateCreated` and `account` before it), and a payment created before the
+ * checkout closed (a Pix code shown) may still be paid, so it keeps the checkout open.
+ */
+const CLOSING_EVENTS = new Map<string, CheckoutClosed>([
+  ['CHECKOUT_EXPIRED', { state: 'expired', reason: 'checkout EXPIRED at Asaas' }],
+  ['CHECKOUT_CANCELED', { state: 'canceled', reason: 'checkout CANCELED at Asaas' }],
+]);
 
 /** Asaas's billing type of each method it offers (its Checkout has no boleto). */
 const BILLING_TYPES: Partial<Record<PaymentMethod, string>> = { pix: 'PIX', card: 'CREDIT_CARD' };
