@@ -22,8 +22,8 @@ export type WebhookResult =
  * a payment the connector does not know is logged and acknowledged; otherwise the payment's status
  * is read from the provider and recorded, once, whatever else (the redirect, another event) races
  * it. An event that says the provider's checkout itself closed (where no read of it exists) ends
- * a checkout whose payments leave it pending. The event counts as handled only once that worked, so a provider retry after a failure is
- * processed again.
+ * a checkout whose payments leave it pending. The event counts as handled only once that worked,
+ * so a provider retry after a failure is processed again.
  */
 export async function handleProviderWebhook(
   deps: CheckoutDeps,
