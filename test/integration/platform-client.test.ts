@@ -126,7 +126,9 @@ describe('platform client against the simulator', () => {
     expect(error.code).toBe('PLATFORM_REJECTED');
     expect(error.retryable).toBe(true);
     expect(error.upstreamStatus).toBe(401);
-    expect(error.message).toContain('Invalid credentials supplied.');
+    // What the platform said is kept for the log, never in the message an answer repeats.
+    expect(error.message).toMatch(/^The platform answered 401 to GET \S+\.$/);
+    expect(error.cause).toBe('Invalid credentials supplied.');
     // The client's own brief GET retries are for transient answers only.
     expect(log.entries().filter((e) => e.message === 'platform request retrying')).toEqual([]);
   });
