@@ -123,7 +123,7 @@ export function shopsCommand(io: CliIo): Command {
       }
       const rows = shops.map((shop) => [
         shop.id,
-        shop.enabled ? 'enabled' : 'disabled',
+        shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
         shop.provider.name ?? '',
         shop.platform.email,
         shop.name,
@@ -137,7 +137,10 @@ export function shopsCommand(io: CliIo): Command {
           .map((cell, column) => cell.padEnd(widths[column] ?? 0))
           .join('  ')
           .trimEnd();
-      await write(io.stdout, `${[header, ...rows].map(line).join('\n')}\n`);
+      const problems = shops.flatMap((shop) =>
+        shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
+      );
+      await write(io.stdout, `${[header, ...rows].map(line).concat(problems).join('\n')}\n`);
     });
 
   command
