@@ -6,6 +6,7 @@ import { AppError } from '../errors';
 import type { ShopAdmin } from '../registry/shop-admin';
 import { newKeyringEntry } from '../shops/secret-box';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { printable, printableJson } from './terminal-text';
 
 /** Who the audit trail says made a change from the CLI. */
 function cliActor(env: CliIo['env']): string {
@@ -73,7 +74,8 @@ export function shopsCommand(io: CliIo): Command {
       await access.close();
     }
   };
-  const json = (value: unknown) => write(io.stdout, `${JSON.stringify(value, null, 2)}\n`);
+  // Everything printed from the registry is escaped: stored text may predate today's rules.
+  const json = (value: unknown) => write(io.stdout, `${printableJson(value)}\n`);
 
   command
     .command('add <id>')
@@ -98,7 +100,7 @@ export function shopsCommand(io: CliIo): Command {
       await write(
         io.stdout,
         [
-          `added shop ${added.shop.id} (${added.shop.provider.name})`,
+          `added shop ${added.shop.id} (${printable(added.shop.provider.name ?? '')})`,
           `checkout route: ${added.checkout_route.url}`,
           `route token:    ${added.checkout_route.token}`,
           '                (shown once: register the route and this token with the platform now)',
@@ -121,13 +123,15 @@ export function shopsCommand(io: CliIo): Command {
         await write(io.stdout, 'no shops in the registry (add one with `connector shops add`)\n');
         return;
       }
-      const rows = shops.map((shop) => [
-        shop.id,
-        shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
-        shop.provider.name ?? '',
-        shop.platform.email,
-        shop.name,
-      ]);
+      const rows = shops.map((shop) =>
+        [
+          shop.id,
+          shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
+          shop.provider.name ?? '',
+          shop.platform.email,
+          shop.name,
+        ].map(printable),
+      );
       const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
       const widths = header.map((title, column) =>
         Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -138,7 +142,7 @@ export function shopsCommand(io: CliIo): Command {
           .join('  ')
           .trimEnd();
       const problems = shops.flatMap((shop) =>
-        shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
+        shop.problem ? [`${printable(shop.id)}: not served: ${printable(shop.problem)}`] : [],
       );
       await write(io.stdout, `${[header, ...rows].map(line).concat(problems).join('\n')}\n`);
     });
@@ -229,7 +233,8 @@ export function shopsCommand(io: CliIo): Command {
       if (options.json) return json(entries);
       for (const entry of entries) {
         const fields = entry.fields.length > 0 ? ` ${entry.fields.join(', ')}` : '';
-        await write(io.stdout, `${entry.at}  ${entry.action.padEnd(13)} ${entry.by}${fields}\n`);
+        const line = `${entry.at}  ${entry.action.padEnd(13)} ${entry.by}${fields}`;
+        await write(io.stdout, `${printable(line)}\n`);
       }
     });
 

@@ -30,7 +30,23 @@ const platformAccountSchema = z.strictObject({
   apiKey: z.string().min(1).max(1000),
 });
 
-const nameSchema = z.string().trim().min(1).max(200);
+/**
+ * Characters a terminal or a page does not show as themselves: controls (C0, DEL, C1), format
+ * characters (bidi overrides and isolates, zero-width ones, the BOM), lone surrogates, and the
+ * line and paragraph separators. A name holding one could rewrite what an operator reads.
+ */
+export const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/** A shop's name: 1 to 100 printable characters (counted as Unicode code points). */
+const nameSchema = z
+  .string()
+  .trim()
+  .refine((name) => !NON_PRINTABLE.test(name), {
+    message: 'must be printable: no control, format (bidi, zero-width) or separator characters',
+  })
+  .refine((name) => [...name].length >= 1 && [...name].length <= 100, {
+    message: 'must be 1 to 100 characters',
+  });
 
 export const shopDocumentSchema = z
   .strictObject({
