@@ -6,7 +6,7 @@ import { AppError } from '../errors';
 import type { ShopAdmin } from '../registry/shop-admin';
 import { newKeyringEntry } from '../shops/secret-box';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
-import { printable, printableJson } from './terminal-text';
+import { printable } from './terminal-text';
 
 /** Who the audit trail says made a change from the CLI. */
 function cliActor(env: CliIo['env']): string {
@@ -74,8 +74,7 @@ export function shopsCommand(io: CliIo): Command {
       await access.close();
     }
   };
-  // Everything printed from the registry is escaped: stored text may predate today's rules.
-  const json = (value: unknown) => write(io.stdout, `${printableJson(value)}\n`);
+  const json = (value: unknown) => write(io.stdout, `${JSON.stringify(value, null, 2)}\n`);
 
   command
     .command('add <id>')
@@ -100,7 +99,7 @@ export function shopsCommand(io: CliIo): Command {
       await write(
         io.stdout,
         [
-          `added shop ${added.shop.id} (${printable(added.shop.provider.name ?? '')})`,
+          `added shop ${added.shop.id} (${added.shop.provider.name})`,
           `checkout route: ${added.checkout_route.url}`,
           `route token:    ${added.checkout_route.token}`,
           '                (shown once: register the route and this token with the platform now)',
@@ -123,6 +122,7 @@ export function shopsCommand(io: CliIo): Command {
         await write(io.stdout, 'no shops in the registry (add one with `connector shops add`)\n');
         return;
       }
+      // Escaped before measuring, so the columns line up (write() would escape them anyway).
       const rows = shops.map((shop) =>
         [
           shop.id,
@@ -142,7 +142,7 @@ export function shopsCommand(io: CliIo): Command {
           .join('  ')
           .trimEnd();
       const problems = shops.flatMap((shop) =>
-        shop.problem ? [`${printable(shop.id)}: not served: ${printable(shop.problem)}`] : [],
+        shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
       );
       await write(io.stdout, `${[header, ...rows].map(line).concat(problems).join('\n')}\n`);
     });
@@ -233,8 +233,7 @@ export function shopsCommand(io: CliIo): Command {
       if (options.json) return json(entries);
       for (const entry of entries) {
         const fields = entry.fields.length > 0 ? ` ${entry.fields.join(', ')}` : '';
-        const line = `${entry.at}  ${entry.action.padEnd(13)} ${entry.by}${fields}`;
-        await write(io.stdout, `${printable(line)}\n`);
+        await write(io.stdout, `${entry.at}  ${entry.action.padEnd(13)} ${entry.by}${fields}\n`);
       }
     });
 

@@ -21,13 +21,13 @@ export function printable(text: string): string {
 }
 
 /**
- * JSON for a terminal: JSON.stringify escapes C0 controls, but prints DEL, C1 controls and
- * format characters raw; these are escaped too, as `\uXXXX`, so the output stays valid JSON
- * that reads back to the same value.
+ * Output for a terminal, lines and all: every non-printable character escaped but the line
+ * feed. JSON keeps reading back the same (JSON.stringify escapes C0 inside strings, so a raw
+ * line feed is only ever its layout's; DEL, C1 and format characters it leaves raw are escaped
+ * here as `\uXXXX`, which JSON reads as they were).
  */
-export function printableJson(value: unknown): string {
-  // A raw line feed can only be the layout's: JSON.stringify escapes those inside strings.
-  return JSON.stringify(value, null, 2).replace(EVERY_NON_PRINTABLE, (character) =>
+export function forTerminal(text: string): string {
+  return text.replace(EVERY_NON_PRINTABLE, (character) =>
     character === '\n' ? character : unitsEscaped(character),
   );
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
 import { startHarness, type Harness } from '../support/harness';
 import { storeShopAsBefore } from '../support/legacy-shop';
@@ -96,5 +97,28 @@ describe('shop names', () => {
     expect(list.stdout).toContain('Loja\\u001b[2J');
     // The JSON still reads back to the name as stored.
     expect((JSON.parse(show.stdout) as { name: string }).name).toBe(HOSTILE);
+  });
+
+  it("prints the platform's data escaped too: every line of the CLI goes through one writer", async () => {
+    h.simulator.state.override(1007, { internal_code: HOSTILE });
+    const env = {
+      PLATFORM_BASE_URL: h.platformUrl,
+      PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+      PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+      PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+    };
+    const table = await runCliCaptured(['services', 'list', '--limit', '10'], env);
+    const ndjson = await runCliCaptured(['services', 'list', '--format', 'ndjson'], env);
+    for (const run of [table, ndjson]) {
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Loja\\u001b[2J');
+      expect(run.stdout).not.toMatch(RAW);
+    }
+    const item = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; internal_code: string })
+      .find((service) => service.id === 1007);
+    expect(item?.internal_code).toBe(HOSTILE);
   });
 });

@@ -5,7 +5,7 @@ import {
   parseShopPatch,
   unservedBecause,
 } from '../../src/registry/shop-document';
-import { printable, printableJson } from '../../src/cli/terminal-text';
+import { forTerminal, printable } from '../../src/cli/terminal-text';
 
 /** A shop's document: printable names, provider hosts (CONTRACT "The trust boundary of a shop"). */
 const document = {
@@ -116,7 +116,7 @@ describe("a shop's provider host", () => {
 describe('stored text printed by the CLI', () => {
   it.each(HOSTILE_NAMES)('escapes %j, and its JSON reads back the same', (name) => {
     const line = printable(name);
-    const json = printableJson({ name });
+    const json = forTerminal(JSON.stringify({ name }, null, 2));
     // Raw, none of them; the JSON keeps only its own layout's line feeds.
     expect(line).not.toMatch(RAW);
     expect(json.replace(/\n/g, '')).not.toMatch(RAW);
