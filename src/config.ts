@@ -10,15 +10,18 @@ import {
 } from './payments/payment-options';
 import {
   httpUrl,
+  providerApiProblem,
   providerDocumentFromEnv,
   providerSecretVariables,
   providerSettingsOf,
   providerVariableShape,
   PROVIDER_CHOICE,
   PROVIDER_NAMES,
+  providerVariable,
   requiredProviderVariables,
   type ProviderName,
 } from './payments/provider-fields';
+import { parseApiOrigins } from './payments/provider-hosts';
 import { parseKeyring } from './shops/secret-box';
 import { checkoutRoutePath, ENV_SHOP_ID } from './shops/shop-id';
 import { parseRedisUrl, RedisUrlError } from './redis-url';
@@ -226,6 +229,36 @@ function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.Refinement
   }
 }
 
+/**
+ * PROVIDER_API_ORIGINS: the origins a provider may be sent to besides its official hosts (a
+ * loopback fake in tests, a proxy of the operator's), for the env shop and every shop document.
+ */
+const providerApiOrigins = z
+  .string()
+  .superRefine((text, ctx) => {
+    for (const problem of parseApiOrigins(text).problems)
+      ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((text) => parseApiOrigins(text).origins)
+  .optional();
+
+/** The env shop's provider API URL (MERCADOPAGO_API_URL...) under the same rule as a document's. */
+function envShopApiIssues(
+  env: EnvShopEnv & { PROVIDER_API_ORIGINS?: string[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (env.PLATFORM_EMAIL === undefined) return;
+  const variable = providerVariable(env.PAYMENT_PROVIDER, 'apiUrl');
+  const apiUrl = (env as Record<string, unknown>)[variable];
+  // Not a URL at all: its own schema said so already.
+  if (typeof apiUrl !== 'string' || !httpUrl.safeParse(apiUrl).success) return;
+  const problem = providerApiProblem(
+    { name: env.PAYMENT_PROVIDER, apiUrl },
+    env.PROVIDER_API_ORIGINS ?? [],
+  );
+  if (problem) ctx.addIssue({ code: 'custom', path: [variable], message: problem });
+}
+
 /** The registry's variables: the keyring of the shops' secrets, the admin API's token. */
 const registryShape = {
   SHOP_SECRET_KEYS: z
@@ -295,6 +328,7 @@ const serverShape = {
   ROLE: z.enum(['all', 'api', 'worker']),
   PORT: port,
   PUBLIC_URL: httpUrl.optional(),
+  PROVIDER_API_ORIGINS: providerApiOrigins,
   ...redisShape,
   SANDBOX_IN_PRODUCTION: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   CHECKOUT_EXPIRY_MINUTES: expiryMinutesVariable,
@@ -363,6 +397,7 @@ const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
     });
   }
   envShopIssues(env, env.CHECKOUT_EXPIRY_MINUTES, ctx);
+  envShopApiIssues(env, ctx);
   syncIssues(env, ctx);
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({
@@ -417,6 +452,8 @@ export interface Config {
   platform: PlatformHostConfig;
   /** The env shop; undefined without PLATFORM_EMAIL (registry shops only). */
   envShop: EnvShopConfig | undefined;
+  /** PROVIDER_API_ORIGINS: where a provider may be sent besides its official hosts. */
+  providerApiOrigins: readonly string[];
   /** The registry of shops added at run time. */
   shops: {
     /** SHOP_SECRET_KEYS as given (checked); parsed where the keys are used. */
@@ -575,6 +612,7 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
     redis: redisConfig(raw),
     platform: platformHostConfig(raw),
     envShop,
+    providerApiOrigins: raw.PROVIDER_API_ORIGINS ?? [],
     shops: {
       secretKeys: raw.SHOP_SECRET_KEYS,
       adminToken: raw.ADMIN_TOKEN,
@@ -768,6 +806,8 @@ export interface ShopsCliConfig {
   publicUrl: string;
   shops: { secretKeys: string | undefined };
   sandboxAllowed: boolean;
+  /** PROVIDER_API_ORIGINS: where a shop document's provider may be sent besides its official hosts. */
+  providerApiOrigins: readonly string[];
   secrets: string[];
 }
 
@@ -789,6 +829,7 @@ export function loadShopsConfig(
         ...redisShape,
         SHOP_SECRET_KEYS: registryShape.SHOP_SECRET_KEYS,
         SANDBOX_IN_PRODUCTION: serverShape.SANDBOX_IN_PRODUCTION,
+        PROVIDER_API_ORIGINS: serverShape.PROVIDER_API_ORIGINS,
       })
       .superRefine((raw, ctx) => {
         if (options.needsKeys && raw.SHOP_SECRET_KEYS === undefined)
@@ -808,6 +849,7 @@ export function loadShopsConfig(
     publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
     shops: { secretKeys: raw.SHOP_SECRET_KEYS },
     sandboxAllowed: raw.NODE_ENV !== 'production' || raw.SANDBOX_IN_PRODUCTION === 'true',
+    providerApiOrigins: raw.PROVIDER_API_ORIGINS ?? [],
     secrets: raw.SHOP_SECRET_KEYS
       ? [raw.SHOP_SECRET_KEYS, ...keyMaterial(raw.SHOP_SECRET_KEYS)]
       : [],

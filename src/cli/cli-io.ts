@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
 import type { CliAdapters } from './cli-adapters';
+import { forTerminal } from './terminal-text';
 
 /**
  * Where a CLI run reads its environment and writes its output (real streams, or test buffers),
@@ -18,9 +19,13 @@ export interface CliIo {
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failure: 1, usage: 2, config: 78 } as const;
 
-/** Writes with backpressure, so a large listing never piles up in memory. */
+/**
+ * Writes with backpressure, so a large listing never piles up in memory; whatever it prints
+ * (stored text, the platform's data) reaches the terminal with its non-printable characters
+ * escaped, so none can rewrite what the operator sees.
+ */
 export async function write(stream: Writable, text: string): Promise<void> {
-  if (text !== '' && !stream.write(text)) await once(stream, 'drain');
+  if (text !== '' && !stream.write(forTerminal(text))) await once(stream, 'drain');
 }
 
 /** A failure the CLI reports on stderr with its own exit code. */

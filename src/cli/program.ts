@@ -4,6 +4,7 @@ import { AppError, errorMessage } from '../errors';
 import { packageVersion } from '../infra/package-version';
 import { checkoutCommand } from './checkout-commands';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
+import { forTerminal } from './terminal-text';
 import { migrateCommand } from './migrate-command';
 import { notificationsCommand } from './notifications-commands';
 import { servicesCommand } from './services-commands';
@@ -44,25 +45,27 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     await buildProgram(io).parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
+    // An error may quote stored text: escaped, as everything the CLI prints.
+    const say = (line: string) => io.stderr.write(forTerminal(line));
     if (error instanceof CommanderError) {
       const helpShown =
         error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
       return helpShown || error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (error instanceof ConfigError) {
-      for (const problem of error.problems) io.stderr.write(`config error: ${problem}\n`);
+      for (const problem of error.problems) say(`config error: ${problem}\n`);
       return EXIT.config;
     }
     if (error instanceof CliFailure) {
-      io.stderr.write(`error: ${error.message}\n`);
+      say(`error: ${error.message}\n`);
       return error.exitCode;
     }
     if (error instanceof AppError) {
-      io.stderr.write(`error: ${error.message} (${error.code})\n`);
-      for (const detail of error.details) io.stderr.write(`  ${detail.field}: ${detail.problem}\n`);
+      say(`error: ${error.message} (${error.code})\n`);
+      for (const detail of error.details) say(`  ${detail.field}: ${detail.problem}\n`);
       return EXIT.failure;
     }
-    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    say(`error: ${errorMessage(error)}\n`);
     return EXIT.failure;
   }
 }

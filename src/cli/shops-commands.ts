@@ -6,6 +6,7 @@ import { AppError } from '../errors';
 import type { ShopAdmin } from '../registry/shop-admin';
 import { newKeyringEntry } from '../shops/secret-box';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { printable } from './terminal-text';
 
 /** Who the audit trail says made a change from the CLI. */
 function cliActor(env: CliIo['env']): string {
@@ -121,13 +122,16 @@ export function shopsCommand(io: CliIo): Command {
         await write(io.stdout, 'no shops in the registry (add one with `connector shops add`)\n');
         return;
       }
-      const rows = shops.map((shop) => [
-        shop.id,
-        shop.enabled ? 'enabled' : 'disabled',
-        shop.provider.name ?? '',
-        shop.platform.email,
-        shop.name,
-      ]);
+      // Escaped before measuring, so the columns line up (write() would escape them anyway).
+      const rows = shops.map((shop) =>
+        [
+          shop.id,
+          shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
+          shop.provider.name ?? '',
+          shop.platform.email,
+          shop.name,
+        ].map(printable),
+      );
       const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
       const widths = header.map((title, column) =>
         Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -137,7 +141,10 @@ export function shopsCommand(io: CliIo): Command {
           .map((cell, column) => cell.padEnd(widths[column] ?? 0))
           .join('  ')
           .trimEnd();
-      await write(io.stdout, `${[header, ...rows].map(line).join('\n')}\n`);
+      const problems = shops.flatMap((shop) =>
+        shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
+      );
+      await write(io.stdout, `${[header, ...rows].map(line).concat(problems).join('\n')}\n`);
     });
 
   command

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { loadSyncConfig } from '../config';
 import { syncOnce, type OnceCounts } from '../sync/sync-once';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { forTerminal } from './terminal-text';
 import { shopOption, shopPlatform } from './shop-option';
 
 interface SyncOptions {
@@ -64,7 +65,7 @@ async function runSync(io: CliIo, options: SyncOptions): Promise<void> {
         concurrency: config.concurrency,
         pageSize: config.platform.pageSize,
         onFailure: (failure) =>
-          io.stderr.write(`failed: service ${failure.serviceId}: ${failure.reason}\n`),
+          io.stderr.write(forTerminal(`failed: service ${failure.serviceId}: ${failure.reason}\n`)),
       });
       anyFailed ||= counts.failed > 0;
       await write(

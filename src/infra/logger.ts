@@ -96,6 +96,8 @@ export function errorFields(error: unknown): Record<string, unknown> {
     const fields: Record<string, unknown> = { err: error.name, errMessage: error.message };
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string') fields.errCode = code;
+    // An AppError's cause: what an upstream said, kept for the log and out of every answer.
+    if (typeof error.cause === 'string') fields.cause = error.cause;
     if (error.stack) fields.stack = error.stack;
     return fields;
   }

@@ -62,7 +62,9 @@ export function jobOutcomeFor(
   job: Pick<Job, 'attemptsMade' | 'opts'>,
 ): { final: boolean; thrown: Error } {
   if (error instanceof AppError && !error.retryable) {
-    return { final: true, thrown: new UnrecoverableError(error.message) };
+    // The cause (what an upstream said) goes along for the failure's log line, not its reason.
+    const thrown = Object.assign(new UnrecoverableError(error.message), { cause: error.cause });
+    return { final: true, thrown };
   }
   const thrown = error instanceof Error ? error : new Error(String(error));
   return { final: job.attemptsMade + 1 >= (job.opts.attempts ?? 1), thrown };

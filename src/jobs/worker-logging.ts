@@ -18,6 +18,8 @@ export function logWorkerEvents(worker: Worker, logger: Logger): void {
       jobName: job?.name,
       attemptsMade: job?.attemptsMade,
       errMessage: error.message,
+      // What the platform or the provider said: logged here, never in an answer or a reason.
+      ...(typeof error.cause === 'string' ? { cause: error.cause } : {}),
     });
   });
 }

@@ -53,6 +53,7 @@ export const cliAdapters: CliAdapters = {
         publicUrl: config.publicUrl,
         clock: () => new Date(),
         sandboxAllowed: config.sandboxAllowed,
+        providerApiOrigins: config.providerApiOrigins,
       }),
       close: () => closeRedis(redis),
     };

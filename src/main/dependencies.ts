@@ -151,6 +151,7 @@ export async function createDependencies(
     keyring,
     envShop,
     sandboxInProduction: config.checkout.sandboxInProduction,
+    providerApiOrigins: config.providerApiOrigins,
     refreshMs: config.shops.refreshMs,
     clock: () => new Date(),
     log: logger,
@@ -181,6 +182,7 @@ export async function createDependencies(
     publicUrl,
     clock: () => new Date(),
     sandboxAllowed: config.env !== 'production' || config.checkout.sandboxInProduction,
+    providerApiOrigins: config.providerApiOrigins,
   });
   const queues = syncQueue ? [...jobs.queues, syncQueue.queue] : jobs.queues;
   for (const queue of queues)

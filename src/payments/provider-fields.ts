@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { ASAAS_API } from './asaas/asaas-api';
+import { MERCADOPAGO_API } from './mercadopago/mercadopago-api';
 import { paymentOptionsOf, type PaymentChoice, type PaymentOptions } from './payment-options';
+import type { ApiEnvironment, ProviderApi } from './provider-api';
+import { apiBaseUrl, apiUrlProblem, environmentField } from './provider-hosts';
+import { STRIPE_API } from './stripe/stripe-api';
 
 /**
  * Each provider's settings, declared once: the environment's variables (`STRIPE_SECRET_KEY`) and
@@ -24,6 +29,7 @@ export const stripeFields = {
   webhookSecret: z
     .string()
     .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)"),
+  environment: environmentField(STRIPE_API),
   apiUrl: httpUrl.optional(),
   paymentMethods: paymentMethods.optional(),
 };
@@ -34,6 +40,7 @@ export const mercadoPagoFields = {
     .string()
     .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)'),
   webhookSecret: z.string().min(16, 'must be at least 16 characters'),
+  environment: environmentField(MERCADOPAGO_API),
   apiUrl: httpUrl.optional(),
 };
 
@@ -45,15 +52,23 @@ export const asaasFields = {
   webhookToken: z
     .string()
     .regex(/^\S{32,255}$/, 'must be 32 to 255 characters without spaces, as Asaas requires'),
+  environment: environmentField(ASAAS_API),
   apiUrl: httpUrl.optional(),
 };
 
-/** Every provider: its fields, and which of them are secrets (stored encrypted, never shown). */
+/**
+ * Every provider: its fields, which of them are secrets (stored encrypted, never shown), and
+ * where its API is (the sandbox is the connector's own: no API).
+ */
 export const PROVIDER_FIELDS = {
-  sandbox: { fields: {}, secrets: [] },
-  stripe: { fields: stripeFields, secrets: ['secretKey', 'webhookSecret'] },
-  mercadopago: { fields: mercadoPagoFields, secrets: ['accessToken', 'webhookSecret'] },
-  asaas: { fields: asaasFields, secrets: ['apiKey', 'webhookToken'] },
+  sandbox: { fields: {}, secrets: [], api: undefined },
+  stripe: { fields: stripeFields, secrets: ['secretKey', 'webhookSecret'], api: STRIPE_API },
+  mercadopago: {
+    fields: mercadoPagoFields,
+    secrets: ['accessToken', 'webhookSecret'],
+    api: MERCADOPAGO_API,
+  },
+  asaas: { fields: asaasFields, secrets: ['apiKey', 'webhookToken'], api: ASAAS_API },
 } as const;
 
 export type ProviderName = keyof typeof PROVIDER_FIELDS;
@@ -71,6 +86,27 @@ export const providerDocumentSchema = z.discriminatedUnion('name', [
 ]);
 
 export type ProviderDocument = z.output<typeof providerDocumentSchema>;
+
+/**
+ * What is wrong with a provider document's `apiUrl` in this deployment (`listed`: the origins of
+ * PROVIDER_API_ORIGINS), or undefined when it has none or its host is allowed.
+ */
+export function providerApiProblem(
+  provider: { name: string; apiUrl?: string },
+  listed: readonly string[],
+): string | undefined {
+  const api = (PROVIDER_FIELDS as Record<string, { api?: ProviderApi }>)[provider.name]?.api;
+  if (!api || provider.apiUrl === undefined) return undefined;
+  return apiUrlProblem(api, provider.apiUrl, listed);
+}
+
+/** The base URL a provider's adapter calls: the document's `apiUrl`, or its environment's host. */
+function baseUrlOf(
+  api: ProviderApi,
+  document: { environment?: ApiEnvironment; apiUrl?: string },
+): string {
+  return document.apiUrl ?? apiBaseUrl(api, document.environment);
+}
 
 /** The secret fields of a provider's document. */
 export function providerSecretFields(name: ProviderName): readonly string[] {
@@ -105,21 +141,32 @@ export function providerSettingsOf(
     case 'sandbox':
       return { name: 'sandbox', sandboxInProduction, ...common };
     case 'stripe': {
-      const { name, paymentMethods, ...stripe } = document;
+      const { name, paymentMethods, environment: _e, ...stripe } = document;
       return {
         name,
         sandboxInProduction: false,
-        stripe: { ...stripe, paymentMethods: paymentMethods?.split(',') },
+        stripe: {
+          ...stripe,
+          apiUrl: baseUrlOf(STRIPE_API, document),
+          paymentMethods: paymentMethods?.split(','),
+        },
         ...common,
       };
     }
     case 'mercadopago': {
-      const { name, ...mercadopago } = document;
-      return { name, sandboxInProduction: false, mercadopago, ...common };
+      const { name, environment: _e, ...mercadopago } = document;
+      const apiUrl = baseUrlOf(MERCADOPAGO_API, document);
+      return {
+        name,
+        sandboxInProduction: false,
+        mercadopago: { ...mercadopago, apiUrl },
+        ...common,
+      };
     }
     case 'asaas': {
-      const { name, ...asaas } = document;
-      return { name, sandboxInProduction: false, asaas, ...common };
+      const { name, environment: _e, ...asaas } = document;
+      const apiUrl = baseUrlOf(ASAAS_API, document);
+      return { name, sandboxInProduction: false, asaas: { ...asaas, apiUrl }, ...common };
     }
   }
 }

@@ -21,7 +21,9 @@ export type ProviderCall = <T>(
  * The HTTP client of an adapter that speaks to its provider's REST API with axios (Mercado Pago,
  * Asaas): a configurable base URL (a loopback fake in tests), no redirects, and one mapping of
  * failures: no answer, a 429 or a 5xx is PROVIDER_UNAVAILABLE (retried); another non-2xx, or a
- * 2xx of an unexpected shape, is PROVIDER_REJECTED, with what the provider said (cut short).
+ * 2xx of an unexpected shape, is PROVIDER_REJECTED. The message says which provider answered
+ * what status, never what it said nor how a connection failed: those go to the error's `cause`,
+ * which is logged and never answered (a host that answers is not always the provider's).
  */
 export function providerHttp(options: {
   /** The provider as people name it, in error messages: "Mercado Pago". */
@@ -49,7 +51,8 @@ export function providerHttp(options: {
       const code = axios.isAxiosError(error) ? error.code : undefined;
       throw new AppError(
         'PROVIDER_UNAVAILABLE',
-        `${options.label} could not ${action} (${code ?? 'network error'}).`,
+        `${options.label} could not be reached to ${action}.`,
+        { cause: code ?? 'network error' },
       );
     }
     if (status < 200 || status >= 300) {
@@ -57,8 +60,8 @@ export function providerHttp(options: {
       const message = options.messageOf(body);
       throw new AppError(
         transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
-        `${options.label} answered ${status} to ${action}${message ? `: ${message.slice(0, 300)}` : '.'}`,
-        { upstreamStatus: status },
+        `${options.label} answered ${status} to ${action}.`,
+        { upstreamStatus: status, ...(message ? { cause: message.slice(0, 300) } : {}) },
       );
     }
     const parsed = schema.safeParse(body);

@@ -228,13 +228,14 @@ export class PlatformHttp {
     if (klass === 'success') {
       return { status, body: request.method === 'GET' ? parseJson(text, where) : text };
     }
+    // What the platform said is logged (`cause`), never repeated in an answer.
     const platformMessage = readPlatformMessage(text);
-    const message = `The platform answered ${status} to ${where}${platformMessage ? `: ${platformMessage}` : '.'}`;
     throw new AppError(
       klass === 'transient' ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_REJECTED',
-      message,
+      `The platform answered ${status} to ${where}.`,
       {
         upstreamStatus: status,
+        ...(platformMessage ? { cause: platformMessage } : {}),
         retryAfterMs: parseRetryAfterMs(response.headers['retry-after']),
         // A misconfiguration (401, 403, 404, 3xx) may be fixed by a person while the queues
         // keep retrying; every other refusal is final.

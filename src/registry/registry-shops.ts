@@ -2,6 +2,7 @@ import { errorMessage } from '../errors';
 import { providerSecrets, providerSettingsOf } from '../payments/provider-fields';
 import { SecretBoxError, type Keyring } from '../shops/secret-box';
 import type { RegistryStore, ShopEntry } from './ports';
+import { refuseUnservable } from './shop-document';
 import type { ShopSettings, ShopSource } from './shop-settings';
 import { masterKeyIdOf, openShop, routeTokenMatches } from './stored-shop';
 
@@ -12,6 +13,8 @@ export interface RegistryShopsOptions {
   envShop: ShopSettings | undefined;
   /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
   sandboxInProduction: boolean;
+  /** PROVIDER_API_ORIGINS: a stored shop whose provider `apiUrl` it does not allow is not served. */
+  providerApiOrigins: readonly string[];
   /** How often to look for a change (SHOP_REFRESH_MS). */
   refreshMs: number;
   clock: () => Date;
@@ -209,6 +212,7 @@ export class RegistryShops implements ShopSource {
     const { keyring, clock, sandboxInProduction } = this.options;
     if (!keyring) throw new SecretBoxError('SHOP_SECRET_KEYS is not set');
     const { stored } = entry;
+    refuseUnservable(stored.provider, this.options.providerApiOrigins);
     const { document, dataKey } = openShop(stored, keyring);
     const provider = providerSettingsOf(document.provider, sandboxInProduction, document.payment);
     this.options.onSecrets([

@@ -7,6 +7,7 @@ import {
   changedFields,
   parseShopDocument,
   parseShopPatch,
+  unservedBecause,
   type ShopDocument,
 } from './shop-document';
 import {
@@ -34,6 +35,8 @@ export interface ShopAdminDeps {
   clock: () => Date;
   /** False under NODE_ENV=production without SANDBOX_IN_PRODUCTION=true: no sandbox shop then. */
   sandboxAllowed: boolean;
+  /** PROVIDER_API_ORIGINS: where a provider's `apiUrl` may point besides its official hosts. */
+  providerApiOrigins: readonly string[];
 }
 
 /** Who asks: `cli:<user>` or `admin:<token fingerprint>`. */
@@ -109,7 +112,7 @@ export class ShopAdmin {
 
   /** Adds a shop from its document, after checking its credentials. */
   async add(input: unknown, by: Actor): Promise<ShopAdded> {
-    const document = parseShopDocument(input);
+    const document = parseShopDocument(input, this.deps.providerApiOrigins);
     const keyring = this.keyring();
     if (await this.deps.store.get(document.id)) throw exists(document.id);
     await this.rejectBadCredentials(document);
@@ -156,8 +159,11 @@ export class ShopAdmin {
 
   private described(stored: StoredShop) {
     const urls = this.urls(stored);
+    const problem = unservedBecause(stored.provider, this.deps.providerApiOrigins);
     return {
       ...viewOf(stored),
+      // A shop stored before a rule it breaks is kept, not served: say why.
+      ...(problem ? { served: false as const, problem } : {}),
       checkout_route: { url: urls.checkoutRoute },
       webhook_url: urls.webhook,
     };
@@ -186,7 +192,7 @@ export class ShopAdmin {
     const keyring = this.keyring();
     const stored = await this.change(id, async ({ stored: current }) => {
       const { document, dataKey } = openShop(current, keyring);
-      const next = applyShopPatch(document, patch);
+      const next = applyShopPatch(document, patch, this.deps.providerApiOrigins);
       const fields = changedFields(document, next);
       if (fields.length === 0) return undefined;
       // New credentials are checked; a new name or payment choice needs no call out.

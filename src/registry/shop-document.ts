@@ -7,6 +7,7 @@ import {
 } from '../payments/payment-options';
 import {
   PROVIDER_CHOICE,
+  providerApiProblem,
   providerDocumentSchema,
   type ProviderDocument,
 } from '../payments/provider-fields';
@@ -29,7 +30,23 @@ const platformAccountSchema = z.strictObject({
   apiKey: z.string().min(1).max(1000),
 });
 
-const nameSchema = z.string().trim().min(1).max(200);
+/**
+ * Characters a terminal or a page does not show as themselves: controls (C0, DEL, C1), format
+ * characters (bidi overrides and isolates, zero-width ones, the BOM), lone surrogates, and the
+ * line and paragraph separators. A name holding one could rewrite what an operator reads.
+ */
+export const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/** A shop's name: 1 to 100 printable characters (counted as Unicode code points). */
+const nameSchema = z
+  .string()
+  .trim()
+  .refine((name) => !NON_PRINTABLE.test(name), {
+    message: 'must be printable: no control, format (bidi, zero-width) or separator characters',
+  })
+  .refine((name) => [...name].length >= 1 && [...name].length <= 100, {
+    message: 'must be 1 to 100 characters',
+  });
 
 export const shopDocumentSchema = z
   .strictObject({
@@ -84,11 +101,46 @@ function invalid(details: ErrorDetail[]): AppError {
   return new AppError('VALIDATION_FAILED', 'The shop document is not valid.', { details });
 }
 
-/** A whole document, checked; VALIDATION_FAILED naming every problem. */
-export function parseShopDocument(input: unknown): ShopDocument {
+/**
+ * A whole document, checked; VALIDATION_FAILED naming every problem. `apiOrigins` is the
+ * deployment's PROVIDER_API_ORIGINS: a provider's `apiUrl` elsewhere than its official hosts
+ * must be listed there.
+ */
+export function parseShopDocument(input: unknown, apiOrigins: readonly string[]): ShopDocument {
   const parsed = shopDocumentSchema.safeParse(input);
   if (!parsed.success) throw invalid(detailsOf(parsed.error));
+  const problem = providerApiProblem(parsed.data.provider, apiOrigins);
+  if (problem) throw invalid([{ field: 'provider.apiUrl', problem }]);
   return parsed.data;
+}
+
+/**
+ * Why a stored shop is not served in this deployment, or undefined: a shop stored by an
+ * earlier release may hold an `apiUrl` that PROVIDER_API_ORIGINS no longer allows. It is kept
+ * as stored (nothing deleted); the registry does not open it and the listings say why.
+ */
+export function unservedBecause(
+  provider: { name: string; apiUrl?: string },
+  apiOrigins: readonly string[],
+): string | undefined {
+  const problem = providerApiProblem(provider, apiOrigins);
+  if (!problem) return undefined;
+  let origin = '(unreadable)';
+  try {
+    origin = new URL(provider.apiUrl ?? '').origin;
+  } catch {
+    // Said as unreadable: the problem says what it must be.
+  }
+  return `provider.apiUrl (${origin}) ${problem}`;
+}
+
+/** Throws when a stored shop must not be served (`unservedBecause`); the registry's open. */
+export function refuseUnservable(
+  provider: { name: string; apiUrl?: string },
+  apiOrigins: readonly string[],
+): void {
+  const problem = unservedBecause(provider, apiOrigins);
+  if (problem) throw new Error(`not served: ${problem}`);
 }
 
 /** A change, checked on its own; VALIDATION_FAILED naming every problem. */
@@ -104,26 +156,38 @@ export function parseShopPatch(input: unknown): ShopPatch {
   return parsed.data;
 }
 
-/** The document a change makes of `current`, checked whole. */
-export function applyShopPatch(current: ShopDocument, patch: ShopPatch): ShopDocument {
+/** A provider's fields without those given as null: `{"apiUrl": null}` removes the field. */
+function withoutNulls(provider: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(provider).filter(([, value]) => value !== null));
+}
+
+/** The document a change makes of `current`, checked whole (`apiOrigins`: as `parseShopDocument`). */
+export function applyShopPatch(
+  current: ShopDocument,
+  patch: ShopPatch,
+  apiOrigins: readonly string[],
+): ShopDocument {
   const provider: unknown =
     patch.provider === undefined
       ? current.provider
       : patch.provider.name === undefined || patch.provider.name === current.provider.name
-        ? { ...current.provider, ...patch.provider, name: current.provider.name }
+        ? withoutNulls({ ...current.provider, ...patch.provider, name: current.provider.name })
         : patch.provider;
-  return parseShopDocument({
-    id: current.id,
-    name: patch.name ?? current.name,
-    platform: { ...current.platform, ...patch.platform },
-    provider,
-    // The parts given replace the shop's; null removes its choice (the provider's offer again).
-    ...(patch.payment === null
-      ? {}
-      : patch.payment === undefined
-        ? current.payment && { payment: current.payment }
-        : { payment: { ...current.payment, ...patch.payment } }),
-  });
+  return parseShopDocument(
+    {
+      id: current.id,
+      name: patch.name ?? current.name,
+      platform: { ...current.platform, ...patch.platform },
+      provider,
+      // The parts given replace the shop's; null removes its choice (the provider's offer again).
+      ...(patch.payment === null
+        ? {}
+        : patch.payment === undefined
+          ? current.payment && { payment: current.payment }
+          : { payment: { ...current.payment, ...patch.payment } }),
+    },
+    apiOrigins,
+  );
 }
 
 /** Which top-level fields (and sub-fields) a change touches, for the audit trail: never values. */

@@ -140,6 +140,9 @@ export interface ShopView {
   created_at: string;
   updated_at: string;
   token_rotated_at: string;
+  /** Present (false) when this deployment does not serve the shop as stored; `problem` says why. */
+  served?: false;
+  problem?: string;
 }
 
 export function viewOf(stored: StoredShop): ShopView {

@@ -293,6 +293,8 @@ describe('Asaas as a registry shop’s provider', () => {
         SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
         ADMIN_TOKEN,
         RECONCILE_INTERVAL_MS: '60000',
+        // The fake is no official host: the deployment lists it.
+        PROVIDER_API_ORIGINS: asaas.url,
       },
     });
   });

@@ -126,7 +126,9 @@ describe('platform client against the simulator', () => {
     expect(error.code).toBe('PLATFORM_REJECTED');
     expect(error.retryable).toBe(true);
     expect(error.upstreamStatus).toBe(401);
-    expect(error.message).toContain('Invalid credentials supplied.');
+    // What the platform said is kept for the log, never in the message an answer repeats.
+    expect(error.message).toMatch(/^The platform answered 401 to GET \S+\.$/);
+    expect(error.cause).toBe('Invalid credentials supplied.');
     // The client's own brief GET retries are for transient answers only.
     expect(log.entries().filter((e) => e.message === 'platform request retrying')).toEqual([]);
   });
@@ -201,7 +203,7 @@ describe('platform client against the simulator', () => {
     expect(platform.simulator.state.payments).toHaveLength(0);
   });
 
-  it('reports a 400 on a payment call as permanent, with the platform message', async () => {
+  it('reports a 400 on a payment call as permanent, the platform message kept for the log', async () => {
     const error = await caught(
       platform.client.finishCheckout({ serviceId: 1001, transactionId: '' }),
     );
@@ -210,7 +212,8 @@ describe('platform client against the simulator', () => {
       retryable: false,
       upstreamStatus: 400,
     });
-    expect(error.message).toContain('Invalid body for /payment/finish-checkout.');
+    expect(error.message).toBe('The platform answered 400 to POST /payment/finish-checkout.');
+    expect(error.cause).toContain('Invalid body for /payment/finish-checkout.');
   });
 
   it('times out a hanging platform within the configured timeout', async () => {

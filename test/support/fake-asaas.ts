@@ -145,6 +145,8 @@ export class FakeAsaas extends LoopbackFake {
       ASAAS_API_KEY: this.apiKey,
       ASAAS_WEBHOOK_TOKEN: this.webhookToken,
       ASAAS_API_URL: `${this.url}/v3`,
+      // A loopback fake is no official host: the deployment lists it (CONTRACT "Provider hosts").
+      PROVIDER_API_ORIGINS: this.url,
     };
   }
 

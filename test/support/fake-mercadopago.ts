@@ -119,6 +119,8 @@ export class FakeMercadoPago extends LoopbackFake {
       MERCADOPAGO_ACCESS_TOKEN: this.accessToken,
       MERCADOPAGO_WEBHOOK_SECRET: this.webhookSecret,
       MERCADOPAGO_API_URL: this.url,
+      // A loopback fake is no official host: the deployment lists it (CONTRACT "Provider hosts").
+      PROVIDER_API_ORIGINS: this.url,
     };
   }
 

@@ -176,6 +176,8 @@ export class FakeStripe extends LoopbackFake {
       STRIPE_SECRET_KEY: this.secretKey,
       STRIPE_WEBHOOK_SECRET: this.webhookSecret,
       STRIPE_API_URL: this.url,
+      // A loopback fake is no official host: the deployment lists it (CONTRACT "Provider hosts").
+      PROVIDER_API_ORIGINS: this.url,
     };
   }
 

@@ -187,7 +187,8 @@ describe('loadConfig', () => {
     expect(config.envShop?.provider.stripe).toEqual({
       secretKey: 'sk_test_abc',
       webhookSecret: 'whsec_def',
-      apiUrl: undefined,
+      // No STRIPE_API_URL: Stripe's one official host.
+      apiUrl: 'https://api.stripe.com',
       paymentMethods: ['card', 'pix'],
     });
     expect(config.secrets).toEqual(expect.arrayContaining(['sk_test_abc', 'whsec_def']));

@@ -17,6 +17,7 @@ import {
 } from '../payment-provider';
 import { paymentOptionsOf, type PaymentMethod, type PaymentOptions } from '../payment-options';
 import { providerHttp, type ProviderCall } from '../provider-http';
+import { ASAAS_API } from './asaas-api';
 
 export interface AsaasSettings {
   apiKey: string;
@@ -31,8 +32,6 @@ export interface AsaasSettings {
   timeoutMs?: number;
   clock?: () => Date;
 }
-
-export const ASAAS_API_URL = 'https://api.asaas.com/v3';
 
 /**
  * Asaas's payment statuses (docs.asaas.com, "Payment status"), as PAYMENTS.md maps them. OVERDUE
@@ -105,8 +104,8 @@ export class AsaasProvider implements PaymentProvider {
     this.clock = settings.clock ?? (() => new Date());
     this.tokenMatches = secretMatcher(settings.webhookToken);
     this.call = providerHttp({
-      label: 'Asaas',
-      baseURL: settings.apiUrl ?? ASAAS_API_URL,
+      label: ASAAS_API.label,
+      baseURL: settings.apiUrl ?? ASAAS_API.production,
       timeoutMs: settings.timeoutMs ?? 20_000,
       // Asaas refuses calls without a User-Agent.
       headers: { access_token: settings.apiKey, 'user-agent': 'checkout-connector' },

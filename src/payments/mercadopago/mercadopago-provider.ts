@@ -14,12 +14,13 @@ import {
 } from '../payment-provider';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-options';
 import { providerHttp, type ProviderCall } from '../provider-http';
+import { MERCADOPAGO_API } from './mercadopago-api';
 import { verifyNotification } from './mercadopago-signature';
 
 export interface MercadoPagoSettings {
   accessToken: string;
   webhookSecret: string;
-  /** Another API host (a loopback fake); https://api.mercadopago.com when absent. */
+  /** The API's base URL (provider-fields.ts resolves it); Mercado Pago's own when absent. */
   apiUrl?: string;
   /** Where Mercado Pago posts notifications: PUBLIC_URL/webhooks/mercadopago. */
   notificationUrl: string;
@@ -104,8 +105,8 @@ export class MercadoPagoProvider implements PaymentProvider {
   constructor(private readonly settings: MercadoPagoSettings) {
     this.clock = settings.clock ?? (() => new Date());
     this.call = providerHttp({
-      label: 'Mercado Pago',
-      baseURL: settings.apiUrl ?? 'https://api.mercadopago.com',
+      label: MERCADOPAGO_API.label,
+      baseURL: settings.apiUrl ?? MERCADOPAGO_API.production,
       timeoutMs: settings.timeoutMs ?? 20_000,
       headers: { authorization: `Bearer ${settings.accessToken}` },
       messageOf: (body) => {

@@ -13,7 +13,7 @@ import type { PaymentOptions } from '../payment-options';
 export interface StripeSettings {
   secretKey: string;
   webhookSecret: string;
-  /** Another API host (a loopback fake), e.g. http://127.0.0.1:12111; Stripe's own when absent. */
+  /** The API's origin (provider-fields.ts resolves it), e.g. a loopback fake; Stripe's when absent. */
   apiUrl?: string;
   /**
    * Stripe's own payment method types (STRIPE_PAYMENT_METHODS, kept from before PAYMENT_METHODS):
@@ -56,7 +56,11 @@ function hostOptions(apiUrl: string | undefined): Partial<Stripe.StripeConfig> {
   };
 }
 
-/** A Stripe error as an AppError: a retry helps for network, rate-limit and server errors only. */
+/**
+ * A Stripe error as an AppError: a retry helps for network, rate-limit and server errors only.
+ * The message says whether Stripe answered and with what status, never what the answer said
+ * nor how the connection failed (the host may not be Stripe's): that is the logged `cause`.
+ */
 function asAppError(error: unknown, action: string): AppError {
   const stripeError = error instanceof Stripe.errors.StripeError ? error : undefined;
   const status = stripeError?.statusCode;
@@ -69,10 +73,13 @@ function asAppError(error: unknown, action: string): AppError {
     status === 429 ||
     status >= 500;
   const detail = stripeError ? `${stripeError.type}: ${stripeError.message}` : String(error);
+  const reached = status !== undefined && stripeError?.type !== 'StripeConnectionError';
   return new AppError(
     transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
-    `Stripe could not ${action} (${detail.slice(0, 300)}).`,
-    { upstreamStatus: status },
+    reached
+      ? `Stripe answered ${status} to ${action}.`
+      : `Stripe could not be reached to ${action}.`,
+    { upstreamStatus: status, cause: detail.slice(0, 300) },
   );
 }
 

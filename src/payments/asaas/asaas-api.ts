@@ -1,0 +1,14 @@
+import type { ProviderApi } from '../provider-api';
+
+/**
+ * Asaas's API with its `/v3` (docs.asaas.com, "Authentication" and the Postman guide):
+ * production https://api.asaas.com/v3, sandbox https://api-sandbox.asaas.com/v3 (a separate
+ * account and key). Asaas's older pages name the sandbox https://sandbox.asaas.com/api/v3:
+ * that origin is Asaas's too.
+ */
+export const ASAAS_API: ProviderApi = {
+  label: 'Asaas',
+  production: 'https://api.asaas.com/v3',
+  sandbox: 'https://api-sandbox.asaas.com/v3',
+  alsoOfficial: ['https://sandbox.asaas.com'],
+};

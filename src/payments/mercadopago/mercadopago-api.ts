@@ -1,0 +1,12 @@
+import type { ProviderApi } from '../provider-api';
+
+/**
+ * Mercado Pago's API (its reference: "Base URL https://api.mercadopago.com"): one host; test
+ * credentials (TEST-... or a test user's) select the test environment.
+ */
+export const MERCADOPAGO_API: ProviderApi = {
+  label: 'Mercado Pago',
+  production: 'https://api.mercadopago.com',
+  noSandbox:
+    'Mercado Pago has one API host (https://api.mercadopago.com): test credentials select its test environment',
+};

@@ -1,0 +1,17 @@
+/**
+ * Where a provider's API is: its official base URLs, production and (where the provider has
+ * one) sandbox. Each provider declares its own (src/payments/<name>/<name>-api.ts); a shop's
+ * document chooses with `"environment"`, and any other host needs PROVIDER_API_ORIGINS.
+ */
+export interface ProviderApi {
+  /** The provider as people name it, in messages: "Mercado Pago". */
+  label: string;
+  production: string;
+  sandbox?: string;
+  /** Why there is no sandbox host, when there is none (said when a document asks for one). */
+  noSandbox?: string;
+  /** Other origins the provider documents for the same API (an older form of its URLs). */
+  alsoOfficial?: readonly string[];
+}
+
+export type ApiEnvironment = 'production' | 'sandbox';

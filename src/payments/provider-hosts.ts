@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import type { ApiEnvironment, ProviderApi } from './provider-api';
+
+/**
+ * Which hosts a provider may be sent to (CONTRACT "The trust boundary of a shop"): its official
+ * ones, and the origins the deployment lists in PROVIDER_API_ORIGINS (a loopback fake in tests,
+ * a proxy of the operator's). Origins are compared exactly, scheme, host and port, after URL
+ * parsing (which also reads a numeric host such as 2130706433 as 127.0.0.1): never by prefix.
+ */
+
+/** The origins of a provider's official hosts. */
+export function officialOrigins(api: ProviderApi): string[] {
+  const urls = [api.production, ...(api.sandbox ? [api.sandbox] : []), ...(api.alsoOfficial ?? [])];
+  return urls.map((url) => new URL(url).origin);
+}
+
+/** The API's base URL in an environment (production unless the provider has a sandbox asked for). */
+export function apiBaseUrl(api: ProviderApi, environment: ApiEnvironment = 'production'): string {
+  return environment === 'sandbox' && api.sandbox ? api.sandbox : api.production;
+}
+
+/** One entry of PROVIDER_API_ORIGINS as an origin, or undefined when it is something else. */
+function originOf(entry: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return undefined;
+  }
+  const bare =
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    !url.username &&
+    !url.password &&
+    url.pathname === '/' &&
+    !url.search &&
+    !url.hash;
+  return bare ? url.origin : undefined;
+}
+
+/** PROVIDER_API_ORIGINS (comma-separated origins) read: the origins, and a problem per bad entry. */
+export function parseApiOrigins(text: string): { origins: string[]; problems: string[] } {
+  const origins: string[] = [];
+  const problems: string[] = [];
+  for (const entry of text.split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const origin = originOf(entry);
+    if (origin) origins.push(origin);
+    else
+      problems.push(
+        `"${entry.slice(0, 100)}" is not an origin: give scheme, host and port only, such as https://payments-proxy.example.com:8443`,
+      );
+  }
+  return { origins, problems };
+}
+
+/**
+ * What is wrong with a provider's `apiUrl` in this deployment, or undefined when its origin is
+ * one of the provider's official hosts or listed in PROVIDER_API_ORIGINS (`listed`).
+ */
+export function apiUrlProblem(
+  api: ProviderApi,
+  apiUrl: string,
+  listed: readonly string[],
+): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    return 'must be an http(s) URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+  if (url.username || url.password) return 'must not carry credentials';
+  const official = officialOrigins(api);
+  if (official.includes(url.origin) || listed.includes(url.origin)) return undefined;
+  return `is not ${api.label}'s API (${official.join(', ')}), and its origin is not in PROVIDER_API_ORIGINS`;
+}
+
+/**
+ * Which of the provider's official hosts (production by default); a provider without a sandbox
+ * host refuses `sandbox`, saying how it tests instead. Another host is `apiUrl`, allowed by
+ * PROVIDER_API_ORIGINS (`apiUrlProblem`).
+ */
+export function environmentField(api: ProviderApi) {
+  return z
+    .enum(['production', 'sandbox'], { error: 'must be production or sandbox' })
+    .refine((environment) => environment === 'production' || api.sandbox !== undefined, {
+      message: `${api.noSandbox ?? `${api.label} has no sandbox host`}; use production`,
+    })
+    .optional();
+}

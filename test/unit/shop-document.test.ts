@@ -1,0 +1,130 @@
+import { AppError } from '../../src/errors';
+import {
+  applyShopPatch,
+  parseShopDocument,
+  parseShopPatch,
+  unservedBecause,
+} from '../../src/registry/shop-document';
+import { forTerminal, printable } from '../../src/cli/terminal-text';
+
+/** A shop's document: printable names, provider hosts (CONTRACT "The trust boundary of a shop"). */
+const document = {
+  id: 'loja-1',
+  name: 'Loja Um',
+  platform: { email: 'loja@example.com', password: 'pw', apiKey: 'key' },
+  provider: {
+    name: 'mercadopago',
+    accessToken: 'APP_USR-1234-abcd',
+    webhookSecret: 'a-webhook-secret-of-16',
+  },
+};
+
+/** The fields a refusal names, with their problems. */
+function refusal(run: () => unknown): Array<{ field: string; problem: string }> {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'VALIDATION_FAILED') return error.details;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+/** What a terminal would act upon: C0, DEL, C1, bidi controls and zero-width characters. */
+// eslint-disable-next-line no-control-regex -- the very characters this test looks for
+const RAW = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u202a-\u202e\u2066-\u2069]/;
+
+const HOSTILE_NAMES = [
+  'Loja\u001b[2J\u001b[Hapagada', // C0: ESC, a terminal's escape sequence
+  'Loja\u0000nula',
+  'Loja\u007f', // DEL
+  'Loja\u009b31mvermelha', // C1: CSI
+  'Loja \u202eetnet\u202c', // a bidi override
+  'Lo\u200bja', // zero-width space
+  'Loja\u2066isolada\u2069',
+  'Loja\u2028nova linha',
+];
+
+describe('a shop name', () => {
+  it.each(HOSTILE_NAMES)('refuses %j, naming the field', (name) => {
+    expect(refusal(() => parseShopDocument({ ...document, name }, []))).toEqual([
+      { field: 'name', problem: expect.stringContaining('must be printable') },
+    ]);
+    expect(refusal(() => parseShopPatch({ name }))).toEqual([
+      { field: 'name', problem: expect.stringContaining('must be printable') },
+    ]);
+  });
+
+  it('takes 1 to 100 printable characters, accents and emoji included', () => {
+    for (const name of ['A', 'Padaria São João — Centro', '🍞'.repeat(100), 'x'.repeat(100)])
+      expect(parseShopDocument({ ...document, name }, []).name).toBe(name);
+    for (const name of ['', '   ', 'x'.repeat(101), '🍞'.repeat(101)])
+      expect(refusal(() => parseShopDocument({ ...document, name }, []))[0]?.field).toBe('name');
+  });
+});
+
+describe("a shop's provider host", () => {
+  const at = (apiUrl: string) => ({ ...document, provider: { ...document.provider, apiUrl } });
+
+  it('takes the official host, or an origin PROVIDER_API_ORIGINS lists; refuses the rest', () => {
+    expect(parseShopDocument(at('https://api.mercadopago.com'), []).provider).toMatchObject({
+      apiUrl: 'https://api.mercadopago.com',
+    });
+    expect(parseShopDocument(at('http://127.0.0.1:4010/'), ['http://127.0.0.1:4010'])).toBeTruthy();
+    expect(refusal(() => parseShopDocument(at('http://127.0.0.1:4010/'), []))).toEqual([
+      { field: 'provider.apiUrl', problem: expect.stringContaining('PROVIDER_API_ORIGINS') },
+    ]);
+  });
+
+  it('chooses production or sandbox; a provider without a sandbox host says so', () => {
+    const sandbox = { ...document.provider, environment: 'sandbox' };
+    expect(refusal(() => parseShopDocument({ ...document, provider: sandbox }, []))).toEqual([
+      { field: 'provider.environment', problem: expect.stringContaining('one API host') },
+    ]);
+    const asaas = {
+      name: 'asaas',
+      apiKey: '$aact_hmlg_000abc',
+      webhookToken: 'a'.repeat(40),
+      environment: 'sandbox',
+    };
+    expect(parseShopDocument({ ...document, provider: asaas }, []).provider).toMatchObject({
+      environment: 'sandbox',
+    });
+  });
+
+  it('moves a shop back to the official host when a change removes its apiUrl (null)', () => {
+    const listed = ['http://127.0.0.1:4010'];
+    const current = parseShopDocument(at('http://127.0.0.1:4010'), listed);
+    const patch = parseShopPatch({ provider: { apiUrl: null } });
+    expect(applyShopPatch(current, patch, []).provider).not.toHaveProperty('apiUrl');
+    expect(
+      refusal(() => applyShopPatch(current, parseShopPatch({ name: 'Outro nome' }), [])),
+    ).toEqual([{ field: 'provider.apiUrl', problem: expect.any(String) }]);
+  });
+
+  it('says why a stored shop whose host is no longer allowed is not served', () => {
+    expect(unservedBecause({ name: 'stripe', apiUrl: 'https://api.stripe.com' }, [])).toBe(
+      undefined,
+    );
+    expect(unservedBecause({ name: 'stripe' }, [])).toBeUndefined();
+    expect(unservedBecause({ name: 'stripe', apiUrl: 'http://10.0.0.5:8080/x' }, [])).toMatch(
+      /^provider\.apiUrl \(http:\/\/10\.0\.0\.5:8080\) is not Stripe's API .*PROVIDER_API_ORIGINS/,
+    );
+  });
+});
+
+describe('stored text printed by the CLI', () => {
+  it.each(HOSTILE_NAMES)('escapes %j, and its JSON reads back the same', (name) => {
+    const line = printable(name);
+    const json = forTerminal(JSON.stringify({ name }, null, 2));
+    // Raw, none of them; the JSON keeps only its own layout's line feeds.
+    expect(line).not.toMatch(RAW);
+    expect(json.replace(/\n/g, '')).not.toMatch(RAW);
+    expect(line).toContain('\\u');
+    expect(JSON.parse(json)).toEqual({ name });
+  });
+
+  it('leaves printable text as it is', () => {
+    expect(printable('Padaria São João — Centro 🍞')).toBe('Padaria São João — Centro 🍞');
+  });
+});
