@@ -8,6 +8,7 @@ import { FakeStripe } from '../support/fake-stripe';
 import { startHarness, type Harness } from '../support/harness';
 import { storeShopAsBefore } from '../support/legacy-shop';
 import { serveOnLoopback } from '../support/loopback-server';
+import { adminApi, newPlatformAccount } from '../support/registry-shop';
 
 /*
  * The trust boundary of a shop, "Provider hosts" (CONTRACT): the admin token can point a shop's
@@ -49,23 +50,8 @@ describe('provider hosts: an admin token reaches only the official hosts and the
   let resetting: Awaited<ReturnType<typeof serveOnLoopback>>;
   let refusedUrl: string;
 
-  const admin = (path: string, init: RequestInit = {}) =>
-    fetch(`${h.url}/admin/api${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-    });
-  const platformOf = (shop: string) => {
-    const account = {
-      email: `${shop}@shops.example.com`,
-      password: `pw-${randomBytes(6).toString('hex')}`,
-      apiKey: `key-${randomBytes(6).toString('hex')}`,
-    };
-    h.simulator.state.addAccount(account);
-    return account;
-  };
+  const admin = (path: string, init: RequestInit = {}) => adminApi(h, ADMIN_TOKEN)(path, init);
+  const platformOf = (shop: string) => newPlatformAccount(h, shop);
   const mercadopagoOf = (apiUrl: string) => ({
     name: 'mercadopago',
     accessToken: 'APP_USR-1234567890-the-shops-real-token',

@@ -4,6 +4,7 @@ import { requestCheckout } from '../../src/checkout/request-checkout';
 import { jobIds } from '../../src/jobs/queue-names';
 import type { RunningConnector } from '../../src/main/compose';
 import { runCliCaptured } from '../support/cli';
+import { adminApi, newPlatformAccount } from '../support/registry-shop';
 import { completedJob, eventually, settled, startHarness, type Harness } from '../support/harness';
 
 /*
@@ -16,12 +17,6 @@ import { completedJob, eventually, settled, startHarness, type Harness } from '.
 const KEY = `k1:${randomBytes(32).toString('base64')}`;
 const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
 
-const accountOf = (tag: string) => ({
-  email: `${tag}@shops.example.com`,
-  password: `pw-${tag}-${randomBytes(6).toString('hex')}`,
-  apiKey: `key-${tag}-${randomBytes(6).toString('hex')}`,
-});
-
 type Route = { url: string; token: string };
 
 describe("a shop's changes and removal, across processes", () => {
@@ -29,14 +24,7 @@ describe("a shop's changes and removal, across processes", () => {
   let other: RunningConnector;
   let redis: Redis;
 
-  const admin = (path: string, init: RequestInit = {}) =>
-    fetch(`${h.url}/admin/api${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-    });
+  const admin = (path: string, init: RequestInit = {}) => adminApi(h, ADMIN_TOKEN)(path, init);
   /** The platform calling a shop's route on one process (`base`), with a token. */
   const call = (route: Route, serviceId: number, base: string, token = route.token) =>
     fetch(route.url.replace(h.url, base), {
@@ -44,8 +32,7 @@ describe("a shop's changes and removal, across processes", () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ service_id: serviceId }),
     });
-  const addShop = async (id: string, platform = accountOf(id)) => {
-    h.simulator.state.addAccount(platform);
+  const addShop = async (id: string, platform = newPlatformAccount(h, id)) => {
     const response = await admin('/shops', {
       method: 'POST',
       body: JSON.stringify({ id, name: `Loja ${id}`, platform, provider: { name: 'sandbox' } }),
@@ -202,7 +189,7 @@ describe("a shop's changes and removal, across processes", () => {
     expect(await keysOf('loja-sai')).toEqual([]);
 
     // The id again, another owner, another platform account.
-    const second = await addShop('loja-sai', accountOf('loja-sai-2'));
+    const second = await addShop('loja-sai', newPlatformAccount(h, 'loja-sai-2'));
     // The request that raced the DELETE writes now, with the old shop's collaborators.
     const raced = await requestCheckout(before.deps, 1024);
     if (raced.kind !== 'accepted') throw new Error(`the raced request was ${raced.kind}`);

@@ -6,6 +6,7 @@ import { DEMO_CREDENTIALS } from '../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../support/cli';
 import { startHarness, type Harness } from '../support/harness';
 import { storeShopAsBefore } from '../support/legacy-shop';
+import { newPlatformAccount } from '../support/registry-shop';
 
 /*
  * Names are text (CONTRACT "The trust boundary of a shop"): a name with control characters is
@@ -23,15 +24,7 @@ const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\
 describe('shop names', () => {
   let h: Harness;
   let cliEnv: Record<string, string>;
-  const platformOf = (shop: string) => {
-    const account = {
-      email: `${shop}@shops.example.com`,
-      password: `pw-${randomBytes(6).toString('hex')}`,
-      apiKey: `key-${randomBytes(6).toString('hex')}`,
-    };
-    h.simulator.state.addAccount(account);
-    return account;
-  };
+  const platformOf = (shop: string) => newPlatformAccount(h, shop);
   const admin = (path: string, method: string, body: unknown) =>
     fetch(`${h.url}/admin/api${path}`, {
       method,

@@ -1,4 +1,19 @@
+import { randomBytes } from 'node:crypto';
 import type { Harness } from './harness';
+
+/** A platform account of a new shop, known to the harness's simulator. */
+export function newPlatformAccount(
+  h: Harness,
+  tag: string,
+): { email: string; password: string; apiKey: string } {
+  const account = {
+    email: `${tag}@shops.example.com`,
+    password: `pw-${tag}-${randomBytes(6).toString('hex')}`,
+    apiKey: `key-${tag}-${randomBytes(6).toString('hex')}`,
+  };
+  h.simulator.state.addAccount(account);
+  return account;
+}
 
 /** The admin API of the harness's connector, with its token. */
 export function adminApi(h: Harness, adminToken: string) {

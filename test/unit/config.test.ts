@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   CONFIG_VARIABLES,
-  ConfigError,
   loadConfig,
   loadPlatformConfig,
   SECRET_VARIABLES,
 } from '../../src/config';
+import { configProblems } from '../support/config-problems';
 
 const emptyDir = mkdtempSync(path.join(tmpdir(), 'connector-config-'));
 const valid = {
@@ -18,15 +18,7 @@ const valid = {
   CHECKOUT_ROUTE_TOKEN: 'a-token-of-16-chars-or-more',
 };
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env, emptyDir);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problems = (env: Record<string, string>): string[] => configProblems(env, emptyDir);
 
 describe('loadConfig', () => {
   it('applies the defaults of config/defaults.env', () => {

@@ -1,11 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, loadShopsConfig } from '../../src/config';
+import { loadConfig, loadShopsConfig } from '../../src/config';
 import { ASAAS_API } from '../../src/payments/asaas/asaas-api';
 import { MERCADOPAGO_API } from '../../src/payments/mercadopago/mercadopago-api';
 import { apiBaseUrl, apiUrlProblem, parseApiOrigins } from '../../src/payments/provider-hosts';
 import { STRIPE_API } from '../../src/payments/stripe/stripe-api';
+import { configProblems } from '../support/config-problems';
 
 /** CONTRACT "The trust boundary of a shop", provider hosts: the allow-list and its variables. */
 const emptyDir = mkdtempSync(path.join(tmpdir(), 'provider-hosts-'));
@@ -29,15 +30,7 @@ const asaas = {
   ASAAS_WEBHOOK_TOKEN: 'a'.repeat(40),
 };
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env, emptyDir);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problems = (env: Record<string, string>): string[] => configProblems(env, emptyDir);
 
 describe('a provider API URL', () => {
   it("is allowed at the provider's official hosts, production and sandbox", () => {
