@@ -111,3 +111,14 @@ export async function waitReady(
   }
   throw new Error(`${url} never ready`);
 }
+
+/**
+ * Prints whether each target was met and makes the process exit 1 when one was not, so that a
+ * missed target fails `npm run bench` rather than hiding in its output.
+ */
+export function reportTargets(targets: readonly { name: string; met: boolean }[]): void {
+  for (const target of targets) {
+    console.log(`  ${target.met ? 'target met' : 'TARGET MISSED'}: ${target.name}`);
+  }
+  if (targets.some((target) => !target.met)) process.exitCode = 1;
+}

@@ -1,4 +1,8 @@
-import { buildSecretTrie, FAIL, FIRST, LONGEST, RECORD } from './secret-trie';
+import { buildSecretTrie, RECORD_LAYOUT } from './secret-trie';
+
+// Module constants, not imported bindings: a transpiler's import is a property read (esbuild's
+// a getter call) on every use, and these are used for every code unit of every log line.
+const { size: RECORD, first: FIRST, fail: FAIL, longest: LONGEST } = RECORD_LAYOUT;
 
 /**
  * Shallow nodes get a full row of transitions (failures resolved), up to this many entries

@@ -1,14 +1,13 @@
 /**
  * A node's record in `SecretTrie.records`: three numbers side by side, so that a step through a
  * node that is not in the processor's cache costs one memory read, not one per field.
+ * `size` numbers per node; node n's children are the nodes records[n * size + first] + 1 to the
+ * next node's `first`; `fail` is the node of the longest proper suffix of n's string that is in
+ * the trie, and `longest` the length of the longest secret ending n's string, 0 for none (the
+ * matcher completes both).
  */
-export const RECORD = 3;
-/** Node n's children are the nodes records[n * RECORD + FIRST] + 1 to the next node's FIRST. */
-export const FIRST = 0;
-/** The node of the longest proper suffix of node n's string that is in the trie (the matcher's). */
-export const FAIL = 1;
-/** The length of the longest secret ending node n's string, 0 for none (the matcher completes it). */
-export const LONGEST = 2;
+export const RECORD_LAYOUT = { size: 3, first: 0, fail: 1, longest: 2 } as const;
+const { size: RECORD, first: FIRST, longest: LONGEST } = RECORD_LAYOUT;
 
 /**
  * The trie of the secret values a SecretMatcher scans for, numbered breadth first, in typed
@@ -16,7 +15,7 @@ export const LONGEST = 2;
  */
 export interface SecretTrie {
   nodes: number;
-  /** RECORD numbers per node, and one more record whose FIRST closes the last node's children. */
+  /** RECORD_LAYOUT.size numbers a node, and one more record that closes the last one's children. */
   records: Int32Array;
   /** The class of the code unit that leads to node n from its parent, less 1 (it fits 16 bits). */
   nodeClass: Uint16Array;
@@ -28,43 +27,43 @@ export interface SecretTrie {
 }
 
 /**
- * Builds the trie of `secrets` (empty ones ignored) from them sorted, one depth at a time: the
- * nodes at depth d are the distinct d-unit prefixes, in sorted order, and a secret starts a new
- * one exactly where it shares fewer than d units with the secret before it.
+ * Builds the trie of `secrets` (empty ones ignored) from them sorted. Breadth-first order is
+ * depth, then sorted order: the nodes at depth d are the distinct d-unit prefixes, sorted, and a
+ * secret makes a new one at each depth past what it shares with the secret before it. So each
+ * secret is read once, in order, and its new node at depth d is the next number of that depth.
  */
 export function buildSecretTrie(secrets: Iterable<string>): SecretTrie {
   // The default sort compares UTF-16 code units, the order the classes follow.
   const sorted = [...new Set(secrets)].filter((secret) => secret.length > 0).sort();
   const { classOf, classes } = classesOf(sorted);
   const shared = new Int32Array(sorted.length);
-  let nodes = 1;
+  let longestSecret = 0;
   for (let k = 0; k < sorted.length; k++) {
     shared[k] = commonPrefix(sorted[k - 1] ?? '', sorted[k] as string);
-    nodes += (sorted[k] as string).length - (shared[k] as number);
+    longestSecret = Math.max(longestSecret, (sorted[k] as string).length);
+  }
+  const perDepth = nodesPerDepth(sorted, shared, longestSecret);
+  const nextAt = new Int32Array(longestSecret + 1); // the next node number of each depth
+  let nodes = 1;
+  for (let depth = 1; depth <= longestSecret; depth++) {
+    nextAt[depth] = nodes;
+    nodes += perDepth[depth] as number;
   }
   const childCount = new Int32Array(nodes);
   const nodeClass = new Uint16Array(nodes);
   const records = new Int32Array((nodes + 1) * RECORD);
-  const perDepth = [1];
-  const current = new Int32Array(sorted.length); // each secret's node at the depth before
-  let live = sorted.map((_, k) => k);
-  let made = 1;
-  for (let depth = 1; live.length > 0; depth++) {
-    perDepth.push(0);
-    for (const k of live) {
-      const secret = sorted[k] as string;
-      if ((shared[k] as number) < depth) {
-        const parent = current[k] as number;
-        childCount[parent] = (childCount[parent] as number) + 1;
-        nodeClass[made] = (classOf[secret.charCodeAt(depth - 1)] as number) - 1;
-        perDepth[depth] = (perDepth[depth] as number) + 1;
-        current[k] = made++;
-      } else {
-        current[k] = current[k - 1] as number;
-      }
-      if (secret.length === depth) records[(current[k] as number) * RECORD + LONGEST] = depth;
+  const path = new Int32Array(longestSecret + 1); // the nodes of the secret before, by depth
+  for (let k = 0; k < sorted.length; k++) {
+    const secret = sorted[k] as string;
+    for (let depth = (shared[k] as number) + 1; depth <= secret.length; depth++) {
+      const node = nextAt[depth] as number;
+      nextAt[depth] = node + 1;
+      const parent = path[depth - 1] as number;
+      childCount[parent] = (childCount[parent] as number) + 1;
+      nodeClass[node] = (classOf[secret.charCodeAt(depth - 1)] as number) - 1;
+      path[depth] = node;
     }
-    live = live.filter((k) => (sorted[k] as string).length > depth);
+    records[(path[secret.length] as number) * RECORD + LONGEST] = secret.length;
   }
   for (let node = 0, first = 0; node < nodes; node++) {
     records[node * RECORD + FIRST] = first;
@@ -72,6 +71,23 @@ export function buildSecretTrie(secrets: Iterable<string>): SecretTrie {
     records[(node + 1) * RECORD + FIRST] = first;
   }
   return { nodes, records, nodeClass, perDepth, classOf, classes };
+}
+
+/** How many nodes each depth holds: a secret adds one at each depth past its shared prefix. */
+function nodesPerDepth(sorted: readonly string[], shared: Int32Array, deepest: number): number[] {
+  const change = new Int32Array(deepest + 2);
+  for (let k = 0; k < sorted.length; k++) {
+    const from = (shared[k] as number) + 1;
+    change[from] = (change[from] as number) + 1;
+    const past = (sorted[k] as string).length + 1;
+    change[past] = (change[past] as number) - 1;
+  }
+  const perDepth = [1];
+  for (let depth = 1, count = 0; depth <= deepest; depth++) {
+    count += change[depth] as number;
+    perDepth.push(count);
+  }
+  return perDepth;
 }
 
 /**
