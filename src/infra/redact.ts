@@ -1,4 +1,7 @@
-import { SecretMatcher } from './secret-matcher';
+import { SecretBook } from './secret-book';
+import { SecretScanner } from './secret-scanner';
+
+export { SecretBook };
 
 const SECRET_KEY = /authorization|cookie|token|password|passwd|secret|api[-_]?key|signature/i;
 export const REDACTED = '[redacted]';
@@ -8,23 +11,14 @@ export const REDACTED = '[redacted]';
  * secret-sounding keys, and any occurrence of a known secret value inside any string. Where
  * occurrences overlap (a secret inside another, two sharing characters), the whole stretch
  * they cover becomes one REDACTED. One automaton finds them all in one pass over a string, so a
- * line costs the same with 1 or 10,000 shops' secrets known.
+ * line costs the same with 1 or 10,000 shops' secrets known (SecretScanner).
  */
 export function createRedactor(
   secretValues: readonly string[] | SecretBook,
 ): (value: unknown) => unknown {
   const book = secretValues instanceof SecretBook ? secretValues : new SecretBook(secretValues);
-  let matcher: SecretMatcher | undefined;
-  let seenVersion = -1;
-  const scrubString = (text: string): string => {
-    if (matcher === undefined || seenVersion !== book.version) {
-      // Built on the first line after a change, not per addition: the registry opens
-      // thousands of shops one after another at start, and only the last set counts.
-      matcher = SecretMatcher.build(book.values());
-      seenVersion = book.version;
-    }
-    return matcher.replace(text, REDACTED);
-  };
+  const scanner = new SecretScanner(book);
+  const scrubString = (text: string): string => scanner.replace(text, REDACTED);
 
   const walk = (value: unknown, depth: number, seen: WeakSet<object>): unknown => {
     if (typeof value === 'string') return scrubString(value);
@@ -46,28 +40,4 @@ export function createRedactor(
     return out;
   };
   return (value) => walk(value, 0, new WeakSet());
-}
-
-/**
- * The secret values a logger scrubs: the configuration's at start, and each registry shop's as
- * the process opens it (`add`), so a shop added at run time is never logged either.
- */
-export class SecretBook {
-  private readonly secrets = new Set<string>();
-  /** Bumped by every addition that changed the set. */
-  version = 0;
-
-  constructor(values: readonly string[] = []) {
-    this.add(values);
-  }
-
-  add(values: readonly string[]): void {
-    const before = this.secrets.size;
-    for (const value of values) if (value.length >= 4) this.secrets.add(value);
-    if (this.secrets.size !== before) this.version += 1;
-  }
-
-  values(): ReadonlySet<string> {
-    return this.secrets;
-  }
 }

@@ -83,15 +83,7 @@ export class SecretMatcher {
 
   /** `text` with each stretch found by `find` replaced by `replacement`. */
   replace(text: string, replacement: string): string {
-    const stretches = this.find(text);
-    if (stretches.length === 0) return text;
-    let out = '';
-    let from = 0;
-    for (let k = 0; k < stretches.length; k += 2) {
-      out += text.slice(from, stretches[k]) + replacement;
-      from = stretches[k + 1] as number;
-    }
-    return out + text.slice(from);
+    return replaceStretches(text, this.find(text), replacement);
   }
 
   /** The state after `state` reads a unit of `unitClass` (not 0): goto, or failure links. */
@@ -133,4 +125,16 @@ export class SecretMatcher {
       }
     }
   }
+}
+
+/** `text` with each [start, end) stretch (in order, apart) replaced by `replacement`. */
+export function replaceStretches(text: string, stretches: number[], replacement: string): string {
+  if (stretches.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (let k = 0; k < stretches.length; k += 2) {
+    out += text.slice(from, stretches[k]) + replacement;
+    from = stretches[k + 1] as number;
+  }
+  return out + text.slice(from);
 }
