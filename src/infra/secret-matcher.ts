@@ -8,9 +8,11 @@ const { size: RECORD, first: FIRST, fail: FAIL, longest: LONGEST } = RECORD_LAYO
  * Shallow nodes get a full row of transitions (failures resolved), up to this many entries
  * (4 MB, small enough to stay in the processor's cache): a scan of ordinary text rarely goes
  * deeper than two or three units into a trie of random keys, so most code units cost one read
- * of that table, whatever the number of secrets.
+ * of that table, whatever the number of secrets. A small automaton gets at most
+ * DENSE_PER_NODE entries a node: the rows are for speed, not most of its size.
  */
 const DENSE_ENTRIES = 1 << 20;
+const DENSE_PER_NODE = 2;
 
 /**
  * One Aho-Corasick automaton over every known secret value, matching UTF-16 code units exactly
@@ -24,7 +26,7 @@ const DENSE_ENTRIES = 1 << 20;
  */
 export class SecretMatcher {
   private constructor(
-    /** Code unit to class (0: in no secret). */
+    /** Code unit to class (0, or past its end: in no secret). */
     private readonly classOf: Int32Array,
     private readonly records: Int32Array,
     /** The class, less 1, of the code unit that leads to node n. */
@@ -39,10 +41,11 @@ export class SecretMatcher {
   static build(secrets: Iterable<string>): SecretMatcher {
     const trie = buildSecretTrie(secrets);
     const width = trie.classes + 1;
+    const budget = Math.min(DENSE_ENTRIES, trie.nodes * DENSE_PER_NODE);
     let denseNodes = 1; // the root's row, always
     for (let depth = 1; depth < trie.perDepth.length; depth++) {
       const more = trie.perDepth[depth] as number;
-      if ((denseNodes + more) * width > DENSE_ENTRIES) break;
+      if ((denseNodes + more) * width > budget) break;
       denseNodes += more;
     }
     const { classOf, records, nodeClass } = trie;
@@ -61,9 +64,11 @@ export class SecretMatcher {
     const stretches: number[] = [];
     if (this.width === 1) return stretches; // no secrets: no unit has a class
     const { classOf, records, dense, width, denseNodes } = this;
+    const classed = classOf.length;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
-      const unitClass = classOf[text.charCodeAt(i)] as number;
+      const unit = text.charCodeAt(i);
+      const unitClass = unit < classed ? (classOf[unit] as number) : 0;
       // A unit no secret holds ends every partial match; a shallow state has its row.
       if (unitClass === 0) state = 0;
       else if (state < denseNodes) state = dense[state * width + unitClass] as number;

@@ -21,7 +21,10 @@ export interface SecretTrie {
   nodeClass: Uint16Array;
   /** How many nodes each depth holds (the root's is 1). */
   perDepth: number[];
-  /** Code unit to class: 0 for a unit no secret holds, else 1 to `classes`, in code unit order. */
+  /**
+   * Code unit to class: 1 to `classes`, in code unit order; 0, or past the table's end, for a
+   * unit no secret holds.
+   */
   classOf: Int32Array;
   classes: number;
 }
@@ -92,10 +95,16 @@ function nodesPerDepth(sorted: readonly string[], shared: Int32Array, deepest: n
 
 /**
  * Numbers the code units the secrets hold, so a node's transitions fit a row as wide as that
- * alphabet (a few dozen for generated keys) rather than 65,536.
+ * alphabet (a few dozen for generated keys) rather than 65,536. The table stops at the highest
+ * unit a secret holds (128 entries for ASCII keys): a scanner builds many small automata while
+ * shops are being opened, and 256 kB each was most of what they allocated.
  */
 function classesOf(secrets: readonly string[]): { classOf: Int32Array; classes: number } {
-  const classOf = new Int32Array(0x10000);
+  let highest = -1;
+  for (const secret of secrets) {
+    for (let i = 0; i < secret.length; i++) highest = Math.max(highest, secret.charCodeAt(i));
+  }
+  const classOf = new Int32Array(highest + 1);
   for (const secret of secrets) {
     for (let i = 0; i < secret.length; i++) classOf[secret.charCodeAt(i)] = 1;
   }
