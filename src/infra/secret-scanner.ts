@@ -38,9 +38,9 @@ export class SecretScanner {
   /** `text` with every stretch covered by a known secret replaced by `replacement`. */
   replace(text: string, replacement: string): string {
     this.catchUp();
-    const [only, ...more] = this.levels;
-    if (only === undefined) return text;
-    if (more.length === 0) return only.matcher.replace(text, replacement);
+    const { levels } = this;
+    if (levels.length === 0) return text;
+    if (levels.length === 1) return (levels[0] as Level).matcher.replace(text, replacement);
     return replaceStretches(
       text,
       mergeStretches(this.levels.map((level) => level.matcher.find(text))),
