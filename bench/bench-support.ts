@@ -78,11 +78,16 @@ export async function startChild(
   };
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${entry} never ready: ${out}`)), timeoutMs);
+    let started = false;
     const look = (chunk: Buffer) => {
       out += chunk.toString();
       if (out.length > 1_000_000) out = out.slice(-100_000);
+      // Once ready, no more matching: at LOG_LEVEL=info a child writes a line per request, and
+      // a regex over up to 1 MB per chunk took this process's (the load generator's) CPU.
+      if (started) return;
       const found = ready.exec(out);
       if (found) {
+        started = true;
         clearTimeout(timer);
         resolve(found);
       }
@@ -110,4 +115,15 @@ export async function waitReady(
     await sleep(100);
   }
   throw new Error(`${url} never ready`);
+}
+
+/**
+ * Prints whether each target was met and makes the process exit 1 when one was not, so that a
+ * missed target fails `npm run bench` rather than hiding in its output.
+ */
+export function reportTargets(targets: readonly { name: string; met: boolean }[]): void {
+  for (const target of targets) {
+    console.log(`  ${target.met ? 'target met' : 'TARGET MISSED'}: ${target.name}`);
+  }
+  if (targets.some((target) => !target.met)) process.exitCode = 1;
 }

@@ -1,24 +1,24 @@
+import { SecretBook } from './secret-book';
+import { SecretScanner } from './secret-scanner';
+
+export { SecretBook };
+
 const SECRET_KEY = /authorization|cookie|token|password|passwd|secret|api[-_]?key|signature/i;
 export const REDACTED = '[redacted]';
 
 /**
  * Builds a function that returns a copy of a log record with secrets removed: values under
- * secret-sounding keys, and any occurrence of a known secret value inside any string.
+ * secret-sounding keys, and any occurrence of a known secret value inside any string. Where
+ * occurrences overlap (a secret inside another, two sharing characters), the whole stretch
+ * they cover becomes one REDACTED. One automaton finds them all in one pass over a string, so a
+ * line costs the same with 1 or 10,000 shops' secrets known (SecretScanner).
  */
 export function createRedactor(
   secretValues: readonly string[] | SecretBook,
 ): (value: unknown) => unknown {
   const book = secretValues instanceof SecretBook ? secretValues : new SecretBook(secretValues);
-  let secrets: string[] = [];
-  let seenVersion = -1;
-  const scrubString = (text: string): string => {
-    if (seenVersion !== book.version) {
-      // Longest first, so a secret that contains another is replaced whole.
-      secrets = [...book.values()].sort((a, b) => b.length - a.length);
-      seenVersion = book.version;
-    }
-    return secrets.reduce((out, secret) => out.split(secret).join(REDACTED), text);
-  };
+  const scanner = new SecretScanner(book);
+  const scrubString = (text: string): string => scanner.replace(text, REDACTED);
 
   const walk = (value: unknown, depth: number, seen: WeakSet<object>): unknown => {
     if (typeof value === 'string') return scrubString(value);
@@ -40,28 +40,4 @@ export function createRedactor(
     return out;
   };
   return (value) => walk(value, 0, new WeakSet());
-}
-
-/**
- * The secret values a logger scrubs: the configuration's at start, and each registry shop's as
- * the process opens it (`add`), so a shop added at run time is never logged either.
- */
-export class SecretBook {
-  private readonly secrets = new Set<string>();
-  /** Bumped by every addition that changed the set. */
-  version = 0;
-
-  constructor(values: readonly string[] = []) {
-    this.add(values);
-  }
-
-  add(values: readonly string[]): void {
-    const before = this.secrets.size;
-    for (const value of values) if (value.length >= 4) this.secrets.add(value);
-    if (this.secrets.size !== before) this.version += 1;
-  }
-
-  values(): ReadonlySet<string> {
-    return this.secrets;
-  }
 }

@@ -24,6 +24,11 @@ describe('createRedactor', () => {
     });
   });
 
+  it('leaves no piece of secrets that overlap in a string', () => {
+    const overlapping = createRedactor(['key-part-one', 'part-one-two']);
+    expect(overlapping({ message: '<key-part-one-two>' })).toEqual({ message: `<${REDACTED}>` });
+  });
+
   it('survives cycles and keeps errors readable', () => {
     const cyclic: Record<string, unknown> = { name: 'x' };
     cyclic.self = cyclic;
