@@ -4,7 +4,7 @@ import { SecretBoxError, type Keyring } from '../shops/secret-box';
 import type { RegistryStore, ShopEntry } from './ports';
 import { refuseUnservable } from './shop-document';
 import type { ShopSettings, ShopSource } from './shop-settings';
-import { masterKeyIdOf, openShop, routeTokenMatches } from './stored-shop';
+import { masterKeyIdOf, openShop, routeTokenCheck } from './stored-shop';
 
 export interface RegistryShopsOptions {
   store: RegistryStore;
@@ -81,8 +81,10 @@ export class RegistryShops implements ShopSource {
       }
       return { settings: undefined, stored: undefined };
     }
-    const stored = entry.stored.incarnation ?? '';
-    return { settings: this.served(id, entry, known), stored };
+    // The same text as served: nothing to parse (the common case, on every request).
+    if (known?.raw === entry.raw)
+      return { settings: known.settings, stored: known.settings.incarnation };
+    return { settings: this.served(id, entry, known), stored: entry.stored.incarnation ?? '' };
   }
 
   /** What `entry` serves: opened once per text; a text that does not open keeps what its incarnation served. */
@@ -228,7 +230,7 @@ export class RegistryShops implements ShopSource {
       enabled: stored.enabled,
       platform: document.platform,
       provider,
-      tokenMatches: (token) => routeTokenMatches(stored, dataKey, token, clock()),
+      tokenMatches: routeTokenCheck(stored, dataKey, clock),
     };
   }
 }

@@ -2,6 +2,7 @@ import type { PaymentDocument } from '../payments/payment-options';
 import { providerSecretFields, type ProviderDocument } from '../payments/provider-fields';
 import { randomBytes } from 'node:crypto';
 import { DataKey, sealedKeyId, type Keyring } from '../shops/secret-box';
+import { secretMatcher } from '../shops/secret-match';
 import type { ShopDocument } from './shop-document';
 
 /**
@@ -127,6 +128,30 @@ export function routeTokenMatches(
     now.getTime() < Date.parse(routeToken.previousUntil) &&
     dataKey.tokenMatches(stored.id, token, routeToken.previousHash);
   return current || previous;
+}
+
+/**
+ * The shop's route token check. Once the current token matched, it is checked again as the env
+ * shop's is (a SHA-256 digest compared in constant time) rather than with the shop's HMAC: the
+ * platform presents the same token on every call. The settings this belongs to are replaced when
+ * the shop changes (a rotation, a revocation); the previous token, valid for a while after a
+ * rotation, is always checked in full, with the clock.
+ */
+export function routeTokenCheck(
+  stored: StoredShop,
+  dataKey: DataKey,
+  clock: () => Date,
+): (token: string | undefined) => boolean {
+  let current: ((token: string | undefined) => boolean) | undefined;
+  return (token) => {
+    if (token === undefined) return false;
+    if (current?.(token)) return true;
+    if (dataKey.tokenMatches(stored.id, token, stored.routeToken.hash)) {
+      current = secretMatcher(token);
+      return true;
+    }
+    return routeTokenMatches(stored, dataKey, token, clock());
+  };
 }
 
 /** The public face of a stored shop: no secret, no hash. */

@@ -92,6 +92,17 @@ export class RedisShopRegistry implements RegistryStore {
   }
 }
 
+/**
+ * An entry whose text is parsed only when read: the shop's record is read on every request
+ * (RegistryShops.fresh), and parsed only when its text changed.
+ */
 function entryOf(raw: string): ShopEntry {
-  return { raw, stored: JSON.parse(raw) as StoredShop };
+  let stored: StoredShop | undefined;
+  return {
+    raw,
+    get stored() {
+      stored ??= JSON.parse(raw) as StoredShop;
+      return stored;
+    },
+  };
 }
