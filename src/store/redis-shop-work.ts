@@ -1,7 +1,12 @@
 import { scanPrimaries, type RedisCommands } from '../infra/redis';
 import { shopTag } from '../infra/keyspace';
 import type { ShopWork } from '../registry/ports';
+import { UnreadableRecord } from '../checkout/checkout-record';
 import { checkoutKeys } from './checkout-keys';
+import { RedisCheckoutStore } from './redis-checkout-store';
+
+/** Ids read at a time when counting a shop's open work. */
+const OPEN_WORK_PAGE = 500;
 
 /** A shop's open work, and the removal of its data, for `shops remove`. */
 export class RedisShopWork implements ShopWork {
@@ -10,12 +15,25 @@ export class RedisShopWork implements ShopWork {
     private readonly prefix: string,
   ) {}
 
+  /**
+   * The checkouts of the reconciler's line and of the failed set, less those whose record cannot
+   * be read: nothing can be done for such a record, so it never keeps its shop from going
+   * (CONTRACT "One range for `service_id`"), parked by the reconciler yet or not.
+   */
   async openWork(shop: string): Promise<{ unreported: number; failed: number }> {
     const keys = checkoutKeys(this.prefix, shop);
-    const [unreported, failed] = await Promise.all([
-      this.redis.zcard(keys.due),
-      this.redis.zcard(keys.parked),
-    ]);
+    const store = new RedisCheckoutStore(this.redis, this.prefix, shop);
+    const readableIn = async (key: string): Promise<number> => {
+      let readable = 0;
+      // A page at a time: an empty set costs one round trip, a large one never one huge answer.
+      for (let start = 0; ; start += OPEN_WORK_PAGE) {
+        const ids = await this.redis.zrange(key, start, start + OPEN_WORK_PAGE - 1);
+        const records = await store.getMany(ids);
+        readable += records.filter((record) => !(record instanceof UnreadableRecord)).length;
+        if (ids.length < OPEN_WORK_PAGE) return readable;
+      }
+    };
+    const [unreported, failed] = await Promise.all([readableIn(keys.due), readableIn(keys.parked)]);
     return { unreported, failed };
   }
 
