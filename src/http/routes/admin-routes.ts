@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import type { ShopAdmin } from '../../registry/shop-admin';
@@ -29,7 +30,7 @@ export function adminRoutes(
   admin: ShopAdmin,
   options: { token: string; rateLimit?: RequestHandler },
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   const matches = secretMatcher(options.token);
   const actor = `admin:${createHash('sha256').update(options.token).digest('hex').slice(0, 8)}`;
 

@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
 import { z } from 'zod';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { requestCheckout } from '../../checkout/request-checkout';
@@ -99,7 +100,7 @@ export function checkoutRoutes(
   entry: CheckoutEntry,
   route: { rateLimit?: RequestHandler },
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   const paths = [...(entry.envPath ? [entry.envPath] : []), SHOP_CHECKOUT_ROUTE];
   for (const path of paths) {
     router

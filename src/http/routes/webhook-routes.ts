@@ -1,4 +1,5 @@
 import express, { Router } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
 import { AppError } from '../../errors';
@@ -13,7 +14,7 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
  * Duplicates and events for unknown payments get 2xx, so the provider does not retry them forever.
  */
 export function webhookRoutes(depsOf: (shop: string) => CheckoutDeps | undefined): Router {
-  const router = Router();
+  const router = exactRouter();
   // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's. The
   // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
   router
