@@ -169,6 +169,13 @@ describe('the reconciler, branch by branch', () => {
     expect(w.log.entries().filter((e) => e.message === 'unreadable checkout record')).toHaveLength(
       2,
     );
+    // Mended by a person: listed as reading now; deleted: gone from the list.
+    await w.redis.hset(keys.record(badState), 'state', 'url_sent');
+    await w.redis.del(keys.record(badLines));
+    expect(await w.deps.store.unreadableCheckouts(10)).toEqual([
+      { checkoutId: badState, parkedAt: expect.any(Date), problem: undefined },
+    ]);
+    expect(await w.redis.zscore(keys.unreadable, badLines)).toBeNull();
   });
 
   it('fails the pass when Redis refuses a batch, and leaves the line for the next pass', async () => {
