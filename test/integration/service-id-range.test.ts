@@ -118,6 +118,27 @@ describe('one range for service_id, from the route to the store', () => {
     expect(errors()).toEqual([]);
   });
 
+  it('refuses a 16-digit id in every command that takes one, before doing anything', async () => {
+    const env = { REDIS_URL: h.redis.url, QUEUE_PREFIX: h.prefix };
+    for (const args of [
+      ['checkout', 'start', SIXTEEN_DIGITS],
+      ['checkout', 'status', SIXTEEN_DIGITS],
+      ['services', 'get', SIXTEEN_DIGITS],
+      ['services', 'link', SIXTEEN_DIGITS, 'PED-1'],
+    ]) {
+      const result = await runCliCaptured(args, env);
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr).toContain('at most 15 digits');
+    }
+    // `checkout status` takes a service or --unreadable: one of them.
+    for (const args of [
+      ['checkout', 'status'],
+      ['checkout', 'status', '1001', '--unreadable'],
+    ]) {
+      expect((await runCliCaptured(args, env)).code).toBe(2);
+    }
+  });
+
   it('accepts the largest id of the range, 15 nines, on both paths', async () => {
     for (const request of [
       json('/checkout', ROUTE_TOKEN, `{"service_id": ${'9'.repeat(15)}}`),
