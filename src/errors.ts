@@ -9,6 +9,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The request has a missing or invalid field.',
   },
+  INVALID_SERVICE_ID: {
+    status: 400,
+    retryable: false,
+    text: '`service_id` is not a service id: a positive integer of at most 15 digits (JSON number, or digits in a string, a form or the query).',
+  },
   MALFORMED_JSON: { status: 400, retryable: false, text: 'The body is not valid JSON.' },
   UNAUTHORIZED: { status: 401, retryable: false, text: 'Missing or wrong token.' },
   FORBIDDEN: {

@@ -26,6 +26,14 @@ export type OpenResult =
   | { kind: 'open'; record: CheckoutRecord; requestNumber: number }
   | { kind: 'already_paid'; record: CheckoutRecord };
 
+/** A checkout the reconciler parked because its record cannot be read. */
+export interface ParkedUnreadable {
+  checkoutId: string;
+  parkedAt: Date;
+  /** What is wrong with the record now (the field and why, as `UnreadableRecord`); undefined once mended. */
+  problem: string | undefined;
+}
+
 /** Where checkouts live. Every method is atomic. */
 /** What a checkout keeps of the provider's checkout; `provider` is the checkout's own. */
 export interface ProviderCheckoutAttach {
@@ -87,8 +95,11 @@ export interface CheckoutStore {
   addIncident(checkoutId: string, incident: PaymentIncident): Promise<'added' | 'known' | 'gone'>;
   /** The service's latest checkout. */
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
-  /** Every checkout of the service still kept (30 days after its outcome), newest first. */
-  checkoutsOfService(serviceId: number): Promise<CheckoutRecord[]>;
+  /**
+   * Every checkout of the service still kept (30 days after its outcome), newest first; a record
+   * that cannot be read is among them, as an `UnreadableRecord`, first.
+   */
+  checkoutsOfService(serviceId: number): Promise<Array<CheckoutRecord | UnreadableRecord>>;
   /**
    * Ids of checkouts not yet reported that are due for a look by `now`, the most overdue
    * first. A change of state makes a checkout due a short while later (the store's
@@ -97,13 +108,22 @@ export interface CheckoutStore {
   dueCheckouts(now: Date, limit: number): Promise<string[]>;
   /** Sets when each checkout is next due for a look (one not in line stays out). */
   scheduleLooks(looks: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void>;
-  /** How many checkouts are due by `now`, and since when the most overdue one is due. */
-  reconcileBacklog(now: Date): Promise<{ due: number; oldestDueAt: Date | undefined }>;
+  /** How many checkouts are due by `now`, since when the most overdue one is, and how many are parked as unreadable. */
+  reconcileBacklog(
+    now: Date,
+  ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }>;
   /**
    * Takes a checkout whose notification failed for good out of the reconciler's line: the failed
    * set and the dashboard own it now; a retry that delivers it reports it as usual.
    */
   parkFailedDelivery(checkoutId: string, now: Date): Promise<void>;
+  /**
+   * Takes a checkout whose record cannot be read out of the reconciler's line, into the shop's
+   * set of unreadable records: looked at once, reported once, then left to a person.
+   */
+  parkUnreadable(checkoutId: string, now: Date): Promise<void>;
+  /** The checkouts parked as unreadable, oldest first (at most `limit`), with what is wrong. */
+  unreadableCheckouts(limit: number): Promise<ParkedUnreadable[]>;
   /** Whether a provider's webhook event was handled already (remembered 7 days). */
   eventHandled(provider: string, eventId: string): Promise<boolean>;
   /** Remembers that a provider's webhook event was handled, so a duplicate changes nothing. */

@@ -20,8 +20,8 @@ export interface ReconcileReport {
   /** Looks that failed (the provider or the platform away); tried again on a later pass. */
   errors: number;
   /**
-   * Records that do not read as a checkout (reported at `error`): skipped, and due again only
-   * after the longest wait, so they never hold back the rest of the line.
+   * Records that do not read as a checkout (reported at `error`, once): parked out of the line
+   * into the shop's unreadable set, so they never hold back the rest of the line.
    */
   unreadable: number;
   /** Checkouts still due when the pass ran out of time: the next pass starts with them. */
@@ -60,7 +60,8 @@ export function nextLookDelayMs(silentMs: number, intervalMs: number, maxWaitMs:
  * the due checkouts, most overdue first, looks at each once and schedules its next look, until
  * none is due or the time budget is spent; so every checkout is reached within a bounded time
  * whatever their number, and what is left is counted as the backlog. Checkouts whose delivery
- * failed for good are not in the line: the failed set and the dashboard own them.
+ * failed for good are not in the line: the failed set and the dashboard own them; nor are records
+ * that cannot be read, parked at their first look for a person (`checkout status --unreadable`).
  */
 export async function reconcileCheckouts(
   deps: CheckoutDeps,
@@ -90,9 +91,10 @@ export async function reconcileCheckouts(
     const batch = ids.map((checkoutId, i) => ({ checkoutId, record: records[i] }));
     await forEachLimited(batch, options.concurrency ?? 32, async ({ checkoutId, record }) => {
       if (record instanceof UnreadableRecord) {
+        // Parked where `checkout status --unreadable` shows it: reported once, not every pass.
+        await deps.store.parkUnreadable(checkoutId, deps.clock());
         report.unreadable += 1;
         deps.log.error('unreadable checkout record', { checkoutId, problem: record.problem });
-        looks.push({ checkoutId, at: new Date(deps.clock().getTime() + maxWaitMs) });
         return;
       }
       let silentMs = 0;

@@ -1,12 +1,18 @@
 import axios, { type AxiosResponse } from 'axios';
 import { Command, Option } from 'commander';
-import { isOpen, type CheckoutRecord } from '../checkout/checkout-record';
+import { isOpen, UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
 import { loadCheckoutRouteConfig, loadQueueConfig } from '../config';
 import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story';
 import type { CheckoutStore } from '../checkout/ports';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
-import { parsePositiveInt } from './services-commands';
+import { parsePositiveInt, parseServiceId } from './services-commands';
 import { shopOption } from './shop-option';
+import {
+  listUnreadable,
+  statusUsage,
+  unreadableStory,
+  type UnreadableStory,
+} from './unreadable-checkouts';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const POLL_MS = 200;
@@ -106,6 +112,12 @@ async function startCheckout(io: CliIo, serviceId: number, options: StartOptions
   );
 }
 
+interface StatusOptions {
+  format: 'table' | 'json';
+  shop: string;
+  unreadable?: boolean;
+}
+
 async function tellStory(
   io: CliIo,
   serviceId: number,
@@ -114,12 +126,14 @@ async function tellStory(
   const { format, shop } = options;
   const { redis } = loadQueueConfig(io.env);
   const access = await io.adapters.openQueues(redis, shop);
-  let stories: CheckoutStory[];
+  let stories: Array<CheckoutStory | UnreadableStory>;
   try {
     const records = await access.store.checkoutsOfService(serviceId);
     stories = await Promise.all(
       records.map(async (record) =>
-        checkoutStory(record, await access.deliveryHistory.ofCheckout(record.checkoutId)),
+        record instanceof UnreadableRecord
+          ? unreadableStory(record)
+          : checkoutStory(record, await access.deliveryHistory.ofCheckout(record.checkoutId)),
       ),
     );
   } finally {
@@ -145,7 +159,7 @@ export function checkoutCommand(io: CliIo): Command {
     .description(
       "ask the running connector for a checkout for a service, as the platform does (the URL also goes to the platform's checkout-url)",
     )
-    .argument('<service_id>', 'the service to collect payment for', parsePositiveInt)
+    .argument('<service_id>', 'the service to collect payment for', parseServiceId)
     .option('--url <url>', "the connector's base URL (default: PUBLIC_URL, else localhost:PORT)")
     .option(
       '--wait <seconds>',
@@ -160,15 +174,22 @@ export function checkoutCommand(io: CliIo): Command {
   checkout
     .command('status')
     .description(
-      "a service's checkouts, newest first: each step with its time (requested, URL sent, paid, declined or expired, finish or cancel delivered, attempts and last error); reads Redis",
+      "a service's checkouts, newest first: each step with its time (requested, URL sent, paid, declined or expired, finish or cancel delivered, attempts and last error), and any record that cannot be read; reads Redis",
     )
-    .argument('<service_id>', 'the service', parsePositiveInt)
+    .argument('[service_id]', 'the service', parseServiceId)
+    .option(
+      '--unreadable',
+      "instead: the shop's checkout records that cannot be read, which the reconciler parked",
+    )
     .addOption(
       new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
     )
     .addOption(shopOption())
-    .action((serviceId: number, options: { format: 'table' | 'json'; shop: string }) =>
-      tellStory(io, serviceId, options),
-    );
+    .action((serviceId: number | undefined, options: StatusOptions) => {
+      if ((serviceId === undefined) === (options.unreadable === undefined)) throw statusUsage();
+      return serviceId === undefined
+        ? listUnreadable(io, options)
+        : tellStory(io, serviceId, options);
+    });
   return checkout;
 }

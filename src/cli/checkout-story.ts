@@ -1,6 +1,7 @@
 import type { CheckoutRecord, CheckoutState } from '../checkout/checkout-record';
 import type { DeliveryProgress } from '../delivery/ports';
 import { formatMoney } from './service-formats';
+import { unreadableLines, type UnreadableStory } from './unreadable-checkouts';
 
 /** One step of a checkout's story. */
 export interface StoryStep {
@@ -181,9 +182,10 @@ function amountText(amount: CheckoutStory['amount']): string {
 }
 
 /** The table form: a heading per checkout, newest first, a line per step. */
-export function storyTable(stories: CheckoutStory[]): string {
+export function storyTable(stories: Array<CheckoutStory | UnreadableStory>): string {
   return stories
     .map((story) => {
+      if ('unreadable' in story) return unreadableLines(story);
       const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}  now ${story.state}`;
       const lines = story.steps.map((step) =>
         `  ${step.step.padEnd(18)} ${(step.at ?? '').padEnd(24)}${step.note ? `  ${step.note}` : ''}`.trimEnd(),

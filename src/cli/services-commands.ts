@@ -7,6 +7,14 @@ import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { serviceSummary } from './service-summary';
 import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
 import { shopOption, shopPlatform } from './shop-option';
+import { SERVICE_ID_RULE, serviceIdOfText } from '../shops/service-id';
+
+/** A service id argument: one of the range the route accepts and the store holds. */
+export function parseServiceId(value: string): number {
+  const id = serviceIdOfText(value);
+  if (id === undefined) throw new InvalidArgumentError(`must be ${SERVICE_ID_RULE}`);
+  return id;
+}
 
 export function parsePositiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) <= 0)
@@ -155,7 +163,7 @@ export function servicesCommand(io: CliIo): Command {
     .description(
       'one service: status and dates, labour, materials, parts with edge banding and drills, and the amount a checkout would charge',
     )
-    .argument('<id>', 'service id', parsePositiveInt)
+    .argument('<id>', 'service id', parseServiceId)
     .option('--json', 'the service as JSON, as the platform sent it')
     .addOption(shopOption())
     .action(async (id: number, options: { json?: boolean; shop: string }) => {
@@ -173,7 +181,7 @@ export function servicesCommand(io: CliIo): Command {
   services
     .command('link')
     .description('store the ERP order code on a service (PUT internal_code)')
-    .argument('<id>', 'service id', parsePositiveInt)
+    .argument('<id>', 'service id', parseServiceId)
     .argument('<erp-order-code>', 'the order code in the ERP')
     .addOption(shopOption())
     .action(async (id: number, code: string, options: { shop: string }) => {

@@ -1,5 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
+import { exactRouting } from '../infra/exact-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { errorResponder, notFound } from './middleware/error-responder';
@@ -35,7 +36,7 @@ export interface AppDeps {
 
 /** Builds the Express app. It never listens: the caller (main or a test) does. */
 export function createApp(deps: AppDeps): Express {
-  const app = express();
+  const app = exactRouting(express());
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxyHops ? deps.trustProxyHops : false);
   app.set('etag', false);
@@ -77,7 +78,7 @@ function mountRateLimits(app: Express, limits: AppDeps['rateLimits']): void {
 
 /** The private listener of METRICS_PORT: `/metrics` only, JSON errors for the rest. */
 export function createMetricsApp(deps: { logger: Logger; metrics: Metrics }): Express {
-  const app = express();
+  const app = exactRouting(express());
   app.disable('x-powered-by');
   app.use(requestContext());
   app.use(protocolChecks());

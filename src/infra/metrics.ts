@@ -10,7 +10,7 @@ export interface Metrics {
   notificationsHeld: Counter<'shop'>;
   /** From the outcome being accepted (job enqueued) to the platform's 2xx. */
   notificationLatency: Histogram<'kind'>;
-  /** Checkout records the reconciler found unreadable, once per look (a person must mend them). */
+  /** Checkout records the reconciler found unreadable and parked, once each (a person must mend them). */
   unreadableRecords: Counter;
   paymentIncidents: Counter<'kind'>;
 }
@@ -61,7 +61,7 @@ export function createMetrics(): Metrics {
     }),
     unreadableRecords: new Counter({
       name: 'connector_reconcile_unreadable_records_total',
-      help: 'Checkout records the reconciler could not read (skipped and looked at again after 15 min; the error log names each)',
+      help: 'Checkout records the reconciler could not read and parked out of its line, once each (the error log names each)',
       registers: [registry],
     }),
   };
@@ -111,8 +111,15 @@ export function observeQueues(
   });
 }
 
-/** What the reconciler gauges read: checkouts due for a look, and the longest-waiting one. */
-export type ReadBacklog = () => Promise<{ due: number; oldestDueAt: Date | undefined }>;
+/**
+ * What the reconciler gauges read: checkouts due for a look, the longest-waiting one, and the
+ * records parked as unreadable.
+ */
+export type ReadBacklog = () => Promise<{
+  due: number;
+  oldestDueAt: Date | undefined;
+  unreadable: number;
+}>;
 
 /**
  * The reconciler's backlog: checkouts due for a look that no pass has reached yet, and how long
@@ -146,6 +153,15 @@ export function observeReconciler(
       if (!backlog) return;
       const since = backlog.oldestDueAt?.getTime();
       this.set(since === undefined ? 0 : Math.max(0, (now() - since) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'connector_unreadable_checkout_records',
+    help: "Checkout records parked as unreadable, every shop together: out of the reconciler's line until a person mends or deletes them (`connector checkout status --unreadable --shop <shop>`)",
+    registers: [metrics.registry],
+    async collect() {
+      const backlog = await read().catch(() => undefined);
+      if (backlog) this.set(backlog.unreadable);
     },
   });
 }

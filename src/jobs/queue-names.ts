@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { CHECKOUT_ID_PATTERN, INCIDENT_KINDS, shopOfCheckout } from '../checkout/checkout-record';
 import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
+import { serviceIdSchema } from '../shops/service-id';
 
 /**
  * Queue names; each queue's keys are under its own hash tag, `{QUEUE_PREFIX:queue:<name>}`
@@ -73,8 +74,12 @@ export const syncPassJobSchema = z.object({
 });
 export const syncDeliverJobSchema = z.object({
   shop,
+<<<<<<< HEAD
   incarnation,
   serviceId: z.number().int().positive(),
+=======
+  serviceId: serviceIdSchema,
+>>>>>>> wt-serviceid
   /** The version a pass saw; the delivery reads the service again and sends what it finds. */
   fingerprint: z.string().optional(),
   /** Why: a pass saw it new or changed, or a checkout of it was paid. */
@@ -86,7 +91,7 @@ export const syncBatchJobSchema = z.object({
   shop,
   incarnation,
   items: z
-    .array(z.object({ serviceId: z.number().int().positive(), fingerprint: z.string() }))
+    .array(z.object({ serviceId: serviceIdSchema, fingerprint: z.string() }))
     .min(1)
     .max(1000),
   requestId: z.string().optional(),
@@ -100,7 +105,7 @@ export const syncIncidentJobSchema = z.object({
     event: z.literal('payment_incident'),
     kind: z.enum(INCIDENT_KINDS),
     checkout_id: checkoutId,
-    service_id: z.number().int().positive(),
+    service_id: serviceIdSchema,
     provider: z.string(),
     outcome: z.string(),
     transaction_id: z.string().optional(),

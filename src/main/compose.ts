@@ -162,23 +162,28 @@ export async function startConnector(
   };
 }
 
-/** Every shop's reconciler line taken together: how many are due, and the most overdue. */
+/**
+ * Every shop's reconciler line taken together: how many are due, the most overdue, and how many
+ * records were parked as unreadable.
+ */
 async function reconcileBacklog(
   shops: Shops,
   now: Date,
-): Promise<{ due: number; oldestDueAt: Date | undefined }> {
+): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
   const lines = await Promise.all(
     shops.ids().map((id) => shops.depsFor(id)?.deps.store.reconcileBacklog(now)),
   );
   let due = 0;
+  let unreadable = 0;
   let oldest: number | undefined;
   for (const line of lines) {
     if (!line) continue;
     due += line.due;
+    unreadable += line.unreadable;
     const at = line.oldestDueAt?.getTime();
     if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
   }
-  return { due, oldestDueAt: oldest === undefined ? undefined : new Date(oldest) };
+  return { due, oldestDueAt: oldest === undefined ? undefined : new Date(oldest), unreadable };
 }
 
 /** `/metrics` on METRICS_HOST:METRICS_PORT, away from the public port. */

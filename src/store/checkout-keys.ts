@@ -13,6 +13,9 @@ import { shopTag } from '../infra/keyspace';
  *                             reconciler should next look at them: its line
  *   chk-parked                zset of checkouts whose notification failed for good, scored by
  *                             when: the failed set and the dashboard own them
+ *   chk-unreadable            zset of checkouts whose record does not read as a checkout (data
+ *                             of an older bug), scored by when the reconciler took them out of
+ *                             its line: `checkout status --unreadable` shows them
  *   chk-event:<provider>:<id> a provider's webhook event already handled (7 days)
  */
 export interface CheckoutKeys {
@@ -24,6 +27,7 @@ export interface CheckoutKeys {
   ref(provider: string, providerRef: string): string;
   due: string;
   parked: string;
+  unreadable: string;
   event(provider: string, eventId: string): string;
 }
 
@@ -39,5 +43,6 @@ export function checkoutKeys(prefix: string, shop: string): CheckoutKeys {
     due: `${tag}:chk-due`,
     event: (provider, eventId) => `${tag}:chk-event:${provider}:${eventId}`,
     parked: `${tag}:chk-parked`,
+    unreadable: `${tag}:chk-unreadable`,
   };
 }

@@ -12,11 +12,13 @@ import {
   shopOfCheckout,
   UnreadableRecord,
 } from '../checkout/checkout-record';
+import { SERVICE_ID_RULE, serviceIdOfText } from '../shops/service-id';
 import { ENV_SHOP_ID } from '../shops/shop-id';
 import type {
   CheckoutStore,
   OpenResult,
   OutcomeFields,
+  ParkedUnreadable,
   ProviderCheckoutAttach,
 } from '../checkout/ports';
 import { runScript } from '../infra/redis-scripts';
@@ -211,7 +213,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     return checkoutId ? this.get(checkoutId) : undefined;
   }
 
-  async checkoutsOfService(serviceId: number): Promise<CheckoutRecord[]> {
+  async checkoutsOfService(serviceId: number): Promise<Array<CheckoutRecord | UnreadableRecord>> {
     const key = this.keys.history(serviceId);
     const [listed, latest] = await Promise.all([
       this.redis.zrevrange(key, 0, HISTORY_SHOWN - 1),
@@ -220,15 +222,15 @@ export class RedisCheckoutStore implements CheckoutStore {
     ]);
     const ids = latest && !listed.includes(latest) ? [...listed, latest] : listed;
     const records = await this.getMany(ids);
-    // An unreadable record is left out of the story, and in the list (the reconciler reports it).
-    const kept = records.filter(
-      (record): record is CheckoutRecord =>
-        record !== undefined && !(record instanceof UnreadableRecord),
-    );
     // Records past their retention are gone: their ids leave the list too.
     const gone = ids.filter((_, i) => records[i] === undefined);
     if (gone.length > 0) await this.redis.zrem(key, ...gone);
-    return kept.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    const unreadable = records.filter((r): r is UnreadableRecord => r instanceof UnreadableRecord);
+    const readable = records.filter(
+      (r): r is CheckoutRecord => r !== undefined && !(r instanceof UnreadableRecord),
+    );
+    // An unreadable record has no creation time to sort by: it comes first, for a person to see.
+    return [...unreadable, ...readable.sort((a, b) => b.createdAt.localeCompare(a.createdAt))];
   }
 
   async dueCheckouts(now: Date, limit: number): Promise<string[]> {
@@ -246,13 +248,16 @@ export class RedisCheckoutStore implements CheckoutStore {
     return (await this.redis.zscore(this.keys.due, checkoutId)) !== null;
   }
 
-  async reconcileBacklog(now: Date): Promise<{ due: number; oldestDueAt: Date | undefined }> {
-    const [due, first] = await Promise.all([
+  async reconcileBacklog(
+    now: Date,
+  ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
+    const [due, first, unreadable] = await Promise.all([
       this.redis.zcount(this.keys.due, '-inf', now.getTime()),
       this.redis.zrange(this.keys.due, 0, 0, 'WITHSCORES'),
+      this.redis.zcard(this.keys.unreadable),
     ]);
     const oldestDueAt = due > 0 && first[1] !== undefined ? new Date(Number(first[1])) : undefined;
-    return { due, oldestDueAt };
+    return { due, oldestDueAt, unreadable };
   }
 
   async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {
@@ -267,6 +272,32 @@ export class RedisCheckoutStore implements CheckoutStore {
       KEEP_PARKED_MS,
       checkoutId,
     );
+  }
+
+  async parkUnreadable(checkoutId: string, now: Date): Promise<void> {
+    // Both keys are under the shop's tag: one slot, so one MULTI on a Cluster too.
+    await this.redis
+      .multi()
+      .zrem(this.keys.due, checkoutId)
+      .zadd(this.keys.unreadable, now.getTime(), checkoutId)
+      .exec();
+  }
+
+  async unreadableCheckouts(limit: number): Promise<ParkedUnreadable[]> {
+    const listed = await this.redis.zrange(this.keys.unreadable, 0, limit - 1, 'WITHSCORES');
+    const parked = pairsOf(listed);
+    const records = await this.getMany(parked.map(([checkoutId]) => checkoutId));
+    // A record gone (purged, or deleted by the person who looked) leaves the set.
+    const gone = parked
+      .filter((_, i) => records[i] === undefined)
+      .map(([checkoutId]) => checkoutId);
+    if (gone.length > 0) await this.redis.zrem(this.keys.unreadable, ...gone);
+    return parked.flatMap(([checkoutId, score], i) => {
+      const record = records[i];
+      if (record === undefined) return [];
+      const problem = record instanceof UnreadableRecord ? record.problem : undefined;
+      return [{ checkoutId, parkedAt: new Date(Number(score)), problem }];
+    });
   }
 
   async eventHandled(provider: string, eventId: string): Promise<boolean> {
@@ -285,6 +316,14 @@ export class RedisCheckoutStore implements CheckoutStore {
     if (note) multi.hset(this.keys.record(checkoutId), note.field, note.value);
     await multi.exec();
   }
+}
+
+/** ZRANGE ... WITHSCORES's flat answer as [member, score] pairs. */
+function pairsOf(flat: readonly string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2)
+    pairs.push([flat[i] as string, flat[i + 1] as string]);
+  return pairs;
 }
 
 /** OPEN_FOR_SERVICE's answer once it did not ask for a retry. */
@@ -340,7 +379,7 @@ function problemOf(h: Record<string, string>): string | undefined {
   if (!STATES.has(h.state as string)) return `state: ${h.state?.slice(0, 40)} is no checkout state`;
   if (h.outcome !== undefined && !(STATES.has(h.outcome) && isOutcome(h.outcome as CheckoutState)))
     return 'outcome: not an outcome';
-  if (!COUNT.test(h.serviceId ?? '')) return 'serviceId: not a number';
+  if (serviceIdOfText(h.serviceId ?? '') === undefined) return `serviceId: not ${SERVICE_ID_RULE}`;
   for (const field of ['amountMinor', 'collectedMinor', 'interestMinor'] as const)
     if (h[field] !== undefined && !COUNT.test(h[field])) return `${field}: not a number`;
   return undefined;

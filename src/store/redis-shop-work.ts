@@ -1,7 +1,12 @@
 import { scanPrimaries, type RedisCommands } from '../infra/redis';
 import { breakerKey, shopTag } from '../infra/keyspace';
 import type { ShopWork } from '../registry/ports';
+import { UnreadableRecord } from '../checkout/checkout-record';
 import { checkoutKeys } from './checkout-keys';
+import { RedisCheckoutStore } from './redis-checkout-store';
+
+/** Ids read at a time when counting a shop's open work. */
+const OPEN_WORK_PAGE = 500;
 
 /** A shop's open work, and the removal of its data, for `shops remove`. */
 export class RedisShopWork implements ShopWork {
@@ -10,13 +15,30 @@ export class RedisShopWork implements ShopWork {
     private readonly prefix: string,
   ) {}
 
-  /** `scope`: the shop's id, or its id and incarnation (src/infra/keyspace.ts `shopScope`). */
+  /**
+   * The checkouts of the reconciler's line and of the failed set, less those whose record cannot
+   * be read: nothing can be done for such a record, so it never keeps its shop from going
+   * (CONTRACT "One range for `service_id`"), parked by the reconciler yet or not. `scope`: the
+   * shop's id, or its id and incarnation (src/infra/keyspace.ts `shopScope`).
+   */
   async openWork(scope: string): Promise<{ unreported: number; failed: number }> {
     const keys = checkoutKeys(this.prefix, scope);
-    const [unreported, failed] = await Promise.all([
-      this.redis.zcard(keys.due),
-      this.redis.zcard(keys.parked),
-    ]);
+    // Reads only: the records of this incarnation's keys.
+    const store = new RedisCheckoutStore(this.redis, this.prefix, scope, {
+      firstLookMs: 30_000,
+      scope,
+    });
+    const readableIn = async (key: string): Promise<number> => {
+      let readable = 0;
+      // A page at a time: an empty set costs one round trip, a large one never one huge answer.
+      for (let start = 0; ; start += OPEN_WORK_PAGE) {
+        const ids = await this.redis.zrange(key, start, start + OPEN_WORK_PAGE - 1);
+        const records = await store.getMany(ids);
+        readable += records.filter((record) => !(record instanceof UnreadableRecord)).length;
+        if (ids.length < OPEN_WORK_PAGE) return readable;
+      }
+    };
+    const [unreported, failed] = await Promise.all([readableIn(keys.due), readableIn(keys.parked)]);
     return { unreported, failed };
   }
 

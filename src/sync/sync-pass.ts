@@ -1,3 +1,4 @@
+import { isServiceId } from '../shops/service-id';
 import { serviceFingerprint } from './fingerprint';
 import type { PassCounts, SyncDeps, SyncItem, SyncQueue } from './ports';
 
@@ -21,6 +22,11 @@ export async function runSyncPass(
       for (const item of page.items) {
         if (seen.has(item.id)) continue;
         seen.add(item.id);
+        if (!isServiceId(item.id)) {
+          // No job, ledger or checkout could hold it (the one range of ids): said, not queued.
+          deps.log.warn('service id out of range: not synced', { serviceId: item.id });
+          continue;
+        }
         items.push({ serviceId: item.id, fingerprint: serviceFingerprint(item) });
       }
       if (items.length === 0) continue;

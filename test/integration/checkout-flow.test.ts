@@ -275,17 +275,18 @@ describe('the checkout route refuses bad callers and bad input', () => {
   });
 
   it.each([
-    ['missing', '{}'],
-    ['not a number', '{"service_id": "abc"}'],
-    ['negative', '{"service_id": -5}'],
-    ['a fraction', '{"service_id": 10.5}'],
-    ['an object', '{"service_id": {"$gt": 1}}'],
-    ['absurdly large', '{"service_id": 123456789012345678901234567890}'],
-  ])('answers 400 when service_id is %s', async (_name, body) => {
+    ['missing', '{}', 'VALIDATION_FAILED'],
+    ['not a number', '{"service_id": "abc"}', 'INVALID_SERVICE_ID'],
+    ['negative', '{"service_id": -5}', 'INVALID_SERVICE_ID'],
+    ['a fraction', '{"service_id": 10.5}', 'INVALID_SERVICE_ID'],
+    ['an object', '{"service_id": {"$gt": 1}}', 'INVALID_SERVICE_ID'],
+    ['16 digits', '{"service_id": 1234567890123456}', 'INVALID_SERVICE_ID'],
+    ['absurdly large', '{"service_id": 123456789012345678901234567890}', 'INVALID_SERVICE_ID'],
+  ])('answers 400 when service_id is %s', async (_name, body, code) => {
     const res = await post(route(), body, { ...json, authorization: `Bearer ${ROUTE_TOKEN}` });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({
-      code: 'VALIDATION_FAILED',
+      code,
       details: [{ field: 'service_id', problem: expect.any(String) }],
     });
   });

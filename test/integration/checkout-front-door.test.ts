@@ -109,6 +109,9 @@ describe("the checkout route's front door", () => {
     ['a numeric string', '{"service_id": " 1004 "}'],
     ['a negative', '{"service_id": -3}'],
     ['an object', '{"service_id": {"$gt": 1}}'],
+    ['16 digits', '{"service_id": 1234567890123456}'],
+    ['16 digits in a string', '{"service_id": "1234567890123456"}'],
+    ['15 digits', '{"service_id": 999999999999999}'],
     ['absurdly large', '{"service_id": 123456789012345678901234567890}'],
     ['an empty body', ''],
   ])('answers %s exactly as the route in Express does', async (_what, body) => {

@@ -128,7 +128,7 @@ describe('the reconciler, branch by branch', () => {
     expect(warning).toMatchObject({ checkoutId: broken });
   });
 
-  it('skips and reports a record it cannot read, and heals the rest of its batch', async () => {
+  it('parks and reports once a record it cannot read, and heals the rest of its batch', async () => {
     const w = suite.world;
     const badLines = await checkout();
     const badState = await checkout();
@@ -150,13 +150,32 @@ describe('the reconciler, branch by branch', () => {
         ['error', badState, 'state: half-paid is no checkout state'],
       ]),
     );
-    // Out of the way until the longest wait, not at the head of the next pass; still in line, so
-    // a record someone mends is looked at again.
+    // Parked out of the line, where `checkout status --unreadable` shows them: reported once,
+    // not again on every pass however long it stays.
     for (const id of [badLines, badState]) {
-      expect(Number(await w.redis.zscore(keys.due, id))).toBe(w.now.getTime() + MAX_LOOK_WAIT_MS);
+      expect(await w.redis.zscore(keys.due, id)).toBeNull();
+      expect(Number(await w.redis.zscore(keys.unreadable, id))).toBe(w.now.getTime());
     }
-    w.advance(INTERVAL_MS);
+    expect(
+      (await w.deps.store.unreadableCheckouts(10)).map((p) => [p.checkoutId, p.problem]),
+    ).toEqual(
+      expect.arrayContaining([
+        [badLines, 'lines: not JSON'],
+        [badState, 'state: half-paid is no checkout state'],
+      ]),
+    );
+    w.advance(MAX_LOOK_WAIT_MS + INTERVAL_MS);
     expect(await pass(w)).toMatchObject({ unreadable: 0 });
+    expect(w.log.entries().filter((e) => e.message === 'unreadable checkout record')).toHaveLength(
+      2,
+    );
+    // Mended by a person: listed as reading now; deleted: gone from the list.
+    await w.redis.hset(keys.record(badState), 'state', 'url_sent');
+    await w.redis.del(keys.record(badLines));
+    expect(await w.deps.store.unreadableCheckouts(10)).toEqual([
+      { checkoutId: badState, parkedAt: expect.any(Date), problem: undefined },
+    ]);
+    expect(await w.redis.zscore(keys.unreadable, badLines)).toBeNull();
   });
 
   it('fails the pass when Redis refuses a batch, and leaves the line for the next pass', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
 import { FakeAsaas } from '../support/fake-asaas';
@@ -35,6 +36,22 @@ const SEED =
     ? Date.now() ^ (Math.random() * 0x100000000)
     : Number(process.env.PROPERTY_SEED ?? 20261123);
 const DASHBOARD = { user: 'ops', password: 'property-dashboard-pw' };
+/** The sandbox connector's admin API (CONTRACT "Shops"), with a shop of its registry. */
+const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
+const SHOP = {
+  id: 'prop-shop',
+  platform: {
+    email: 'prop-shop@shops.example.com',
+    password: `pw-${randomBytes(6).toString('hex')}`,
+    apiKey: `key-${randomBytes(6).toString('hex')}`,
+  },
+};
+/**
+ * A body larger than this may be cut by a reset when the server refuses the request before
+ * reading it (over a limit, or a type it does not read): Node takes in what one read of the
+ * socket holds with the headers, and closes on the rest. Smaller ones are always answered.
+ */
+const LARGE_BODY_BYTES = 16 * 1024;
 
 interface Target {
   name: 'sandbox' | 'stripe' | 'mercadopago' | 'asaas';
@@ -57,7 +74,15 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
   beforeAll(async () => {
     await Promise.all([stripe.start(), mercadopago.start(), asaas.start()]);
     const providers = [
-      ['sandbox', { DASHBOARD_USER: DASHBOARD.user, DASHBOARD_PASSWORD: DASHBOARD.password }],
+      [
+        'sandbox',
+        {
+          DASHBOARD_USER: DASHBOARD.user,
+          DASHBOARD_PASSWORD: DASHBOARD.password,
+          ADMIN_TOKEN,
+          SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        },
+      ],
       ['stripe', stripe.env()],
       ['mercadopago', mercadopago.env()],
       ['asaas', asaas.env()],
@@ -83,6 +108,14 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     );
     redis = createRedis(shared.redis.url, 'producer', 'property-observer');
     expect(await waitForRedis(redis, 5000)).toBe(true);
+    // A shop in the sandbox connector's registry, so the admin API's verbs have one to act on.
+    shared.simulator.state.addAccount(SHOP.platform);
+    const added = await fetch(`${target('sandbox').url}/admin/api/shops`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...SHOP, name: 'Loja', provider: { name: 'sandbox' } }),
+    });
+    expect(added.status).toBe(201);
   });
 
   afterAll(async () => {
@@ -99,6 +132,32 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     if (!found) throw new Error(`no ${name} connector`);
     return found;
   };
+
+  /** The admin API's routes (CONTRACT "Shops"), other spellings of them, and unknown shops. */
+  const hostileAdminPath = fc.oneof(
+    fc.constantFrom(
+      '/admin/api/shops',
+      '/admin/api/shops/',
+      '/admin/api',
+      '/ADMIN/API/SHOPS',
+      `/admin/api/shops/${SHOP.id}/`,
+      `/Admin/api/shops/${SHOP.id}`,
+    ),
+    fc
+      .tuple(
+        fc.oneof(fc.constant(SHOP.id), fc.constant('default'), hostileId),
+        fc.constantFrom(
+          '',
+          '/disable',
+          '/enable',
+          '/rotate-token',
+          '/verify',
+          '/audit',
+          '/DISABLE',
+        ),
+      )
+      .map(([id, verb]) => `/admin/api/shops/${id}${verb}`),
+  );
 
   /** Where a request may go, for a given connector: every route it has, and some it has not. */
   const hostilePath = (provider: Target['name']) =>
@@ -147,6 +206,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
         '/readyz',
         '/metrics',
       ),
+      hostileAdminPath,
       hostileId.map((id) => `/${id}`),
     );
 
@@ -164,6 +224,11 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     { 'stripe-signature': 't=1,v1=deadbeef' },
     { 'x-signature': 'ts=1,v1=deadbeef', 'x-request-id': 'abc' },
     { 'asaas-access-token': 'not-the-webhook-token-0123456789abcdef' },
+    // The admin token's neighbours: one character off, another case, in another header.
+    { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}x` },
+    { authorization: `Bearer ${ADMIN_TOKEN.toUpperCase()}` },
+    { 'x-api-key': ADMIN_TOKEN },
+    { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` },
   );
 
   const hostileRequest = (provider: Target['name'], auth: fc.Arbitrary<Record<string, string>>) =>
@@ -187,11 +252,28 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
         body: method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body,
       }));
 
-  /** Never a 5xx; an error is the CONTRACT's JSON shape (a customer page may be an HTML 404). */
-  function expectWellAnswered(req: InboundRequest, answer: Answer): void {
+  /**
+   * Whether the server may close the connection on `req` before its answer is read: it closes on
+   * a body it refused before reading it, so only ever on a large one, or on any body sent
+   * without the right credentials (refused at the door). Everything else gets an answer.
+   */
+  const mayBeReset = (req: InboundRequest, authenticated: boolean): boolean =>
+    req.body.length > LARGE_BODY_BYTES || (!authenticated && req.body.length > 0);
+
+  /**
+   * Answered, or reset where `mayBeReset` allows it (the process is checked after every run);
+   * never a 5xx; an error is the CONTRACT's JSON shape (a customer page may be an HTML 404).
+   */
+  function expectWellAnswered(
+    req: InboundRequest,
+    answer: Answer,
+    options: { authenticated: boolean },
+  ): void {
     if (answer.reset) {
-      // The server may close on a body it refused before reading it: only ever a large or
-      // unauthenticated one, never a crash (the process is checked after every run).
+      expect({ reset: answer.reset, mayBeReset: mayBeReset(req, options.authenticated) }).toEqual({
+        reset: answer.reset,
+        mayBeReset: true,
+      });
       return;
     }
     expect(answer.status).toBeGreaterThanOrEqual(200);
@@ -233,7 +315,9 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
           fc.array(hostileRequest(name, hostileAuth), { minLength: 1, maxLength: 4 }),
           async (requests) => {
             const answers = await Promise.all(requests.map((req) => send(t.url, req)));
-            requests.forEach((req, i) => expectWellAnswered(req, answers[i] as Answer));
+            requests.forEach((req, i) =>
+              expectWellAnswered(req, answers[i] as Answer, { authenticated: false }),
+            );
             expect(await stateDigest(redis, t.prefix)).toBe(before);
           },
         ),
@@ -264,13 +348,77 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
           const answers = await Promise.all(requests.map((req) => send(t.url, req)));
           requests.forEach((req, i) => {
             const answer = answers[i] as Answer;
-            expectWellAnswered(req, answer);
+            // `?token=wrong` in the query does not undo the right token of a header.
+            expectWellAnswered(req, answer, { authenticated: true });
             if (!answer.reset) expect([202, 400, 401, 409, 413, 415]).toContain(answer.status);
           });
         },
       ),
       { seed: SEED, numRuns: RUNS },
     );
+    await expectUp(t, rssAtStart);
+  });
+
+  /** Shop documents as a vendor's buggy or hostile system might send them (never an `apiUrl`). */
+  const hostileShopDocument = fc
+    .record(
+      {
+        id: fc.oneof(fc.constantFrom(SHOP.id, 'prop-new', 'default'), fc.string({ maxLength: 70 })),
+        name: fc.oneof(fc.string({ maxLength: 120 }), fc.jsonValue({ maxDepth: 2 })),
+        platform: fc.oneof(
+          fc.constant(SHOP.platform),
+          fc.record({ email: fc.string(), password: fc.string(), apiKey: fc.string() }),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        provider: fc.oneof(
+          fc.record({ name: fc.constantFrom('sandbox', 'nope', '') }),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        enabled: fc.jsonValue({ maxDepth: 1 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map((document) => Buffer.from(JSON.stringify(document)));
+
+  it('with the right admin token, any request to the admin API is JSON, never a 5xx', async () => {
+    const t = target('sandbox');
+    const rssAtStart = rssMb(Number(t.proc.child.pid));
+    const request = fc
+      .record({
+        method: hostileMethod,
+        path: hostileAdminPath,
+        type: fc.oneof(fc.constant('application/json'), hostileContentType),
+        encoding: hostileEncoding,
+        body: fc.oneof(hostileShopDocument, hostileBody),
+      })
+      .map(({ method, path, type, encoding, body }): InboundRequest => ({
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          ...(type ? { 'content-type': type } : {}),
+          ...(encoding ? { 'content-encoding': encoding } : {}),
+        },
+        body: method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body,
+      }));
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 4 }), async (requests) => {
+        const answers = await Promise.all(requests.map((req) => send(t.url, req)));
+        requests.forEach((req, i) => {
+          const answer = answers[i] as Answer;
+          expectWellAnswered(req, answer, { authenticated: true });
+          if (answer.reset) return;
+          statuses.add(answer.status);
+          // A success has a JSON body too, but for 204 (DELETE) and what HEAD and OPTIONS get.
+          const bodiless = answer.status === 204 || req.method === 'HEAD';
+          if (!bodiless) expect(answer.type).toContain('application/json');
+        });
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    // The token opened the API: the runs reached its verbs, not only its refusals.
+    expect([...statuses].some((status) => status < 300)).toBe(true);
     await expectUp(t, rssAtStart);
   });
 

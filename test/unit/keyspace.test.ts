@@ -24,6 +24,7 @@ function shopKeys(prefix: string, shop: string): string[] {
     keys.ref('stripe', 'cs_test_1'),
     keys.due,
     keys.parked,
+    keys.unreadable,
     keys.event('stripe', 'evt_1'),
     sandboxKey(prefix, shop, id),
     createdCheckoutKey(prefix, shop, 'asaas', id),

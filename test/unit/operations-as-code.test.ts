@@ -16,7 +16,7 @@ const ROOT = path.join(__dirname, '..', '..');
 async function exportedNames(): Promise<Set<string>> {
   const metrics = createMetrics();
   observeQueues(metrics, []);
-  observeReconciler(metrics, async () => ({ due: 0, oldestDueAt: undefined }));
+  observeReconciler(metrics, async () => ({ due: 0, oldestDueAt: undefined, unreadable: 0 }));
   observeRedis(metrics, async () => true);
   observeBreakers(metrics, async () => []);
   const names = new Set<string>();

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler } from 'express';
+<<<<<<< HEAD
 import { z } from 'zod';
+=======
+import { exactRouter } from '../../infra/exact-routes';
+>>>>>>> wt-serviceid
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import type { ShopAdmin } from '../../registry/shop-admin';
@@ -46,7 +50,7 @@ export function adminRoutes(
   admin: ShopAdmin,
   options: { token: string; rateLimit?: RequestHandler },
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   const matches = secretMatcher(options.token);
   const actor = `admin:${createHash('sha256').update(options.token).digest('hex').slice(0, 8)}`;
 

@@ -1,25 +1,32 @@
 import { Router, type Request, type RequestHandler } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
 import { z } from 'zod';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { requestCheckout } from '../../checkout/request-checkout';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { hasBody, jsonOrFormBody } from '../middleware/body-parsers';
+import { SERVICE_ID_RULE, SERVICE_ID_TEXT, serviceIdSchema } from '../../shops/service-id';
 import { SHOP_CHECKOUT_ROUTE } from '../../shops/shop-id';
 import type { CheckoutEntry } from '../checkout-entry';
 import { presentedToken } from '../middleware/route-token';
 
+/** A service id as JSON, a form or the query give it: a number, or its digits as text. */
 const serviceIdValue = z.union([
-  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  z
-    .string()
-    .trim()
-    .regex(/^\d{1,15}$/, 'must be a positive integer')
-    .transform(Number),
+  serviceIdSchema,
+  z.string().trim().regex(SERVICE_ID_TEXT).transform(Number).pipe(serviceIdSchema),
 ]);
 
+/** A request without `service_id`: malformed, as any request missing a required field. */
+function missingServiceId(): AppError {
+  return new AppError('VALIDATION_FAILED', 'service_id is missing.', {
+    details: [{ field: 'service_id', problem: 'is required (JSON body, form body or query)' }],
+  });
+}
+
+/** A `service_id` given that is no service id of the range (CONTRACT: 400 INVALID_SERVICE_ID). */
 function invalidServiceId(problem: string): AppError {
-  return new AppError('VALIDATION_FAILED', 'service_id is missing or invalid.', {
+  return new AppError('INVALID_SERVICE_ID', `service_id must be ${SERVICE_ID_RULE}.`, {
     details: [{ field: 'service_id', problem }],
   });
 }
@@ -50,12 +57,15 @@ function readServiceId(req: Request): number {
   );
 }
 
-/** `service_id` as the body and the query give it (either may be absent, not both). */
+/**
+ * `service_id` as the body and the query give it (either may be absent, not both): one of the
+ * range, or VALIDATION_FAILED when missing and INVALID_SERVICE_ID when it is no service id.
+ */
 export function serviceIdFrom(fromBody: unknown, fromQuery: unknown): number {
   const given = fromBody ?? fromQuery;
-  if (given === undefined) throw invalidServiceId('is required (JSON body, form body or query)');
+  if (given === undefined) throw missingServiceId();
   const parsed = serviceIdValue.safeParse(given);
-  if (!parsed.success || parsed.data <= 0) throw invalidServiceId('must be a positive integer');
+  if (!parsed.success) throw invalidServiceId(`must be ${SERVICE_ID_RULE}`);
   if (
     fromBody !== undefined &&
     fromQuery !== undefined &&
@@ -90,7 +100,7 @@ export function checkoutRoutes(
   entry: CheckoutEntry,
   route: { rateLimit?: RequestHandler },
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   const paths = [...(entry.envPath ? [entry.envPath] : []), SHOP_CHECKOUT_ROUTE];
   for (const path of paths) {
     router

@@ -1,7 +1,8 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import { Router, type Express } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
+import { ExactBoardAdapter } from './exact-board-adapter';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../../infra/logger';
 import { basicAuth } from '../middleware/basic-auth';
@@ -24,7 +25,7 @@ export function dashboardRoutes(
   credentials: { user: string; password: string },
   context: { publicUrl: string; logger: Logger },
 ): Router {
-  const serverAdapter = new ExpressAdapter();
+  const serverAdapter = new ExactBoardAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({
     queues: queues.map(
@@ -36,7 +37,7 @@ export function dashboardRoutes(
   // bull-board serves from an Express app of its own, which announces itself unless told not to.
   const board = serverAdapter.getRouter() as Express;
   board.disable('x-powered-by');
-  const router = Router();
+  const router = exactRouter();
   router.use(
     DASHBOARD_PATH,
     dashboardHeaders(),

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
 import type { Registry } from 'prom-client';
 import { allowOnly } from '../../infra/allow-only';
 
@@ -10,7 +11,7 @@ export interface HealthDeps {
 
 /** Liveness, readiness and, unless it has a port of its own, the Prometheus exposition. */
 export function healthRoutes(deps: HealthDeps & { serveMetrics: boolean }): Router {
-  const router = Router();
+  const router = exactRouter();
   router
     .route('/healthz')
     .get((_req, res) => {
@@ -30,7 +31,7 @@ export function healthRoutes(deps: HealthDeps & { serveMetrics: boolean }): Rout
 
 /** The Prometheus exposition at `/metrics`. */
 export function metricsRoutes(registry: Registry): Router {
-  const router = Router();
+  const router = exactRouter();
   router
     .route('/metrics')
     .get(async (_req, res) => {

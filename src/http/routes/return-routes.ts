@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { isCheckoutId } from '../../checkout/checkout-record';
 import { syncFromProvider } from '../../checkout/settle-checkout';
@@ -14,7 +15,7 @@ export function returnRoutes(
   /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
   defaultNotice?: string,
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   router
     .route('/return/:provider')
     .get(async (req, res) => {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { exactRouter } from '../../infra/exact-routes';
 import { notFoundPage } from '../../html/page-layout';
 import { allowOnly } from '../../infra/allow-only';
 import type { ProviderHooks } from '../provider-module';
@@ -24,7 +25,7 @@ export function sandboxRoutes(
   /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
   defaultNotice?: string,
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   // The checkout id names its shop; that shop's sandbox (if its provider is the sandbox) answers.
   const find = async (checkoutId: string) => {
     const shop = SAFE_ID.test(checkoutId) ? await sandboxOf(checkoutId) : undefined;
