@@ -74,12 +74,8 @@ export const syncPassJobSchema = z.object({
 });
 export const syncDeliverJobSchema = z.object({
   shop,
-<<<<<<< HEAD
   incarnation,
-  serviceId: z.number().int().positive(),
-=======
   serviceId: serviceIdSchema,
->>>>>>> wt-serviceid
   /** The version a pass saw; the delivery reads the service again and sends what it finds. */
   fingerprint: z.string().optional(),
   /** Why: a pass saw it new or changed, or a checkout of it was paid. */

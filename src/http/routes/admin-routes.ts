@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler } from 'express';
-<<<<<<< HEAD
 import { z } from 'zod';
-=======
 import { exactRouter } from '../../infra/exact-routes';
->>>>>>> wt-serviceid
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import type { ShopAdmin } from '../../registry/shop-admin';

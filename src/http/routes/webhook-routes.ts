@@ -13,13 +13,8 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
  * Provider webhooks. The raw body is kept for the signature check; the use case does the rest.
  * Duplicates and events for unknown payments get 2xx, so the provider does not retry them forever.
  */
-<<<<<<< HEAD
 export function webhookRoutes(depsOf: (shop: string) => Promise<CheckoutDeps | undefined>): Router {
-  const router = Router();
-=======
-export function webhookRoutes(depsOf: (shop: string) => CheckoutDeps | undefined): Router {
   const router = exactRouter();
->>>>>>> wt-serviceid
   // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's. The
   // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
   router
