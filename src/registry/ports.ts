@@ -24,6 +24,8 @@ export interface RegistryStore {
   version(): Promise<string>;
   all(): Promise<Map<string, ShopEntry>>;
   get(id: string): Promise<ShopEntry | undefined>;
+  /** The entries of those of `ids` that are stored, in one read. */
+  getMany(ids: readonly string[]): Promise<Map<string, ShopEntry>>;
   /** False when the id exists. */
   create(stored: StoredShop, audit: AuditEntry): Promise<boolean>;
   /** False when the shop's text is no longer `expected` (a concurrent change, or removed). */

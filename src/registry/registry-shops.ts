@@ -1,6 +1,7 @@
 import { errorMessage } from '../errors';
 import { providerSecrets, providerSettingsOf } from '../payments/provider-fields';
 import { SecretBoxError, type Keyring } from '../shops/secret-box';
+import { BatchedReads } from './batched-reads';
 import type { RegistryStore, ShopEntry } from './ports';
 import { refuseUnservable } from './shop-document';
 import type { ShopSettings, ShopSource } from './shop-settings';
@@ -49,7 +50,12 @@ export class RegistryShops implements ShopSource {
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
 
-  constructor(private readonly options: RegistryShopsOptions) {}
+  /** Each request's read of its shop, batched with the others' (one HMGET for many). */
+  private readonly reads: BatchedReads<ShopEntry>;
+
+  constructor(private readonly options: RegistryShopsOptions) {
+    this.reads = new BatchedReads((ids) => options.store.getMany(ids));
+  }
 
   get(id: string): ShopSettings | undefined {
     const { envShop } = this.options;
@@ -72,7 +78,7 @@ export class RegistryShops implements ShopSource {
   ): Promise<{ settings: ShopSettings | undefined; stored: string | undefined }> {
     const { envShop } = this.options;
     if (envShop && id === envShop.id) return { settings: envShop, stored: envShop.incarnation };
-    const entry = await this.options.store.get(id);
+    const entry = await this.reads.read(id);
     const known = this.opened.get(id);
     if (!entry) {
       if (known) {

@@ -52,6 +52,16 @@ export class RedisShopRegistry implements RegistryStore {
     return raw === null ? undefined : entryOf(raw);
   }
 
+  async getMany(ids: readonly string[]): Promise<Map<string, ShopEntry>> {
+    const raws = await this.redis.hmget(this.keys.shops, ...ids);
+    const entries = new Map<string, ShopEntry>();
+    raws.forEach((raw, i) => {
+      const id = ids[i];
+      if (raw !== null && id !== undefined) entries.set(id, entryOf(raw));
+    });
+    return entries;
+  }
+
   private async write(
     id: string,
     expected: string,

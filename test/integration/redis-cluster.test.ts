@@ -16,7 +16,7 @@ import {
   disconnectWhileReconnecting,
   listedReplicas,
 } from '../support/redis-topology';
-import { adminApi, openCheckoutOfNewShop } from '../support/registry-shop';
+import { adminApi, dataScopeOf, openCheckoutOfNewShop } from '../support/registry-shop';
 
 /*
  * The connector on a Redis Cluster (CONTRACT "Redis topologies"): REDIS_URL=redis+cluster://...,
@@ -163,7 +163,7 @@ describe('the connector on a Redis Cluster', () => {
       30_000,
       "the registry shop's finish",
     );
-    const tag = shopTag(h.prefix, 'loja-cluster');
+    const tag = shopTag(h.prefix, await dataScopeOf(h, 'loja-cluster'));
     expect(await keysUnder(tag)).toBeGreaterThan(0);
 
     // Removed with its data: the keys of its tag are gone from whichever primary held them.

@@ -6,7 +6,7 @@ import { checkoutKeys } from '../../src/store/checkout-keys';
 import { runCliCaptured } from '../support/cli';
 import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
 import { send, type InboundRequest } from '../support/inbound-requests';
-import { adminApi } from '../support/registry-shop';
+import { adminApi, dataScopeOf } from '../support/registry-shop';
 
 /*
  * One range for `service_id` (CONTRACT "The trust boundary of a shop"): whatever the route
@@ -38,7 +38,8 @@ describe('one range for service_id, from the route to the store', () => {
   /** Every checkout key of a shop (its record, service pointers, lines). */
   const checkoutKeysOf = async (shop: string): Promise<string[]> => {
     const found: string[] = [];
-    for await (const batch of scanPrimaries(redis, `${shopTag(h.prefix, shop)}:chk*`)) {
+    const scope = shop === 'default' ? shop : await dataScopeOf(h, shop);
+    for await (const batch of scanPrimaries(redis, `${shopTag(h.prefix, scope)}:chk*`)) {
       found.push(...batch);
     }
     return found.sort();
@@ -152,7 +153,7 @@ describe('one range for service_id, from the route to the store', () => {
 
   it('parks a record an older bug left unreadable, shows it, and lets its shop go', async () => {
     await addShop('loja-old');
-    const keys = checkoutKeys(h.prefix, 'loja-old');
+    const keys = checkoutKeys(h.prefix, await dataScopeOf(h, 'loja-old'));
     // What the route wrote before the range was one: a 16-digit id the store cannot read,
     // in the reconciler's line; and one in the failed set, which the reconciler does not visit.
     const inLine = newCheckoutId('loja-old');

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { shopScope } from '../../src/infra/keyspace';
 import type { Harness } from './harness';
+
+/**
+ * The scope of a shop's data keys as it is stored now (its id and incarnation): what a test that
+ * writes or counts a registry shop's keys by hand puts in their hash tag.
+ */
+export async function dataScopeOf(h: Harness, shop: string): Promise<string> {
+  const runtime = await h.connector.shops.current(shop);
+  if (!runtime) throw new Error(`shop ${shop} is not served`);
+  return shopScope(shop, runtime.settings.incarnation);
+}
 
 /** A platform account of a new shop, known to the harness's simulator. */
 export function newPlatformAccount(
