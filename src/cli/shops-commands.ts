@@ -224,7 +224,7 @@ export function shopsCommand(io: CliIo): Command {
     .command('remove <id>')
     .description('remove a shop and its secrets (refused while it has open work)')
     .action(async (id: string) => {
-      await withAdmin(false, (admin) => admin.remove(id));
+      await withAdmin(false, (admin) => admin.remove(id, cliActor(io.env)));
       await write(io.stdout, `removed shop ${id}\n`);
     });
 

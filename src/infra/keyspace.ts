@@ -65,17 +65,20 @@ export function breakerKey(prefix: string, shop: string): string {
 
 /**
  * The shop registry (src/store/redis-shop-registry.ts), under one tag of its own:
- * `shops` (hash: id -> the stored shop), `version` (bumped by every change), `audit:<id>` (list).
+ * `shops` (hash: id -> the stored shop), `version` (bumped by every change), `audit:<id>` (list),
+ * `removals` (list: who removed which shop when, apart from any shop's own trail).
  */
 export function registryKeys(prefix: string): {
   shops: string;
   version: string;
   audit(shop: string): string;
+  removals: string;
 } {
   const tag = `{${prefix}:registry}`;
   return {
     shops: `${tag}:shops`,
     version: `${tag}:version`,
     audit: (shop) => `${tag}:audit:${shop}`,
+    removals: `${tag}:removals`,
   };
 }

@@ -26,6 +26,11 @@ export interface JobShop {
   incarnation?: string;
 }
 
+/** A job's shop as its data names it: no `incarnation` field for none (the env shop, a legacy shop). */
+export function jobShopOf(shop: string, incarnation = ''): JobShop {
+  return incarnation === '' ? { shop } : { shop, incarnation };
+}
+
 /** Event streams are trimmed, so Redis memory stays bounded however long the connector runs. */
 export const EVENT_STREAMS = { events: { maxLen: 10_000 } };
 
@@ -71,7 +76,7 @@ export class BullmqCheckoutJobs {
    * incarnation ('' for none), so no other shop of that id ever acts on it.
    */
   forShop(shop: string, incarnation = ''): CheckoutJobs {
-    const of: JobShop = incarnation === '' ? { shop } : { shop, incarnation };
+    const of = jobShopOf(shop, incarnation);
     return {
       produce: (checkoutId, jobKey) => this.produce(of, checkoutId, jobKey),
       scheduleExpiry: (checkoutId, at) => this.scheduleExpiry(of, checkoutId, at),

@@ -25,7 +25,21 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
     private readonly queue: Queue,
     /** The store of a shop: a job's checkout is read from its own shop's. */
     private readonly storeOf: (shop: string) => Pick<CheckoutStore, 'get'>,
+    /**
+     * The incarnation of the shop stored under an id now ('' for none; undefined when no shop
+     * is): a job of another one is a removed shop's, never listed nor retried as the shop's now.
+     */
+    private readonly incarnationOf?: (shop: string) => Promise<string | undefined>,
   ) {}
+
+  /** The shop a job is of now: its id, or `<id> (removed)` when it is a removed incarnation's. */
+  private async ownerOf(job: { data: unknown }): Promise<string | undefined> {
+    const shop = shopOf(job);
+    if (shop === undefined || !this.incarnationOf) return shop;
+    const given = (job.data as { incarnation?: unknown } | null)?.incarnation;
+    const incarnation = typeof given === 'string' ? given : '';
+    return (await this.incarnationOf(shop)) === incarnation ? shop : `${shop} (removed)`;
+  }
 
   async page(offset: number, limit: number): Promise<FailedDelivery[]> {
     const jobs = (await this.queue.getFailed(offset, offset + limit - 1)).filter((job) => job?.id);
@@ -38,13 +52,14 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
         return shop ? this.storeOf(shop).get(checkoutId) : undefined;
       }),
     );
+    const owners = await Promise.all(jobs.map((job) => this.ownerOf(job)));
     return jobs.flatMap((job, i) => {
       if (!job.id) return [];
       const data = job.data as { checkoutId?: string };
       return [
         {
           id: job.id,
-          shop: shopOf(job),
+          shop: owners[i],
           kind: job.name,
           serviceId: records[i]?.serviceId,
           checkoutId: data.checkoutId,
@@ -58,7 +73,7 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
 
   async retry(id: string, shop?: string): Promise<boolean> {
     const job = await this.queue.getJob(id);
-    if (!job || (shop !== undefined && shopOf(job) !== shop)) return false;
+    if (!job || (shop !== undefined && (await this.ownerOf(job)) !== shop)) return false;
     if (!(await job.isFailed())) return false;
     await job.retry('failed');
     return true;
@@ -80,7 +95,7 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
       if (page.length === 0) return retried;
       let kept = 0;
       for (const job of page) {
-        if (job && shopOf(job) === shop) {
+        if (job && (await this.ownerOf(job)) === shop) {
           await job.retry('failed');
           retried += 1;
         } else {

@@ -7,6 +7,7 @@ import {
   connectorQueue,
   RETENTION,
   SCHEDULED_RETENTION,
+  jobShopOf,
   type JobShop,
 } from './bullmq-checkout-jobs';
 import {
@@ -53,7 +54,7 @@ export class BullmqSyncQueue {
     id: string,
     incarnation = '',
   ): SyncQueue & PaidServiceSync & { incident(incident: ErpIncident): Promise<void> } {
-    const shop: JobShop = incarnation === '' ? { shop: id } : { shop: id, incarnation };
+    const shop = jobShopOf(id, incarnation);
     return {
       deliver: (items) => this.deliver(shop, items),
       deliverAlone: (items) => this.deliverAlone(shop, items),

@@ -35,6 +35,7 @@ import {
 /** The shops the workers serve: each job's collaborators are its shop's. */
 export interface ShopDepsSource extends JobShops {
   depsFor(shop: string): { deps: CheckoutDeps; settings: { incarnation: string } } | undefined;
+  current(shop: string): Promise<{ deps: CheckoutDeps } | undefined>;
   ids(): readonly string[];
 }
 
@@ -118,7 +119,8 @@ async function reconcileEveryShop(
   turns.next = start + 1;
   const total: Record<string, number> = {};
   for (const shop of [...ids.slice(start), ...ids.slice(0, start)]) {
-    const runtime = shops.depsFor(shop);
+    // The shop as stored now: one removed since the last poll is not reconciled with its account.
+    const runtime = await shops.current(shop);
     if (!runtime) continue;
     // Each shop's lines in the log carry its id, as a job's do.
     const report = await runWithLogContext({ shop }, () =>

@@ -24,14 +24,6 @@ export interface JobShops {
   purge(shop: string, incarnation: string): Promise<void>;
 }
 
-/** Thrown where a job finds its shop is not the incarnation that queued it: the job is dropped. */
-export class ShopGoneError extends Error {
-  constructor(readonly shop: string) {
-    super(`shop "${shop}" is no longer the one that queued this job`);
-    this.name = 'ShopGoneError';
-  }
-}
-
 /** What one job name runs: its data's schema, the use case, and its last word on failure. */
 export interface JobHandler<T extends JobContext> {
   schema: ZodType<T>;
@@ -71,18 +63,19 @@ export function jobOutcomeFor(
 }
 
 /**
- * A job's shop's collaborators, once `runProcessor` found the shop still the one that queued it:
- * another incarnation (the shop removed and added again since) is ShopGoneError, so the job is
- * dropped and never done with another shop's account; a shop not served here fails the attempt,
- * to be retried.
+ * A job's shop's collaborators, once `runProcessor` found the shop still the incarnation that
+ * queued it (`JobShops.forJob`, the one gate that drops a job). A shop not served here, or served
+ * here as another incarnation than the job's (this process has not caught up yet), fails the
+ * attempt, to be retried: never done with another shop's account, never dropped on a guess.
  */
 export function servedShop<T extends { settings: { incarnation: string } }>(
   shops: { depsFor(shop: string): T | undefined },
   job: { shop: string; incarnation?: string },
 ): T {
   const runtime = shops.depsFor(job.shop);
-  if (!runtime) throw new AppError('SHOP_NOT_FOUND', `No shop "${job.shop}" is served.`);
-  if (runtime.settings.incarnation !== (job.incarnation ?? '')) throw new ShopGoneError(job.shop);
+  if (!runtime || runtime.settings.incarnation !== (job.incarnation ?? '')) {
+    throw new AppError('SHOP_NOT_FOUND', `No shop "${job.shop}" of this job is served here.`);
+  }
   return runtime;
 }
 
@@ -149,7 +142,6 @@ export function runProcessor(
         } catch (error) {
           // Put back to wait: not an attempt, not a failure, no last word.
           if (error instanceof DelayedError) throw error;
-          if (error instanceof ShopGoneError) return drop({ ...data, shop: error.shop }, job.name);
           if (isRedisUnavailable(error)) {
             logger.warn('job waits for Redis: no attempt spent', {
               jobName: job.name,

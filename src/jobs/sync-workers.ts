@@ -14,7 +14,7 @@ import {
   QUEUES,
 } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
-import type { JobShop } from './bullmq-checkout-jobs';
+import { jobShopOf, type JobShop } from './bullmq-checkout-jobs';
 import { jobHandler, runProcessor, servedShop, type JobShops } from './run-processor';
 import { logWorkerEvents } from './worker-logging';
 
@@ -48,8 +48,7 @@ function syncDepsOf(shops: SyncShops, job: { shop: string; incarnation?: string 
 function passShops(shops: SyncShops): JobShop[] {
   return shops.ids().flatMap((shop) => {
     const incarnation = shops.depsFor(shop)?.settings.incarnation;
-    if (incarnation === undefined) return [];
-    return [incarnation === '' ? { shop } : { shop, incarnation }];
+    return incarnation === undefined ? [] : [jobShopOf(shop, incarnation)];
   });
 }
 
@@ -88,7 +87,7 @@ export function startSyncWorker(
               reason: errorMessage(reasons[i]),
             }),
           );
-          await queue.deliverAlone(data, failed);
+          await queue.deliverAlone(jobShopOf(data.shop, data.incarnation), failed);
         }),
     }),
     incident: jobHandler({

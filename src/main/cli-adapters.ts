@@ -78,7 +78,9 @@ export const cliAdapters: CliAdapters = {
     const store = storeIn(shop, await scopeOf(shop));
     return {
       store,
-      failedDeliveries: new BullmqFailedDeliveries(queue, storeOf),
+      failedDeliveries: new BullmqFailedDeliveries(queue, storeOf, (id) =>
+        storedIncarnation(redis, redisConfig.prefix, id),
+      ),
       deliveryHistory: new BullmqDeliveryHistory(queue),
       close: async () => {
         await queue.close();
@@ -106,11 +108,20 @@ export const cliAdapters: CliAdapters = {
   },
 };
 
+/** The incarnation of the shop stored under `shop` now ('' for none); undefined when no shop is. */
+async function storedIncarnation(
+  redis: ConnectorConnection,
+  prefix: string,
+  shop: string,
+): Promise<string | undefined> {
+  if (shop === ENV_SHOP_ID) return '';
+  const entry = await new RedisShopRegistry(redis, prefix).get(shop);
+  return entry && (entry.stored.incarnation ?? '');
+}
+
 /** The scope of a shop's data keys as the registry holds it now (src/infra/keyspace.ts). */
 async function currentScope(redis: ConnectorConnection, prefix: string, shop: string) {
-  if (shop === ENV_SHOP_ID) return shop;
-  const entry = await new RedisShopRegistry(redis, prefix).get(shop);
-  return shopScope(shop, entry?.stored.incarnation);
+  return shopScope(shop, await storedIncarnation(redis, prefix, shop));
 }
 
 /** A CLI command's log: to stderr (stdout is the command's output), its secrets scrubbed. */

@@ -19,12 +19,17 @@ export interface ShopRuntime {
   sync: SyncDeps | undefined;
 }
 
+/** How often one gone scope may be purged by this process (each purge scans the keyspace). */
+const PURGE_EVERY_MS = 60_000;
+
 /**
  * Every shop's collaborators, built once per shop on first use and again when its settings
  * change (`depsFor`): the one builder the server, the workers and the CLI use.
  */
 export class Shops {
   private readonly built = new Map<string, ShopRuntime>();
+  /** When each gone scope was last purged here. */
+  private readonly purgedAt = new Map<string, number>();
 
   constructor(
     private readonly source: ShopSource,
@@ -58,9 +63,22 @@ export class Shops {
     return this.runtimeOf(id, settings) ? 'served' : 'unserved';
   }
 
-  /** Deletes what a gone incarnation's work left (a job that raced the shop's removal). */
-  purge(id: string, incarnation: string): Promise<void> {
-    return this.purgeScope(shopScope(id, incarnation));
+  /**
+   * Deletes what a gone incarnation's work left (a request that raced the shop's removal wrote
+   * after its purge). One purge scans the keyspace, so each scope is purged at most once a
+   * minute here, however many of its jobs are dropped; a legacy scope (the bare id) is left
+   * alone while another shop has the id, whose breaker lives under that tag.
+   */
+  async purge(id: string, incarnation: string): Promise<void> {
+    const scope = shopScope(id, incarnation);
+    const now = Date.now();
+    const last = this.purgedAt.get(scope);
+    if (last !== undefined && now - last < PURGE_EVERY_MS) return;
+    if (incarnation === '' && (await this.source.fresh(id)).stored !== undefined) return;
+    this.purgedAt.set(scope, now);
+    for (const [old, at] of this.purgedAt)
+      if (now - at >= PURGE_EVERY_MS) this.purgedAt.delete(old);
+    await this.purgeScope(scope);
   }
 
   /** The collaborators of the shop a checkout id names, as it is stored now. */

@@ -30,8 +30,11 @@ export interface RegistryStore {
   create(stored: StoredShop, audit: AuditEntry): Promise<boolean>;
   /** False when the shop's text is no longer `expected` (a concurrent change, or removed). */
   replace(expected: string, stored: StoredShop, audit: AuditEntry): Promise<boolean>;
-  /** Removes the shop and its audit trail together; false as `replace`. */
-  remove(expected: string, id: string): Promise<boolean>;
+  /**
+   * Removes the shop and its audit trail together, and keeps `audit` (who removed it) in the
+   * registry's removals, which no shop's trail shows; false as `replace`.
+   */
+  remove(expected: string, id: string, audit: AuditEntry): Promise<boolean>;
   audit(id: string, limit: number): Promise<AuditEntry[]>;
 }
 

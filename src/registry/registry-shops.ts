@@ -69,9 +69,9 @@ export class RegistryShops implements ShopSource {
   }
 
   /**
-   * The shop as stored now: one HGET, and the shop opened again only when its text changed. A
-   * shop no longer stored is served no more, here, at once. With Redis away, the shop as this
-   * process last saw it (whatever the request goes on to do needs Redis too, and says so).
+   * The shop as stored now: one read (batched with the other requests'), and the shop opened
+   * again only when its text changed. A shop no longer stored is served no more, here, at once.
+   * With Redis away this throws, as whatever the request goes on to do would.
    */
   async fresh(
     id: string,
@@ -93,20 +93,22 @@ export class RegistryShops implements ShopSource {
     return { settings: this.served(id, entry, known), stored: entry.stored.incarnation ?? '' };
   }
 
-  /** What `entry` serves: opened once per text; a text that does not open keeps what its incarnation served. */
+  /**
+   * What `entry` serves: opened once per text. A text that does not open here (a master key this
+   * process lacks, an `apiUrl` its PROVIDER_API_ORIGINS does not list) serves nothing, and is
+   * logged once: serving the shop's previous text instead would keep a revoked token or a
+   * disabled shop working on this process.
+   */
   private served(
     id: string,
     entry: ShopEntry,
     known: { raw: string; settings: ShopSettings } | undefined,
   ): ShopSettings | undefined {
     if (known?.raw === entry.raw) return known.settings;
-    // Never the settings of another shop that had this id (removed, then added again).
-    const sameShop = known?.settings.incarnation === (entry.stored.incarnation ?? '');
-    const kept = sameShop ? known : undefined;
-    if (!kept) this.opened.delete(id);
-    if (this.unopenable.get(id) === entry.raw) return kept?.settings;
+    this.opened.delete(id);
+    if (this.unopenable.get(id) === entry.raw) return undefined;
     const settings = this.openLogged(id, entry, known !== undefined);
-    if (!settings) return kept?.settings;
+    if (!settings) return undefined;
     // Another request may have opened the same text meanwhile: one settings object per text.
     const now = this.opened.get(id);
     if (now?.raw === entry.raw) return now.settings;
@@ -204,8 +206,7 @@ export class RegistryShops implements ShopSource {
     const previous = this.opened;
     this.opened = new Map();
     for (const [id, entry] of entries) {
-      // A shop that does not open keeps its previous settings (if any, and if it is the same
-      // shop): one bad record must not stop the others.
+      // One record that does not open stops only its own shop.
       const known = previous.get(id);
       if (known) this.opened.set(id, known);
       // Leaves in `opened` what the entry serves, if anything.

@@ -294,7 +294,7 @@ export class ShopAdmin {
    * incarnation). Its data is purged after; a shop added again under the id has a new
    * incarnation, so it never sees what the purge has not reached yet.
    */
-  async remove(id: string): Promise<void> {
+  async remove(id: string, by: Actor): Promise<void> {
     const current = await this.entry(id);
     const scope = shopScope(id, current.stored.incarnation);
     const work = await this.deps.work.openWork(scope);
@@ -310,7 +310,7 @@ export class ShopAdmin {
         },
       );
     }
-    if (!(await this.deps.store.remove(current.raw, id))) {
+    if (!(await this.deps.store.remove(current.raw, id, this.audit(by, 'removed')))) {
       throw new AppError('SHOP_CHANGED', `Shop ${id} changed while being removed; try again.`);
     }
     await this.deps.work.purge(scope);

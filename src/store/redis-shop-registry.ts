@@ -7,22 +7,25 @@ import type { StoredShop } from '../registry/stored-shop';
 /** How many entries each shop's audit trail keeps, newest first. */
 export const AUDIT_KEPT = 1000;
 
-// Each write: KEYS[1] the shops hash, KEYS[2] the version, KEYS[3] the shop's audit trail (one
-// tag: one slot); ARGV[1] id, ARGV[2] the text expected now ('' for none), ARGV[3] the new text
-// ('' to remove), ARGV[4] the audit entry, ARGV[5] how many entries to keep. 0 when the shop's
-// text was not the one expected. A removal takes the audit trail with it, in the same step: a
-// shop added later under the id starts with its own.
+// Each write: KEYS[1] the shops hash, KEYS[2] the version, KEYS[3] the shop's audit trail,
+// KEYS[4] the removals (one tag: one slot); ARGV[1] id, ARGV[2] the text expected now ('' for
+// none), ARGV[3] the new text ('' to remove), ARGV[4] the audit entry, ARGV[5] how many entries
+// to keep. 0 when the shop's text was not the one expected. A removal takes the shop's audit
+// trail with it, in the same step (a shop added later under the id starts with its own), and
+// its entry goes to the removals, which no shop's trail shows.
 const WRITE = `
 local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 if current ~= ARGV[2] then return 0 end
+local trail = KEYS[3]
 if ARGV[3] == '' then
   redis.call('HDEL', KEYS[1], ARGV[1])
   redis.call('DEL', KEYS[3])
+  trail = KEYS[4]
 else
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-  redis.call('LPUSH', KEYS[3], ARGV[4])
-  redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[5]) - 1)
 end
+redis.call('LPUSH', trail, ARGV[4])
+redis.call('LTRIM', trail, 0, tonumber(ARGV[5]) - 1)
 redis.call('INCR', KEYS[2])
 return 1
 `;
@@ -66,19 +69,20 @@ export class RedisShopRegistry implements RegistryStore {
     id: string,
     expected: string,
     next: string,
-    audit: AuditEntry | undefined,
+    audit: AuditEntry & { shop?: string },
   ): Promise<boolean> {
     const done = await runScript(
       this.redis,
       WRITE,
-      3,
+      4,
       this.keys.shops,
       this.keys.version,
       this.keys.audit(id),
+      this.keys.removals,
       id,
       expected,
       next,
-      audit ? JSON.stringify(audit) : '',
+      JSON.stringify(audit),
       AUDIT_KEPT,
     );
     return done === 1;
@@ -92,8 +96,14 @@ export class RedisShopRegistry implements RegistryStore {
     return this.write(stored.id, expected, JSON.stringify(stored), audit);
   }
 
-  remove(expected: string, id: string): Promise<boolean> {
-    return this.write(id, expected, '', undefined);
+  remove(expected: string, id: string, audit: AuditEntry): Promise<boolean> {
+    return this.write(id, expected, '', { ...audit, shop: id });
+  }
+
+  /** Who removed which shop, newest first (`removals` in src/infra/keyspace.ts). */
+  async removals(limit: number): Promise<Array<AuditEntry & { shop: string }>> {
+    const entries = await this.redis.lrange(this.keys.removals, 0, limit - 1);
+    return entries.map((entry) => JSON.parse(entry) as AuditEntry & { shop: string });
   }
 
   async audit(id: string, limit: number): Promise<AuditEntry[]> {

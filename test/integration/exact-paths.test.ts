@@ -3,7 +3,7 @@ import { closeRedis, createRedis, type RedisCommands } from '../../src/infra/red
 import { checkoutKeys } from '../../src/store/checkout-keys';
 import { ROUTE_TOKEN, startHarness, type Harness } from '../support/harness';
 import { send } from '../support/inbound-requests';
-import { adminApi } from '../support/registry-shop';
+import { adminApi, dataScopeOf } from '../support/registry-shop';
 
 /*
  * Paths are exact (CONTRACT "The trust boundary of a shop"): routing is case-sensitive and
@@ -99,8 +99,8 @@ describe('paths are exact: case-sensitive and strict routing', () => {
     // (one is, before its 202; the test that opens checkouts asks for 1002).
     const shown = await adminApi(h, ADMIN_TOKEN)('/shops/loja-x');
     expect(await shown.json()).toMatchObject({ id: 'loja-x', enabled: true });
-    for (const tag of ['default', 'loja-x']) {
-      expect(await redis.exists(checkoutKeys(h.prefix, tag).service(1001))).toBe(0);
+    for (const scope of ['default', await dataScopeOf(h, 'loja-x')]) {
+      expect(await redis.exists(checkoutKeys(h.prefix, scope).service(1001))).toBe(0);
     }
   });
 

@@ -4,7 +4,7 @@ import { requestCheckout } from '../../src/checkout/request-checkout';
 import { jobIds } from '../../src/jobs/queue-names';
 import type { RunningConnector } from '../../src/main/compose';
 import { runCliCaptured } from '../support/cli';
-import { adminApi, newPlatformAccount } from '../support/registry-shop';
+import { adminApi, dataScopeOf, newPlatformAccount } from '../support/registry-shop';
 import { completedJob, eventually, settled, startHarness, type Harness } from '../support/harness';
 
 /*
@@ -187,6 +187,15 @@ describe("a shop's changes and removal, across processes", () => {
       expect(hook.status).toBe(404);
     }
     expect(await keysOf('loja-sai')).toEqual([]);
+    // Who removed it is kept apart from any shop's trail.
+    const removals = await redis.lrange(`{${h.prefix}:registry}:removals`, 0, -1);
+    expect(removals.map((entry) => JSON.parse(entry) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({
+        shop: 'loja-sai',
+        action: 'removed',
+        by: expect.stringMatching(/^admin:[0-9a-f]{8}$/),
+      }),
+    );
 
     // The id again, another owner, another platform account.
     const second = await addShop('loja-sai', newPlatformAccount(h, 'loja-sai-2'));
@@ -198,8 +207,18 @@ describe("a shop's changes and removal, across processes", () => {
       jobIds.produce(raced.checkoutId),
     );
     expect(job.returnvalue).toBe('dropped');
+    // A finish the old shop's collaborators queue after the re-add (a late webhook): dropped too.
+    await before.deps.jobs.notify({ kind: 'finish', checkoutId: raced.checkoutId });
+    const finish = await completedJob(
+      h.connector.jobs.notificationQueue,
+      jobIds.notify('finish', raced.checkoutId),
+    );
+    expect(finish.returnvalue).toBe('dropped');
     // Dropped, never done with the new account (nor the old); and what it wrote is purged.
     await settled(h.connector.jobs);
+    expect(
+      h.simulator.accepted('finish-checkout').filter((c) => c.account === second.platform.email),
+    ).toEqual([]);
     expect(urlsSentBy(second.platform.email)).toEqual([]);
     expect(urlsSentBy(first.platform.email).map((c) => c.serviceId)).toEqual([1022]);
     expect(
@@ -230,6 +249,38 @@ describe("a shop's changes and removal, across processes", () => {
     const raw = await redis.hget(`{${h.prefix}:registry}:shops`, id);
     return (JSON.parse(raw ?? '{}') as { incarnation?: string }).incarnation ?? '';
   }
+
+  it("drops a removed legacy shop's job once the id is added again, and keeps the new shop's data", async () => {
+    const { route } = await addShop('loja-legada');
+    const key = `{${h.prefix}:registry}:shops`;
+    const asBefore = JSON.parse((await redis.hget(key, 'loja-legada')) ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    delete asBefore.incarnation;
+    await redis.hset(key, 'loja-legada', JSON.stringify(asBefore));
+    const legacy = await other.shops.current('loja-legada');
+    if (!legacy) throw new Error('the legacy shop is served');
+    expect(legacy.settings.incarnation).toBe('');
+    expect((await admin('/shops/loja-legada', { method: 'DELETE' })).status).toBe(204);
+    const added = await addShop('loja-legada', newPlatformAccount(h, 'loja-legada-2'));
+    expect((await call(added.route, 1027, h.url)).status).toBe(202);
+    await eventually(() => urlsSentBy(added.platform.email).at(-1));
+    // A job the legacy shop queued (no incarnation in its data), run after the re-add.
+    const raced = await requestCheckout(legacy.deps, 1028);
+    if (raced.kind !== 'accepted') throw new Error(`the raced request was ${raced.kind}`);
+    const job = await completedJob(
+      h.connector.jobs.checkoutQueue,
+      jobIds.produce(raced.checkoutId),
+    );
+    expect(job.returnvalue).toBe('dropped');
+    await settled(h.connector.jobs);
+    expect(urlsSentBy(added.platform.email).map((c) => c.serviceId)).toEqual([1027]);
+    // The new shop's own checkout and breaker tag are untouched by the drop.
+    const scope = await dataScopeOf(h, 'loja-legada');
+    expect(await redis.exists(`{${h.prefix}:shop:${scope}}:chk-service:1027`)).toBe(1);
+    expect((await call(route, 1029, h.url)).status).toBe(401);
+  });
 
   it('serves a shop stored by the previous release, and its jobs, as they were', async () => {
     const { route } = await addShop('loja-antiga');

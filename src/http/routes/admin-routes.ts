@@ -103,7 +103,7 @@ export function adminRoutes(
       res.json(await admin.update(shopId(req), req.body, actor));
     })
     .delete(async (req, res) => {
-      await admin.remove(shopId(req));
+      await admin.remove(shopId(req), actor);
       res.status(204).end();
     })
     .all(allowOnly('GET', 'PATCH', 'DELETE'));
