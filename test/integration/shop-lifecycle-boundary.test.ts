@@ -244,6 +244,14 @@ describe("a shop's changes and removal, across processes", () => {
     expect((sent.body as { checkout_url: string }).checkout_url).not.toContain(checkoutId);
   });
 
+  /** Rewrites a shop's record as the release before incarnations stored it: without one. */
+  async function storeAsPreviousRelease(id: string): Promise<void> {
+    const key = `{${h.prefix}:registry}:shops`;
+    const stored = JSON.parse((await redis.hget(key, id)) ?? '{}') as Record<string, unknown>;
+    delete stored.incarnation;
+    await redis.hset(key, id, JSON.stringify(stored));
+  }
+
   /** The incarnation the registry holds for a shop. */
   async function incarnationOf(id: string): Promise<string> {
     const raw = await redis.hget(`{${h.prefix}:registry}:shops`, id);
@@ -252,13 +260,7 @@ describe("a shop's changes and removal, across processes", () => {
 
   it("drops a removed legacy shop's job once the id is added again, and keeps the new shop's data", async () => {
     const { route } = await addShop('loja-legada');
-    const key = `{${h.prefix}:registry}:shops`;
-    const asBefore = JSON.parse((await redis.hget(key, 'loja-legada')) ?? '{}') as Record<
-      string,
-      unknown
-    >;
-    delete asBefore.incarnation;
-    await redis.hset(key, 'loja-legada', JSON.stringify(asBefore));
+    await storeAsPreviousRelease('loja-legada');
     const legacy = await other.shops.current('loja-legada');
     if (!legacy) throw new Error('the legacy shop is served');
     expect(legacy.settings.incarnation).toBe('');
@@ -284,14 +286,7 @@ describe("a shop's changes and removal, across processes", () => {
 
   it('serves a shop stored by the previous release, and its jobs, as they were', async () => {
     const { route } = await addShop('loja-antiga');
-    // As the release before incarnations stored it: no incarnation, data under the bare id.
-    const key = `{${h.prefix}:registry}:shops`;
-    const stored = JSON.parse((await redis.hget(key, 'loja-antiga')) ?? '{}') as Record<
-      string,
-      unknown
-    >;
-    delete stored.incarnation;
-    await redis.hset(key, 'loja-antiga', JSON.stringify(stored));
+    await storeAsPreviousRelease('loja-antiga');
     expect((await call(route, 1026, other.url)).status).toBe(202);
     const sent = await eventually(() =>
       h.simulator.accepted('checkout-url').find((c) => c.serviceId === 1026),
