@@ -2,6 +2,7 @@ import type { UnreadableRecord } from '../checkout/checkout-record';
 import type { ParkedUnreadable } from '../checkout/ports';
 import { loadQueueConfig } from '../config';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { printable } from './terminal-text';
 
 /** The most parked records one listing shows. */
 const SHOWN = 1000;
@@ -32,16 +33,10 @@ function parkedStory(parked: ParkedUnreadable): UnreadableStory {
   };
 }
 
-/** Control characters shown escaped: a problem quotes a stored value, never a terminal command. */
-function printable(text: string): string {
-  return Array.from(text, (c) => {
-    const code = c.charCodeAt(0);
-    const control = code < 0x20 || (code >= 0x7f && code < 0xa0);
-    return control ? `\\u${code.toString(16).padStart(4, '0')}` : c;
-  }).join('');
-}
-
-/** The table form of one unreadable record: a heading and what to do about it. */
+/**
+ * The table form of one unreadable record: a heading and what to do about it. The problem quotes
+ * a stored value: every non-printable character of it escaped, the line feed too.
+ */
 export function unreadableLines(story: UnreadableStory): string {
   const parked = story.parked_at ? `parked ${story.parked_at}, ` : '';
   return story.unreadable

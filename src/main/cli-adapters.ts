@@ -64,23 +64,34 @@ export const cliAdapters: CliAdapters = {
     const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
     queue.on('error', () => undefined);
     // A shop's data as it is now: the keys of its current incarnation, never a predecessor's.
-    const scopes = new Map<string, Promise<string>>();
-    const scopeOf = (id: string): Promise<string> => {
-      const scope = scopes.get(id) ?? currentScope(redis, redisConfig.prefix, id);
-      scopes.set(id, scope);
-      return scope;
+    // Each shop's incarnation is read once, and its store made once, for the whole command.
+    const incarnations = new Map<string, Promise<string | undefined>>();
+    const incarnationOf = (id: string): Promise<string | undefined> => {
+      const known = incarnations.get(id) ?? storedIncarnation(redis, redisConfig.prefix, id);
+      incarnations.set(id, known);
+      return known;
     };
-    const storeIn = (id: string, scope: string) =>
-      new RedisCheckoutStore(redis, redisConfig.prefix, id, { firstLookMs: 30_000, scope });
+    const stores = new Map<string, Promise<RedisCheckoutStore>>();
+    const storeIn = (id: string): Promise<RedisCheckoutStore> => {
+      const store =
+        stores.get(id) ??
+        incarnationOf(id).then(
+          (incarnation) =>
+            new RedisCheckoutStore(redis, redisConfig.prefix, id, {
+              firstLookMs: 30_000,
+              scope: shopScope(id, incarnation),
+            }),
+        );
+      stores.set(id, store);
+      return store;
+    };
     const storeOf = (id: string): Pick<RedisCheckoutStore, 'get'> => ({
-      get: async (checkoutId) => storeIn(id, await scopeOf(id)).get(checkoutId),
+      get: async (checkoutId) => (await storeIn(id)).get(checkoutId),
     });
-    const store = storeIn(shop, await scopeOf(shop));
+    const store = await storeIn(shop);
     return {
       store,
-      failedDeliveries: new BullmqFailedDeliveries(queue, storeOf, (id) =>
-        storedIncarnation(redis, redisConfig.prefix, id),
-      ),
+      failedDeliveries: new BullmqFailedDeliveries(queue, storeOf, incarnationOf),
       deliveryHistory: new BullmqDeliveryHistory(queue),
       close: async () => {
         await queue.close();

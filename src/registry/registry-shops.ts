@@ -90,24 +90,22 @@ export class RegistryShops implements ShopSource {
     // The same text as served: nothing to parse (the common case, on every request).
     if (known?.raw === entry.raw)
       return { settings: known.settings, stored: known.settings.incarnation };
-    return { settings: this.served(id, entry, known), stored: entry.stored.incarnation ?? '' };
+    return {
+      settings: this.served(id, entry, known !== undefined),
+      stored: entry.stored.incarnation ?? '',
+    };
   }
 
   /**
-   * What `entry` serves: opened once per text. A text that does not open here (a master key this
+   * What `entry`, a text other than the one served, serves: opened once per text. A text that does not open here (a master key this
    * process lacks, an `apiUrl` its PROVIDER_API_ORIGINS does not list) serves nothing, and is
    * logged once: serving the shop's previous text instead would keep a revoked token or a
    * disabled shop working on this process.
    */
-  private served(
-    id: string,
-    entry: ShopEntry,
-    known: { raw: string; settings: ShopSettings } | undefined,
-  ): ShopSettings | undefined {
-    if (known?.raw === entry.raw) return known.settings;
+  private served(id: string, entry: ShopEntry, known: boolean): ShopSettings | undefined {
     this.opened.delete(id);
     if (this.unopenable.get(id) === entry.raw) return undefined;
-    const settings = this.openLogged(id, entry, known !== undefined);
+    const settings = this.openLogged(id, entry, known);
     if (!settings) return undefined;
     // Another request may have opened the same text meanwhile: one settings object per text.
     const now = this.opened.get(id);
@@ -208,9 +206,8 @@ export class RegistryShops implements ShopSource {
     for (const [id, entry] of entries) {
       // One record that does not open stops only its own shop.
       const known = previous.get(id);
-      if (known) this.opened.set(id, known);
-      // Leaves in `opened` what the entry serves, if anything.
-      this.served(id, entry, known);
+      if (known?.raw === entry.raw) this.opened.set(id, known);
+      else this.served(id, entry, known !== undefined);
     }
     for (const id of previous.keys())
       if (!entries.has(id)) this.options.log.info('shop no longer served', { shop: id });

@@ -112,30 +112,28 @@ export function masterKeyIdOf(stored: StoredShop): string | undefined {
   return sealedKeyId(stored.dataKey);
 }
 
-/** Whether `token` is the shop's route token now (or its previous one, until it lapses). */
-export function routeTokenMatches(
+/** Whether `token` is the shop's previous route token, still within its window after a rotation. */
+function previousTokenMatches(
   stored: StoredShop,
   dataKey: DataKey,
-  token: string | undefined,
+  token: string,
   now: Date,
 ): boolean {
-  if (token === undefined) return false;
-  const { routeToken } = stored;
-  const current = dataKey.tokenMatches(stored.id, token, routeToken.hash);
-  const previous =
-    routeToken.previousHash !== undefined &&
-    routeToken.previousUntil !== undefined &&
-    now.getTime() < Date.parse(routeToken.previousUntil) &&
-    dataKey.tokenMatches(stored.id, token, routeToken.previousHash);
-  return current || previous;
+  const { previousHash, previousUntil } = stored.routeToken;
+  return (
+    previousHash !== undefined &&
+    previousUntil !== undefined &&
+    now.getTime() < Date.parse(previousUntil) &&
+    dataKey.tokenMatches(stored.id, token, previousHash)
+  );
 }
 
 /**
- * The shop's route token check. Once the current token matched, it is checked again as the env
- * shop's is (a SHA-256 digest compared in constant time) rather than with the shop's HMAC: the
- * platform presents the same token on every call. The settings this belongs to are replaced when
- * the shop changes (a rotation, a revocation); the previous token, valid for a while after a
- * rotation, is always checked in full, with the clock.
+ * The shop's route token check: its current token, or its previous one until it lapses. Once
+ * the current token matched, it is checked again as the env shop's is (a SHA-256 digest compared
+ * in constant time) rather than with the shop's HMAC: the platform presents the same token on
+ * every call. The settings this belongs to are replaced when the shop changes (a rotation, a
+ * revocation); the previous token is always checked in full, with the clock.
  */
 export function routeTokenCheck(
   stored: StoredShop,
@@ -150,7 +148,7 @@ export function routeTokenCheck(
       current = secretMatcher(token);
       return true;
     }
-    return routeTokenMatches(stored, dataKey, token, clock());
+    return previousTokenMatches(stored, dataKey, token, clock());
   };
 }
 

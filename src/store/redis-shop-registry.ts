@@ -100,12 +100,6 @@ export class RedisShopRegistry implements RegistryStore {
     return this.write(id, expected, '', { ...audit, shop: id });
   }
 
-  /** Who removed which shop, newest first (`removals` in src/infra/keyspace.ts). */
-  async removals(limit: number): Promise<Array<AuditEntry & { shop: string }>> {
-    const entries = await this.redis.lrange(this.keys.removals, 0, limit - 1);
-    return entries.map((entry) => JSON.parse(entry) as AuditEntry & { shop: string });
-  }
-
   async audit(id: string, limit: number): Promise<AuditEntry[]> {
     const entries = await this.redis.lrange(this.keys.audit(id), 0, limit - 1);
     return entries.map((entry) => JSON.parse(entry) as AuditEntry);
