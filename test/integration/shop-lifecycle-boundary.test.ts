@@ -287,10 +287,23 @@ describe("a shop's changes and removal, across processes", () => {
   it('serves a shop stored by the previous release, and its jobs, as they were', async () => {
     const { route } = await addShop('loja-antiga');
     await storeAsPreviousRelease('loja-antiga');
-    expect((await call(route, 1026, other.url)).status).toBe(202);
+    // The upgrade's step: nothing of the previous release's layout to move.
+    const migrated = await runCliCaptured(['migrate'], {
+      REDIS_URL: h.redis.url,
+      QUEUE_PREFIX: h.prefix,
+    });
+    expect(migrated.code).toBe(0);
+    expect(migrated.stdout).toContain('nothing to migrate');
+    const opened = await call(route, 1026, other.url);
+    expect(opened.status).toBe(202);
+    const { checkout_id: checkoutId } = (await opened.json()) as { checkout_id: string };
     const sent = await eventually(() =>
       h.simulator.accepted('checkout-url').find((c) => c.serviceId === 1026),
     );
+    // Its job named no incarnation, as the previous release's jobs do, and was run, not dropped.
+    const produced = await completedJob(h.connector.jobs.checkoutQueue, jobIds.produce(checkoutId));
+    expect(produced.data).not.toHaveProperty('incarnation');
+    expect(produced.returnvalue).not.toBe('dropped');
     expect((sent.body as { checkout_url: string }).checkout_url).toContain('chk_loja-antiga_');
     expect(await redis.keys(`{${h.prefix}:shop:loja-antiga}:chk-service:1026`)).toHaveLength(1);
   });
