@@ -212,7 +212,10 @@ describe('waiting for a replica on a Redis Cluster', () => {
     expect(after.map((count, i) => count - (before[i] ?? 0))).toEqual([1, 0, 0]);
 
     // B's primary dies. A caller who wrote to A is held all the same; one who wrote to B is not.
+    // B's replica is held from taking over until that is seen: on a slow machine it would
+    // otherwise be promoted (2 s of node timeout) before the wait for B is asked.
     await cluster.synced();
+    const releaseFailover = await cluster.holdFailoverOf(b);
     const killed = await cluster.killPrimaryOf(b);
     // A command to B's slot makes the client look at the slot map again, which still names B.
     await client.get(b).catch(() => undefined);
@@ -224,6 +227,7 @@ describe('waiting for a replica on a Redis Cluster', () => {
 
     // B's replica is promoted: writes to B go there, and so does the wait. Without a replica of
     // its own yet it is not waited on; once the killed node rejoins as its replica, it is.
+    await releaseFailover();
     const promoted = await cluster.promoted(b, killed);
     await eventually(
       () =>

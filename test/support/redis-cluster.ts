@@ -31,6 +31,12 @@ export interface RedisClusterGroup {
   synced(): Promise<void>;
   /** Kills the primary serving `key`'s slot with SIGKILL; resolves with its port. */
   killPrimaryOf(key: string): Promise<number>;
+  /**
+   * Holds the replicas of `key`'s primary from failing it over on their own
+   * (`cluster-replica-no-failover`), so a test sees the dead primary for as long as it needs;
+   * resolves with the release, after which the cluster promotes one as it would have.
+   */
+  holdFailoverOf(key: string): Promise<() => Promise<void>>;
   /** Waits until another node than `oldPort` serves `key`'s slot, the cluster whole again. */
   promoted(key: string, oldPort: number): Promise<number>;
   /**
@@ -46,6 +52,8 @@ interface NodeLine {
   port: number;
   primary: boolean;
   failed: boolean;
+  /** A replica's primary's id ('-' for a primary). */
+  primaryId: string;
   slots: Array<[number, number]>;
 }
 
@@ -55,7 +63,8 @@ function parseNodes(text: string): NodeLine[] {
     .trim()
     .split('\n')
     .map((line) => {
-      const [id = '', address = '', flags = '', , , , , , ...ranges] = line.split(' ');
+      const [id = '', address = '', flags = '', primaryId = '-', , , , , ...ranges] =
+        line.split(' ');
       const slots = ranges
         .filter((range) => !range.startsWith('['))
         .map((range): [number, number] => {
@@ -67,6 +76,7 @@ function parseNodes(text: string): NodeLine[] {
         port: Number(/:(\d+)@/.exec(address)?.[1]),
         primary: flags.split(',').includes('master'),
         failed: /fail/.test(flags),
+        primaryId,
         slots,
       };
     });
@@ -199,6 +209,23 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
       if (!child) throw new Error(`no node of ours on ${port}`);
       await killAll([child]);
       return port;
+    },
+    holdFailoverOf: async (key) => {
+      const port = await primaryOf(key);
+      const nodesNow = await view();
+      const id = nodesNow.find((node) => node.port === port)?.id;
+      const replicas = nodesNow.filter((node) => node.primaryId === id).map((node) => node.port);
+      if (replicas.length === 0) throw new Error(`the primary on ${port} has no replica`);
+      const set = (value: string) =>
+        Promise.all(
+          replicas.map((replica) =>
+            ask(replica, (c) => c.call('CONFIG', 'SET', 'cluster-replica-no-failover', value)),
+          ),
+        );
+      await set('yes');
+      return async () => {
+        await set('no');
+      };
     },
     promoted: (key, oldPort) =>
       eventually(
