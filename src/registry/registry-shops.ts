@@ -42,6 +42,9 @@ export class RegistryKeyError extends Error {
  * process is honoured by every process from its next request on. The poll of the registry's
  * version every `refreshMs` keeps the list of shops (the reconciler's and the sync's) current.
  */
+/** The one key of the batched version reads. */
+const REGISTRY = 'registry';
+
 export class RegistryShops implements ShopSource {
   private opened = new Map<string, { raw: string; settings: ShopSettings }>();
   /** The text each shop that did not open was last read as: tried again only once it changes. */
@@ -52,9 +55,14 @@ export class RegistryShops implements ShopSource {
 
   /** Each request's read of its shop, batched with the others' (one HMGET for many). */
   private readonly reads: BatchedReads<ShopEntry>;
+  /** Each request's read of the registry's version, batched likewise (one GET for many). */
+  private readonly versions: BatchedReads<string>;
 
   constructor(private readonly options: RegistryShopsOptions) {
     this.reads = new BatchedReads((ids) => options.store.getMany(ids));
+    this.versions = new BatchedReads(
+      async () => new Map([[REGISTRY, await options.store.version()]]),
+    );
   }
 
   get(id: string): ShopSettings | undefined {
@@ -69,15 +77,33 @@ export class RegistryShops implements ShopSource {
   }
 
   /**
-   * The shop as stored now: one read (batched with the other requests'), and the shop opened
+   * The shop as stored now, read after this call (batched with the other requests'), and opened
    * again only when its text changed. A shop no longer stored is served no more, here, at once.
    * With Redis away this throws, as whatever the request goes on to do would.
+   *
+   * The registry's version moves with every write to it, in the same step (one script). So when
+   * it reads as it did before this process last read every shop, no shop changed since, and
+   * the shop is as this process holds it: the common case is a read of one small key, shared by
+   * every request of the moment. Once it has moved, the shop's own text is read (and the whole
+   * registry again, in the background, so the next requests take the short way once more).
    */
   async fresh(
     id: string,
   ): Promise<{ settings: ShopSettings | undefined; stored: string | undefined }> {
     const { envShop } = this.options;
     if (envShop && id === envShop.id) return { settings: envShop, stored: envShop.incarnation };
+    const readAll = this.version;
+    const unchanged = readAll !== undefined && (await this.versions.read(REGISTRY)) === readAll;
+    if (unchanged) {
+      // Every shop held here was read at that version or later; one not held is not stored,
+      // unless its text did not open (then its own read says which incarnation is stored: its
+      // jobs wait, they are not a gone shop's).
+      const held = this.opened.get(id)?.settings;
+      if (held) return { settings: held, stored: held.incarnation };
+      if (!this.unopenable.has(id)) return { settings: undefined, stored: undefined };
+    } else {
+      void this.refresh();
+    }
     const entry = await this.reads.read(id);
     const known = this.opened.get(id);
     if (!entry) {

@@ -111,6 +111,40 @@ describe("a shop's changes and removal, across processes", () => {
     );
   });
 
+  it("reads a shop's own text only once the registry has moved, and then honours the change", async () => {
+    const { route } = await addShop('loja-leve');
+    expect((await call(route, 1031, other.url)).status).toBe(202);
+    // The other process has read the whole registry since the add (as its poll would).
+    await other.registry.refresh();
+    const monitor = await redis.monitor();
+    const shopReads: string[][] = [];
+    const registryShops = `{${h.prefix}:registry}:shops`;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'hmget' && args[1] === registryShops) shopReads.push(args);
+    });
+    try {
+      // Nothing changed: each request reads the registry's version, never the shop's text.
+      for (const service of [1032, 1033, 1034])
+        expect((await call(route, service, other.url)).status).toBe(202);
+      // The version read goes through the same connection as MONITOR's echo of it: once the
+      // last request was answered, a PING round trip later every read it made has been seen.
+      await redis.ping();
+      expect(shopReads).toEqual([]);
+
+      // A revocation on the first process: the other one's next request reads the shop itself.
+      const rotated = await admin('/shops/loja-leve/rotate-token', {
+        method: 'POST',
+        body: JSON.stringify({ revoke_previous: true }),
+      });
+      expect(rotated.status).toBe(200);
+      expect((await call(route, 1035, other.url)).status).toBe(401);
+      await eventually(() => (shopReads.length > 0 ? true : undefined), 5000, 'the read seen');
+      expect(shopReads.map((args) => args.slice(2))).toContainEqual(['loja-leve']);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
   it('refuses a rotation body it does not understand, naming the field', async () => {
     await addShop('loja-corpo');
     const wrong = await admin('/shops/loja-corpo/rotate-token', {
