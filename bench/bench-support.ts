@@ -60,6 +60,8 @@ export async function startChild(
       ...(process.env.BENCH_CPU_PROF_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
         : []),
+      // Node's flags for every child, e.g. --trace-gc, or --heapsnapshot-signal=SIGUSR2.
+      ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
       // A built entry (dist/, what `npm start` runs) needs no TypeScript loader.
       ...(entry.endsWith('.js') ? [] : ['--require', require.resolve('tsx/cjs')]),
       path.join(__dirname, '..', entry),
@@ -126,4 +128,16 @@ export function reportTargets(targets: readonly { name: string; met: boolean }[]
     console.log(`  ${target.met ? 'target met' : 'TARGET MISSED'}: ${target.name}`);
   }
   if (targets.some((target) => !target.met)) process.exitCode = 1;
+}
+
+/**
+ * The Node options the image runs the connector with (the Dockerfile's NODE_OPTIONS), for a
+ * bench that measures the connector as deployed; BENCH_NODE_OPTIONS overrides them ('' for
+ * none: V8's own sizing on this host).
+ */
+export function imageNodeOptions(): string {
+  if (process.env.BENCH_NODE_OPTIONS !== undefined) return process.env.BENCH_NODE_OPTIONS;
+  const dockerfile = readFileSync(path.join(__dirname, '..', 'Dockerfile'), 'utf8');
+  const value = /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)?.[1]?.trim() ?? '';
+  return value.replace(/^"(.*)"$/, '$1');
 }

@@ -26,7 +26,15 @@ import { freePort } from '../src/infra/free-port';
 import { startPrivateRedis } from '../src/infra/private-redis';
 import { redisOptions } from '../src/infra/redis';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
-import { cpuSeconds, median, safeRatio, showRatio, sleep, startChild } from './bench-support';
+import {
+  cpuSeconds,
+  imageNodeOptions,
+  median,
+  safeRatio,
+  showRatio,
+  sleep,
+  startChild,
+} from './bench-support';
 import { startSimulatorProcess } from './simulator-process';
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 50_000);
@@ -40,12 +48,7 @@ const SIDES = (process.env.BENCH_SIDES ?? 'connector,bare').split(',');
  * Node options of the connector process: the image's (Dockerfile's NODE_OPTIONS) unless
  * BENCH_NODE_OPTIONS says otherwise ('' for none: V8's own heap sizing on this host).
  */
-const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? imageNodeOptions();
-
-function imageNodeOptions(): string {
-  const dockerfile = readFileSync(path.join(__dirname, '..', 'Dockerfile'), 'utf8');
-  return /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)?.[1]?.trim() ?? '';
-}
+const NODE_OPTIONS = imageNodeOptions();
 
 /** Peak resident set of a process, in MB (Linux). */
 function peakRssMb(pid: number): number {

@@ -12,8 +12,8 @@
  *               BENCH_SPREAD (100) of them, each on its own route `/shops/<id>/checkout` with
  *               its own token.
  *
- * Both at LOG_LEVEL=info, as deployed: each request writes its "checkout requested" line, and
- * the many-shops process's logger scrubs every line for the secrets of all the shops it opened
+ * Both with the image's NODE_OPTIONS (the Dockerfile's) and at LOG_LEVEL=info, as deployed:
+ * each request writes its "checkout requested" line, and the many-shops process's logger scrubs every line for the secrets of all the shops it opened
  * (the registry hands each shop's platform password, API key and Basic credentials to the logger
  * as it opens it; the bench checks the process said "shop served" for every one). The platform
  * accounts' password and key are random, of realistic lengths (20 and 32 characters).
@@ -24,7 +24,7 @@
  * On a small machine the load generator, the connector and Redis share the cores, and one
  * repetition's ratio swings by 0.2 either way: hence many short repetitions, and the quartiles.
  * Run: npm run bench:shops   (BENCH_REPS=8 BENCH_SECONDS=4 BENCH_SHOPS=1000 BENCH_SPREAD=100
- * BENCH_LOG_LEVEL=info)
+ * BENCH_LOG_LEVEL=info BENCH_NODE_OPTIONS=<the Dockerfile's>)
  */
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -38,6 +38,7 @@ import { newKeyringEntry } from '../src/shops/secret-box';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 import {
   cpuSeconds,
+  imageNodeOptions,
   median,
   percentile,
   reportTargets,
@@ -56,6 +57,8 @@ const SPREAD = Math.min(SHOPS, Number(process.env.BENCH_SPREAD ?? 100));
 const TOKEN = 'bench-route-token-0123456789';
 /** Both processes'; info (as deployed) makes every request write a line, to be scrubbed. */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+/** Both processes' Node options: the image's, as deployed (BENCH_NODE_OPTIONS overrides). */
+const NODE_OPTIONS = imageNodeOptions();
 
 interface Run {
   rps: number;
@@ -178,6 +181,7 @@ async function main(): Promise<void> {
     PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
     PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
     CHECKOUT_ROUTE_TOKEN: TOKEN,
+    ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
   };
   try {
     const redisPid = await serverPid(Number(new URL(redis.url).port));
@@ -262,7 +266,7 @@ async function main(): Promise<void> {
     );
     const rssDelta = median(rss['many shops'] ?? []) - median(rss['one shop'] ?? []);
     console.log(
-      `\nMany shops: ${REPS} repetitions alternating, medians; autocannon, 50 connections, ${SECONDS} s each; Node ${process.version}`,
+      `\nMany shops: ${REPS} repetitions alternating, medians; autocannon, 50 connections, ${SECONDS} s each; Node ${process.version}, NODE_OPTIONS '${NODE_OPTIONS}' on both`,
     );
     console.log(
       `  ${SHOPS} shops registered in ${fmt(registerMs / 1000, 1)} s (each checked with the platform, sealed, stored); the process serving them started in ${fmt(manyStartMs / 1000, 1)} s, ${fmt(startRss)} MB resident`,
