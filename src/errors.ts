@@ -67,6 +67,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The service was already paid; no new checkout is opened.',
   },
+  CHECKOUT_UNREADABLE: {
+    status: 409,
+    retryable: true,
+    text: 'A checkout record of the service does not read as a checkout (data no version of the store wrote); a person mends or deletes it (`connector checkout status --unreadable`), then a retry works.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, text: 'The body exceeds the size limit.' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 import type { RedisCommands } from '../infra/redis';
 import {
   CHECKOUT_STATES,
@@ -370,8 +371,17 @@ function writtenRecord(checkoutId: string, fields: Record<string, string>): Chec
   return read;
 }
 
-function unreadableError(read: UnreadableRecord): Error {
-  return new Error(`checkout record ${read.checkoutId} is unreadable (${read.problem})`);
+/**
+ * What a request or a job meets when the record it needs does not read: an answer that says
+ * which record and what a person does about it (the field and why go to the log, as `cause`),
+ * never a crash.
+ */
+function unreadableError(read: UnreadableRecord): AppError {
+  return new AppError(
+    'CHECKOUT_UNREADABLE',
+    `Checkout record ${read.checkoutId} cannot be read; a person mends or deletes it (connector checkout status --unreadable).`,
+    { cause: read.problem },
+  );
 }
 
 /** What makes a record's plain fields unreadable, if anything: the field and why. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { closeRedis, createRedis, scanPrimaries, type RedisCommands } from '../../src/infra/redis';
 import { shopTag } from '../../src/infra/keyspace';
@@ -29,6 +30,8 @@ describe('one range for service_id, from the route to the store', () => {
       },
     });
     redis = createRedis(h.redis.url, 'producer', 'service-id-test');
+    // Commands are not queued while it connects: a test that writes first would fail.
+    if (redis.status !== 'ready') await once(redis, 'ready');
   });
   afterAll(async () => {
     await closeRedis(redis);
@@ -227,5 +230,45 @@ describe('one range for service_id, from the route to the store', () => {
         .entries()
         .filter((e) => e.message === 'unreadable checkout record' && e.checkoutId === inLine),
     ).toHaveLength(1);
+  });
+  it("answers a call for a service whose open checkout's record is unreadable with 409 CHECKOUT_UNREADABLE, not a 500", async () => {
+    const keys = checkoutKeys(h.prefix, 'default');
+    const serviceId = 777_001;
+    const broken = newCheckoutId('default');
+    const now = new Date().toISOString();
+    // An open checkout of the service whose amount no version of the store wrote.
+    await redis.hset(keys.record(broken), {
+      checkoutId: broken,
+      serviceId: String(serviceId),
+      provider: 'sandbox',
+      state: 'url_sent',
+      amountMinor: 'twelve',
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      requests: '1',
+    });
+    await redis.set(keys.service(serviceId), broken);
+
+    const paths: InboundRequest[] = [
+      json('/checkout', ROUTE_TOKEN, JSON.stringify({ service_id: serviceId })),
+      form('/checkout', ROUTE_TOKEN, `service_id=${serviceId}`),
+    ];
+    for (const request of paths) {
+      const answer = await send(h.url, request);
+      expect(answer.status).toBe(409);
+      const body = JSON.parse(answer.body) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('CHECKOUT_UNREADABLE');
+      expect(body.error.message).toContain(broken);
+      expect(body.error.message).toContain('checkout status --unreadable');
+    }
+    // Said in the log as what it is, with the field, never as a crash of the connector.
+    const said = h.log.entries().filter((e) => e.code === 'CHECKOUT_UNREADABLE');
+    expect(said.length).toBeGreaterThanOrEqual(paths.length);
+    expect(h.log.entries().filter((e) => e.status === 500)).toEqual([]);
+    // The record is left as it was, for a person to mend; another service is served.
+    expect(await redis.hget(keys.record(broken), 'amountMinor')).toBe('twelve');
+    const other = await send(h.url, json('/checkout', ROUTE_TOKEN, '{"service_id": 777002}'));
+    expect(other.status).toBe(202);
   });
 });
