@@ -7,7 +7,7 @@ import {
   maxInstallmentsVariable,
   paymentChoiceProblems,
   paymentMethodsVariable,
-} from './payments/payment-options';
+} from '../payments/payment-options';
 import {
   httpUrl,
   providerApiProblem,
@@ -20,15 +20,15 @@ import {
   providerVariable,
   requiredProviderVariables,
   type ProviderName,
-} from './payments/provider-fields';
-import { parseApiOrigins } from './payments/provider-hosts';
-import { parseKeyring } from './shops/secret-box';
-import { checkoutRoutePath, ENV_SHOP_ID } from './shops/shop-id';
-import { parseRedisUrl, RedisUrlError } from './redis-url';
+} from '../payments/provider-fields';
+import { parseApiOrigins } from '../payments/provider-hosts';
+import { parseKeyring } from '../shops/secret-box';
+import { checkoutRoutePath, ENV_SHOP_ID } from '../shops/shop-id';
+import { parseRedisUrl, RedisUrlError } from '../redis-url';
 import {
   providerSecrets as providerSecretsOf,
   type ProviderSettings,
-} from './payments/provider-fields';
+} from '../payments/provider-fields';
 
 /**
  * Variables whose values are secrets: never logged, never echoed in an error, and kept in the
@@ -527,7 +527,7 @@ export type Env = Record<string, string | undefined>;
 export function readEnvironment(env: Env, cwd = process.cwd()): Env {
   const merged: Env = {};
   const layers = [
-    readEnvFile(path.join(__dirname, '..', 'config', 'defaults.env')),
+    readEnvFile(path.join(__dirname, '..', '..', 'config', 'defaults.env')),
     readEnvFile(path.join(cwd, '.env')),
     env,
   ];
