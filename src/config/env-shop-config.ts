@@ -17,7 +17,7 @@ import {
   type ProviderName,
   type ProviderSettings,
 } from '../payments/provider-fields';
-import { requireFor } from './env-values';
+import { optional, requireFor } from './env-values';
 import { platformAccountShape, type PlatformAccount } from './platform-config';
 
 export const routeToken = z.string().min(16, 'must be at least 16 characters');
@@ -29,19 +29,38 @@ export const routeToken = z.string().min(16, 'must be at least 16 characters');
  * env shop, and then the rest is required (`envShopIssues`).
  */
 export const envShopShape = {
-  PLATFORM_EMAIL: platformAccountShape.PLATFORM_EMAIL.optional(),
-  PLATFORM_PASSWORD: platformAccountShape.PLATFORM_PASSWORD.optional(),
-  PLATFORM_API_KEY: platformAccountShape.PLATFORM_API_KEY.optional(),
-  CHECKOUT_ROUTE_PATH: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /'),
-  CHECKOUT_ROUTE_TOKEN: routeToken.optional(),
-  PAYMENT_PROVIDER: z.enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
-    error: `must be ${PROVIDER_CHOICE}`,
-  }),
+  PLATFORM_EMAIL: optional(platformAccountShape.PLATFORM_EMAIL),
+  PLATFORM_PASSWORD: optional(platformAccountShape.PLATFORM_PASSWORD),
+  PLATFORM_API_KEY: optional(platformAccountShape.PLATFORM_API_KEY),
+  CHECKOUT_ROUTE_PATH: z
+    .string()
+    .regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /')
+    .prefault('/checkout')
+    .describe('Path of the checkout route you register with the platform.'),
+  CHECKOUT_ROUTE_TOKEN: routeToken
+    .optional()
+    .describe(
+      'Token the platform must present (Bearer, X-Api-Key or ?token=); at least 16 characters.',
+    ),
+  PAYMENT_PROVIDER: z
+    .enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
+      error: `must be ${PROVIDER_CHOICE}`,
+    })
+    .prefault('sandbox')
+    .describe(`The env shop's payment provider: ${PROVIDER_CHOICE}.`),
   // STRIPE_SECRET_KEY, MERCADOPAGO_ACCESS_TOKEN, ASAAS_API_KEY...: every provider's fields.
   ...providerVariableShape(),
   // How the env shop's customers may pay (src/payments/payment-options.ts).
-  PAYMENT_METHODS: paymentMethodsVariable.optional(),
-  CARD_MAX_INSTALLMENTS: maxInstallmentsVariable.optional(),
+  PAYMENT_METHODS: paymentMethodsVariable
+    .optional()
+    .describe(
+      'Methods offered: a comma-separated subset of pix,card,boleto; empty for all the provider offers (Asaas: pix,card). A method the provider cannot take is refused at start.',
+    ),
+  CARD_MAX_INSTALLMENTS: maxInstallmentsVariable
+    .optional()
+    .describe(
+      'Installments a card payment may be split into (1 to 12); empty for 1. Stripe cannot split a card payment in BRL: more than 1 with Stripe is refused at start.',
+    ),
 };
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;

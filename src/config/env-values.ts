@@ -20,6 +20,12 @@ export const duration = z
   })
   .refine((ms) => ms >= 1000, 'must be at least 1s');
 
+/** `schema.optional()` with the schema's description: zod keeps a description per instance. */
+export function optional<T extends z.ZodType>(schema: T): z.ZodOptional<T> {
+  const wrapped = schema.optional();
+  return schema.description ? wrapped.describe(schema.description) : wrapped;
+}
+
 /** Raised when the environment is invalid; `problems` holds one line per variable. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -4,16 +4,26 @@ import { positiveInt } from './env-values';
 
 /** The platform's host, every shop's: global. */
 export const platformHostShape = {
-  PLATFORM_BASE_URL: httpUrl,
-  PLATFORM_TIMEOUT_MS: positiveInt,
-  PLATFORM_PAGE_SIZE: positiveInt.max(1000),
+  PLATFORM_BASE_URL: httpUrl.describe(
+    'The platform API host, e.g. https://apis.cortecloud.com.br (staging: https://apis.ccstg.com.br).',
+  ),
+  PLATFORM_TIMEOUT_MS: positiveInt
+    .prefault('10000')
+    .describe('Timeout of one request to the platform, in milliseconds.'),
+  PLATFORM_PAGE_SIZE: positiveInt
+    .max(1000)
+    .prefault('50')
+    .describe("Services per page when listing (the platform's maximum is not documented)."),
 };
 
 /** One shop's platform account: the env shop's, when PLATFORM_EMAIL is set. */
 export const platformAccountShape = {
-  PLATFORM_EMAIL: z.string().min(1),
-  PLATFORM_PASSWORD: z.string().min(1),
-  PLATFORM_API_KEY: z.string().min(1),
+  PLATFORM_EMAIL: z
+    .string()
+    .min(1)
+    .describe("Basic auth user of the platform API (from the platform's support)."),
+  PLATFORM_PASSWORD: z.string().min(1).describe('Basic auth password of the platform API.'),
+  PLATFORM_API_KEY: z.string().min(1).describe('x-dreamfactory-api-key header value.'),
 };
 
 export const platformShape = { ...platformHostShape, ...platformAccountShape };

@@ -5,16 +5,43 @@ import { duration, positiveInt, requireFor } from './env-values';
 
 /** The ERP sync's variables: shared by the server and `connector sync`. */
 export const syncShape = {
-  SYNC_INTERVAL: duration.optional(),
+  SYNC_INTERVAL: duration
+    .optional()
+    .describe(
+      'A pass every this long (30s, 5m, 1h); unset: no scheduled passes (`connector sync --once` still runs one).',
+    ),
   SYNC_STATUSES: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'must be status codes separated by commas, such as 4,6')
-    .transform((text) => [...new Set(text.split(',').map(Number))]),
-  ERP_SINK: z.enum(['webhook', 'directory'], { error: 'must be webhook or directory' }).optional(),
-  ERP_WEBHOOK_URL: httpUrl.optional(),
-  ERP_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-  ERP_WEBHOOK_TIMEOUT_MS: positiveInt,
-  ERP_EXPORT_DIR: z.string().min(1).optional(),
+    .transform((text) => [...new Set(text.split(',').map(Number))])
+    .prefault('4,6')
+    .describe('Status codes whose services are synced (4 quote generated, 6 approved).'),
+  ERP_SINK: z
+    .enum(['webhook', 'directory'], { error: 'must be webhook or directory' })
+    .optional()
+    .describe(
+      'Where services go: webhook (POST each service, signed) or directory (one JSON file per service).',
+    ),
+  ERP_WEBHOOK_URL: httpUrl
+    .optional()
+    .describe(
+      'ERP_SINK=webhook: the ERP\'s endpoint; a 2xx answer {"internal_code": "..."} links the ERP order back.',
+    ),
+  ERP_WEBHOOK_SECRET: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .describe('The secret the ERP verifies X-Connector-Signature with; at least 16 characters.'),
+  ERP_WEBHOOK_TIMEOUT_MS: positiveInt
+    .prefault('10000')
+    .describe('Milliseconds one webhook delivery may take.'),
+  ERP_EXPORT_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'ERP_SINK=directory: the folder the ERP imports <service_id>.json files from (created if absent).',
+    ),
 };
 
 type SyncEnv = z.output<z.ZodObject<typeof syncShape>>;
