@@ -114,13 +114,13 @@ function schemaOf(name: string): z.ZodType {
 }
 
 /** The default a variable's schema declares (`.prefault()`), as the environment would say it. */
-export function defaultOf(name: string): string | undefined {
+function defaultOf(name: string): string | undefined {
   const { def } = schemaOf(name) as z.ZodType & { def: { type: string; defaultValue?: unknown } };
   return def.type === 'prefault' ? String(def.defaultValue) : undefined;
 }
 
 /** A variable's meaning, and "Secret." when SECRET_VARIABLES lists it. */
-export function meaningOf(name: string): string {
+function meaningOf(name: string): string {
   const description = schemaOf(name).description;
   if (!description) throw new Error(`${name} has no .describe() in the schema`);
   return SECRET_VARIABLES.includes(name) ? `${description} Secret.` : description;
