@@ -13,6 +13,7 @@ const layers = require('./lint-layers.cjs');
 const { LAYERS, PACKAGE_RULES } = layers;
 
 const FILES = new Set(layers.FILES);
+const INDEXED = new Set(layers.INDEXED);
 
 /** The lint zone of one folder: its forbidden folders and packages. */
 function zone(name) {
@@ -22,7 +23,11 @@ function zone(name) {
   const message = `src/${name}${FILES.has(name) ? '.ts' : '/'} may import only ${LAYERS[name].join(', ') || 'no other part of src/'} (lint-layers.cjs).`;
   const packages = PACKAGE_RULES[name] ?? [];
   const groups = forbidden.flatMap((other) =>
-    FILES.has(other) ? [`**/${other}`] : [`**/${other}/**`],
+    FILES.has(other)
+      ? [`**/${other}`]
+      : INDEXED.has(other)
+        ? [`**/${other}`, `**/${other}/**`]
+        : [`**/${other}/**`],
   );
   const files = [FILES.has(name) ? `src/${name}.ts` : `src/${name}/**`];
   if (groups.length === 0 && packages.length === 0) return { files, rules: {} };

@@ -64,6 +64,9 @@ const PACKAGE_RULES = {
 };
 
 /** The rows that are top-level files of src/ (`src/<name>.ts`), not folders. */
-const FILES = ['errors', 'config', 'redis-url'];
+const FILES = ['errors', 'redis-url'];
 
-module.exports = { LAYERS, PACKAGE_RULES, FILES };
+/** Folders imported through their index.ts (`../config`) as well as by a file's path. */
+const INDEXED = ['config'];
+
+module.exports = { LAYERS, PACKAGE_RULES, FILES, INDEXED };

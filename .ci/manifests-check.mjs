@@ -121,7 +121,7 @@ const secret = find('Secret', 'checkout-connector') ?? problem('no Secret checko
 // config/.env.example, a unit test keeps them equal) and those whose values are secrets.
 const require = createRequire(import.meta.url);
 const { loadConfig, CONFIG_VARIABLES, SECRET_VARIABLES } = require(
-  path.join(root, 'dist', 'config.js'),
+  path.join(root, 'dist', 'config', 'index.js'),
 );
 const documented = new Set(CONFIG_VARIABLES);
 const secretNames = new Set(SECRET_VARIABLES);

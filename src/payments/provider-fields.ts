@@ -25,35 +25,75 @@ export const stripeFields = {
     .regex(
       /^(sk|rk)_(test|live)_\w+$/,
       'must be a Stripe secret or restricted key (sk_... or rk_...)',
+    )
+    .describe(
+      'Secret key (sk_live_... or sk_test_..., or a restricted rk_ key) from the Stripe dashboard.',
     ),
   webhookSecret: z
     .string()
-    .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)"),
-  environment: environmentField(STRIPE_API),
-  apiUrl: httpUrl.optional(),
-  paymentMethods: paymentMethods.optional(),
+    .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
+    .describe('Signing secret (whsec_...) of the webhook endpoint PUBLIC_URL/webhooks/stripe.'),
+  environment: environmentField(STRIPE_API).describe(
+    'Stripe has one API host: empty or production (a test key, sk_test_..., selects test mode).',
+  ),
+  apiUrl: httpUrl
+    .optional()
+    .describe(
+      'Another Stripe API host (its origin must be in PROVIDER_API_ORIGINS), e.g. a local fake for tests (http://127.0.0.1:12111); empty for https://api.stripe.com.',
+    ),
+  paymentMethods: paymentMethods
+    .optional()
+    .describe(
+      'Payment methods offered, e.g. card,pix,boleto; empty lets the Stripe dashboard decide.',
+    ),
 };
 
 /** Mercado Pago Checkout Pro (src/payments/mercadopago/). */
 export const mercadoPagoFields = {
   accessToken: z
     .string()
-    .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)'),
-  webhookSecret: z.string().min(16, 'must be at least 16 characters'),
-  environment: environmentField(MERCADOPAGO_API),
-  apiUrl: httpUrl.optional(),
+    .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)')
+    .describe(
+      'Access token (APP_USR-... in production, TEST-... for test users) of your application.',
+    ),
+  webhookSecret: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .describe(
+      "Secret signature of your application's webhooks (x-signature); at least 16 characters.",
+    ),
+  environment: environmentField(MERCADOPAGO_API).describe(
+    'Mercado Pago has one API host: empty or production (test credentials select its test environment).',
+  ),
+  apiUrl: httpUrl
+    .optional()
+    .describe(
+      'Another Mercado Pago API host (its origin must be in PROVIDER_API_ORIGINS), e.g. a local fake for tests; empty for https://api.mercadopago.com.',
+    ),
 };
 
 /** Asaas Checkout (src/payments/asaas/). */
 export const asaasFields = {
   // Asaas's keys begin with $aact_ (production $aact_prod_..., sandbox $aact_hmlg_...).
-  apiKey: z.string().regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)'),
+  apiKey: z
+    .string()
+    .regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)')
+    .describe("API key of the Asaas account ($aact_...; the sandbox's and production's differ)."),
   // The authToken of the webhook as registered at Asaas, which accepts 32 to 255 characters.
   webhookToken: z
     .string()
-    .regex(/^\S{32,255}$/, 'must be 32 to 255 characters without spaces, as Asaas requires'),
-  environment: environmentField(ASAAS_API),
-  apiUrl: httpUrl.optional(),
+    .regex(/^\S{32,255}$/, 'must be 32 to 255 characters without spaces, as Asaas requires')
+    .describe(
+      'The authentication token of the webhook registered at Asaas (32 to 255 characters); Asaas sends it in the asaas-access-token header.',
+    ),
+  environment: environmentField(ASAAS_API).describe(
+    'production (empty: https://api.asaas.com/v3) or sandbox (https://api-sandbox.asaas.com/v3).',
+  ),
+  apiUrl: httpUrl
+    .optional()
+    .describe(
+      "The API with its /v3 when neither: its origin must be in PROVIDER_API_ORIGINS (a local fake for tests); empty for ASAAS_ENVIRONMENT's host.",
+    ),
 };
 
 /**
@@ -191,10 +231,16 @@ export function providerVariableShape(): Record<string, z.ZodType> {
   return Object.fromEntries(
     PROVIDER_NAMES.flatMap((name) =>
       Object.entries(PROVIDER_FIELDS[name].fields as Record<string, z.ZodType>).map(
-        ([field, schema]) => [providerVariable(name, field), schema.optional()],
+        ([field, schema]) => [providerVariable(name, field), optionalVariable(schema)],
       ),
     ),
   );
+}
+
+/** `schema.optional()` with the field's description, which zod keeps per instance. */
+function optionalVariable(schema: z.ZodType): z.ZodType {
+  const variable = schema.optional();
+  return schema.description ? variable.describe(schema.description) : variable;
 }
 
 /** The variables a provider cannot do without (its fields that are not optional). */

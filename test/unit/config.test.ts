@@ -7,6 +7,7 @@ import {
   loadPlatformConfig,
   SECRET_VARIABLES,
 } from '../../src/config';
+import { renderDefaultsEnv, renderEnvExample } from '../../src/config/env-docs';
 import { configProblems } from '../support/config-problems';
 
 const emptyDir = mkdtempSync(path.join(tmpdir(), 'connector-config-'));
@@ -343,6 +344,10 @@ describe('config/.env.example', () => {
   const lines = example.split('\n');
   const names = lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]);
 
+  it('is what `npm run config:docs` writes from the schema (run it after changing the schema)', () => {
+    expect(example).toBe(renderEnvExample());
+  });
+
   it('lists exactly the variables of the schema', () => {
     expect([...names].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
@@ -365,6 +370,14 @@ describe('config/.env.example', () => {
 });
 
 describe('config/defaults.env', () => {
+  it('is what `npm run config:docs` writes from the schema (run it after changing the schema)', () => {
+    const defaults = readFileSync(
+      path.join(__dirname, '..', '..', 'config', 'defaults.env'),
+      'utf8',
+    );
+    expect(defaults).toBe(renderDefaultsEnv());
+  });
+
   it('names only variables the schema knows and no secrets', () => {
     const defaults = readFileSync(
       path.join(__dirname, '..', '..', 'config', 'defaults.env'),

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import {
+  maxInstallmentsVariable,
+  paymentChoiceProblems,
+  paymentMethodsVariable,
+} from '../payments/payment-options';
+import {
+  httpUrl,
+  providerApiProblem,
+  providerDocumentFromEnv,
+  providerSettingsOf,
+  providerVariableShape,
+  PROVIDER_CHOICE,
+  PROVIDER_NAMES,
+  providerVariable,
+  requiredProviderVariables,
+  type ProviderName,
+  type ProviderSettings,
+} from '../payments/provider-fields';
+import { optional, requireFor } from './env-values';
+import { platformAccountShape, type PlatformAccount } from './platform-config';
+
+export const routeToken = z.string().min(16, 'must be at least 16 characters');
+
+/**
+ * The env shop's own variables (CONTRACT "Shops"): its platform account, route token, and
+ * provider with the provider's settings, which are declared beside the adapters
+ * (src/payments/provider-fields.ts). All optional here: PLATFORM_EMAIL says whether there is an
+ * env shop, and then the rest is required (`envShopIssues`).
+ */
+export const envShopShape = {
+  PLATFORM_EMAIL: optional(platformAccountShape.PLATFORM_EMAIL),
+  PLATFORM_PASSWORD: optional(platformAccountShape.PLATFORM_PASSWORD),
+  PLATFORM_API_KEY: optional(platformAccountShape.PLATFORM_API_KEY),
+  CHECKOUT_ROUTE_PATH: z
+    .string()
+    .regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /')
+    .prefault('/checkout')
+    .describe('Path of the checkout route you register with the platform.'),
+  CHECKOUT_ROUTE_TOKEN: routeToken
+    .optional()
+    .describe(
+      'Token the platform must present (Bearer, X-Api-Key or ?token=); at least 16 characters.',
+    ),
+  PAYMENT_PROVIDER: z
+    .enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
+      error: `must be ${PROVIDER_CHOICE}`,
+    })
+    .prefault('sandbox')
+    .describe(`The env shop's payment provider: ${PROVIDER_CHOICE}.`),
+  // STRIPE_SECRET_KEY, MERCADOPAGO_ACCESS_TOKEN, ASAAS_API_KEY...: every provider's fields.
+  ...providerVariableShape(),
+  // How the env shop's customers may pay (src/payments/payment-options.ts).
+  PAYMENT_METHODS: paymentMethodsVariable
+    .optional()
+    .describe(
+      'Methods offered: a comma-separated subset of pix,card,boleto; empty for all the provider offers (Asaas: pix,card). A method the provider cannot take is refused at start.',
+    ),
+  CARD_MAX_INSTALLMENTS: maxInstallmentsVariable
+    .optional()
+    .describe(
+      'Installments a card payment may be split into (1 to 12); empty for 1. Stripe cannot split a card payment in BRL: more than 1 with Stripe is refused at start.',
+    ),
+};
+
+type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
+
+/** The env shop (PLATFORM_EMAIL and the rest): served as a single-shop deployment always was. */
+export interface EnvShopConfig {
+  platform: PlatformAccount;
+  routePath: string;
+  routeToken: string;
+  provider: ProviderSettings;
+}
+
+/** The variable of each part of the env shop's payment choice. */
+const PAYMENT_VARIABLES = {
+  methods: 'PAYMENT_METHODS',
+  maxInstallments: 'CARD_MAX_INSTALLMENTS',
+  expiryMinutes: 'CHECKOUT_EXPIRY_MINUTES',
+} as const;
+
+/**
+ * With PLATFORM_EMAIL, the env shop's other variables are required, and its provider must honour
+ * its payment choice; without, none may be set.
+ */
+export function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.RefinementCtx): void {
+  const account = ['PLATFORM_PASSWORD', 'PLATFORM_API_KEY', 'CHECKOUT_ROUTE_TOKEN'] as const;
+  if (env.PLATFORM_EMAIL === undefined) {
+    const stray = account.filter((name) => env[name] !== undefined);
+    if (stray.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PLATFORM_EMAIL'],
+        message: `is required with ${stray.join(', ')}: it defines the env shop (unset them all to serve registry shops only)`,
+      });
+    }
+    return;
+  }
+  requireFor(env, ctx, account, 'PLATFORM_EMAIL (the env shop)');
+  requireFor(
+    env,
+    ctx,
+    requiredProviderVariables(env.PAYMENT_PROVIDER),
+    `PAYMENT_PROVIDER=${env.PAYMENT_PROVIDER}`,
+  );
+  const choice = {
+    methods: env.PAYMENT_METHODS,
+    maxInstallments: env.CARD_MAX_INSTALLMENTS,
+    expiryMinutes,
+  };
+  for (const { part, problem } of paymentChoiceProblems(env.PAYMENT_PROVIDER, choice)) {
+    ctx.addIssue({ code: 'custom', path: [PAYMENT_VARIABLES[part]], message: problem });
+  }
+}
+
+/** The env shop's provider API URL (MERCADOPAGO_API_URL...) under the same rule as a document's. */
+export function envShopApiIssues(
+  env: EnvShopEnv & { PROVIDER_API_ORIGINS?: string[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (env.PLATFORM_EMAIL === undefined) return;
+  const variable = providerVariable(env.PAYMENT_PROVIDER, 'apiUrl');
+  const apiUrl = (env as Record<string, unknown>)[variable];
+  // Not a URL at all: its own schema said so already.
+  if (typeof apiUrl !== 'string' || !httpUrl.safeParse(apiUrl).success) return;
+  const problem = providerApiProblem(
+    { name: env.PAYMENT_PROVIDER, apiUrl },
+    env.PROVIDER_API_ORIGINS ?? [],
+  );
+  if (problem) ctx.addIssue({ code: 'custom', path: [variable], message: problem });
+}
+
+/** The env shop's settings, or undefined without PLATFORM_EMAIL (registry shops only). */
+export function envShopConfig(
+  raw: EnvShopEnv,
+  sandboxInProduction: boolean,
+): EnvShopConfig | undefined {
+  const { PLATFORM_EMAIL, PLATFORM_PASSWORD, PLATFORM_API_KEY, CHECKOUT_ROUTE_TOKEN } = raw;
+  if (!PLATFORM_EMAIL || !PLATFORM_PASSWORD || !PLATFORM_API_KEY || !CHECKOUT_ROUTE_TOKEN)
+    return undefined;
+  const provider = providerSettingsOf(
+    providerDocumentFromEnv(raw.PAYMENT_PROVIDER, raw),
+    raw.PAYMENT_PROVIDER === 'sandbox' && sandboxInProduction,
+    { methods: raw.PAYMENT_METHODS, maxInstallments: raw.CARD_MAX_INSTALLMENTS },
+  );
+  return {
+    platform: { email: PLATFORM_EMAIL, password: PLATFORM_PASSWORD, apiKey: PLATFORM_API_KEY },
+    routePath: raw.CHECKOUT_ROUTE_PATH,
+    routeToken: CHECKOUT_ROUTE_TOKEN,
+    provider,
+  };
+}

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+
+// The value types the variables share.
+export const port = z.coerce.number().int().min(0).max(65535);
+export const positiveInt = z.coerce.number().int().positive();
+export const nonNegativeInt = z.coerce.number().int().min(0);
+
+/** `5m`, `30s`, `1h`, `500ms` (or a bare number of milliseconds) as milliseconds. */
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const DURATION = /^(\d+)(ms|s|m|h)?$/;
+export const duration = z
+  .string()
+  .regex(DURATION, 'must be a duration such as 30s, 5m or 1h')
+  .transform((text) => {
+    const [, digits = '0', unit = 'ms'] = DURATION.exec(text) ?? [];
+    return Number(digits) * UNIT_MS[unit as keyof typeof UNIT_MS];
+  })
+  .refine((ms) => ms >= 1000, 'must be at least 1s');
+
+/** `schema.optional()` with the schema's description: zod keeps a description per instance. */
+export function optional<T extends z.ZodType>(schema: T): z.ZodOptional<T> {
+  const wrapped = schema.optional();
+  return schema.description ? wrapped.describe(schema.description) : wrapped;
+}
+
+/** Raised when the environment is invalid; `problems` holds one line per variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * Merges, lowest first: config/defaults.env, the .env file in `cwd` (when present), then `env`.
+ * Empty values count as unset, as they do in most .env tooling.
+ */
+export function readEnvironment(env: Env, cwd = process.cwd()): Env {
+  const merged: Env = {};
+  const layers = [
+    readEnvFile(path.join(__dirname, '..', '..', 'config', 'defaults.env')),
+    readEnvFile(path.join(cwd, '.env')),
+    env,
+  ];
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer))
+      if (value !== undefined && value !== '') merged[key] = value;
+  }
+  return merged;
+}
+
+function readEnvFile(file: string): Env {
+  try {
+    return parseEnv(readFileSync(file, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+}
+
+export function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => {
+      // A variable's own name, also for a problem inside its value (PAYMENT_METHODS' second item).
+      const name = String(issue.path[0] ?? '');
+      const missing = issue.code === 'invalid_type' && env[name] === undefined;
+      return `${name}: ${missing ? 'is required' : issue.message}`;
+    }),
+  );
+}
+
+/** Reports each variable of `names` that `env` lacks as required by `choice` (e.g. ERP_SINK=webhook). */
+export function requireFor(
+  env: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+  names: readonly string[],
+  choice: string,
+): void {
+  for (const name of names) {
+    if (env[name] === undefined)
+      ctx.addIssue({ code: 'custom', path: [name], message: `is required with ${choice}` });
+  }
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

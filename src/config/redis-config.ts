@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { parseRedisUrl, RedisUrlError } from '../redis-url';
+
+/** Where Redis is (REDIS_URL: one of three forms), the key prefix, a Sentinel's own password. */
+export const redisShape = {
+  REDIS_URL: z
+    .string()
+    .superRefine((url, ctx) => {
+      const problem = redisUrlProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .prefault('redis://127.0.0.1:6379')
+    .describe(
+      'Redis for queues and checkout state: redis://host:port (rediss:// for TLS), the Sentinels of a primary: redis+sentinel://host1:26379,host2:26379,host3:26379/<master-name>, or seed nodes of a Redis Cluster: redis+cluster://host1:6379,host2:6379 (README "Redis").',
+    ),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
+    .prefault('connector')
+    .describe('Key prefix, so several connectors can share one Redis.'),
+  REDIS_SENTINEL_PASSWORD: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The Sentinels' own password (requirepass in sentinel.conf), when they have one."),
+};
+
+/** What is wrong with a REDIS_URL, or undefined when this release can use it. */
+function redisUrlProblem(url: string): string | undefined {
+  try {
+    parseRedisUrl(url);
+    return undefined;
+  } catch (error) {
+    if (error instanceof RedisUrlError) return error.problem;
+    throw error;
+  }
+}
+
+/** Redis as every process and command connects to it (src/infra/redis.ts builds the clients). */
+export interface RedisConfig {
+  url: string;
+  prefix: string;
+  /** REDIS_SENTINEL_PASSWORD: the Sentinels' own password, when they have one. */
+  sentinelPassword?: string;
+}
+
+export function redisConfig(raw: z.infer<z.ZodObject<typeof redisShape>>): RedisConfig {
+  return {
+    url: raw.REDIS_URL,
+    prefix: raw.QUEUE_PREFIX,
+    ...(raw.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: raw.REDIS_SENTINEL_PASSWORD } : {}),
+  };
+}

@@ -1,0 +1,216 @@
+import { z } from 'zod';
+import { expiryMinutesVariable } from '../payments/payment-options';
+import { httpUrl } from '../payments/provider-fields';
+import { parseApiOrigins } from '../payments/provider-hosts';
+import { commonShape } from './common-config';
+import { envShopApiIssues, envShopIssues, envShopShape } from './env-shop-config';
+import { nonNegativeInt, port, positiveInt } from './env-values';
+import { platformHostShape } from './platform-config';
+import { redisShape } from './redis-config';
+import { registryShape } from './registry-config';
+import { syncIssues, syncShape } from './sync-config';
+
+/**
+ * PROVIDER_API_ORIGINS: the origins a provider may be sent to besides its official hosts (a
+ * loopback fake in tests, a proxy of the operator's), for the env shop and every shop document.
+ */
+const providerApiOrigins = z
+  .string()
+  .superRefine((text, ctx) => {
+    for (const problem of parseApiOrigins(text).problems)
+      ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((text) => parseApiOrigins(text).origins)
+  .optional()
+  .describe(
+    "Origins (https://host:port, comma-separated, no path) a provider may be sent to besides its official hosts: for *_API_URL below and a shop document's provider.apiUrl. Empty: none.",
+  );
+
+/** Every variable of the server process; the CLI's loaders take their part of it. */
+export const serverShape = {
+  ...commonShape,
+  ...platformHostShape,
+  ...envShopShape,
+  ...registryShape,
+  ROLE: z
+    .enum(['all', 'api', 'worker'])
+    .prefault('all')
+    .describe('all (HTTP + workers) | api (HTTP only) | worker (workers + health/metrics only).'),
+  PORT: port.prefault('3000').describe('HTTP port of the connector.'),
+  PUBLIC_URL: httpUrl
+    .optional()
+    .describe(
+      'Base URL customers and payment providers reach the connector at (default http://localhost:$PORT).',
+    ),
+  PROVIDER_API_ORIGINS: providerApiOrigins,
+  ...redisShape,
+  SANDBOX_IN_PRODUCTION: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .optional()
+    .describe(
+      'The sandbox takes no money, so with NODE_ENV=production it refuses to start (exit 78) unless this is true: only for a deployment against a staging platform (pages then say so).',
+    ),
+  CHECKOUT_EXPIRY_MINUTES: expiryMinutesVariable
+    .prefault(60)
+    .describe(
+      "Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop's unless it chose its own; Stripe: at most 1440.",
+    ),
+  CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL')
+    .prefault('BRL')
+    .describe('ISO 4217 currency of the charges.'),
+  DASHBOARD_USER: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Basic auth user of the /admin/queues dashboard; the dashboard is off while it and DASHBOARD_PASSWORD are unset.',
+    ),
+  DASHBOARD_PASSWORD: z
+    .string()
+    .min(12, 'must be at least 12 characters')
+    .optional()
+    .describe('Basic auth password of the /admin/queues dashboard, at least 12 characters.'),
+  NOTIFY_MAX_ATTEMPTS: positiveInt
+    .prefault('40')
+    .describe('Attempts of one finish/cancel delivery before it lands in the failed set.'),
+  NOTIFY_BACKOFF_MS: positiveInt
+    .prefault('5000')
+    .describe('Base delay of the retry schedule, in milliseconds.'),
+  // BullMQ renews a running job's lock every JOB_LOCK_MS / 2, so the lock bounds no job's run
+  // time: it says how soon a dead worker's jobs are taken up again (within JOB_LOCK_MS plus a
+  // stalled-job check). Below 5 s a renewal could come late on a busy event loop, and another
+  // worker would run the job a second time.
+  JOB_LOCK_MS: positiveInt
+    .min(
+      5000,
+      'must be at least 5000: a running job renews its lock every JOB_LOCK_MS / 2, and a renewal late on a busy event loop would let another worker run it a second time',
+    )
+    .prefault('60000')
+    .describe(
+      "How soon a dead worker's jobs are taken up again (ms): within JOB_LOCK_MS plus a stalled-job check (half of it, at most 30 s). A running job renews its lock every JOB_LOCK_MS / 2, however long it runs. At least 5000.",
+    ),
+  RECONCILE_INTERVAL_MS: positiveInt
+    .min(100)
+    .prefault('60000')
+    .describe(
+      'Milliseconds between reconciler passes, which heal lost webhooks, jobs and Redis writes (a checkout is first looked at half an interval after it changed, by a pass that works for at most 0.8 of one: a lost webhook heals within 2.3 intervals).',
+    ),
+  SHUTDOWN_TIMEOUT_MS: positiveInt
+    .prefault('15000')
+    .describe('Milliseconds a SIGTERM/SIGINT shutdown may take before the process exits anyway.'),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt
+    .min(100)
+    .prefault('10000')
+    .describe(
+      "A client has this long to send its request headers (Node's default is 60 s: slow clients).",
+    ),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt
+    .min(100)
+    .prefault('30000')
+    .describe('A client has this long to send its whole request, body included.'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt
+    .prefault('5000')
+    .describe(
+      "An idle kept-alive connection is closed after this long (keep it above your proxy's idle time).",
+    ),
+  HTTP_MAX_CONNECTIONS: positiveInt
+    .prefault('1000')
+    .describe('Connections served at once by one process; more are refused at once.'),
+  TRUST_PROXY_HOPS: nonNegativeInt
+    .max(10)
+    .prefault('0')
+    .describe(
+      "Proxies (load balancer, ingress) in front of the connector whose X-Forwarded-For is trusted for the client's address. 0: the address is the TCP peer's; a header a client sends is ignored.",
+    ),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt
+    .max(3600)
+    .prefault('60')
+    .describe('The window the limits below count in, in seconds.'),
+  RATE_LIMIT_CHECKOUT_FAILURES: nonNegativeInt
+    .prefault('30')
+    .describe(
+      "Calls to the checkout route without the right token; the platform's calls never count, nor are refused.",
+    ),
+  RATE_LIMIT_WEBHOOK_FAILURES: nonNegativeInt
+    .prefault('60')
+    .describe(
+      'Failed webhook calls (bad signature); a delivered event counts only while it is being answered.',
+    ),
+  RATE_LIMIT_PAGES: nonNegativeInt
+    .prefault('300')
+    .describe("Requests to the customer pages (/return, the sandbox's page and buttons)."),
+  RATE_LIMIT_DASHBOARD_FAILURES: nonNegativeInt
+    .prefault('10')
+    .describe('Wrong dashboard passwords; the right one is never refused.'),
+  METRICS_PORT: port
+    .optional()
+    .describe(
+      'Serve /metrics on this port instead of PORT (e.g. 9464), on the interface METRICS_HOST; empty: on PORT.',
+    ),
+  METRICS_HOST: z
+    .string()
+    .min(1)
+    .prefault('127.0.0.1')
+    .describe(
+      "The interface METRICS_PORT listens on (127.0.0.1: the host only; 0.0.0.0 for a pod's scraper).",
+    ),
+  WORKER_CONCURRENCY: positiveInt
+    .max(200)
+    .prefault('10')
+    .describe(
+      'Jobs each worker process runs at once, per queue (each waits mostly on the platform and the provider).',
+    ),
+  ...syncShape,
+};
+
+/** https, or http on a loopback address (a local trial, a test). */
+function isSafePublicUrl(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return (
+    protocol === 'https:' ||
+    hostname === 'localhost' ||
+    hostname === '[::1]' ||
+    /^127(\.\d{1,3}){3}$/.test(hostname)
+  );
+}
+
+export const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
+  if (
+    env.NODE_ENV === 'production' &&
+    env.PLATFORM_EMAIL !== undefined &&
+    env.PAYMENT_PROVIDER === 'sandbox' &&
+    env.SANDBOX_IN_PRODUCTION !== 'true'
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PAYMENT_PROVIDER'],
+      message:
+        'the sandbox takes no real money and refuses NODE_ENV=production; choose a real provider, or set SANDBOX_IN_PRODUCTION=true on purpose for a staging platform',
+    });
+  }
+  if (env.NODE_ENV === 'production' && env.PUBLIC_URL && !isSafePublicUrl(env.PUBLIC_URL)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PUBLIC_URL'],
+      message:
+        'must be https in production (customers and providers reach it over the internet); only a loopback address may be http',
+    });
+  }
+  envShopIssues(env, env.CHECKOUT_EXPIRY_MINUTES, ctx);
+  envShopApiIssues(env, ctx);
+  syncIssues(env, ctx);
+  if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DASHBOARD_PASSWORD'],
+      message: 'DASHBOARD_USER and DASHBOARD_PASSWORD go together: set both or neither',
+    });
+  }
+});
+
+export type ServerEnv = z.output<typeof serverSchema>;
+
+/** Every variable the connector reads, for the .env.example sync test and the docs. */
+export const CONFIG_VARIABLES = Object.keys(serverShape);
