@@ -2,8 +2,6 @@ import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import { PlatformHttp, type PlatformHttpOptions } from './platform-http';
 import {
-  documentedServiceListSchema,
-  documentedServiceSchema,
   serviceIdentitySchema,
   serviceListSchema,
   serviceSchema,
@@ -11,6 +9,7 @@ import {
   type Service,
   type ServiceListItem,
 } from './schemas';
+import { documentedServiceListSchema, documentedServiceSchema } from './documented-schemas';
 
 /** Filters passed through to GET /services as given (`status`, `internal_code`, dates...). */
 export type ServiceFilters = Record<string, string | number>;

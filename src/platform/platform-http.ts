@@ -7,7 +7,8 @@ import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
 import { packageVersion } from '../infra/package-version';
 import { classifyStatus, describeNetworkFailure, parseRetryAfterMs } from './answer-classification';
-import { platformErrorSchema, unexpectedFields } from './schemas';
+import { unexpectedFields } from './documented-schemas';
+import { platformErrorSchema } from './schemas';
 
 export interface PlatformHttpOptions {
   baseUrl: string;

@@ -1,12 +1,11 @@
 import {
   dateTextOf,
-  documentedServiceSchema,
   serviceListSchema,
   serviceSchema,
   statusCodeOf,
   textOf,
-  unexpectedFields,
 } from '../../src/platform/schemas';
+import { documentedServiceSchema, unexpectedFields } from '../../src/platform/documented-schemas';
 import { buildService } from '../../src/simulator/seed-services';
 import { GUIDE_PART, guideShapedService, oddlyShapedService } from '../support/service-shapes';
 
