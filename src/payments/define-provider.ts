@@ -45,14 +45,14 @@ export type DocumentOf<N extends string, F extends FieldShape> = z.output<
 /** One payment provider, declared once in its own folder and listed in providers.ts. */
 export interface ProviderSpec<N extends string, F extends FieldShape, S extends { name: N }> {
   name: N;
-  /** As people name it, in messages: "Mercado Pago". */
+  /** As people name it, in messages, with its spaces and capitals. */
   label: string;
   credential: CredentialKind;
   /** Its fields in a shop's document (`"provider": {"name": ..., <field>: ...}`). */
   fields: F;
   /** The fields that are secrets: stored encrypted, never shown nor logged. */
   secrets: readonly (keyof F & string)[];
-  /** The variable that sets each field for the env shop (STRIPE_SECRET_KEY...). */
+  /** The variable that sets each field for the env shop (`<NAME>_SECRET_KEY`...). */
   variables: { readonly [K in keyof F]: string };
   /** Its official API hosts per environment; none for a provider the connector plays itself. */
   api?: ProviderApi;

@@ -21,7 +21,7 @@ import {
 export { httpUrl } from './provider-hosts';
 export { PROVIDER_NAMES, type ProviderName } from './providers';
 
-/** The providers as a choice says them: `sandbox, stripe, mercadopago or asaas`. */
+/** The providers as a choice says them: `a, b or c`, in the list's order. */
 export const PROVIDER_CHOICE = `${PROVIDER_NAMES.slice(0, -1).join(', ')} or ${PROVIDER_NAMES.at(-1)}`;
 
 /** The list's items as zod wants a union's options: at least one. */
@@ -95,7 +95,7 @@ export function providerSecrets(settings: ProviderSettings): string[] {
     .filter((value): value is string => typeof value === 'string');
 }
 
-/** The variable of a provider's field: `webhookSecret` of `stripe` is STRIPE_WEBHOOK_SECRET. */
+/** The variable of a provider's field, as its descriptor names it (`<NAME>_WEBHOOK_SECRET`). */
 export function providerVariable(name: ProviderName, field: string): string {
   const row = PROVIDERS[name].rows.find((candidate) => candidate.field === field);
   // A field the provider does not have: the variable it would be, which nothing sets.
@@ -133,7 +133,7 @@ export function providerDocumentFromEnv(
   return providerDocumentSchema.parse({ name, ...Object.fromEntries(fields) });
 }
 
-/** The variables of every provider's secret fields: STRIPE_SECRET_KEY, ASAAS_API_KEY... */
+/** The variables of every provider's secret fields (`<NAME>_SECRET_KEY`...). */
 export function providerSecretVariables(): string[] {
   return PROVIDER_LIST.flatMap((provider) =>
     provider.rows.filter((row) => row.secret).map((row) => row.variable),
