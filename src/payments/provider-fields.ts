@@ -45,6 +45,12 @@ export type ProviderSettings = SettingsMap[ProviderName];
 const BY_NAME: ProviderByName = PROVIDERS;
 
 /**
+ * Every provider's fields, which of them are secrets, and where its API is, by name: the
+ * descriptors themselves (kept under this name for what reads it, such as the config's docs).
+ */
+export const PROVIDER_FIELDS = PROVIDERS;
+
+/**
  * What is wrong with a provider document's `apiUrl` in this deployment (`listed`: the origins of
  * PROVIDER_API_ORIGINS), or undefined when it has none or its host is allowed.
  */
@@ -109,9 +115,15 @@ export function providerVariable(name: ProviderName, field: string): string {
 export function providerVariableShape(): Record<string, z.ZodType> {
   return Object.fromEntries(
     PROVIDER_LIST.flatMap((provider) =>
-      provider.rows.map((row) => [row.variable, row.schema.optional()]),
+      provider.rows.map((row) => [row.variable, optionalVariable(row.schema)]),
     ),
   );
+}
+
+/** `schema.optional()` with the field's description, which zod keeps per instance. */
+function optionalVariable(schema: z.ZodType): z.ZodType {
+  const variable = schema.optional();
+  return schema.description ? variable.describe(schema.description) : variable;
 }
 
 /** The variables a provider cannot do without (its fields that are not optional). */

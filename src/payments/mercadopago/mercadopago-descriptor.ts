@@ -13,10 +13,24 @@ export const mercadoPagoProvider = defineProvider({
   fields: {
     accessToken: z
       .string()
-      .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)'),
-    webhookSecret: z.string().min(16, 'must be at least 16 characters'),
-    environment: environmentField(MERCADOPAGO_API),
-    apiUrl: httpUrl.optional(),
+      .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)')
+      .describe(
+        'Access token (APP_USR-... in production, TEST-... for test users) of your application.',
+      ),
+    webhookSecret: z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .describe(
+        "Secret signature of your application's webhooks (x-signature); at least 16 characters.",
+      ),
+    environment: environmentField(MERCADOPAGO_API).describe(
+      'Mercado Pago has one API host: empty or production (test credentials select its test environment).',
+    ),
+    apiUrl: httpUrl
+      .optional()
+      .describe(
+        'Another Mercado Pago API host (its origin must be in PROVIDER_API_ORIGINS), e.g. a local fake for tests; empty for https://api.mercadopago.com.',
+      ),
   },
   secrets: ['accessToken', 'webhookSecret'],
   variables: {

@@ -15,16 +15,29 @@ export const stripeProvider = defineProvider({
       .regex(
         /^(sk|rk)_(test|live)_\w+$/,
         'must be a Stripe secret or restricted key (sk_... or rk_...)',
+      )
+      .describe(
+        'Secret key (sk_live_... or sk_test_..., or a restricted rk_ key) from the Stripe dashboard.',
       ),
     webhookSecret: z
       .string()
-      .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)"),
-    environment: environmentField(STRIPE_API),
-    apiUrl: httpUrl.optional(),
+      .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
+      .describe('Signing secret (whsec_...) of the webhook endpoint PUBLIC_URL/webhooks/stripe.'),
+    environment: environmentField(STRIPE_API).describe(
+      'Stripe has one API host: empty or production (a test key, sk_test_..., selects test mode).',
+    ),
+    apiUrl: httpUrl
+      .optional()
+      .describe(
+        'Another Stripe API host (its origin must be in PROVIDER_API_ORIGINS), e.g. a local fake for tests (http://127.0.0.1:12111); empty for https://api.stripe.com.',
+      ),
     paymentMethods: z
       .string()
       .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be a comma-separated list such as card,pix,boleto')
-      .optional(),
+      .optional()
+      .describe(
+        'Payment methods offered, e.g. card,pix,boleto; empty lets the Stripe dashboard decide.',
+      ),
   },
   secrets: ['secretKey', 'webhookSecret'],
   variables: {
