@@ -13,7 +13,7 @@ function signedText(unixSeconds: number | string, rawBody: string, shop?: string
 }
 
 /**
- * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, the scheme Stripe made familiar:
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, the scheme payment webhooks made familiar:
  * the timestamp is signed with the body, so a captured delivery cannot be replayed later. A
  * registry shop's delivery says its shop in the header and under the HMAC,
  * `t=<t>,shop=<shop>,v1=<HMAC of "<t>.<shop>.<raw body>">`, so a delivery of one shop cannot be

@@ -39,7 +39,7 @@ export function sandboxKey(prefix: string, shop: string, checkoutId: string): st
 
 /**
  * The provider checkout made for one of a shop's checkouts, kept for a provider without
- * idempotency keys (Asaas), so that creating it again finds it (src/payments/created-checkouts.ts).
+ * idempotency keys, so that creating it again finds it (src/payments/created-checkouts.ts).
  */
 export function createdCheckoutKey(
   prefix: string,

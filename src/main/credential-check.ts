@@ -10,7 +10,7 @@ import type { CredentialCheck } from '../registry/ports';
 /**
  * Adding or changing a shop checks its credentials before storing them: one read of the
  * platform with its account (the first service of GET /services), and the provider's keys
- * where the provider has a harmless read (Stripe's balance, Mercado Pago's /users/me). A refusal
+ * where the provider has a harmless read (its adapter's `verifyCredentials`). A refusal
  * (PLATFORM_REJECTED, PROVIDER_REJECTED: a 4xx) is a problem named in the answer; a service that
  * cannot be reached throws (nothing is stored then either, and the caller may try again).
  */

@@ -4,7 +4,7 @@ import type { CreatedCheckout } from './payment-provider';
 
 /**
  * The provider checkouts made for a shop's checkouts, for an adapter whose provider takes no
- * idempotency key (Asaas): creating the checkout again (a produce job run twice) finds the one
+ * idempotency key: creating the checkout again (a produce job run twice) finds the one
  * made before instead of making a second. Kept a week past the checkout's expiry.
  */
 export interface CreatedCheckouts {

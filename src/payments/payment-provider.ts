@@ -45,7 +45,7 @@ export interface PaymentStatus {
 
 /**
  * What a verified event says of the provider's checkout itself, for a provider that has no read
- * of its checkouts (Asaas): it was closed there (cancelled in the provider's panel, or ended by
+ * of its checkouts: it was closed there (cancelled in the provider's panel, or ended by
  * the provider's clock), with a customer-safe reason. Its payments still decide: see
  * `withCheckoutClosed`.
  */
@@ -58,7 +58,7 @@ export interface CheckoutClosed {
 export type WebhookHint =
   | { ignore: string }
   | { providerRef: string; eventId: string; closed?: CheckoutClosed }
-  /** A provider that names our checkout itself (Mercado Pago's external_reference). */
+  /** A provider that names our checkout itself (its own reference field). */
   | { checkoutId: string; eventId: string; closed?: CheckoutClosed };
 
 export interface WebhookInput {
@@ -130,7 +130,7 @@ export interface PaymentProvider {
   verifyCredentials?(): Promise<void>;
   /**
    * What the provider does by itself with a payment made after its checkout closed, told in the
-   * incident's story (Mercado Pago refunds a late Pix on its own).
+   * incident's story (a provider that refunds a late Pix on its own).
    */
   readonly latePaymentNote?: string;
 }

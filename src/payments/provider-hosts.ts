@@ -14,6 +14,17 @@ export function officialOrigins(api: ProviderApi): string[] {
   return urls.map((url) => new URL(url).origin);
 }
 
+/** An http(s) URL: a provider's `apiUrl` before its host is checked (`apiUrlProblem`). */
+export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** The base URL a provider's adapter calls: the document's `apiUrl`, or its environment's host. */
+export function baseUrlOf(
+  api: ProviderApi,
+  document: { environment?: ApiEnvironment; apiUrl?: string },
+): string {
+  return document.apiUrl ?? apiBaseUrl(api, document.environment);
+}
+
 /** The API's base URL in an environment (production unless the provider has a sandbox asked for). */
 export function apiBaseUrl(api: ProviderApi, environment: ApiEnvironment = 'production'): string {
   return environment === 'sandbox' && api.sandbox ? api.sandbox : api.production;

@@ -18,15 +18,15 @@ export type ProviderCall = <T>(
 ) => Promise<T>;
 
 /**
- * The HTTP client of an adapter that speaks to its provider's REST API with axios (Mercado Pago,
- * Asaas): a configurable base URL (a loopback fake in tests), no redirects, and one mapping of
+ * The HTTP client of an adapter that speaks to its provider's REST API with axios (every
+ * provider without an SDK): a configurable base URL (a loopback fake in tests), no redirects, and one mapping of
  * failures: no answer, a 429 or a 5xx is PROVIDER_UNAVAILABLE (retried); another non-2xx, or a
  * 2xx of an unexpected shape, is PROVIDER_REJECTED. The message says which provider answered
  * what status, never what it said nor how a connection failed: those go to the error's `cause`,
  * which is logged and never answered (a host that answers is not always the provider's).
  */
 export function providerHttp(options: {
-  /** The provider as people name it, in error messages: "Mercado Pago". */
+  /** The provider as people name it, in error messages (its descriptor's `label`). */
   label: string;
   baseURL: string;
   headers: Record<string, string>;

@@ -28,7 +28,7 @@ import { ADD_INCIDENT, ATTACH, OPEN_FOR_SERVICE, PARK, TRANSITION } from './chec
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
-/** Providers retry webhooks for up to 3 days (Stripe); events are remembered longer. */
+/** Providers retry webhooks for up to 3 days; events are remembered longer. */
 const EVENT_RETENTION_MS = 7 * 86_400_000;
 /** The most checkouts of one service a story shows. */
 const HISTORY_SHOWN = 100;

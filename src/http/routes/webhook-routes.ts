@@ -6,7 +6,7 @@ import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { ENV_SHOP_ID, isShopId } from '../../shops/shop-id';
 
-/** Providers' events are larger than the connector's other bodies (Stripe's run to tens of kB). */
+/** Providers' events are larger than the connector's other bodies (some run to tens of kB). */
 export const WEBHOOK_BODY_LIMIT = '256kb';
 
 /**

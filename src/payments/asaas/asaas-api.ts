@@ -1,4 +1,5 @@
 import type { ProviderApi } from '../provider-api';
+import { MAX_EXPIRY_MINUTES, MAX_INSTALLMENTS, type ProviderOffer } from '../payment-offer';
 
 /**
  * Asaas's API with its `/v3` (docs.asaas.com, "Authentication" and the Postman guide):
@@ -11,4 +12,12 @@ export const ASAAS_API: ProviderApi = {
   production: 'https://api.asaas.com/v3',
   sandbox: 'https://api-sandbox.asaas.com/v3',
   alsoOfficial: ['https://sandbox.asaas.com'],
+};
+
+/** Asaas Checkout: Pix and card, in installments, any window. */
+export const ASAAS_OFFER: ProviderOffer = {
+  methods: ['pix', 'card'],
+  maxInstallments: MAX_INSTALLMENTS,
+  maxExpiryMinutes: MAX_EXPIRY_MINUTES,
+  why: { methods: 'Asaas Checkout offers Pix and card only' },
 };

@@ -15,9 +15,9 @@ import {
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
-import { paymentOptionsOf, type PaymentMethod, type PaymentOptions } from '../payment-options';
+import { offeredOptions, type PaymentMethod, type PaymentOptions } from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
-import { ASAAS_API } from './asaas-api';
+import { ASAAS_API, ASAAS_OFFER } from './asaas-api';
 
 export interface AsaasSettings {
   apiKey: string;
@@ -123,7 +123,7 @@ export class AsaasProvider implements PaymentProvider {
         method: 'POST',
         url: '/checkouts',
         data: {
-          ...chargeOf(this.settings.payment ?? paymentOptionsOf('asaas')),
+          ...chargeOf(this.settings.payment ?? offeredOptions(ASAAS_OFFER)),
           minutesToExpire: Math.max(1, minutes),
           externalReference: request.checkoutId,
           callback: {

@@ -1,4 +1,10 @@
 import type { ProviderApi } from '../provider-api';
+import {
+  MAX_EXPIRY_MINUTES,
+  MAX_INSTALLMENTS,
+  PAYMENT_METHODS,
+  type ProviderOffer,
+} from '../payment-offer';
 
 /**
  * Mercado Pago's API (its reference: "Base URL https://api.mercadopago.com"): one host; test
@@ -9,4 +15,12 @@ export const MERCADOPAGO_API: ProviderApi = {
   production: 'https://api.mercadopago.com',
   noSandbox:
     'Mercado Pago has one API host (https://api.mercadopago.com): test credentials select its test environment',
+};
+
+/** Checkout Pro takes every method, installments, and any window. */
+export const MERCADOPAGO_OFFER: ProviderOffer = {
+  methods: PAYMENT_METHODS,
+  maxInstallments: MAX_INSTALLMENTS,
+  maxExpiryMinutes: MAX_EXPIRY_MINUTES,
+  why: {},
 };

@@ -12,7 +12,7 @@ import {
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
-import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-options';
+import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { MERCADOPAGO_API } from './mercadopago-api';
 import { verifyNotification } from './mercadopago-signature';
@@ -20,7 +20,7 @@ import { verifyNotification } from './mercadopago-signature';
 export interface MercadoPagoSettings {
   accessToken: string;
   webhookSecret: string;
-  /** The API's base URL (provider-fields.ts resolves it); Mercado Pago's own when absent. */
+  /** The API's base URL (its descriptor resolves it); Mercado Pago's own when absent. */
   apiUrl?: string;
   /** Where Mercado Pago posts notifications: PUBLIC_URL/webhooks/mercadopago. */
   notificationUrl: string;

@@ -1,5 +1,5 @@
 import type { RedisCommands } from '../../infra/redis';
-import type { PaymentOptions } from '../payment-options';
+import type { PaymentOptions } from '../payment-offer';
 import type { ProviderModule } from '../provider-module';
 import { SandboxProvider } from './sandbox-provider';
 

@@ -3,7 +3,7 @@ import { sandboxKey } from '../../infra/keyspace';
 import { runScript } from '../../infra/redis-scripts';
 import type { RedisCommands } from '../../infra/redis';
 import type { ChargeLine, Money } from '../money';
-import type { PaymentOptions } from '../payment-options';
+import type { PaymentOptions } from '../payment-offer';
 import type {
   CheckoutRequest,
   CreatedCheckout,

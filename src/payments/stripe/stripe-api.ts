@@ -1,4 +1,5 @@
 import type { ProviderApi } from '../provider-api';
+import { PAYMENT_METHODS, type ProviderOffer } from '../payment-offer';
 
 /**
  * Stripe's API (docs.stripe.com/api): one host; a test key (sk_test_, rk_test_) selects test
@@ -9,4 +10,17 @@ export const STRIPE_API: ProviderApi = {
   production: 'https://api.stripe.com',
   noSandbox:
     'Stripe has one API host (https://api.stripe.com): a test key (sk_test_...) selects test mode',
+};
+
+/** What Stripe Checkout offers in BRL. */
+export const STRIPE_OFFER: ProviderOffer = {
+  methods: PAYMENT_METHODS,
+  maxInstallments: 1,
+  maxExpiryMinutes: 24 * 60,
+  why: {
+    installments:
+      'Stripe cannot split a card payment in BRL (its installments exist only for cards of Mexico and Japan)',
+    expiry:
+      'a Stripe Checkout Session stays open at most 24 hours (a boleto issued in it is then paid within its own days, the checkout processing meanwhile)',
+  },
 };

@@ -8,12 +8,12 @@ import type {
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
-import type { PaymentOptions } from '../payment-options';
+import type { PaymentOptions } from '../payment-offer';
 
 export interface StripeSettings {
   secretKey: string;
   webhookSecret: string;
-  /** The API's origin (provider-fields.ts resolves it), e.g. a loopback fake; Stripe's when absent. */
+  /** The API's origin (its descriptor resolves it), e.g. a loopback fake; Stripe's when absent. */
   apiUrl?: string;
   /**
    * Stripe's own payment method types (STRIPE_PAYMENT_METHODS, kept from before PAYMENT_METHODS):

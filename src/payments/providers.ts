@@ -1,0 +1,65 @@
+import { asaasProvider } from './asaas/asaas-descriptor';
+import type {
+  CommonSettings,
+  DocumentOf,
+  ProviderDescriptor,
+  ProviderEnvironment,
+} from './define-provider';
+import { mercadoPagoProvider } from './mercadopago/mercadopago-descriptor';
+import type { ProviderModule } from './provider-module';
+import { sandboxProvider } from './sandbox/sandbox-descriptor';
+import { stripeProvider } from './stripe/stripe-descriptor';
+
+/** A record of descriptors, each under its own name. */
+type NamedByKey<T> = { [K in keyof T]: { name: K } };
+
+function providerList<T extends NamedByKey<T>>(providers: T): T {
+  return providers;
+}
+
+/**
+ * Every payment provider, by name: the one list. A provider is one descriptor in its own folder
+ * (src/payments/<name>/<name>-descriptor.ts) and one line here; its names, document schema,
+ * settings, secrets, variables, offer and builder are all derived from this list.
+ */
+export const PROVIDERS = providerList({
+  sandbox: sandboxProvider,
+  stripe: stripeProvider,
+  mercadopago: mercadoPagoProvider,
+  asaas: asaasProvider,
+});
+
+export type ProviderName = keyof typeof PROVIDERS;
+
+/** The descriptors, in the list's order. */
+export const PROVIDER_LIST = Object.values(PROVIDERS);
+
+/** The names, in the list's order: `sandbox, stripe, ...`. */
+export const PROVIDER_NAMES: ProviderName[] = PROVIDER_LIST.map((provider) => provider.name);
+
+type Descriptor<K extends ProviderName> = (typeof PROVIDERS)[K];
+type SettingsOwn<D> =
+  D extends ProviderDescriptor<string, infer _F, infer S> ? S & CommonSettings : never;
+
+/** Each provider's part of a shop's document. */
+export type DocumentMap = {
+  [K in ProviderName]: Descriptor<K> extends ProviderDescriptor<K, infer F, infer _S>
+    ? DocumentOf<K, F>
+    : never;
+};
+
+/**
+ * Each provider's settings. Its own key (`stripe: {...}`) is required; the other providers' keys
+ * are absent, so that `settings.stripe` reads as `undefined` on another provider's.
+ */
+export type SettingsMap = {
+  [K in ProviderName]: SettingsOwn<Descriptor<K>> & { [O in Exclude<ProviderName, K>]?: never };
+};
+
+/** What iterates the list needs of each provider, by name (its types follow the name). */
+export type ProviderByName = {
+  [K in ProviderName]: {
+    settings(document: DocumentMap[K], common: CommonSettings): SettingsOwn<Descriptor<K>>;
+    build(settings: SettingsMap[K], environment: ProviderEnvironment): ProviderModule;
+  };
+};
