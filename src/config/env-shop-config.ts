@@ -48,18 +48,18 @@ export const envShopShape = {
     })
     .prefault('sandbox')
     .describe(`The env shop's payment provider: ${PROVIDER_CHOICE}.`),
-  // STRIPE_SECRET_KEY, MERCADOPAGO_ACCESS_TOKEN, ASAAS_API_KEY...: every provider's fields.
+  // Every provider's fields, by the variables its descriptor names (src/payments/providers.ts).
   ...providerVariableShape(),
   // How the env shop's customers may pay (src/payments/payment-options.ts).
   PAYMENT_METHODS: paymentMethodsVariable
     .optional()
     .describe(
-      'Methods offered: a comma-separated subset of pix,card,boleto; empty for all the provider offers (Asaas: pix,card). A method the provider cannot take is refused at start.',
+      'Methods offered: a comma-separated subset of pix,card,boleto; empty for all the provider offers (some offer fewer: its section of the README). A method the provider cannot take is refused at start.',
     ),
   CARD_MAX_INSTALLMENTS: maxInstallmentsVariable
     .optional()
     .describe(
-      'Installments a card payment may be split into (1 to 12); empty for 1. Stripe cannot split a card payment in BRL: more than 1 with Stripe is refused at start.',
+      'Installments a card payment may be split into (1 to 12); empty for 1. More than the provider can split (some take only 1) is refused at start.',
     ),
 };
 
@@ -114,7 +114,7 @@ export function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.Ref
   }
 }
 
-/** The env shop's provider API URL (MERCADOPAGO_API_URL...) under the same rule as a document's. */
+/** The env shop's provider API URL (`<PROVIDER>_API_URL`) under the same rule as a document's. */
 export function envShopApiIssues(
   env: EnvShopEnv & { PROVIDER_API_ORIGINS?: string[] },
   ctx: z.RefinementCtx,

@@ -53,7 +53,7 @@ export const serverShape = {
   CHECKOUT_EXPIRY_MINUTES: expiryMinutesVariable
     .prefault(60)
     .describe(
-      "Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop's unless it chose its own; Stripe: at most 1440.",
+      "Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop's unless it chose its own; a provider may allow fewer (its section of the README).",
     ),
   CURRENCY: z
     .string()
