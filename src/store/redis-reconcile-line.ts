@@ -1,0 +1,98 @@
+import type { RedisCommands } from '../infra/redis';
+import { runScript } from '../infra/redis-scripts';
+import { UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
+import type { ParkedUnreadable } from '../checkout/ports';
+import type { CheckoutKeys } from './checkout-keys';
+import { PARK } from './checkout-scripts';
+
+/** Parked checkouts are remembered as long as BullMQ keeps their failed jobs. */
+const KEEP_PARKED_MS = 30 * 86_400_000;
+
+/**
+ * One shop's reconciler line: the checkouts due for a look, by when, and the sets of those taken
+ * out of it (a delivery that failed for good, a record that does not read).
+ */
+export class RedisReconcileLine {
+  constructor(
+    private readonly redis: RedisCommands,
+    private readonly keys: CheckoutKeys,
+  ) {}
+
+  async due(now: Date, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.due, '-inf', now.getTime(), 'LIMIT', 0, limit);
+  }
+
+  async scheduleLooks(looks: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void> {
+    if (looks.length === 0) return;
+    const pairs = looks.flatMap((look) => [look.at.getTime(), look.checkoutId]);
+    // XX: a checkout reported or parked meanwhile is not put back in line.
+    await this.redis.zadd(this.keys.due, 'XX', ...pairs);
+  }
+
+  async holds(checkoutId: string): Promise<boolean> {
+    return (await this.redis.zscore(this.keys.due, checkoutId)) !== null;
+  }
+
+  async backlog(
+    now: Date,
+  ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
+    const [due, first, unreadable] = await Promise.all([
+      this.redis.zcount(this.keys.due, '-inf', now.getTime()),
+      this.redis.zrange(this.keys.due, 0, 0, 'WITHSCORES'),
+      this.redis.zcard(this.keys.unreadable),
+    ]);
+    const oldestDueAt = due > 0 && first[1] !== undefined ? new Date(Number(first[1])) : undefined;
+    return { due, oldestDueAt, unreadable };
+  }
+
+  async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {
+    await runScript(
+      this.redis,
+      PARK,
+      3,
+      this.keys.record(checkoutId),
+      this.keys.due,
+      this.keys.parked,
+      now.getTime(),
+      KEEP_PARKED_MS,
+      checkoutId,
+    );
+  }
+
+  async parkUnreadable(checkoutId: string, now: Date): Promise<void> {
+    // Both keys are under the shop's tag: one slot, so one MULTI on a Cluster too.
+    await this.redis
+      .multi()
+      .zrem(this.keys.due, checkoutId)
+      .zadd(this.keys.unreadable, now.getTime(), checkoutId)
+      .exec();
+  }
+
+  async unreadable(
+    limit: number,
+    getMany: (ids: string[]) => Promise<Array<CheckoutRecord | UnreadableRecord | undefined>>,
+  ): Promise<ParkedUnreadable[]> {
+    const listed = await this.redis.zrange(this.keys.unreadable, 0, limit - 1, 'WITHSCORES');
+    const parked = pairsOf(listed);
+    const records = await getMany(parked.map(([checkoutId]) => checkoutId));
+    // A record gone (purged, or deleted by the person who looked) leaves the set.
+    const gone = parked
+      .filter((_, i) => records[i] === undefined)
+      .map(([checkoutId]) => checkoutId);
+    if (gone.length > 0) await this.redis.zrem(this.keys.unreadable, ...gone);
+    return parked.flatMap(([checkoutId, score], i) => {
+      const record = records[i];
+      if (record === undefined) return [];
+      const problem = record instanceof UnreadableRecord ? record.problem : undefined;
+      return [{ checkoutId, parkedAt: new Date(Number(score)), problem }];
+    });
+  }
+}
+
+/** ZRANGE ... WITHSCORES's flat answer as [member, score] pairs. */
+function pairsOf(flat: readonly string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2)
+    pairs.push([flat[i] as string, flat[i + 1] as string]);
+  return pairs;
+}
