@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { AppError } from '../../errors';
 import { secretMatcher } from '../../shops/secret-match';
 import type { CreatedCheckouts } from '../created-checkouts';
-import { minorOf } from '../money';
 import {
   checkoutStatusOf,
   webhookHeader,
@@ -10,7 +9,6 @@ import {
   type CheckoutRequest,
   type CreatedCheckout,
   type PaymentProvider,
-  type PaymentState,
   type PaymentStatus,
   type WebhookHint,
   type WebhookInput,
@@ -18,6 +16,7 @@ import {
 import { offeredOptions, type PaymentMethod, type PaymentOptions } from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { ASAAS_API, ASAAS_OFFER } from './asaas-api';
+import { groupByPlan, listSchema, planStatus } from './asaas-payments';
 
 export interface AsaasSettings {
   apiKey: string;
@@ -33,46 +32,6 @@ export interface AsaasSettings {
   clock?: () => Date;
 }
 
-/**
- * Asaas's payment statuses (docs.asaas.com, "Payment status"), as PAYMENTS.md maps them. OVERDUE
- * depends on the payment (`canBePaidAfterDueDate`), see `paymentState`.
- */
-const STATES: Record<string, PaymentState> = {
-  RECEIVED: 'paid',
-  CONFIRMED: 'paid',
-  RECEIVED_IN_CASH: 'paid',
-  DUNNING_RECEIVED: 'paid',
-  PENDING: 'processing',
-  AWAITING_RISK_ANALYSIS: 'processing',
-  DUNNING_REQUESTED: 'processing',
-  REFUNDED: 'refunded',
-  REFUND_REQUESTED: 'refunded',
-  REFUND_IN_PROGRESS: 'refunded',
-  CHARGEBACK_REQUESTED: 'charged_back',
-  CHARGEBACK_DISPUTE: 'charged_back',
-  AWAITING_CHARGEBACK_REVERSAL: 'charged_back',
-};
-
-const paymentSchema = z.looseObject({
-  id: z.string(),
-  status: z.string(),
-  value: z.number(),
-  /** Interest the payer paid on top (Asaas reports it per payment), in reais. */
-  interestValue: z.number().nullish(),
-  billingType: z.string().nullish(),
-  /** The installment plan a card payment in installments belongs to: one payment per installment. */
-  installment: z.string().nullish(),
-  canBePaidAfterDueDate: z.boolean().nullish(),
-  deleted: z.boolean().nullish(),
-  checkoutSession: z.string().nullish(),
-  externalReference: z.string().nullish(),
-});
-type Payment = z.output<typeof paymentSchema>;
-
-const listSchema = z.looseObject({
-  data: z.array(paymentSchema),
-  hasMore: z.boolean().nullish(),
-});
 const checkoutSchema = z.looseObject({ id: z.string().min(1), link: z.string().nullish() });
 
 /** What Asaas says in an error answer: `{"errors": [{"code", "description"}]}`. */
@@ -263,49 +222,6 @@ function chargeOf(options: PaymentOptions): Record<string, unknown> {
     billingTypes,
     chargeTypes: split ? ['DETACHED', 'INSTALLMENT'] : ['DETACHED'],
     ...(split ? { installment: { maxInstallmentCount: options.maxInstallments } } : {}),
-  };
-}
-
-function groupByPlan(payments: Payment[]): Map<string, Payment[]> {
-  const plans = new Map<string, Payment[]>();
-  for (const payment of payments) {
-    const plan = payment.installment ?? payment.id;
-    plans.set(plan, [...(plans.get(plan) ?? []), payment]);
-  }
-  return plans;
-}
-
-function paymentState(payment: Payment): PaymentState {
-  if (payment.status === 'OVERDUE') {
-    // Past its due date: still payable when Asaas says so (a boleto), otherwise it cannot be.
-    return payment.canBePaidAfterDueDate ? 'processing' : 'expired';
-  }
-  return STATES[payment.status] ?? 'pending';
-}
-
-/** One payment, or one plan of installments, as a status: its total, its interest, its state. */
-function planStatus(payments: Payment[]): PaymentStatus {
-  const states = payments.map(paymentState);
-  const state: PaymentState = states.includes('charged_back')
-    ? 'charged_back'
-    : states.includes('refunded')
-      ? 'refunded'
-      : states.every((s) => s === 'paid')
-        ? 'paid'
-        : states.includes('processing') || states.includes('paid')
-          ? 'processing'
-          : (states[0] ?? 'pending');
-  const first = payments[0];
-  const amountMinor = payments.reduce((sum, p) => sum + minorOf(p.value), 0);
-  const interestMinor = payments.reduce((sum, p) => sum + minorOf(p.interestValue ?? 0), 0);
-  return {
-    state,
-    transactionId: first?.installment ?? first?.id,
-    amount: { amountMinor, currency: 'BRL' },
-    ...(interestMinor > 0 ? { interest: { amountMinor: interestMinor, currency: 'BRL' } } : {}),
-    ...(state === 'refunded' || state === 'charged_back' || state === 'expired'
-      ? { reason: `payment ${first?.status ?? state} at Asaas` }
-      : {}),
   };
 }
 
