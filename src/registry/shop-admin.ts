@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { checkoutRoutePath, shopScope, webhookPath } from '../shops/shop-id';
 import { DataKey, newRouteToken, type Keyring } from '../shops/secret-box';
-import type { AuditEntry, CredentialCheck, RegistryStore, ShopEntry, ShopWork } from './ports';
+import type { AuditEntry, CredentialCheck, RegistryStore, ShopWork } from './ports';
 import {
   applyShopPatch,
   changedFields,
@@ -18,12 +18,17 @@ import {
   type ShopView,
   type StoredShop,
 } from './stored-shop';
+import { changeShop, shopEntry } from './shop-changes';
+import {
+  exists,
+  fieldsOf,
+  openWorkError,
+  rejectBadCredentials,
+  requireKeyring,
+} from './shop-admin-checks';
 
 /** How long a rotated-out route token keeps working (CONTRACT: 24 hours). */
 export const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
-
-/** Compare-and-set attempts before a change gives up on a shop that keeps changing. */
-const CAS_TRIES = 5;
 
 export interface ShopAdminDeps {
   store: RegistryStore;
@@ -56,14 +61,7 @@ export class ShopAdmin {
   constructor(private readonly deps: ShopAdminDeps) {}
 
   private keyring(): Keyring {
-    if (!this.deps.keyring) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'SHOP_SECRET_KEYS is not set: the registry cannot keep secrets without it.',
-        { details: [{ field: 'SHOP_SECRET_KEYS', problem: 'is required to add or change shops' }] },
-      );
-    }
-    return this.deps.keyring;
+    return requireKeyring(this.deps.keyring);
   }
 
   private urls(stored: Pick<StoredShop, 'id' | 'provider'>) {
@@ -78,44 +76,12 @@ export class ShopAdmin {
     return { at: this.deps.clock().toISOString(), by, action, fields };
   }
 
-  private async entry(id: string): Promise<ShopEntry> {
-    const found = await this.deps.store.get(id);
-    if (!found) throw new AppError('SHOP_NOT_FOUND', `No shop ${id} in the registry.`);
-    return found;
-  }
-
-  private async rejectBadCredentials(document: ShopDocument): Promise<void> {
-    if (document.provider.name === 'sandbox' && !this.deps.sandboxAllowed) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'The sandbox takes no real money: not in production.',
-        {
-          details: [
-            {
-              field: 'provider.name',
-              problem:
-                'sandbox is refused under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true allows it, for a staging platform)',
-            },
-          ],
-        },
-      );
-    }
-    const problems = await this.deps.credentials.check(document);
-    if (problems.length > 0) {
-      throw new AppError(
-        'SHOP_CREDENTIALS_REJECTED',
-        `The ${problems.map((p) => p.field).join(' and ')} refused the shop's credentials; nothing was stored.`,
-        { details: problems },
-      );
-    }
-  }
-
   /** Adds a shop from its document, after checking its credentials. */
   async add(input: unknown, by: Actor): Promise<ShopAdded> {
     const document = parseShopDocument(input, this.deps.providerApiOrigins);
     const keyring = this.keyring();
     if (await this.deps.store.get(document.id)) throw exists(document.id);
-    await this.rejectBadCredentials(document);
+    await rejectBadCredentials(document, this.deps);
     const dataKey = DataKey.generate();
     const token = newRouteToken();
     const now = this.deps.clock().toISOString();
@@ -154,7 +120,7 @@ export class ShopAdmin {
   async show(
     id: string,
   ): Promise<ShopView & { checkout_route: { url: string }; webhook_url: string }> {
-    return this.described((await this.entry(id)).stored);
+    return this.described((await shopEntry(this.deps.store, id)).stored);
   }
 
   private described(stored: StoredShop) {
@@ -169,35 +135,18 @@ export class ShopAdmin {
     };
   }
 
-  /**
-   * Applies `change` to the shop's current record with compare-and-set, trying again when
-   * another process changed it meanwhile.
-   */
-  private async change(
-    id: string,
-    change: (entry: ShopEntry) => Promise<{ stored: StoredShop; audit: AuditEntry } | undefined>,
-  ): Promise<StoredShop> {
-    for (let attempt = 0; attempt < CAS_TRIES; attempt++) {
-      const current = await this.entry(id);
-      const next = await change(current);
-      if (!next) return current.stored;
-      if (await this.deps.store.replace(current.raw, next.stored, next.audit)) return next.stored;
-    }
-    throw new AppError('SHOP_CHANGED', `Shop ${id} kept changing; try again.`);
-  }
-
   /** Changes name, platform credentials, provider or payment; new credentials are checked first. */
   async update(id: string, input: unknown, by: Actor): Promise<ShopView> {
     const patch = parseShopPatch(input);
     const keyring = this.keyring();
-    const stored = await this.change(id, async ({ stored: current }) => {
+    const stored = await changeShop(this.deps.store, id, async ({ stored: current }) => {
       const { document, dataKey } = openShop(current, keyring);
       const next = applyShopPatch(document, patch, this.deps.providerApiOrigins);
       const fields = changedFields(document, next);
       if (fields.length === 0) return undefined;
       // New credentials are checked; a new name or payment choice needs no call out.
       if (fields.some((field) => /^(platform|provider)\./.test(field))) {
-        await this.rejectBadCredentials(next);
+        await rejectBadCredentials(next, this.deps);
       }
       const stored = sealShop(
         next,
@@ -216,7 +165,7 @@ export class ShopAdmin {
   }
 
   async setEnabled(id: string, enabled: boolean, by: Actor): Promise<ShopView> {
-    const stored = await this.change(id, async ({ stored: current }) =>
+    const stored = await changeShop(this.deps.store, id, async ({ stored: current }) =>
       current.enabled === enabled
         ? undefined
         : {
@@ -245,7 +194,7 @@ export class ShopAdmin {
     const until = options.revokePrevious
       ? undefined
       : new Date(now.getTime() + PREVIOUS_TOKEN_MS).toISOString();
-    const stored = await this.change(id, async ({ stored: current }) => {
+    const stored = await changeShop(this.deps.store, id, async ({ stored: current }) => {
       const dataKey = DataKey.unwrap(keyring, id, current.dataKey);
       return {
         stored: {
@@ -272,7 +221,7 @@ export class ShopAdmin {
   async verify(
     id: string,
   ): Promise<{ shop: string; ok: boolean; problems: Array<{ field: string; problem: string }> }> {
-    const { stored } = await this.entry(id);
+    const { stored } = await shopEntry(this.deps.store, id);
     const { document } = openShop(stored, this.keyring());
     const problems = await this.deps.credentials.check(document);
     return { shop: id, ok: problems.length === 0, problems };
@@ -283,7 +232,7 @@ export class ShopAdmin {
    * platform with. Never shown: the caller scrubs it from its log.
    */
   async platformAccount(id: string): Promise<ShopDocument['platform']> {
-    const { stored } = await this.entry(id);
+    const { stored } = await shopEntry(this.deps.store, id);
     return openShop(stored, this.keyring()).document.platform;
   }
 
@@ -295,21 +244,10 @@ export class ShopAdmin {
    * incarnation, so it never sees what the purge has not reached yet.
    */
   async remove(id: string, by: Actor): Promise<void> {
-    const current = await this.entry(id);
+    const current = await shopEntry(this.deps.store, id);
     const scope = shopScope(id, current.stored.incarnation);
     const work = await this.deps.work.openWork(scope);
-    if (work.unreported > 0 || work.failed > 0) {
-      throw new AppError(
-        'SHOP_HAS_OPEN_WORK',
-        `Shop ${id} has ${work.unreported} checkout(s) not yet reported to the platform and ${work.failed} failed delivery(ies); remove it once they are done (retry or settle the failed ones).`,
-        {
-          details: [
-            { field: 'checkouts', problem: `${work.unreported} not yet reported` },
-            { field: 'deliveries', problem: `${work.failed} failed` },
-          ],
-        },
-      );
-    }
+    if (work.unreported > 0 || work.failed > 0) throw openWorkError(id, work);
     if (!(await this.deps.store.remove(current.raw, id, this.audit(by, 'removed')))) {
       throw new AppError('SHOP_CHANGED', `Shop ${id} changed while being removed; try again.`);
     }
@@ -319,7 +257,7 @@ export class ShopAdmin {
 
   async auditTrail(id: string, limit = 100): Promise<AuditEntry[]> {
     const entries = await this.deps.store.audit(id, limit);
-    if (entries.length === 0) await this.entry(id);
+    if (entries.length === 0) await shopEntry(this.deps.store, id);
     return entries;
   }
 
@@ -333,7 +271,7 @@ export class ShopAdmin {
     let current = 0;
     for (const id of (await this.deps.store.all()).keys()) {
       let wrapped = false;
-      await this.change(id, async ({ stored }) => {
+      await changeShop(this.deps.store, id, async ({ stored }) => {
         const dataKey = DataKey.unwrap(keyring, id, stored.dataKey);
         wrapped = !stored.dataKey.startsWith(`v1.${keyring.active.id}.`);
         if (!wrapped) return undefined;
@@ -347,20 +285,4 @@ export class ShopAdmin {
     }
     return { rewrapped, current };
   }
-}
-
-function exists(id: string): AppError {
-  return new AppError('SHOP_EXISTS', `A shop ${id} exists already.`, {
-    details: [{ field: 'id', problem: 'is taken' }],
-  });
-}
-
-function fieldsOf(document: ShopDocument): string[] {
-  return [
-    'name',
-    'platform.email',
-    'platform.password',
-    'platform.apiKey',
-    ...Object.keys(document.provider).map((field) => `provider.${field}`),
-  ];
 }
