@@ -53,6 +53,14 @@ function asUsage(error: unknown): never {
   throw error;
 }
 
+/** What every `shops` subcommand is given: the streams, and the registry's verbs on demand. */
+interface ShopsCli {
+  io: CliIo;
+  /** Runs `run` with the registry's verbs, closing what it opened; `needsKeys`: SHOP_SECRET_KEYS. */
+  withAdmin<T>(needsKeys: boolean, run: (admin: ShopAdmin) => Promise<T>): Promise<T>;
+  json(value: unknown): Promise<void>;
+}
+
 /**
  * `connector shops ...`: the registry's verbs (CONTRACT "Shops"), the same the admin API serves.
  * `add` and `rotate-token` print the route token once; nothing else prints a secret.
@@ -61,21 +69,28 @@ export function shopsCommand(io: CliIo): Command {
   const command = new Command('shops').description(
     'the shops this deployment serves besides the env shop: add, change, disable, remove (README "Many shops")',
   );
-
-  const withAdmin = async <T>(
-    needsKeys: boolean,
-    run: (admin: ShopAdmin) => Promise<T>,
-  ): Promise<T> => {
-    const config = loadShopsConfig(io.env, { needsKeys });
-    const access = await io.adapters.openShops({ ...config, stderr: io.stderr });
-    try {
-      return await run(access.admin);
-    } finally {
-      await access.close();
-    }
+  const cli: ShopsCli = {
+    io,
+    withAdmin: async (needsKeys, run) => {
+      const config = loadShopsConfig(io.env, { needsKeys });
+      const access = await io.adapters.openShops({ ...config, stderr: io.stderr });
+      try {
+        return await run(access.admin);
+      } finally {
+        await access.close();
+      }
+    },
+    json: (value) => write(io.stdout, `${JSON.stringify(value, null, 2)}\n`),
   };
-  const json = (value: unknown) => write(io.stdout, `${JSON.stringify(value, null, 2)}\n`);
+  addAndList(command, cli);
+  changes(command, cli);
+  checks(command, cli);
+  keys(command, cli);
+  return command;
+}
 
+/** `add` (prints the route token once) and `list`. */
+function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('add <id>')
     .description(
@@ -122,31 +137,12 @@ export function shopsCommand(io: CliIo): Command {
         await write(io.stdout, 'no shops in the registry (add one with `connector shops add`)\n');
         return;
       }
-      // Escaped before measuring, so the columns line up (write() would escape them anyway).
-      const rows = shops.map((shop) =>
-        [
-          shop.id,
-          shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
-          shop.provider.name ?? '',
-          shop.platform.email,
-          shop.name,
-        ].map(printable),
-      );
-      const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
-      const widths = header.map((title, column) =>
-        Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-      );
-      const line = (cells: string[]) =>
-        cells
-          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-          .join('  ')
-          .trimEnd();
-      const problems = shops.flatMap((shop) =>
-        shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
-      );
-      await write(io.stdout, `${[header, ...rows].map(line).concat(problems).join('\n')}\n`);
+      await write(io.stdout, shopsTable(shops));
     });
+}
 
+/** `show`, `update`, `enable`/`disable` and `rotate-token`. */
+function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('show <id>')
     .description('one shop, without secrets')
@@ -202,7 +198,10 @@ export function shopsCommand(io: CliIo): Command {
         ].join('\n'),
       );
     });
+}
 
+/** `verify`, `remove` and `audit`. */
+function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('verify <id>')
     .description("check the shop's stored credentials with the platform and the provider now")
@@ -240,7 +239,10 @@ export function shopsCommand(io: CliIo): Command {
         await write(io.stdout, `${entry.at}  ${entry.action.padEnd(13)} ${entry.by}${fields}\n`);
       }
     });
+}
 
+/** `rekey` and `new-key`: the master keys of SHOP_SECRET_KEYS. */
+function keys(command: Command, { io, withAdmin }: ShopsCli): void {
   command
     .command('rekey')
     .description(
@@ -263,6 +265,31 @@ export function shopsCommand(io: CliIo): Command {
       }
       await write(io.stdout, `${newKeyringEntry(keyId)}\n`);
     });
+}
 
-  return command;
+/** `shops list` as a table: a row a shop, and why a shop is not served under it. */
+function shopsTable(shops: Awaited<ReturnType<ShopAdmin['list']>>): string {
+  // Escaped before measuring, so the columns line up (write() would escape them anyway).
+  const rows = shops.map((shop) =>
+    [
+      shop.id,
+      shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
+      shop.provider.name ?? '',
+      shop.platform.email,
+      shop.name,
+    ].map(printable),
+  );
+  const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  const problems = shops.flatMap((shop) =>
+    shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
+  );
+  return `${[header, ...rows].map(line).concat(problems).join('\n')}\n`;
 }
