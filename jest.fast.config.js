@@ -14,13 +14,13 @@ const SLOW_LANE = [
   // fast-check over every inbound endpoint, four connector processes (~20 s).
   '<rootDir>/test/properties/',
   // Sentinel and Cluster: failovers and their drills (20-75 s each).
-  '<rootDir>/test/integration/redis-sentinel.test.ts',
-  '<rootDir>/test/integration/redis-sentinel-drill.test.ts',
-  '<rootDir>/test/integration/redis-cluster.test.ts',
-  '<rootDir>/test/integration/redis-cluster-drill.test.ts',
-  '<rootDir>/test/integration/replica-wait.test.ts',
+  '<rootDir>/test/integration/infra/redis-sentinel.test.ts',
+  '<rootDir>/test/integration/infra/redis-sentinel-drill.test.ts',
+  '<rootDir>/test/integration/infra/redis-cluster.test.ts',
+  '<rootDir>/test/integration/infra/redis-cluster-drill.test.ts',
+  '<rootDir>/test/integration/infra/replica-wait.test.ts',
   // 10,000 checkouts (~30 s).
-  '<rootDir>/test/integration/reconciler-at-scale.test.ts',
+  '<rootDir>/test/integration/checkout/reconciler-at-scale.test.ts',
 ];
 
 /** @type {import('jest').Config} */
