@@ -10,7 +10,11 @@ import {
   type Harness,
   WAIT_DEADLINE_MS,
 } from '../../support/harness';
-import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
+import {
+  checkoutIdOf,
+  providerSuite,
+  RECORDED_BY_THE_RECONCILER,
+} from '../../support/provider-suite';
 import { adminApi, requestOnRoute } from '../../support/registry-shop';
 
 describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
@@ -186,13 +190,24 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
   });
 
   it('heals a lost event: the reconciler reads the payments', async () => {
-    const { checkout } = await open(1008);
-    asaas.pay(checkout, { billingType: 'CREDIT_CARD' });
+    const { checkoutId, checkout } = await open(1008);
+    const [payment] = asaas.pay(checkout, { billingType: 'CREDIT_CARD' });
     await eventually(
       () => accepted('finish-checkout', 1008)[0],
       WAIT_DEADLINE_MS,
       'finish from the reconciler',
     );
+    // One finish, this checkout's, and nothing else; its outcome recorded by the reconciler's
+    // job, not by an event's request.
+    expect(await suite.outcomeOf(checkoutId, 1008)).toEqual({
+      sent: [
+        {
+          endpoint: 'finish-checkout',
+          body: { service_id: 1008, transaction_id: payment!.id },
+        },
+      ],
+      recorded: [RECORDED_BY_THE_RECONCILER],
+    });
   });
 
   it('acknowledges events it does not use, and payments of no checkout of its own', async () => {

@@ -13,7 +13,11 @@ import {
   type Harness,
   WAIT_DEADLINE_MS,
 } from '../../support/harness';
-import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
+import {
+  checkoutIdOf,
+  providerSuite,
+  RECORDED_BY_THE_RECONCILER,
+} from '../../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   const suite = providerSuite(() => new FakeMercadoPago(), {
@@ -156,13 +160,24 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   });
 
   it('heals a lost notification: the reconciler searches the payments', async () => {
-    const { preference } = await open(1008);
-    mp.pay(preference, 'approved');
+    const { checkoutId, preference } = await open(1008);
+    const payment = mp.pay(preference, 'approved');
     await eventually(
       () => accepted('finish-checkout', 1008)[0],
       WAIT_DEADLINE_MS,
       'finish from the reconciler',
     );
+    // One finish, this checkout's, and nothing else; its outcome recorded by the reconciler's
+    // job, not by a notification's request.
+    expect(await suite.outcomeOf(checkoutId, 1008)).toEqual({
+      sent: [
+        {
+          endpoint: 'finish-checkout',
+          body: { service_id: 1008, transaction_id: String(payment.id) },
+        },
+      ],
+      recorded: [RECORDED_BY_THE_RECONCILER],
+    });
   });
 
   it('acknowledges a payment it does not know, and topics it does not use', async () => {

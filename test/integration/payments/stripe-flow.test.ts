@@ -1,6 +1,10 @@
 import { FakeStripe } from '../../support/fake-stripe';
 import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
-import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
+import {
+  checkoutIdOf,
+  providerSuite,
+  RECORDED_BY_THE_RECONCILER,
+} from '../../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
   const suite = providerSuite(() => new FakeStripe(), {
@@ -134,13 +138,24 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
   });
 
   it('heals a lost webhook: the reconciler reads the session', async () => {
-    const { session } = await open(1006);
-    stripe.pay(session.id, 'card');
+    const { checkoutId, session } = await open(1006);
+    const paid = stripe.pay(session.id, 'card');
     await eventually(
       () => accepted('finish-checkout', 1006)[0],
       WAIT_DEADLINE_MS,
       'finish from the reconciler',
     );
+    // One finish, this checkout's, and nothing else; its outcome recorded by the reconciler's
+    // job, not by a webhook's request.
+    expect(await suite.outcomeOf(checkoutId, 1006)).toEqual({
+      sent: [
+        {
+          endpoint: 'finish-checkout',
+          body: { service_id: 1006, transaction_id: paid.payment_intent },
+        },
+      ],
+      recorded: [RECORDED_BY_THE_RECONCILER],
+    });
   });
 
   it('never records as paid a session whose amount differs from the checkout', async () => {
