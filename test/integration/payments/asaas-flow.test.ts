@@ -140,6 +140,8 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     const [payment] = asaas.pay(checkout, { billingType: 'CREDIT_CARD', valueMinor: 1 });
     await asaas.notify(webhooks(), asaas.event('PAYMENT_CONFIRMED', { payment: payment! }));
     expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
+    // Delivery is asynchronous: nothing queued either, once the connector has settled.
+    await settled(h.connector.jobs);
     expect(accepted('finish-checkout', 1007)).toEqual([]);
   });
 
@@ -186,6 +188,8 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     });
     await asaas.notify(webhooks(), asaas.event('PAYMENT_CONFIRMED', { payment: plan[0]! }));
     expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
+    // Delivery is asynchronous: nothing queued either, once the connector has settled.
+    await settled(h.connector.jobs);
     expect(accepted('finish-checkout', 1013)).toEqual([]);
   });
 

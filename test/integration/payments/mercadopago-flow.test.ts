@@ -139,6 +139,8 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
     const payment = mp.pay(preference, 'approved', 0.01);
     await mp.notify(webhooks(), payment);
     expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
+    // Delivery is asynchronous: nothing queued either, once the connector has settled.
+    await settled(h.connector.jobs);
     expect(accepted('finish-checkout', 1007)).toEqual([]);
   });
 

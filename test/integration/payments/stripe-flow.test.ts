@@ -168,6 +168,8 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       .entries()
       .find((e) => e.message === 'provider reports a payment that does not match the checkout');
     expect(error).toMatchObject({ level: 'error', checkoutId });
+    // Delivery is asynchronous: nothing queued either, once the connector has settled.
+    await settled(h.connector.jobs);
     expect(accepted('finish-checkout', 1007)).toEqual([]);
   });
 
