@@ -23,14 +23,8 @@ export interface ProviderFake {
   env(): Record<string, string>;
 }
 
-/**
- * The hooks of a suite that runs the connector with a real provider adapter against its fake:
- * the fake starts first, the connector (and the platform simulator) aimed at it; both stop after.
- */
-export function providerSuite<F extends ProviderFake>(
-  makeFake: () => F,
-  options: { env?: Record<string, string>; start?: StartOptions } = {},
-): {
+/** A connector running a provider's real adapter against its fake, and what a test asks of it. */
+export interface ProviderSuite<F extends ProviderFake> {
   readonly fake: F;
   readonly h: Harness;
   /** The platform asks for a checkout of `serviceId`; resolves once it holds the URL. */
@@ -52,7 +46,16 @@ export function providerSuite<F extends ProviderFake>(
     sent: Array<{ endpoint: string; body: unknown }>;
     recorded: Array<{ outcome: unknown; requestId: unknown; queue: unknown; jobId: unknown }>;
   }>;
-} {
+}
+
+/**
+ * The hooks of a suite that runs the connector with a real provider adapter against its fake:
+ * the fake starts first, the connector (and the platform simulator) aimed at it; both stop after.
+ */
+export function providerSuite<F extends ProviderFake>(
+  makeFake: () => F,
+  options: { env?: Record<string, string>; start?: StartOptions } = {},
+): ProviderSuite<F> {
   let fake: F | undefined;
   let harness: Harness | undefined;
   beforeAll(async () => {

@@ -10,11 +10,8 @@ import {
   type Harness,
   WAIT_DEADLINE_MS,
 } from '../../support/harness';
-import {
-  checkoutIdOf,
-  providerSuite,
-  RECORDED_BY_THE_RECONCILER,
-} from '../../support/provider-suite';
+import { providerFlowScenarios } from '../../support/provider-flow-suite';
+import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
 import { adminApi, requestOnRoute } from '../../support/registry-shop';
 
 describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
@@ -38,6 +35,17 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     expect(url).toBe(checkout.link);
     return { checkoutId, checkout };
   }
+
+  providerFlowScenarios(suite, {
+    name: 'asaas',
+    urlOf: (checkoutId) => asaas.checkoutFor(checkoutId)?.link,
+    payByCard: (checkoutId) =>
+      asaas.pay(asaas.checkoutFor(checkoutId)!, { billingType: 'CREDIT_CARD' })[0]!,
+    payWrongAmount: (checkoutId) =>
+      asaas.pay(asaas.checkoutFor(checkoutId)!, { billingType: 'CREDIT_CARD', valueMinor: 1 })[0]!,
+    transactionIdOf: (payment) => payment.id,
+    notify: (payment) => asaas.notify(webhooks(), asaas.event('PAYMENT_CONFIRMED', { payment })),
+  });
 
   it('creates one Asaas checkout per checkout, as Asaas documents it', async () => {
     const { checkoutId, checkout } = await open(1001);
@@ -68,25 +76,6 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     expect(asaas.requests.filter((r) => r.path === '/checkouts')).toHaveLength(
       asaas.checkouts.size,
     );
-  });
-
-  it('records a card payment from its event, and the platform gets the finish', async () => {
-    const { checkoutId, checkout } = await open(1002);
-    const [payment] = asaas.pay(checkout, { billingType: 'CREDIT_CARD' });
-    const answer = await asaas.notify(
-      webhooks(),
-      asaas.event('PAYMENT_CONFIRMED', { payment: payment! }),
-    );
-    expect(answer).toEqual({
-      status: 200,
-      body: { received: true, checkout_id: checkoutId, state: 'paid' },
-    });
-    const finish = await eventually(
-      () => accepted('finish-checkout', 1002)[0],
-      WAIT_DEADLINE_MS,
-      'finish',
-    );
-    expect(finish.body).toEqual({ service_id: 1002, transaction_id: payment!.id });
   });
 
   it('takes a checkout event as a hint too (CHECKOUT_PAID)', async () => {
@@ -135,16 +124,6 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     ).toMatchObject({ state: 'paid' });
   });
 
-  it('never records as paid a payment short of the checkout', async () => {
-    const { checkoutId, checkout } = await open(1007);
-    const [payment] = asaas.pay(checkout, { billingType: 'CREDIT_CARD', valueMinor: 1 });
-    await asaas.notify(webhooks(), asaas.event('PAYMENT_CONFIRMED', { payment: payment! }));
-    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
-    // Delivery is asynchronous: nothing queued either, once the connector has settled.
-    await settled(h.connector.jobs);
-    expect(accepted('finish-checkout', 1007)).toEqual([]);
-  });
-
   it('pays a card in installments with the interest Asaas reports, recording both', async () => {
     const { checkoutId, checkout } = await open(1012);
     const order = (await h.connector.deps.store.get(checkoutId))!.amount!;
@@ -191,27 +170,6 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     // Delivery is asynchronous: nothing queued either, once the connector has settled.
     await settled(h.connector.jobs);
     expect(accepted('finish-checkout', 1013)).toEqual([]);
-  });
-
-  it('heals a lost event: the reconciler reads the payments', async () => {
-    const { checkoutId, checkout } = await open(1008);
-    const [payment] = asaas.pay(checkout, { billingType: 'CREDIT_CARD' });
-    await eventually(
-      () => accepted('finish-checkout', 1008)[0],
-      WAIT_DEADLINE_MS,
-      'finish from the reconciler',
-    );
-    // One finish, this checkout's, and nothing else; its outcome recorded by the reconciler's
-    // job, not by an event's request.
-    expect(await suite.outcomeOf(checkoutId, 1008)).toEqual({
-      sent: [
-        {
-          endpoint: 'finish-checkout',
-          body: { service_id: 1008, transaction_id: payment!.id },
-        },
-      ],
-      recorded: [RECORDED_BY_THE_RECONCILER],
-    });
   });
 
   it('acknowledges events it does not use, and payments of no checkout of its own', async () => {

@@ -1,10 +1,7 @@
 import { FakeStripe } from '../../support/fake-stripe';
 import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
-import {
-  checkoutIdOf,
-  providerSuite,
-  RECORDED_BY_THE_RECONCILER,
-} from '../../support/provider-suite';
+import { providerFlowScenarios } from '../../support/provider-flow-suite';
+import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
   const suite = providerSuite(() => new FakeStripe(), {
@@ -29,6 +26,21 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
     return { checkoutId, session };
   }
 
+  const sessionOf = (checkoutId: string) =>
+    [...stripe.sessions.values()].find((s) => s.client_reference_id === checkoutId);
+  providerFlowScenarios(suite, {
+    name: 'stripe',
+    urlOf: (checkoutId) => sessionOf(checkoutId)?.url ?? undefined,
+    payByCard: (checkoutId) => stripe.pay(sessionOf(checkoutId)!.id, 'card'),
+    payWrongAmount: (checkoutId) => {
+      const paid = stripe.pay(sessionOf(checkoutId)!.id, 'card');
+      paid.amount_total += 100;
+      return paid;
+    },
+    transactionIdOf: (paid) => String(paid.payment_intent),
+    notify: (paid) => stripe.deliver(webhooks(), stripe.event('checkout.session.completed', paid)),
+  });
+
   it('creates one Checkout Session per checkout, as Stripe documents it', async () => {
     const { checkoutId, session } = await open(1001);
     const record = await h.connector.deps.store.get(checkoutId);
@@ -46,27 +58,6 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
         (r.body as { client_reference_id?: string }).client_reference_id === checkoutId,
     );
     expect(create?.idempotencyKey).toBe(`checkout:${checkoutId}`);
-  });
-
-  it('records a card payment from its webhook, and the platform gets the finish', async () => {
-    const { checkoutId, session } = await open(1002);
-    const paid = stripe.pay(session.id, 'card');
-    const answer = await stripe.deliver(
-      webhooks(),
-      stripe.event('checkout.session.completed', paid),
-    );
-    expect(answer).toEqual({
-      status: 200,
-      body: { received: true, checkout_id: checkoutId, state: 'paid' },
-    });
-    const finish = await eventually(
-      () => accepted('finish-checkout', 1002)[0],
-      WAIT_DEADLINE_MS,
-      'finish',
-    );
-    expect(finish.body).toEqual({ service_id: 1002, transaction_id: paid.payment_intent });
-    const page = await (await fetch(`${h.url}/return/stripe?checkout_id=${checkoutId}`)).text();
-    expect(page).toContain('Pagamento confirmado');
   });
 
   it('handles a duplicate event once, and refuses forged, wrongly signed and stale ones', async () => {
@@ -135,42 +126,6 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       'cancel',
     );
     expect(cancel.body).toEqual({ service_id: 1005, reason: 'payment failed at Stripe' });
-  });
-
-  it('heals a lost webhook: the reconciler reads the session', async () => {
-    const { checkoutId, session } = await open(1006);
-    const paid = stripe.pay(session.id, 'card');
-    await eventually(
-      () => accepted('finish-checkout', 1006)[0],
-      WAIT_DEADLINE_MS,
-      'finish from the reconciler',
-    );
-    // One finish, this checkout's, and nothing else; its outcome recorded by the reconciler's
-    // job, not by a webhook's request.
-    expect(await suite.outcomeOf(checkoutId, 1006)).toEqual({
-      sent: [
-        {
-          endpoint: 'finish-checkout',
-          body: { service_id: 1006, transaction_id: paid.payment_intent },
-        },
-      ],
-      recorded: [RECORDED_BY_THE_RECONCILER],
-    });
-  });
-
-  it('never records as paid a session whose amount differs from the checkout', async () => {
-    const { checkoutId, session } = await open(1007);
-    const paid = stripe.pay(session.id, 'card');
-    paid.amount_total += 100;
-    await stripe.deliver(webhooks(), stripe.event('checkout.session.completed', paid));
-    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
-    const error = h.log
-      .entries()
-      .find((e) => e.message === 'provider reports a payment that does not match the checkout');
-    expect(error).toMatchObject({ level: 'error', checkoutId });
-    // Delivery is asynchronous: nothing queued either, once the connector has settled.
-    await settled(h.connector.jobs);
-    expect(accepted('finish-checkout', 1007)).toEqual([]);
   });
 
   it('records one outcome when the webhook races the customer coming back', async () => {
