@@ -10,7 +10,7 @@
  * Both run BENCH_REPS times (default 3) in the same process, on the same Redis and simulator;
  * the report gives each one's median in intervals, the loaded/baseline ratio, and the share of
  * the design bound the worst loaded run used. The test suite checks only that it heals at all
- * (test/integration/reconciler-at-scale.test.ts): a bound on time belongs here.
+ * (test/integration/checkout/reconciler-at-scale.test.ts): a bound on time belongs here.
  *
  * Run: npm run bench:reconciler   (BENCH_INTERVAL_MS, default 3000)
  */

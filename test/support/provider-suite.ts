@@ -1,9 +1,20 @@
 import type { StartOptions } from '../../src/main/compose';
-import { eventually, startHarness, WAIT_DEADLINE_MS, type Harness } from './harness';
+import { eventually, settled, startHarness, WAIT_DEADLINE_MS, type Harness } from './harness';
 
 /** The checkout id in the checkout route's 202 answer. */
 export const checkoutIdOf = (answer: { body: unknown }): string =>
   (answer.body as { checkout_id: string }).checkout_id;
+
+/**
+ * How `outcomeOf` shows a payment the reconciler found: recorded by a run of its scheduled job
+ * (BullMQ ids a scheduler's runs `repeat:<scheduler>:<time>`), in no request.
+ */
+export const RECORDED_BY_THE_RECONCILER = {
+  outcome: 'paid',
+  requestId: undefined,
+  queue: 'checkout',
+  jobId: expect.stringMatching(/^repeat:reconcile:\d+$/),
+};
 
 /** A loopback fake of a payment provider, and the variables that aim the connector at it. */
 export interface ProviderFake {
@@ -12,14 +23,8 @@ export interface ProviderFake {
   env(): Record<string, string>;
 }
 
-/**
- * The hooks of a suite that runs the connector with a real provider adapter against its fake:
- * the fake starts first, the connector (and the platform simulator) aimed at it; both stop after.
- */
-export function providerSuite<F extends ProviderFake>(
-  makeFake: () => F,
-  options: { env?: Record<string, string>; start?: StartOptions } = {},
-): {
+/** A connector running a provider's real adapter against its fake, and what a test asks of it. */
+export interface ProviderSuite<F extends ProviderFake> {
   readonly fake: F;
   readonly h: Harness;
   /** The platform asks for a checkout of `serviceId`; resolves once it holds the URL. */
@@ -29,7 +34,28 @@ export function providerSuite<F extends ProviderFake>(
     endpoint: 'finish-checkout' | 'cancel-checkout',
     serviceId: number,
   ): ReturnType<Harness['simulator']['accepted']>;
-} {
+  /**
+   * Once the connector has settled: every finish or cancel the platform received for
+   * `serviceId`, whatever it answered, and every outcome recorded for `checkoutId`, with where
+   * it was recorded (a webhook's request, or which job).
+   */
+  outcomeOf(
+    checkoutId: string,
+    serviceId: number,
+  ): Promise<{
+    sent: Array<{ endpoint: string; body: unknown }>;
+    recorded: Array<{ outcome: unknown; requestId: unknown; queue: unknown; jobId: unknown }>;
+  }>;
+}
+
+/**
+ * The hooks of a suite that runs the connector with a real provider adapter against its fake:
+ * the fake starts first, the connector (and the platform simulator) aimed at it; both stop after.
+ */
+export function providerSuite<F extends ProviderFake>(
+  makeFake: () => F,
+  options: { env?: Record<string, string>; start?: StartOptions } = {},
+): ProviderSuite<F> {
   let fake: F | undefined;
   let harness: Harness | undefined;
   beforeAll(async () => {
@@ -61,6 +87,17 @@ export function providerSuite<F extends ProviderFake>(
     },
     accepted(endpoint, serviceId) {
       return this.h.simulator.accepted(endpoint).filter((c) => c.serviceId === serviceId);
+    },
+    async outcomeOf(checkoutId, serviceId) {
+      await settled(this.h.connector.jobs);
+      const sent = this.h.simulator.state.payments
+        .filter((call) => call.serviceId === serviceId && call.endpoint !== 'checkout-url')
+        .map(({ endpoint, body }) => ({ endpoint, body }));
+      const recorded = this.h.log
+        .entries()
+        .filter((e) => e.message === 'checkout outcome recorded' && e.checkoutId === checkoutId)
+        .map(({ outcome, requestId, queue, jobId }) => ({ outcome, requestId, queue, jobId }));
+      return { sent, recorded };
     },
   };
 }

@@ -1,0 +1,247 @@
+import {
+  signatureManifest,
+  signatureTimeMs,
+  verifyNotification,
+  signNotification,
+} from '../../../src/payments/mercadopago/mercadopago-signature';
+import { jobIds } from '../../../src/jobs/queue-names';
+import { FakeMercadoPago } from '../../support/fake-mercadopago';
+import {
+  completedJob,
+  eventually,
+  settled,
+  type Harness,
+  WAIT_DEADLINE_MS,
+} from '../../support/harness';
+import { providerFlowScenarios } from '../../support/provider-flow-suite';
+import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
+
+describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
+  const suite = providerSuite(() => new FakeMercadoPago(), {
+    env: { RECONCILE_INTERVAL_MS: '500', CARD_MAX_INSTALLMENTS: '12' },
+    start: { produceBackoffMs: 50 },
+  });
+  let mp: FakeMercadoPago;
+  let h: Harness;
+  beforeAll(() => {
+    ({ fake: mp, h } = suite);
+  });
+
+  const webhooks = () => `${h.url}/webhooks/mercadopago`;
+  const accepted = suite.accepted.bind(suite);
+
+  async function open(serviceId: number) {
+    const { checkoutId, url } = await suite.open(serviceId);
+    const preference = mp.preferenceFor(checkoutId);
+    if (!preference) throw new Error(`no preference for ${checkoutId}`);
+    expect(url).toBe(preference.init_point);
+    return { checkoutId, preference };
+  }
+
+  providerFlowScenarios(suite, {
+    name: 'mercadopago',
+    urlOf: (checkoutId) => mp.preferenceFor(checkoutId)?.init_point,
+    payByCard: (checkoutId) => mp.pay(mp.preferenceFor(checkoutId)!, 'approved'),
+    payWrongAmount: (checkoutId) => mp.pay(mp.preferenceFor(checkoutId)!, 'approved', 0.01),
+    transactionIdOf: (payment) => String(payment.id),
+    notify: (payment) => mp.notify(webhooks(), payment),
+  });
+
+  it('creates one Checkout Pro preference per checkout, as Mercado Pago documents it', async () => {
+    const { checkoutId, preference } = await open(1001);
+    const record = await h.connector.deps.store.get(checkoutId);
+    expect(preference).toMatchObject({
+      external_reference: checkoutId,
+      items: [
+        {
+          quantity: 1,
+          unit_price: (record?.amount?.amountMinor ?? 0) / 100,
+          currency_id: 'BRL',
+        },
+      ],
+      back_urls: { success: `${h.url}/return/mercadopago?checkout_id=${checkoutId}` },
+      auto_return: 'approved',
+      notification_url: `${h.url}/webhooks/mercadopago`,
+      expires: true,
+      expiration_date_to: expect.stringMatching(/-03:00$/),
+      // Every method (none excluded), a card in up to CARD_MAX_INSTALLMENTS.
+      payment_methods: { excluded_payment_types: [], installments: 12 },
+    });
+    const create = mp.requests.find((r) => r.idempotencyKey === `checkout:${checkoutId}`);
+    expect(create?.path).toBe('/checkout/preferences');
+  });
+
+  it('refuses a wrong secret, an altered data.id and a stale ts, and changes nothing', async () => {
+    const { checkoutId } = await open(1003);
+    // No payment exists: a forged notification must be refused before anything is read.
+    const payment = { id: 1_399_999_999 };
+    for (const forged of [
+      { secret: 'another-secret-0123456789' },
+      { signedDataId: '999' },
+      { ts: String(Date.now() - 3_600_000) },
+    ]) {
+      const answer = await mp.notify(webhooks(), payment, forged);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ error: { code: 'WEBHOOK_SIGNATURE_INVALID' } });
+    }
+    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
+  });
+
+  it('handles a notification once, however often it comes', async () => {
+    const { preference } = await open(1004);
+    const payment = mp.pay(preference, 'approved');
+    const once = { notificationId: 42_004 };
+    expect((await mp.notify(webhooks(), payment, once)).body).toMatchObject({ state: 'paid' });
+    expect((await mp.notify(webhooks(), payment, once)).body).toEqual({
+      received: true,
+      duplicate: true,
+    });
+    await settled(h.connector.jobs);
+    expect(accepted('finish-checkout', 1004)).toHaveLength(1);
+  });
+
+  it('keeps a pending Pix processing until it is approved', async () => {
+    const { checkoutId, preference } = await open(1005);
+    const payment = mp.pay(preference, 'pending');
+    expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'processing' });
+    const page = await (
+      await fetch(`${h.url}/return/mercadopago?checkout_id=${checkoutId}`)
+    ).text();
+    expect(page).toContain('Pagamento em processamento');
+    mp.update(payment, 'approved');
+    expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'paid' });
+  });
+
+  it('keeps a checkout payable after a refused card, so a second card can still pay it', async () => {
+    const { checkoutId, preference } = await open(1006);
+    const refused = mp.pay(preference, 'rejected');
+    expect((await mp.notify(webhooks(), refused)).body).toMatchObject({ state: 'url_sent' });
+    await settled(h.connector.jobs);
+    expect(accepted('cancel-checkout', 1006)).toEqual([]);
+    const second = mp.pay(preference, 'approved');
+    expect((await mp.notify(webhooks(), second)).body).toMatchObject({ state: 'paid' });
+    expect((await h.connector.deps.store.get(checkoutId))?.transactionId).toBe(String(second.id));
+    await eventually(() => accepted('finish-checkout', 1006)[0], WAIT_DEADLINE_MS, 'finish');
+  });
+
+  it('pays a card in installments with the financing Mercado Pago reports, recording both', async () => {
+    const { checkoutId, preference } = await open(1011);
+    const order = (await h.connector.deps.store.get(checkoutId))!.amount!;
+    const payment = mp.pay(preference, 'approved', undefined, { installments: 10, interest: 98.5 });
+    expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'paid' });
+    expect(await h.connector.deps.store.get(checkoutId)).toMatchObject({
+      collected: { amountMinor: order.amountMinor + 9_850 },
+      interest: { amountMinor: 9_850 },
+    });
+    // A total above the price with no financing fee is no payment of this order.
+    const { checkoutId: other, preference: second } = await open(1012);
+    const odd = mp.pay(second, 'approved');
+    odd.transaction_details.total_paid_amount += 10;
+    await mp.notify(webhooks(), odd);
+    expect((await h.connector.deps.store.get(other))?.state).toBe('url_sent');
+  });
+
+  it('acknowledges a payment it does not know, and topics it does not use', async () => {
+    const stranger = mp.pay(
+      { ...(await open(1009)).preference, external_reference: 'chk_000000000000000000000000' },
+      'approved',
+    );
+    expect((await mp.notify(webhooks(), stranger)).body).toEqual({
+      received: true,
+      ignored: 'unknown payment',
+    });
+    expect((await mp.notify(webhooks(), stranger, { type: 'merchant_order' })).body).toEqual({
+      received: true,
+      ignored: 'topic merchant_order is not used',
+    });
+  });
+});
+
+describe("Mercado Pago's x-signature", () => {
+  const secret = 'a-secret-of-the-application';
+  const now = 1_704_908_010_000;
+
+  it('signs the manifest with data.id in lower case', () => {
+    expect(signatureManifest('ABC123', 'req-1', '1704908010')).toBe(
+      'id:abc123;request-id:req-1;ts:1704908010;',
+    );
+    const header = signNotification(secret, {
+      dataId: 'ABC123',
+      requestId: 'req-1',
+      ts: '1704908010',
+    });
+    expect(verifyNotification(secret, header, { dataId: 'abc123', requestId: 'req-1' }, now)).toBe(
+      true,
+    );
+  });
+
+  it('reads ts in seconds or in milliseconds', () => {
+    expect(signatureTimeMs('1704908010')).toBe(now);
+    expect(signatureTimeMs('1704908010000')).toBe(now);
+    for (const ts of ['1704908010', '1704908010000']) {
+      const header = signNotification(secret, { dataId: '123', requestId: 'r', ts });
+      expect(verifyNotification(secret, header, { dataId: '123', requestId: 'r' }, now)).toBe(true);
+    }
+  });
+
+  it('refuses malformed headers without throwing', () => {
+    for (const header of [undefined, '', 'ts=abc,v1=00', 'v1=zz', 'ts=1704908010']) {
+      expect(verifyNotification(secret, header, { dataId: '1', requestId: 'r' }, now)).toBe(false);
+    }
+  });
+});
+
+describe('a Mercado Pago checkout nobody pays', () => {
+  const suite = providerSuite(() => new FakeMercadoPago(), { start: { expiryMs: 1500 } });
+  let mp: FakeMercadoPago;
+  let h: Harness;
+  beforeAll(() => {
+    ({ fake: mp, h } = suite);
+  });
+
+  it('closes the preference when the checkout expires, and cancels, refused attempts or not', async () => {
+    const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(1010));
+    await eventually(() => h.simulator.checkoutUrlFor(1010), WAIT_DEADLINE_MS, 'url');
+    const preference = mp.preferenceFor(checkoutId)!;
+    mp.pay(preference, 'rejected');
+    const cancel = await eventually(
+      () => h.simulator.accepted('cancel-checkout').find((c) => c.serviceId === 1010),
+      WAIT_DEADLINE_MS,
+      'cancel',
+    );
+    expect(cancel.body).toEqual({ service_id: 1010, reason: 'checkout expired' });
+    expect(mp.payable(preference)).toBe(false);
+    // Closed by the connector itself, not only by the preference's own expiration date.
+    expect(
+      mp.requests.some(
+        (r) => r.method === 'PUT' && r.path === `/checkout/preferences/${preference.id}`,
+      ),
+    ).toBe(true);
+  });
+
+  it('keeps a boleto issued before the expiry processing past it, and finishes when it settles', async () => {
+    const checkoutId = checkoutIdOf(await h.simulator.requestCheckout(1016));
+    await eventually(() => h.simulator.checkoutUrlFor(1016), WAIT_DEADLINE_MS, 'url');
+    const boleto = mp.pay(mp.preferenceFor(checkoutId)!, 'pending', undefined, {
+      paymentType: 'ticket',
+    });
+    const record = (await h.connector.deps.store.get(checkoutId))!;
+    const check = await completedJob(
+      h.connector.jobs.checkoutQueue,
+      jobIds.expire(checkoutId, new Date(record.expiresAt)),
+    );
+    expect(check.returnvalue).toBe('recheck');
+    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('processing');
+    expect(h.simulator.accepted('cancel-checkout').filter((c) => c.serviceId === 1016)).toEqual([]);
+    // Days later the bank settles it.
+    mp.update(boleto, 'approved');
+    expect((await mp.notify(`${h.url}/webhooks/mercadopago`, boleto)).body).toMatchObject({
+      state: 'paid',
+    });
+    await eventually(
+      () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1016),
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
+  });
+});

@@ -1,0 +1,313 @@
+import { randomBytes } from 'node:crypto';
+import { newCheckoutId } from '../../../src/checkout/checkout-record';
+import {
+  closeRedis,
+  createRedis,
+  waitForRedis,
+  type RedisCommands,
+} from '../../../src/infra/redis';
+import { AsaasProvider } from '../../../src/payments/asaas/asaas-provider';
+import { redisCreatedCheckouts } from '../../../src/payments/created-checkouts';
+import { MercadoPagoProvider } from '../../../src/payments/mercadopago/mercadopago-provider';
+import { signNotification } from '../../../src/payments/mercadopago/mercadopago-signature';
+import type {
+  CheckoutRequest,
+  PaymentProvider,
+  WebhookHint,
+  WebhookInput,
+} from '../../../src/payments/payment-provider';
+import { SandboxProvider } from '../../../src/payments/sandbox/sandbox-provider';
+import { StripeProvider } from '../../../src/payments/stripe/stripe-provider';
+import { FakeAsaas } from '../../support/fake-asaas';
+import { FakeMercadoPago } from '../../support/fake-mercadopago';
+import { FakeStripe } from '../../support/fake-stripe';
+import { startTestRedis, type TestRedis } from '../../support/redis-server';
+
+/**
+ * Webhooks a provider must refuse: a body changed after signing, another secret, an old signature,
+ * none at all. Asaas signs nothing (a static token in a header), so only the token's forgeries
+ * apply to it; a replayed event is the core's to dedupe, by event id.
+ */
+type Forgery = 'tampered' | 'wrong secret' | 'stale' | 'missing';
+const SIGNED: readonly Forgery[] = ['tampered', 'wrong secret', 'stale', 'missing'];
+const TOKEN: readonly Forgery[] = ['wrong secret', 'missing'];
+
+/**
+ * What the contract needs of each adapter's world: the adapter, the customer's hand at the
+ * provider (pay by card, start and confirm a Pix), and the provider's webhooks, valid or forged.
+ */
+interface Driver {
+  provider: PaymentProvider;
+  pay(checkoutId: string, providerRef: string): Promise<void>;
+  startPix(checkoutId: string, providerRef: string): Promise<void>;
+  confirmPix(checkoutId: string, providerRef: string): Promise<void>;
+  /** The shop refunds a paid payment (from the provider's dashboard). */
+  refund(checkoutId: string, providerRef: string): Promise<void>;
+  /** Undefined for a provider without webhooks (the sandbox: its page reports directly). */
+  webhook?(checkoutId: string, providerRef: string, forgery?: Forgery): Promise<WebhookInput>;
+  close(): Promise<void>;
+}
+
+let redis: TestRedis;
+let connection: RedisCommands;
+beforeAll(async () => {
+  redis = await startTestRedis();
+  connection = createRedis(redis.url, 'producer', 'contract');
+  await waitForRedis(connection, 5000);
+});
+afterAll(async () => {
+  await closeRedis(connection);
+  await redis.close();
+});
+
+async function sandboxDriver(): Promise<Driver> {
+  const sandbox = new SandboxProvider(connection, {
+    prefix: `c${randomBytes(4).toString('hex')}`,
+    shop: 'default',
+    publicUrl: 'http://127.0.0.1:9',
+  });
+  return {
+    provider: sandbox,
+    pay: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid')),
+    startPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'processing')),
+    confirmPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid')),
+    refund: async (checkoutId) => void (await sandbox.after(checkoutId, 'refunded')),
+    close: async () => {},
+  };
+}
+
+async function stripeDriver(): Promise<Driver> {
+  const fake = new FakeStripe();
+  await fake.start();
+  const provider = new StripeProvider({
+    secretKey: fake.secretKey,
+    webhookSecret: fake.webhookSecret,
+    apiUrl: fake.url,
+  });
+  return {
+    provider,
+    pay: async (_id, ref) => void fake.pay(ref, 'card'),
+    startPix: async (_id, ref) => void fake.pay(ref, 'pix'),
+    confirmPix: async (_id, ref) => void fake.settle(ref, true),
+    refund: async (_id, ref) => void fake.refund(ref),
+    webhook: async (_id, ref, forgery) => {
+      const event = fake.event('checkout.session.completed', fake.session(ref));
+      const signed = fake.signature(event.body, {
+        secret: forgery === 'wrong secret' ? 'whsec_wrong' : undefined,
+        timestamp: forgery === 'stale' ? Math.floor(Date.now() / 1000) - 3600 : undefined,
+      });
+      const body = forgery === 'tampered' ? event.body.replace(ref, `${ref}x`) : event.body;
+      const headers = forgery === 'missing' ? {} : { 'stripe-signature': signed };
+      return { headers, query: {}, rawBody: Buffer.from(body) };
+    },
+    close: () => fake.stop(),
+  };
+}
+
+async function mercadoPagoDriver(): Promise<Driver> {
+  const fake = new FakeMercadoPago();
+  await fake.start();
+  const provider = new MercadoPagoProvider({
+    accessToken: fake.accessToken,
+    webhookSecret: fake.webhookSecret,
+    apiUrl: fake.url,
+    notificationUrl: 'http://127.0.0.1:9/webhooks/mercadopago',
+  });
+  const preference = (checkoutId: string) => {
+    const found = fake.preferenceFor(checkoutId);
+    if (!found) throw new Error(`no preference for ${checkoutId}`);
+    return found;
+  };
+  return {
+    provider,
+    pay: async (id) => void fake.pay(preference(id), 'approved'),
+    startPix: async (id) => void fake.pay(preference(id), 'pending'),
+    confirmPix: async (id) => {
+      const pending = [...fake.payments.values()].find(
+        (p) => p.external_reference === id && p.status === 'pending',
+      );
+      if (pending) fake.update(pending, 'approved');
+    },
+    refund: async (id) => {
+      for (const payment of fake.payments.values())
+        if (payment.external_reference === id && payment.status === 'approved')
+          fake.update(payment, 'refunded');
+    },
+    webhook: async (id, _ref, forgery) => {
+      const payment =
+        [...fake.payments.values()].find((p) => p.external_reference === id) ??
+        fake.pay(preference(id), 'approved');
+      const requestId = randomBytes(8).toString('hex');
+      const ts = String(forgery === 'stale' ? Date.now() - 3_600_000 : Date.now());
+      const signature = signNotification(
+        forgery === 'wrong secret' ? 'another-secret-0123456789' : fake.webhookSecret,
+        { dataId: String(payment.id), requestId, ts },
+      );
+      const dataId = forgery === 'tampered' ? String(payment.id + 1) : String(payment.id);
+      return {
+        headers: {
+          ...(forgery === 'missing' ? {} : { 'x-signature': signature }),
+          'x-request-id': requestId,
+        },
+        query: { 'data.id': dataId, type: 'payment' },
+        rawBody: Buffer.from(JSON.stringify({ id: 1, type: 'payment', data: { id: dataId } })),
+      };
+    },
+    close: () => fake.stop(),
+  };
+}
+
+async function asaasDriver(): Promise<Driver> {
+  const fake = new FakeAsaas();
+  await fake.start();
+  const provider = new AsaasProvider({
+    apiKey: fake.apiKey,
+    webhookToken: fake.webhookToken,
+    apiUrl: `${fake.url}/v3`,
+    created: redisCreatedCheckouts(
+      connection,
+      `c${randomBytes(4).toString('hex')}`,
+      'default',
+      'asaas',
+    ),
+  });
+  const checkout = (ref: string) => {
+    const found = fake.checkouts.get(ref);
+    if (!found) throw new Error(`no checkout ${ref}`);
+    return found;
+  };
+  return {
+    provider,
+    pay: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'CREDIT_CARD' }),
+    startPix: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'PIX' }),
+    confirmPix: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'RECEIVED'),
+    refund: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'REFUNDED'),
+    webhook: async (_id, ref, forgery) => {
+      const [payment] = fake.paymentsOf(checkout(ref));
+      const event = payment
+        ? fake.event('PAYMENT_CONFIRMED', { payment })
+        : fake.event('CHECKOUT_PAID', { checkout: checkout(ref) });
+      const token = forgery === 'wrong secret' ? `${fake.webhookToken}x` : fake.webhookToken;
+      return {
+        headers: forgery === 'missing' ? {} : { 'asaas-access-token': token },
+        query: {},
+        rawBody: Buffer.from(JSON.stringify(event)),
+      };
+    },
+    close: () => fake.stop(),
+  };
+}
+
+const request = (checkoutId: string): CheckoutRequest => ({
+  checkoutId,
+  serviceId: 1001,
+  amount: { amountMinor: 53_035, currency: 'BRL' },
+  lines: [{ label: 'Corte', amountMinor: 53_035 }],
+  description: 'Pedido 1001',
+  returnUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}`,
+  cancelUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}&cancelled=1`,
+  expiresAt: new Date(Date.now() + 3_600_000),
+});
+
+describe.each([
+  ['sandbox', sandboxDriver, SIGNED],
+  ['stripe', stripeDriver, SIGNED],
+  ['mercadopago', mercadoPagoDriver, SIGNED],
+  ['asaas', asaasDriver, TOKEN],
+] as const)('the payment provider contract: %s', (_name, makeDriver, forgeries) => {
+  let driver: Driver;
+  beforeAll(async () => {
+    driver = await makeDriver();
+  });
+  afterAll(() => driver.close());
+
+  async function created() {
+    const checkoutId = newCheckoutId();
+    const checkout = await driver.provider.createCheckout(request(checkoutId));
+    return { checkoutId, ...checkout };
+  }
+  const status = (c: { checkoutId: string; providerRef: string }) =>
+    driver.provider.getStatus({ checkoutId: c.checkoutId, providerRef: c.providerRef });
+
+  it('creates a checkout with a URL, once per checkout id', async () => {
+    const checkoutId = newCheckoutId();
+    const first = await driver.provider.createCheckout(request(checkoutId));
+    const again = await driver.provider.createCheckout(request(checkoutId));
+    expect(first.url).toMatch(/^https?:\/\//);
+    expect(again).toEqual(first);
+  });
+
+  it('is pending until paid, then paid with a transaction id and the amount', async () => {
+    const c = await created();
+    expect((await status(c)).state).toBe('pending');
+    await driver.pay(c.checkoutId, c.providerRef);
+    const paid = await status(c);
+    expect(paid).toMatchObject({ state: 'paid', transactionId: expect.any(String) });
+    if (paid.amount) expect(paid.amount).toEqual({ amountMinor: 53_035, currency: 'BRL' });
+  });
+
+  it('is processing while a Pix is under way, then paid', async () => {
+    const c = await created();
+    await driver.startPix(c.checkoutId, c.providerRef);
+    expect((await status(c)).state).toBe('processing');
+    await driver.confirmPix(c.checkoutId, c.providerRef);
+    expect((await status(c)).state).toBe('paid');
+  });
+
+  it('says refunded once a paid payment is refunded, naming the payment', async () => {
+    const c = await created();
+    await driver.pay(c.checkoutId, c.providerRef);
+    const paid = await status(c);
+    await driver.refund(c.checkoutId, c.providerRef);
+    expect(await status(c)).toMatchObject({
+      state: 'refunded',
+      transactionId: paid.transactionId,
+      reason: expect.any(String),
+    });
+  });
+
+  it('can no longer be paid once the connector closes it', async () => {
+    const c = await created();
+    await driver.provider.cancelCheckout?.({
+      checkoutId: c.checkoutId,
+      providerRef: c.providerRef,
+    });
+    // The customer tries anyway: the provider refuses, or takes nothing.
+    await driver.pay(c.checkoutId, c.providerRef).catch(() => undefined);
+    expect((await status(c)).state).not.toBe('paid');
+  });
+
+  it('turns a valid webhook into a hint about this checkout', async () => {
+    const c = await created();
+    if (!driver.webhook) {
+      expect(
+        await driver.provider.parseWebhook({ headers: {}, query: {}, rawBody: Buffer.from('{}') }),
+      ).toMatchObject({ ignore: expect.any(String) });
+      return;
+    }
+    await driver.pay(c.checkoutId, c.providerRef);
+    const hint: WebhookHint = await driver.provider.parseWebhook(
+      await driver.webhook(c.checkoutId, c.providerRef),
+    );
+    expect(hint).toEqual(
+      'checkoutId' in hint
+        ? { checkoutId: c.checkoutId, eventId: expect.any(String) }
+        : { providerRef: c.providerRef, eventId: expect.any(String) },
+    );
+  });
+
+  it.each([...forgeries])('refuses a webhook: %s', async (forgery) => {
+    const c = await created();
+    await driver.pay(c.checkoutId, c.providerRef);
+    if (!driver.webhook) {
+      // No webhooks at all: whatever arrives is acknowledged and ignored, never acted on.
+      const input = { headers: {}, query: {}, rawBody: Buffer.from(forgery) };
+      expect('ignore' in (await driver.provider.parseWebhook(input))).toBe(true);
+      return;
+    }
+    const input = await driver.webhook(c.checkoutId, c.providerRef, forgery);
+    await expect(driver.provider.parseWebhook(input)).rejects.toMatchObject({
+      code: 'WEBHOOK_SIGNATURE_INVALID',
+    });
+  });
+});

@@ -1,0 +1,100 @@
+import { eventually, settled, WAIT_DEADLINE_MS } from './harness';
+import {
+  RECORDED_BY_THE_RECONCILER,
+  type ProviderFake,
+  type ProviderSuite,
+} from './provider-suite';
+
+/**
+ * What the flow scenarios need of one provider and its fake: the customer's payments at the
+ * provider, and the provider's word of them to the connector (webhook, notification or event).
+ */
+export interface ProviderFlowDriver<P> {
+  /** As in PAYMENT_PROVIDER, the webhook's path and the return page's. */
+  readonly name: 'stripe' | 'mercadopago' | 'asaas';
+  /** The URL the provider holds for the checkout: the one the platform must get. */
+  urlOf(checkoutId: string): string | undefined;
+  /** The customer pays the checkout in full by card; nobody tells the connector yet. */
+  payByCard(checkoutId: string): P;
+  /** The customer pays the checkout by card, an amount other than the checkout's. */
+  payWrongAmount(checkoutId: string): P;
+  /** The id the platform's finish carries for the payment. */
+  transactionIdOf(payment: P): string;
+  /** The provider tells the connector of the payment, signed as it signs; resolves its answer. */
+  notify(payment: P): Promise<{ status: number; body: unknown }>;
+}
+
+/**
+ * The scenarios every provider's flow goes through, against the connector and the provider's
+ * fake of `suite` (ids 1020-1022 of the platform simulator's services are theirs). The provider's
+ * own test file adds what only that provider does.
+ */
+export function providerFlowScenarios<F extends ProviderFake, P>(
+  suite: ProviderSuite<F>,
+  driver: ProviderFlowDriver<P>,
+): void {
+  /** Asks for a checkout as the platform does; the platform gets the provider's URL. */
+  async function open(serviceId: number): Promise<string> {
+    const { checkoutId, url } = await suite.open(serviceId);
+    expect(url).toBe(driver.urlOf(checkoutId));
+    return checkoutId;
+  }
+
+  it('records a card payment from its webhook, and the platform gets the finish', async () => {
+    const { h } = suite;
+    const checkoutId = await open(1020);
+    const payment = driver.payByCard(checkoutId);
+    expect(await driver.notify(payment)).toEqual({
+      status: 200,
+      body: { received: true, checkout_id: checkoutId, state: 'paid' },
+    });
+    const finish = await eventually(
+      () => suite.accepted('finish-checkout', 1020)[0],
+      WAIT_DEADLINE_MS,
+      'finish',
+    );
+    expect(finish.body).toEqual({
+      service_id: 1020,
+      transaction_id: driver.transactionIdOf(payment),
+    });
+    const page = await (
+      await fetch(`${h.url}/return/${driver.name}?checkout_id=${checkoutId}`)
+    ).text();
+    expect(page).toContain('Pagamento confirmado');
+  });
+
+  it('heals a lost webhook: the reconciler reads the payment at the provider', async () => {
+    const checkoutId = await open(1021);
+    const payment = driver.payByCard(checkoutId);
+    await eventually(
+      () => suite.accepted('finish-checkout', 1021)[0],
+      WAIT_DEADLINE_MS,
+      'finish from the reconciler',
+    );
+    // One finish, this checkout's, and nothing else; its outcome recorded by the reconciler's
+    // job, not by a webhook's request.
+    expect(await suite.outcomeOf(checkoutId, 1021)).toEqual({
+      sent: [
+        {
+          endpoint: 'finish-checkout',
+          body: { service_id: 1021, transaction_id: driver.transactionIdOf(payment) },
+        },
+      ],
+      recorded: [RECORDED_BY_THE_RECONCILER],
+    });
+  });
+
+  it('never records as paid a payment whose amount differs from the checkout', async () => {
+    const { h } = suite;
+    const checkoutId = await open(1022);
+    await driver.notify(driver.payWrongAmount(checkoutId));
+    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('url_sent');
+    const errors = h.log
+      .entries()
+      .filter((e) => e.message === 'provider reports a payment that does not match the checkout');
+    expect(errors).toContainEqual(expect.objectContaining({ level: 'error', checkoutId }));
+    // Delivery is asynchronous: nothing queued either, once the connector has settled.
+    await settled(h.connector.jobs);
+    expect(suite.accepted('finish-checkout', 1022)).toEqual([]);
+  });
+}
