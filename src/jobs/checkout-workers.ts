@@ -5,7 +5,7 @@ import { abandonCheckout } from '../checkout/produce-checkout';
 import { everyShopReconciler } from '../checkout/reconcile-every-shop';
 import { deliverForShop, produceForShop } from '../delivery/deliver-behind-breaker';
 import type { ShopBreaker } from '../delivery/shop-breaker';
-import { AppError, errorMessage } from '../errors';
+import { errorMessage } from '../errors';
 import { queuePrefix } from '../infra/keyspace';
 import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
@@ -65,11 +65,6 @@ export interface WorkerOptions {
   concurrency?: number;
 }
 
-/** A short, secret-free reason for a cancel, from whatever stopped the checkout. */
-function abandonReason(error: unknown): string {
-  return `checkout could not be produced (${error instanceof AppError ? error.code : 'INTERNAL'})`;
-}
-
 type Handlers<Queue extends keyof typeof JOB_NAMES> = Record<
   (typeof JOB_NAMES)[Queue][number],
   JobHandler<JobContext>
@@ -90,7 +85,7 @@ function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handle
           checkoutId: data.checkoutId,
           ...errorFields(error),
         });
-        await abandonCheckout(shopDeps(shops, data), data.checkoutId, abandonReason(error));
+        await abandonCheckout(shopDeps(shops, data), data.checkoutId, error);
       },
     }),
     expire: jobHandler({
