@@ -158,6 +158,30 @@ describe('deliverForShop and produceForShop, behind the shop breaker', () => {
     expect(d.told.held).toEqual([{ shop: 'default' }, { shop: 'default' }]);
   });
 
+  it('holds a job whose probe fails for twice the cool-down, its attempt counted but not spent', async () => {
+    const d = delivery();
+    const checkoutId = await paidCheckout();
+    platform().faults.add({ match: '/payment/finish-checkout', status: 503 });
+    await expect(d.deliver(checkoutId)).rejects.toMatchObject({ code: 'PLATFORM_UNAVAILABLE' });
+    await expect(d.deliver(checkoutId)).rejects.toBeInstanceOf(Held);
+    suite.world.advance(COOLDOWN_MS);
+    // The probe goes, fails, and the breaker opens again for twice as long.
+    await expect(d.deliver(checkoutId)).rejects.toBeInstanceOf(Held);
+    expect(d.holds.map((hold) => hold.untilMs)).toEqual([
+      suite.world.now.getTime(),
+      suite.world.now.getTime() + 2 * COOLDOWN_MS,
+    ]);
+    expect(d.holds[1]?.otherwise).toMatchObject({ code: 'PLATFORM_UNAVAILABLE' });
+    expect(d.told.attempts.map((attempt) => attempt.result)).toEqual([
+      'transient',
+      'transient',
+      'transient',
+    ]);
+    expect(d.log.entries()).toContainEqual(
+      expect.objectContaining({ level: 'warn', probes: 1, probeInMs: 2 * COOLDOWN_MS }),
+    );
+  });
+
   it('gives a refusal of the one request up as permanent: no hold, and the platform counts as answering', async () => {
     const d = delivery();
     const first = await paidCheckout();
