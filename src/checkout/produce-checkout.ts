@@ -86,20 +86,25 @@ export async function produceCheckout(
   return 'url_sent';
 }
 
+/** A short, secret-free reason for a cancel, from whatever stopped the checkout. */
+function abandonReason(error: unknown): string {
+  return `checkout could not be produced (${error instanceof AppError ? error.code : 'INTERNAL'})`;
+}
+
 /**
- * The queue gave up on producing a checkout. If the URL never reached the platform the
- * checkout fails and the platform gets its cancel; a failed re-send leaves the checkout open,
- * since the customer may still pay with the URL sent before.
+ * The queue gave up on producing a checkout, stopped by `error`. If the URL never reached the
+ * platform the checkout fails (`abandonReason`) and the platform gets its cancel; a failed
+ * re-send leaves the checkout open, since the customer may still pay with the URL sent before.
  */
 export async function abandonCheckout(
   deps: CheckoutDeps,
   checkoutId: string,
-  reason: string,
+  error: unknown,
 ): Promise<void> {
   const record = await deps.store.get(checkoutId);
   if (!record || record.state !== 'requested') return;
   if (record.providerRef) {
     await deps.provider.cancelCheckout?.({ providerRef: record.providerRef, checkoutId });
   }
-  await recordOutcome(deps, record, 'failed', { reason });
+  await recordOutcome(deps, record, 'failed', { reason: abandonReason(error) });
 }

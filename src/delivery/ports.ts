@@ -87,3 +87,25 @@ export interface BreakerStore {
   /** Where the shop's breaker stands, changing nothing. */
   stateOf(shop: string): Promise<'closed' | 'counting' | 'open'>;
 }
+
+/**
+ * What only the job runtime can do for a delivery: hold the job until a moment without spending
+ * one of its attempts (its shop's platform keeps failing; the job made no call worth counting).
+ */
+export interface JobControl {
+  /**
+   * Puts the job back to wait until `untilMs` and ends this run: it never returns. `otherwise` is
+   * thrown, as a plain failed attempt, when the job cannot be held.
+   */
+  holdUntil(untilMs: number, otherwise: unknown): Promise<never>;
+}
+
+/** The delivery counters the use cases keep; the process's metrics fit them. */
+export interface DeliveryMeters {
+  /** Every attempt, by what came of it. */
+  notificationAttempts: { inc(labels: { shop: string; kind: string; result: string }): void };
+  /** Deliveries held without an attempt while their shop's breaker is open. */
+  notificationsHeld: { inc(labels: { shop: string }): void };
+  /** Seconds from queuing to delivery, of each delivered notification. */
+  notificationLatency: { observe(labels: { kind: string }, seconds: number): void };
+}

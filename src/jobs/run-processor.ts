@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
 import type { ZodType } from 'zod';
+import type { JobControl } from '../delivery/ports';
 import { AppError } from '../errors';
 import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
@@ -93,6 +94,11 @@ export async function waitWithoutAttempt(
   if (token === undefined) throw otherwise;
   await job.moveToDelayed(untilMs, token);
   throw new DelayedError();
+}
+
+/** The job runtime's side of `JobControl`: a job held is moved back to delayed, no attempt spent. */
+export function jobControlOf(job: Job, token: string | undefined): JobControl {
+  return { holdUntil: (untilMs, otherwise) => waitWithoutAttempt(job, token, untilMs, otherwise) };
 }
 
 /** How long a job that could not reach Redis waits before it runs again (no attempt spent). */
