@@ -1,15 +1,15 @@
-import { syncCheckout } from '../../src/checkout/settle-checkout';
+import { syncCheckout } from '../../../src/checkout/settle-checkout';
 import {
   deliverForShop,
   produceForShop,
   type DeliveryCollaborators,
-} from '../../src/delivery/deliver-behind-breaker';
-import type { DeliveryMeters, JobControl } from '../../src/delivery/ports';
-import { ShopBreaker } from '../../src/delivery/shop-breaker';
-import { AppError } from '../../src/errors';
-import { RedisShopBreakers } from '../../src/store/redis-shop-breaker';
-import { useCaseSuite } from '../support/checkout-deps';
-import { captureLog } from '../support/log-capture';
+} from '../../../src/delivery/deliver-behind-breaker';
+import type { DeliveryMeters, JobControl } from '../../../src/delivery/ports';
+import { ShopBreaker } from '../../../src/delivery/shop-breaker';
+import { AppError } from '../../../src/errors';
+import { RedisShopBreakers } from '../../../src/store/redis-shop-breaker';
+import { useCaseSuite } from '../../support/checkout-deps';
+import { captureLog } from '../../support/log-capture';
 
 /*
  * The delivery use cases on their own: the shop's real collaborators (a real Redis, the platform

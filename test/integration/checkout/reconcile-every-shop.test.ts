@@ -1,9 +1,9 @@
-import type { CheckoutDeps } from '../../src/checkout/checkout-deps';
+import type { CheckoutDeps } from '../../../src/checkout/checkout-deps';
 import {
   everyShopReconciler,
   type EveryShopOptions,
-} from '../../src/checkout/reconcile-every-shop';
-import { useCaseSuite } from '../support/checkout-deps';
+} from '../../../src/checkout/reconcile-every-shop';
+import { useCaseSuite } from '../../support/checkout-deps';
 
 const INTERVAL_MS = 60_000;
 
