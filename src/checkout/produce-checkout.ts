@@ -25,48 +25,9 @@ export async function produceCheckout(
   }
   let current: CheckoutRecord = record;
   if (!current.url) {
-    const lookup = await deps.platform.getService(record.serviceId);
-    if (!lookup.found) {
-      // [ours] No cancel: the platform says the service does not exist, so a cancel for it
-      // could only be refused. The checkout ends as failed and an error is logged.
-      deps.log.error('checkout for an unknown service', {
-        checkoutId,
-        serviceId: record.serviceId,
-      });
-      await recordOutcome(
-        deps,
-        record,
-        'failed',
-        { reason: 'service not found' },
-        { notify: false },
-      );
-      return 'unknown_service';
-    }
-    const charge = await deps.amountSource(lookup.service, deps.currency);
-    if (charge.amount.amountMinor <= 0) {
-      deps.log.error('checkout with nothing to charge', {
-        checkoutId,
-        serviceId: record.serviceId,
-      });
-      await recordOutcome(deps, record, 'failed', { reason: 'nothing to charge' });
-      return 'nothing_to_charge';
-    }
-    const returnUrl = `${deps.publicUrl}/return/${deps.provider.name}?checkout_id=${encodeURIComponent(checkoutId)}`;
-    const created = await deps.provider.createCheckout({
-      checkoutId,
-      serviceId: record.serviceId,
-      amount: charge.amount,
-      lines: charge.lines,
-      description: `Pedido ${record.serviceId}`,
-      returnUrl,
-      cancelUrl: `${returnUrl}&cancelled=1`,
-      expiresAt: new Date(record.expiresAt),
-    });
-    current = await deps.store.attachProviderCheckout(
-      checkoutId,
-      { provider: record.provider, ...created, ...charge },
-      deps.clock(),
-    );
+    const made = await makeProviderCheckout(deps, record);
+    if (typeof made === 'string') return made;
+    current = made;
   }
   if (!current.url) {
     // Never hand the platform an empty link: the next attempt reads the record again.
@@ -84,6 +45,53 @@ export async function produceCheckout(
   await deps.store.transition(checkoutId, 'url_sent', {}, deps.clock());
   deps.log.info('checkout url sent to the platform', { checkoutId, serviceId: current.serviceId });
   return 'url_sent';
+}
+
+/**
+ * Reads the service, prices it and creates the provider checkout, stored on the record; or how
+ * the checkout ended instead (an unknown service, nothing to charge), recorded.
+ */
+async function makeProviderCheckout(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+): Promise<CheckoutRecord | 'unknown_service' | 'nothing_to_charge'> {
+  const { checkoutId } = record;
+  const lookup = await deps.platform.getService(record.serviceId);
+  if (!lookup.found) {
+    // [ours] No cancel: the platform says the service does not exist, so a cancel for it
+    // could only be refused. The checkout ends as failed and an error is logged.
+    deps.log.error('checkout for an unknown service', {
+      checkoutId,
+      serviceId: record.serviceId,
+    });
+    await recordOutcome(deps, record, 'failed', { reason: 'service not found' }, { notify: false });
+    return 'unknown_service';
+  }
+  const charge = await deps.amountSource(lookup.service, deps.currency);
+  if (charge.amount.amountMinor <= 0) {
+    deps.log.error('checkout with nothing to charge', {
+      checkoutId,
+      serviceId: record.serviceId,
+    });
+    await recordOutcome(deps, record, 'failed', { reason: 'nothing to charge' });
+    return 'nothing_to_charge';
+  }
+  const returnUrl = `${deps.publicUrl}/return/${deps.provider.name}?checkout_id=${encodeURIComponent(checkoutId)}`;
+  const created = await deps.provider.createCheckout({
+    checkoutId,
+    serviceId: record.serviceId,
+    amount: charge.amount,
+    lines: charge.lines,
+    description: `Pedido ${record.serviceId}`,
+    returnUrl,
+    cancelUrl: `${returnUrl}&cancelled=1`,
+    expiresAt: new Date(record.expiresAt),
+  });
+  return deps.store.attachProviderCheckout(
+    checkoutId,
+    { provider: record.provider, ...created, ...charge },
+    deps.clock(),
+  );
 }
 
 /** A short, secret-free reason for a cancel, from whatever stopped the checkout. */

@@ -86,6 +86,7 @@ function deliveryStep(delivery: DeliveryProgress, reportedAt: string | undefined
 }
 
 /** The story of one checkout: every step reached, with its time, then its deliveries. */
+// eslint-disable-next-line max-lines-per-function -- a formatter of one story, a section after another; its helpers are the sections' lines
 export function checkoutStory(
   record: CheckoutRecord,
   deliveries: DeliveryProgress[],

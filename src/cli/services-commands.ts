@@ -131,6 +131,7 @@ async function listServices(io: CliIo, options: ListOptions): Promise<void> {
 }
 
 /** `services list|get|link`: the platform's services from the command line. */
+// eslint-disable-next-line max-lines-per-function -- commander's declaration of the services subcommands, one chain each
 export function servicesCommand(io: CliIo): Command {
   const services = new Command('services').description("read and link the platform's services");
   services

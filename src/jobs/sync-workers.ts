@@ -56,6 +56,7 @@ function passShops(shops: SyncShops): JobShop[] {
  * The ERP sync's worker: passes and deliveries, thin over the sync use cases. A scheduled pass
  * becomes one pass job per shop; every other job names its shop.
  */
+// eslint-disable-next-line max-lines-per-function -- the sync worker's processor: one handler per job name, each short
 export function startSyncWorker(
   shops: SyncShops,
   queue: BullmqSyncQueue,

@@ -18,6 +18,7 @@ export interface RunningWorkers {
   close(shutdown: Shutdown): Promise<void>;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the composition of the workers: each queue's worker, in order
 export async function startWorkers(
   config: Config,
   built: Dependencies,
