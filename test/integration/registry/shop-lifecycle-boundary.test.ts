@@ -120,8 +120,9 @@ describe("a shop's changes and removal, across processes", () => {
   it("reads a shop's own text only once the registry has moved, and then honours the change", async () => {
     const { route } = await addShop('loja-leve');
     expect((await call(route, 1031, other.url)).status).toBe(202);
-    // The other process has read the whole registry since the add (as its poll would).
-    await other.registry.refresh();
+    // Both processes have read the whole registry since the add (as their polls would): the
+    // checkouts' jobs run on either one's workers, and read their shop as requests do.
+    await Promise.all([other.registry.refresh(), h.connector.registry.refresh()]);
     const monitor = await redis.monitor();
     const shopReads: string[][] = [];
     const registryShops = `{${h.prefix}:registry}:shops`;
@@ -129,7 +130,8 @@ describe("a shop's changes and removal, across processes", () => {
       if (args[0]?.toLowerCase() === 'hmget' && args[1] === registryShops) shopReads.push(args);
     });
     try {
-      // Nothing changed: each request reads the registry's version, never the shop's text.
+      // Nothing changed: each request (and each job) reads the registry's version, never the
+      // shop's text.
       for (const service of [1032, 1033, 1034])
         expect((await call(route, service, other.url)).status).toBe(202);
       // The version read goes through the same connection as MONITOR's echo of it: once the
