@@ -19,8 +19,8 @@ export type ProviderCall = <T>(
 
 /**
  * The HTTP client of an adapter that speaks to its provider's REST API with axios (every
- * provider without an SDK): a configurable base URL (a loopback fake in tests), no redirects, and one mapping of
- * failures: no answer, a 429 or a 5xx is PROVIDER_UNAVAILABLE (retried); another non-2xx, or a
+ * provider without an SDK): a configurable base URL (a loopback fake in tests), no redirects,
+ * and one mapping of failures: no answer, a 429 or a 5xx is PROVIDER_UNAVAILABLE (retried); another non-2xx, or a
  * 2xx of an unexpected shape, is PROVIDER_REJECTED. The message says which provider answered
  * what status, never what it said nor how a connection failed: those go to the error's `cause`,
  * which is logged and never answered (a host that answers is not always the provider's).

@@ -35,16 +35,17 @@ export class RegistryKeyError extends Error {
   }
 }
 
-/**
- * The shops this process serves: the env shop and the registry's, each opened once and again
- * only when its stored text changes. Every request and job that names a shop reads that shop's
- * text first (`fresh`, one HGET), so an add, a rotation, a disable or a removal made by any
- * process is honoured by every process from its next request on. The poll of the registry's
- * version every `refreshMs` keeps the list of shops (the reconciler's and the sync's) current.
- */
 /** The one key of the batched version reads. */
 const REGISTRY = 'registry';
 
+/**
+ * The shops this process serves: the env shop and the registry's, each opened once and again
+ * only when its stored text changes. Every request and job that names a shop reads the
+ * registry's version first, and the shop's text once that moved (`fresh`), so an add, a
+ * rotation, a disable or a removal made by any process is honoured by every process from its
+ * next request on. The poll of the registry's
+ * version every `refreshMs` keeps the list of shops (the reconciler's and the sync's) current.
+ */
 export class RegistryShops implements ShopSource {
   private opened = new Map<string, { raw: string; settings: ShopSettings }>();
   /** The text each shop that did not open was last read as: tried again only once it changes. */
@@ -123,8 +124,9 @@ export class RegistryShops implements ShopSource {
   }
 
   /**
-   * What `entry`, a text other than the one served, serves: opened once per text. A text that does not open here (a master key this
-   * process lacks, an `apiUrl` its PROVIDER_API_ORIGINS does not list) serves nothing, and is
+   * What `entry`, a text other than the one served, serves: opened once per text. A text that
+   * does not open here (a master key this process lacks, an `apiUrl` its PROVIDER_API_ORIGINS
+   * does not list) serves nothing, and is
    * logged once: serving the shop's previous text instead would keep a revoked token or a
    * disabled shop working on this process.
    */
