@@ -32,25 +32,60 @@ function surplus(before) {
     });
 }
 
+/**
+ * Wraps the file's setTimeout and setInterval and keeps each timer with where it was made, until
+ * it has run or been cleared. Counting kinds alone misses a timer of the file's own whenever one
+ * of jest's own ends meanwhile, and cannot say whose a leftover is; this can. (Node's own timers,
+ * a socket's, are not seen here, and are unref'd anyway.)
+ */
+function trackTimers(global) {
+  const made = new Set();
+  const pending = () => {
+    for (const entry of made) if (entry.timer._destroyed) made.delete(entry);
+    return [...made].filter(({ timer }) => timer.hasRef());
+  };
+  for (const name of ['setTimeout', 'setInterval']) {
+    const original = global[name];
+    global[name] = function tracked(...args) {
+      const timer = original.apply(this, args);
+      if (made.size >= 10_000) pending();
+      made.add({ timer, stack: new Error(name).stack });
+      return timer;
+    };
+  }
+  return () => pending().map(({ stack }) => stack.split('\n').slice(2, 12).join('\n'));
+}
+
+/** The kinds alive now beyond `before`, and the file's own timers still set. */
+function leftovers(before, ownTimers) {
+  const timers = ownTimers();
+  const kinds = surplus(before).filter((kind) => !kind.startsWith('Timeout'));
+  if (timers.length > 0) kinds.push(timers.length > 1 ? `Timeout x${timers.length}` : 'Timeout');
+  return { kinds, timers };
+}
+
 class LeakCheckedEnvironment extends TestEnvironment {
   async setup() {
     await super.setup();
     this.aliveBefore = aliveByKind();
+    this.ownTimers = trackTimers(this.global);
   }
 
   async teardown() {
     await super.teardown();
     const deadline = Date.now() + DRAIN_MS;
-    let left = surplus(this.aliveBefore);
-    while (left.length > 0 && Date.now() < deadline) {
+    let left = leftovers(this.aliveBefore, this.ownTimers);
+    while (left.kinds.length > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref());
-      left = surplus(this.aliveBefore);
+      left = leftovers(this.aliveBefore, this.ownTimers);
     }
-    if (left.length > 0) {
+    if (left.kinds.length > 0) {
+      const where = left.timers.map((stack) => `a timer made\n${stack}`).join('\n');
       throw new Error(
-        `this file left ${left.join(', ')} running ${DRAIN_MS / 1000} s after its last test: ` +
-          'close what it opens in afterAll/afterEach, on the way out of a failure too ' +
-          '(`npx jest --detectOpenHandles <file>` shows where each was made)',
+        `this file left ${left.kinds.join(', ')} running ${DRAIN_MS / 1000} s after its last ` +
+          'test: close what it opens in afterAll/afterEach, on the way out of a failure too ' +
+          '(`npx jest --detectOpenHandles <file>` shows where each was made)' +
+          (where ? `\n${where}` : ''),
       );
     }
   }

@@ -4,6 +4,7 @@ import { requestCheckout } from '../../../src/checkout/request-checkout';
 import { jobIds } from '../../../src/jobs/queue-names';
 import type { RunningConnector } from '../../../src/main/compose';
 import { runCliCaptured } from '../../support/cli';
+import { monitorRedis } from '../../support/redis-monitor';
 import { adminApi, dataScopeOf, newPlatformAccount } from '../../support/registry-shop';
 import {
   completedJob,
@@ -123,10 +124,10 @@ describe("a shop's changes and removal, across processes", () => {
     // Both processes have read the whole registry since the add (as their polls would): the
     // checkouts' jobs run on either one's workers, and read their shop as requests do.
     await Promise.all([other.registry.refresh(), h.connector.registry.refresh()]);
-    const monitor = await redis.monitor();
+    const monitor = await monitorRedis(h.redis.url);
     const shopReads: string[][] = [];
     const registryShops = `{${h.prefix}:registry}:shops`;
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    monitor.onCommand(({ args }) => {
       if (args[0]?.toLowerCase() === 'hmget' && args[1] === registryShops) shopReads.push(args);
     });
     try {
@@ -134,9 +135,8 @@ describe("a shop's changes and removal, across processes", () => {
       // shop's text.
       for (const service of [1032, 1033, 1034])
         expect((await call(route, service, other.url)).status).toBe(202);
-      // The version read goes through the same connection as MONITOR's echo of it: once the
-      // last request was answered, a PING round trip later every read it made has been seen.
-      await redis.ping();
+      // Every read the requests made ran before the last one was answered.
+      await monitor.caughtUp(redis);
       expect(shopReads).toEqual([]);
 
       // A revocation on the first process: the other one's next request reads the shop itself.
@@ -149,7 +149,7 @@ describe("a shop's changes and removal, across processes", () => {
       await eventually(() => (shopReads.length > 0 ? true : undefined), 5000, 'the read seen');
       expect(shopReads.map((args) => args.slice(2))).toContainEqual(['loja-leve']);
     } finally {
-      monitor.disconnect();
+      await monitor.close();
     }
   });
 

@@ -7,6 +7,7 @@ import { ATTACH, OPEN_FOR_SERVICE, TRANSITION } from '../../../src/store/checkou
 import { layout2KeyOf } from '../../../src/store/layout-migration';
 import { runCliCaptured } from '../../support/cli';
 import { eventually, startHarness, type Harness } from '../../support/harness';
+import { monitorRedis, type Monitored, type RedisMonitor } from '../../support/redis-monitor';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';
 import { adminApi, openCheckoutOfNewShop } from '../../support/registry-shop';
 
@@ -22,11 +23,6 @@ import { adminApi, openCheckoutOfNewShop } from '../../support/registry-shop';
  */
 const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
 
-interface Seen {
-  args: string[];
-  source: string;
-}
-
 /** The keys of one command, by Redis's key specs; none for a command that takes none. */
 function keysOf([name = '', ...args]: string[]): string[] {
   const command = name.toLowerCase();
@@ -37,19 +33,14 @@ function keysOf([name = '', ...args]: string[]): string[] {
 describe('every key of one script, MULTI or command shares one slot', () => {
   let h: Harness;
   let redis: TestRedis;
-  let monitor: Redis;
-  const seen: Seen[] = [];
+  let monitor: RedisMonitor;
+  const seen: Monitored[] = [];
 
   beforeAll(async () => {
     // MONITOR sees every client's commands: a Redis of this file's own, watched from the start.
     redis = await startTestRedis({ private: true });
-    const client = new Redis(redis.url, { lazyConnect: true });
-    await client.connect();
-    monitor = await client.monitor();
-    client.disconnect();
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      seen.push({ args, source });
-    });
+    monitor = await monitorRedis(redis.url);
+    monitor.onCommand((command) => seen.push(command));
     h = await startHarness({
       redis,
       env: {
@@ -63,7 +54,7 @@ describe('every key of one script, MULTI or command shares one slot', () => {
     });
   });
   afterAll(async () => {
-    monitor?.disconnect();
+    await monitor?.close();
     await h?.stop();
     await redis?.close();
   });
@@ -123,12 +114,10 @@ describe('every key of one script, MULTI or command shares one slot', () => {
       },
     });
     expect(dashboard.status).toBe(200);
-    // MONITOR reports a command once it has run: one more, of a key of our own, marks the end.
-    const marker = `{${h.prefix}:test}:end`;
+    // MONITOR reports a command once it has run: every one of the flows' has been seen.
     const probe = new Redis(h.redis.url);
-    await probe.set(marker, '1');
+    await monitor.caughtUp(probe);
     probe.disconnect();
-    await eventually(() => seen.some(({ args }) => args[1] === marker) || undefined);
 
     const problems: string[] = [];
     const slotsOf = (keys: string[]) => new Set(keys.map((key) => calculateSlot(key)));
