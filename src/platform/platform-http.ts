@@ -1,4 +1,4 @@
-import axios, { type AxiosInstance } from 'axios';
+import axios, { type AxiosInstance, type AxiosRequestConfig } from 'axios';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,6 +46,13 @@ export interface PlatformAnswer {
 }
 
 const USER_AGENT = `checkout-connector/${packageVersion()}`;
+/**
+ * Connections to one platform origin, for all shops of the process together. A shop's client
+ * had a pool of 50 of its own; shared, the bound is the process's, and it is larger because
+ * every shop's work goes through it. A request waiting for a socket is held to the same hard
+ * deadline as one on the wire.
+ */
+const MAX_SOCKETS = 256;
 /** Bounds the memory of warned fields whatever the platform sends. */
 const MAX_WARNED_FIELDS = 10_000;
 /**
@@ -56,13 +63,38 @@ const MAX_WARNED_FIELDS = 10_000;
 const LOOK_AT_FIRST = 100;
 const SAMPLE_EVERY = 20;
 
+let transport: AxiosInstance | undefined;
+
+/**
+ * The one axios instance and connection pool of every PlatformHttp in the process (keep-alive,
+ * at most MAX_SOCKETS connections to each origin, not Node's global agent). Each shop's client
+ * adds its own base URL and credentials to each request: no socket holds a shop's identity, and
+ * a process serving a thousand shops holds one pool, not a thousand (an instance and two agents
+ * a shop were most of what an opened shop cost in memory).
+ */
+function sharedTransport(): AxiosInstance {
+  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
+  transport ??= axios.create({
+    httpAgent: new HttpAgent(agentOptions),
+    httpsAgent: new HttpsAgent(agentOptions),
+    maxRedirects: 0,
+    responseType: 'text',
+    transformResponse: [(data: unknown) => data],
+    validateStatus: () => true,
+  });
+  return transport;
+}
+
 /**
  * HTTP to the platform: auth headers, a hard deadline per request, JSON parsing by hand (so
  * a broken body is a typed error), and errors that keep method, path, status and code only —
  * never the AxiosError, which carries the request headers.
  */
 export class PlatformHttp {
-  private readonly axios: AxiosInstance;
+  /** This client's part of every request: where, how long, how much, as whom. */
+  private readonly request: Pick<AxiosRequestConfig, 'baseURL' | 'timeout' | 'maxContentLength'> & {
+    headers: Record<string, string>;
+  };
   private readonly logger: Logger;
   private readonly timeoutMs: number;
   private readonly getRetries: number;
@@ -79,25 +111,17 @@ export class PlatformHttp {
     this.getRetryBaseMs = options.getRetryBaseMs ?? 250;
     this.getRetryMaxWaitMs = options.getRetryMaxWaitMs ?? 5000;
     const basic = Buffer.from(`${options.email}:${options.password}`).toString('base64');
-    // A connection pool of the client's own (keep-alive, bounded), not Node's global one.
-    const agentOptions = { keepAlive: true, maxSockets: 50 };
-    this.axios = axios.create({
+    this.request = {
       baseURL: options.baseUrl,
-      httpAgent: new HttpAgent(agentOptions),
-      httpsAgent: new HttpsAgent(agentOptions),
       timeout: options.timeoutMs,
-      maxRedirects: 0,
       maxContentLength: options.maxResponseBytes ?? 20 * 1024 * 1024,
-      responseType: 'text',
-      transformResponse: [(data: unknown) => data],
-      validateStatus: () => true,
       headers: {
         authorization: `Basic ${basic}`,
         'x-dreamfactory-api-key': options.apiKey,
         accept: 'application/json',
         'user-agent': USER_AGENT,
       },
-    });
+    };
   }
 
   /** Sends one request; a non-2xx answer or a network failure becomes an AppError. */
@@ -193,12 +217,15 @@ export class PlatformHttp {
     const where = `${request.method} ${request.path}`;
     let response;
     try {
-      response = await this.axios.request<string>({
+      response = await sharedTransport().request<string>({
+        ...this.request,
         method: request.method,
         url: request.path,
         params: request.query,
         data: request.body,
-        headers: request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {},
+        headers: request.idempotencyKey
+          ? { ...this.request.headers, 'idempotency-key': request.idempotencyKey }
+          : this.request.headers,
         // The socket timeout above misses a server that drips bytes; this is the hard deadline.
         signal: AbortSignal.timeout(this.timeoutMs),
       });
