@@ -13,33 +13,40 @@ const LAYERS = {
   errors: [],
   // REDIS_URL's three forms, read by the configuration and by the one builder of connections.
   'redis-url': [],
-  // What a shop is (its id, the env shop): the domain every per-shop layer names.
-  shops: [],
+  // What a shop is (its id, the env shop, the service ids it takes): the kernel every per-shop
+  // layer names.
+  shop: [],
+  // Envelope encryption of the shops' secrets and the constant-time match of tokens: no
+  // dependency, so configuration can check a keyring as infra and the registry use it.
+  secrets: [],
   // Provider settings are declared beside the adapters (payments/provider-fields.ts).
-  config: ['shops', 'payments', 'redis-url'],
-  infra: ['shops', 'errors', 'config', 'redis-url'],
+  config: ['shop', 'secrets', 'payments', 'redis-url'],
+  infra: ['shop', 'errors', 'config', 'redis-url'],
   // The HTML kit of the customer pages (layout, escaping, money): shared by http/ and providers.
   html: [],
   platform: ['infra', 'errors'],
-  // The shop registry: shop documents, their sealing, the admin verbs, the served shops.
-  registry: ['shops', 'payments', 'config', 'errors'],
-  payments: ['shops', 'html', 'infra', 'errors'],
-  checkout: ['shops', 'payments', 'platform', 'errors'],
-  delivery: ['shops', 'checkout', 'platform', 'errors'],
+  // The shop registry: shop documents, their sealing, the admin verbs, the shops a process serves.
+  'shop-registry': ['shop', 'secrets', 'payments', 'config', 'errors'],
+  payments: ['shop', 'secrets', 'html', 'infra', 'errors'],
+  checkout: ['shop', 'payments', 'platform', 'errors'],
+  delivery: ['shop', 'checkout', 'platform', 'errors'],
   // The ERP sync's use cases, and the sinks that hand services to the ERP.
-  sync: ['shops', 'platform', 'errors'],
-  erp: ['shops', 'sync', 'platform', 'infra', 'config', 'errors'],
-  store: ['shops', 'checkout', 'delivery', 'sync', 'registry', 'infra', 'errors'],
-  jobs: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
-  http: ['shops', 'checkout', 'payments', 'registry', 'platform', 'html', 'infra', 'config'].concat(
-    ['errors'],
-  ),
-  cli: ['shops', 'checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra', 'config'].concat(
-    ['registry', 'errors'],
+  sync: ['shop', 'platform', 'errors'],
+  erp: ['shop', 'sync', 'platform', 'infra', 'config', 'errors'],
+  store: ['shop', 'checkout', 'delivery', 'sync', 'shop-registry', 'infra', 'errors'],
+  jobs: ['shop', 'checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
+  http: ['shop', 'secrets', 'checkout', 'payments', 'shop-registry', 'platform', 'html'].concat([
+    'infra',
+    'config',
+    'errors',
+  ]),
+  cli: ['shop', 'secrets', 'checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra'].concat(
+    ['config', 'shop-registry', 'errors'],
   ),
   simulator: ['infra', 'errors'],
   main: [
-    'shops',
+    'shop',
+    'secrets',
     'checkout',
     'delivery',
     'sync',
@@ -48,14 +55,15 @@ const LAYERS = {
     'payments',
     'store',
     'jobs',
-    'registry',
+    'shop-registry',
   ].concat(['http', 'cli', 'simulator', 'html', 'infra', 'config', 'errors', 'redis-url']),
 };
 
 /** Packages a folder may not import, besides the layering. */
 const PACKAGE_RULES = {
-  shops: TRANSPORTS,
-  registry: TRANSPORTS,
+  shop: TRANSPORTS,
+  secrets: TRANSPORTS,
+  'shop-registry': TRANSPORTS,
   checkout: TRANSPORTS,
   delivery: TRANSPORTS,
   sync: TRANSPORTS,

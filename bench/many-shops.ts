@@ -34,7 +34,7 @@ import { loadShopsConfig } from '../src/config';
 import { freePort } from '../src/infra/free-port';
 import { serverPid, startPrivateRedis } from '../src/infra/private-redis';
 import { cliAdapters } from '../src/main/cli-adapters';
-import { newKeyringEntry } from '../src/shops/secret-box';
+import { newKeyringEntry } from '../src/secrets/secret-box';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 import {
   cpuSeconds,

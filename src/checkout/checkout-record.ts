@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChargeLine, Money } from '../payments/money';
-import { ENV_SHOP_ID } from '../shops/shop-id';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 
 export type { ChargeLine, Money };
 

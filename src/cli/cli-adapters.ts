@@ -9,7 +9,7 @@ import type {
   RedisConfig,
   ShopsCliConfig,
 } from '../config';
-import type { ShopAdmin } from '../registry/shop-admin';
+import type { ShopAdmin } from '../shop-registry/shop-admin';
 import type { SyncDeps } from '../sync/ports';
 
 /** The connector's Redis as the CLI reads it: through the same ports the server uses. */

@@ -7,7 +7,7 @@ import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { serviceSummary } from './service-summary';
 import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
 import { shopOption, shopPlatform } from './shop-option';
-import { SERVICE_ID_RULE, serviceIdOfText } from '../shops/service-id';
+import { SERVICE_ID_RULE, serviceIdOfText } from '../shop/service-id';
 
 /** A service id argument: one of the range the route accepts and the store holds. */
 export function parseServiceId(value: string): number {

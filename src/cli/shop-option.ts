@@ -5,7 +5,7 @@ import {
   type LogConfig,
   type PlatformConfig,
 } from '../config';
-import { ENV_SHOP_ID, isShopId } from '../shops/shop-id';
+import { ENV_SHOP_ID, isShopId } from '../shop/shop-id';
 import type { CliIo } from './cli-io';
 
 /**

@@ -3,8 +3,8 @@ import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
 import { loadShopsConfig } from '../config';
 import { AppError } from '../errors';
-import type { ShopAdmin } from '../registry/shop-admin';
-import { newKeyringEntry } from '../shops/secret-box';
+import type { ShopAdmin } from '../shop-registry/shop-admin';
+import { newKeyringEntry } from '../secrets/secret-box';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { printable } from './terminal-text';
 

@@ -1,4 +1,4 @@
-import { NON_PRINTABLE } from '../registry/shop-document';
+import { NON_PRINTABLE } from '../shop-registry/shop-document';
 
 /**
  * Stored text as the CLI prints it: a shop stored before names had to be printable (or any

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkoutRoutePath, ENV_SHOP_ID } from '../shops/shop-id';
+import { checkoutRoutePath, ENV_SHOP_ID } from '../shop/shop-id';
 import { commonShape, logConfig, type LogConfig } from './common-config';
 import { routeToken } from './env-shop-config';
 import { ConfigError, deepFreeze, parseOrThrow, readEnvironment, type Env } from './env-values';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseKeyring } from '../shops/secret-box';
+import { parseKeyring } from '../secrets/secret-box';
 import { positiveInt } from './env-values';
 
 /** The registry's variables: the keyring of the shops' secrets, the admin API's token. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ErpSinkConfig } from '../config';
 import type { ErpSink, SyncLog } from '../sync/ports';
-import { ENV_SHOP_ID } from '../shops/shop-id';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 import { DirectorySink } from './directory-sink';
 import { WebhookSink } from './webhook-sink';
 

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ENV_SHOP_ID } from '../shops/shop-id';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 
 /** The header every webhook delivery carries. */
 export const SIGNATURE_HEADER = 'X-Connector-Signature';

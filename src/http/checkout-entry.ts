@@ -1,6 +1,6 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { AppError } from '../errors';
-import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
+import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
 
 /** A shop as its checkout route sees it. */
 export interface CheckoutShop {

@@ -10,7 +10,7 @@ import { protocolProblem } from './middleware/protocol-checks';
 import { recordRequest } from './middleware/observe-requests';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
 import { headerToken } from './middleware/route-token';
-import { SHOP_CHECKOUT_ROUTE } from '../shops/shop-id';
+import { SHOP_CHECKOUT_ROUTE } from '../shop/shop-id';
 import type { CheckoutEntry } from './checkout-entry';
 import { acceptCheckout, serviceIdFrom } from './routes/checkout-routes';
 

@@ -15,7 +15,7 @@
  * `connector migrate` (src/store/layout-migration.ts).
  */
 
-export { shopScope } from '../shops/shop-id';
+export { shopScope } from '../shop/shop-id';
 
 /** The hash tag of one shop's data; `scope` is its id or `shopScope(id, incarnation)`. */
 export function shopTag(prefix: string, scope: string): string {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { CHECKOUT_ID_PATTERN, INCIDENT_KINDS, shopOfCheckout } from '../checkout/checkout-record';
-import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
-import { serviceIdSchema } from '../shops/service-id';
+import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
+import { serviceIdSchema } from '../shop/service-id';
 
 /**
  * Queue names; each queue's keys are under its own hash tag, `{QUEUE_PREFIX:queue:<name>}`
@@ -27,7 +27,7 @@ const shopId = z.string().regex(SHOP_ID_PATTERN, 'not a shop id');
 /** Jobs queued before many shops carry no shop: they are the env shop's. */
 const shop = shopId.default(ENV_SHOP_ID);
 /**
- * Which shop of that id queued the job (src/registry/stored-shop.ts `incarnation`): absent for
+ * Which shop of that id queued the job (src/shop-registry/stored-shop.ts `incarnation`): absent for
  * the env shop, for shops stored before incarnations, and in jobs queued before them. A job whose
  * shop is no longer that incarnation (removed, or removed and added again) is dropped.
  */

@@ -3,9 +3,9 @@ import type { PlatformHostConfig } from '../config';
 import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
 import { providerSettingsOf } from '../payments/provider-fields';
-import { buildProviderModule } from '../payments/registry';
+import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
-import type { CredentialCheck } from '../registry/ports';
+import type { CredentialCheck } from '../shop-registry/ports';
 
 /**
  * Adding or changing a shop checks its credentials before storing them: one read of the

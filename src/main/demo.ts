@@ -8,7 +8,7 @@ import { errorMessage } from '../errors';
 import { createLogger } from '../infra/logger';
 import { startPrivateRedis, type PrivateRedis } from '../infra/private-redis';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simulator';
-import { newKeyringEntry } from '../shops/secret-box';
+import { newKeyringEntry } from '../secrets/secret-box';
 import { cliAdapters } from './cli-adapters';
 import { startConnector, type RunningConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';

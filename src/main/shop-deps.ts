@@ -2,13 +2,13 @@ import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { shopOfCheckout } from '../checkout/checkout-record';
 import type { Config } from '../config';
 import type { ProviderModule } from '../payments/provider-module';
-import type { ShopSettings, ShopSource } from '../registry/shop-settings';
-import { secretMatcher } from '../shops/secret-match';
-import { ENV_SHOP_ID } from '../shops/shop-id';
+import type { ShopSettings, ShopSource } from '../shop-registry/shop-settings';
+import { secretMatcher } from '../secrets/token-match';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 import { shopScope } from '../infra/keyspace';
 import type { SyncDeps } from '../sync/ports';
 
-export type { ShopSettings, ShopSource } from '../registry/shop-settings';
+export type { ShopSettings, ShopSource } from '../shop-registry/shop-settings';
 
 /** One shop's collaborators, as the use cases get them. */
 export interface ShopRuntime {

@@ -39,7 +39,7 @@ export const providerDocumentSchema = z.discriminatedUnion(
 
 export type ProviderDocument = DocumentMap[ProviderName];
 
-/** A shop's provider as the adapters are built with it (src/payments/registry.ts). */
+/** A shop's provider as the adapters are built with it (src/payments/build-provider.ts). */
 export type ProviderSettings = SettingsMap[ProviderName];
 
 const BY_NAME: ProviderByName = PROVIDERS;

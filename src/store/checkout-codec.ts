@@ -12,8 +12,8 @@ import {
   UnreadableRecord,
 } from '../checkout/checkout-record';
 import type { OpenResult } from '../checkout/ports';
-import { SERVICE_ID_RULE, serviceIdOfText } from '../shops/service-id';
-import { ENV_SHOP_ID } from '../shops/shop-id';
+import { SERVICE_ID_RULE, serviceIdOfText } from '../shop/service-id';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 
 /*
  * A checkout record's hash fields and the record they read as: what the store's scripts answer,

@@ -1,6 +1,6 @@
 import { isCluster, scanPrimaries, type RedisCommands } from '../infra/redis';
 import { queuePrefix, shopTag } from '../infra/keyspace';
-import { ENV_SHOP_ID } from '../shops/shop-id';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 
 /**
  * Layout 1 to layout 2 (src/infra/keyspace.ts). Layout 1 had one shop and no hash tags:

@@ -1,8 +1,8 @@
 import type { RedisCommands } from '../infra/redis';
 import { registryKeys } from '../infra/keyspace';
 import { runScript } from '../infra/redis-scripts';
-import type { AuditEntry, RegistryStore, ShopEntry } from '../registry/ports';
-import type { StoredShop } from '../registry/stored-shop';
+import type { AuditEntry, RegistryStore, ShopEntry } from '../shop-registry/ports';
+import type { StoredShop } from '../shop-registry/stored-shop';
 
 /** How many entries each shop's audit trail keeps, newest first. */
 export const AUDIT_KEPT = 1000;

@@ -1,6 +1,6 @@
 import { scanPrimaries, type RedisCommands } from '../infra/redis';
 import { breakerKey, shopTag } from '../infra/keyspace';
-import type { ShopWork } from '../registry/ports';
+import type { ShopWork } from '../shop-registry/ports';
 import { UnreadableRecord } from '../checkout/checkout-record';
 import { checkoutKeys } from './checkout-keys';
 import { RedisCheckoutStore } from './redis-checkout-store';

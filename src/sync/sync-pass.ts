@@ -1,4 +1,4 @@
-import { isServiceId } from '../shops/service-id';
+import { isServiceId } from '../shop/service-id';
 import { serviceFingerprint } from './fingerprint';
 import type { PassCounts, SyncDeps, SyncItem, SyncQueue } from './ports';
 

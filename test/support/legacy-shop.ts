@@ -1,7 +1,7 @@
 import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
-import type { ShopDocument } from '../../src/registry/shop-document';
-import { sealShop } from '../../src/registry/stored-shop';
-import { DataKey, newRouteToken, parseKeyring } from '../../src/shops/secret-box';
+import type { ShopDocument } from '../../src/shop-registry/shop-document';
+import { sealShop } from '../../src/shop-registry/stored-shop';
+import { DataKey, newRouteToken, parseKeyring } from '../../src/secrets/secret-box';
 import { RedisShopRegistry } from '../../src/store/redis-shop-registry';
 import type { Harness } from './harness';
 

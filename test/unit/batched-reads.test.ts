@@ -1,4 +1,4 @@
-import { BatchedReads } from '../../src/registry/batched-reads';
+import { BatchedReads } from '../../src/shop-registry/batched-reads';
 
 /** A store whose reads are answered by hand, recording what each read asked for. */
 function handStore() {

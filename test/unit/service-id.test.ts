@@ -7,7 +7,7 @@ import {
   syncDeliverJobSchema,
   syncIncidentJobSchema,
 } from '../../src/jobs/queue-names';
-import { isServiceId, MAX_SERVICE_ID, serviceIdOfText } from '../../src/shops/service-id';
+import { isServiceId, MAX_SERVICE_ID, serviceIdOfText } from '../../src/shop/service-id';
 import { runSyncPass } from '../../src/sync/sync-pass';
 import type { SyncDeps, SyncItem } from '../../src/sync/ports';
 

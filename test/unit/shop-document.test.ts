@@ -4,7 +4,7 @@ import {
   parseShopDocument,
   parseShopPatch,
   unservedBecause,
-} from '../../src/registry/shop-document';
+} from '../../src/shop-registry/shop-document';
 import { forTerminal, printable } from '../../src/cli/terminal-text';
 
 /** A shop's document: printable names, provider hosts (CONTRACT "The trust boundary of a shop"). */

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
-import { secretMatcher } from '../../shops/secret-match';
+import { secretMatcher } from '../../secrets/token-match';
 
 /** Whether a request carries these Basic credentials (digests compared in constant time). */
 export function basicCredentialsMatcher(user: string, password: string): (req: Request) => boolean {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
-import { secretMatcher } from '../../shops/secret-match';
+import { secretMatcher } from '../../secrets/token-match';
 
 /** The token of `Authorization: Bearer <t>`, when there is one. */
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {

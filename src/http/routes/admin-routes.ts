@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { exactRouter } from '../../infra/exact-routes';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
-import type { ShopAdmin } from '../../registry/shop-admin';
-import { secretMatcher } from '../../shops/secret-match';
-import { isShopId } from '../../shops/shop-id';
+import type { ShopAdmin } from '../../shop-registry/shop-admin';
+import { secretMatcher } from '../../secrets/token-match';
+import { isShopId } from '../../shop/shop-id';
 import { hasBody } from '../middleware/body-parsers';
 import { bearerToken } from '../middleware/route-token';
 

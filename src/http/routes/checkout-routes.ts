@@ -6,8 +6,8 @@ import { requestCheckout } from '../../checkout/request-checkout';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { hasBody, jsonOrFormBody } from '../middleware/body-parsers';
-import { SERVICE_ID_RULE, SERVICE_ID_TEXT, serviceIdSchema } from '../../shops/service-id';
-import { SHOP_CHECKOUT_ROUTE } from '../../shops/shop-id';
+import { SERVICE_ID_RULE, SERVICE_ID_TEXT, serviceIdSchema } from '../../shop/service-id';
+import { SHOP_CHECKOUT_ROUTE } from '../../shop/shop-id';
 import type { CheckoutEntry } from '../checkout-entry';
 import { presentedToken } from '../middleware/route-token';
 

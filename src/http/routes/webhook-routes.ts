@@ -4,7 +4,7 @@ import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
-import { ENV_SHOP_ID, isShopId } from '../../shops/shop-id';
+import { ENV_SHOP_ID, isShopId } from '../../shop/shop-id';
 
 /** Providers' events are larger than the connector's other bodies (some run to tens of kB). */
 export const WEBHOOK_BODY_LIMIT = '256kb';

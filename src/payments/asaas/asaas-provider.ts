@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors';
-import { secretMatcher } from '../../shops/secret-match';
+import { secretMatcher } from '../../secrets/token-match';
 import type { CreatedCheckouts } from '../created-checkouts';
 import {
   checkoutStatusOf,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webhookPath } from '../../shops/shop-id';
+import { webhookPath } from '../../shop/shop-id';
 import { defineProvider } from '../define-provider';
 import { baseUrlOf, environmentField, httpUrl } from '../provider-hosts';
 import { MERCADOPAGO_API, MERCADOPAGO_OFFER } from './mercadopago-api';

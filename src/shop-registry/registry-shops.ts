@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors';
 import { providerSecrets, providerSettingsOf } from '../payments/provider-fields';
-import { SecretBoxError, type Keyring } from '../shops/secret-box';
+import { SecretBoxError, type Keyring } from '../secrets/secret-box';
 import { BatchedReads } from './batched-reads';
 import type { RegistryStore, ShopEntry } from './ports';
 import { refuseUnservable } from './shop-document';

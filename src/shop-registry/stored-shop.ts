@@ -1,13 +1,13 @@
 import type { PaymentDocument } from '../payments/payment-options';
 import { providerSecretFields, type ProviderDocument } from '../payments/provider-fields';
 import { randomBytes } from 'node:crypto';
-import { DataKey, sealedKeyId, type Keyring } from '../shops/secret-box';
-import { secretMatcher } from '../shops/secret-match';
+import { DataKey, sealedKeyId, type Keyring } from '../secrets/secret-box';
+import { secretMatcher } from '../secrets/token-match';
 import type { ShopDocument } from './shop-document';
 
 /**
  * A registry shop as Redis holds it (one JSON value per shop): its secrets sealed with the shop's
- * data key (src/shops/secret-box.ts), the data key wrapped by a master key, the route token only
+ * data key (src/secrets/secret-box.ts), the data key wrapped by a master key, the route token only
  * as a keyed hash. Nothing in it is readable without SHOP_SECRET_KEYS.
  */
 export interface StoredShop {

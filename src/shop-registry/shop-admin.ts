@@ -1,6 +1,6 @@
 import { AppError } from '../errors';
-import { checkoutRoutePath, shopScope, webhookPath } from '../shops/shop-id';
-import { DataKey, newRouteToken, type Keyring } from '../shops/secret-box';
+import { checkoutRoutePath, shopScope, webhookPath } from '../shop/shop-id';
+import { DataKey, newRouteToken, type Keyring } from '../secrets/secret-box';
 import type { AuditEntry, CredentialCheck, RegistryStore, ShopWork } from './ports';
 import {
   applyShopPatch,

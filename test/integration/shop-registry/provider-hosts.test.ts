@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { ShopDocument } from '../../../src/registry/shop-document';
-import { checkoutRoutePath } from '../../../src/shops/shop-id';
+import type { ShopDocument } from '../../../src/shop-registry/shop-document';
+import { checkoutRoutePath } from '../../../src/shop/shop-id';
 import { runCliCaptured } from '../../support/cli';
 import { FakeMercadoPago } from '../../support/fake-mercadopago';
 import { FakeStripe } from '../../support/fake-stripe';

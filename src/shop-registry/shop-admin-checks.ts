@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import type { Keyring } from '../shops/secret-box';
+import type { Keyring } from '../secrets/secret-box';
 import type { CredentialCheck } from './ports';
 import type { ShopDocument } from './shop-document';
 

@@ -11,7 +11,7 @@ import {
   providerDocumentSchema,
   type ProviderDocument,
 } from '../payments/provider-fields';
-import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shops/shop-id';
+import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
 
 /**
  * A shop's document (CONTRACT "Shops"): the admin API's body and the CLI's `--file`. Unknown
