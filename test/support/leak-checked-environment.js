@@ -40,6 +40,7 @@ function surplus(before) {
  */
 function trackTimers(global) {
   const made = new Set();
+  let pruneAt = 10_000;
   const pending = () => {
     for (const entry of made) if (entry.timer._destroyed) made.delete(entry);
     return [...made].filter(({ timer }) => timer.hasRef());
@@ -48,7 +49,11 @@ function trackTimers(global) {
     const original = global[name];
     global[name] = function tracked(...args) {
       const timer = original.apply(this, args);
-      if (made.size >= 10_000) pending();
+      // Forgets the timers done now and then; the bound doubles while many are set at once.
+      if (made.size >= pruneAt) {
+        pending();
+        pruneAt = Math.max(10_000, 2 * made.size);
+      }
       made.add({ timer, stack: new Error(name).stack });
       return timer;
     };
