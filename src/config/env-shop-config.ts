@@ -9,7 +9,6 @@ import {
   providerApiProblem,
   providerDocumentFromEnv,
   providerSettingsOf,
-  providerVariableShape,
   PROVIDER_CHOICE,
   PROVIDER_NAMES,
   providerVariable,
@@ -17,7 +16,8 @@ import {
   type ProviderName,
   type ProviderSettings,
 } from '../payments/provider-fields';
-import { optional, requireFor } from './env-values';
+import { PROVIDER_LIST } from '../payments/providers';
+import { optional, requireFor, secret } from './env-values';
 import { platformAccountShape, type PlatformAccount } from './platform-config';
 
 export const routeToken = z.string().min(16, 'must be at least 16 characters');
@@ -37,11 +37,13 @@ export const envShopShape = {
     .regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /')
     .prefault('/checkout')
     .describe('Path of the checkout route you register with the platform.'),
-  CHECKOUT_ROUTE_TOKEN: routeToken
-    .optional()
-    .describe(
-      'Token the platform must present (Bearer, X-Api-Key or ?token=); at least 16 characters.',
-    ),
+  CHECKOUT_ROUTE_TOKEN: secret(
+    routeToken
+      .optional()
+      .describe(
+        'Token the platform must present (Bearer, X-Api-Key or ?token=); at least 16 characters.',
+      ),
+  ),
   PAYMENT_PROVIDER: z
     .enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
       error: `must be ${PROVIDER_CHOICE}`,
@@ -49,7 +51,7 @@ export const envShopShape = {
     .prefault('sandbox')
     .describe(`The env shop's payment provider: ${PROVIDER_CHOICE}.`),
   // Every provider's fields, by the variables its descriptor names (src/payments/providers.ts).
-  ...providerVariableShape(),
+  ...providerVariables(),
   // How the env shop's customers may pay (src/payments/payment-options.ts).
   PAYMENT_METHODS: paymentMethodsVariable
     .optional()
@@ -62,6 +64,18 @@ export const envShopShape = {
       'Installments a card payment may be split into (1 to 12); empty for 1. More than the provider can split (some take only 1) is refused at start.',
     ),
 };
+
+/** Each provider's fields as optional variables, flagged secret where its descriptor says so. */
+function providerVariables(): Record<string, z.ZodType> {
+  return Object.fromEntries(
+    PROVIDER_LIST.flatMap((provider) =>
+      provider.rows.map((row) => {
+        const variable = optional(row.schema);
+        return [row.variable, row.secret ? secret(variable) : variable];
+      }),
+    ),
+  );
+}
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
 

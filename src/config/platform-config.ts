@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { httpUrl } from '../payments/provider-fields';
-import { positiveInt } from './env-values';
+import { positiveInt, secret } from './env-values';
 
 /** The platform's host, every shop's: global. */
 export const platformHostShape = {
@@ -22,8 +22,8 @@ export const platformAccountShape = {
     .string()
     .min(1)
     .describe("Basic auth user of the platform API (from the platform's support)."),
-  PLATFORM_PASSWORD: z.string().min(1).describe('Basic auth password of the platform API.'),
-  PLATFORM_API_KEY: z.string().min(1).describe('x-dreamfactory-api-key header value.'),
+  PLATFORM_PASSWORD: secret(z.string().min(1).describe('Basic auth password of the platform API.')),
+  PLATFORM_API_KEY: secret(z.string().min(1).describe('x-dreamfactory-api-key header value.')),
 };
 
 export const platformShape = { ...platformHostShape, ...platformAccountShape };

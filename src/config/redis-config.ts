@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseRedisUrl, RedisUrlError } from '../redis-url';
+import { secret } from './env-values';
 
 /** Where Redis is (REDIS_URL: one of three forms), the key prefix, a Sentinel's own password. */
 export const redisShape = {
@@ -18,11 +19,13 @@ export const redisShape = {
     .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
     .prefault('connector')
     .describe('Key prefix, so several connectors can share one Redis.'),
-  REDIS_SENTINEL_PASSWORD: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The Sentinels' own password (requirepass in sentinel.conf), when they have one."),
+  REDIS_SENTINEL_PASSWORD: secret(
+    z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The Sentinels' own password (requirepass in sentinel.conf), when they have one."),
+  ),
 };
 
 /** What is wrong with a REDIS_URL, or undefined when this release can use it. */

@@ -1,27 +1,32 @@
 import { z } from 'zod';
 import { parseKeyring } from '../secrets/secret-box';
-import { positiveInt } from './env-values';
+import { positiveInt, secret } from './env-values';
 
 /** The registry's variables: the keyring of the shops' secrets, the admin API's token. */
 export const registryShape = {
-  SHOP_SECRET_KEYS: z
-    .string()
-    .superRefine((text, ctx) => {
-      const keyring = parseKeyring(text);
-      if ('problems' in keyring)
-        for (const problem of keyring.problems) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .optional()
-    .describe(
-      "Keyring of the registry shops' secrets: comma-separated keyid:<32 random bytes, base64> (openssl rand -base64 32). The first key encrypts; every key listed decrypts (rotation). Required once the registry holds a shop.",
-    ),
-  ADMIN_TOKEN: z
-    .string()
-    .min(32, 'must be at least 32 characters')
-    .optional()
-    .describe(
-      'Bearer token of the admin API (/admin/api), at least 32 characters; the admin API is off while unset. Keep /admin off the public internet (README).',
-    ),
+  SHOP_SECRET_KEYS: secret(
+    z
+      .string()
+      .superRefine((text, ctx) => {
+        const keyring = parseKeyring(text);
+        if ('problems' in keyring)
+          for (const problem of keyring.problems)
+            ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional()
+      .describe(
+        "Keyring of the registry shops' secrets: comma-separated keyid:<32 random bytes, base64> (openssl rand -base64 32). The first key encrypts; every key listed decrypts (rotation). Required once the registry holds a shop.",
+      ),
+  ),
+  ADMIN_TOKEN: secret(
+    z
+      .string()
+      .min(32, 'must be at least 32 characters')
+      .optional()
+      .describe(
+        'Bearer token of the admin API (/admin/api), at least 32 characters; the admin API is off while unset. Keep /admin off the public internet (README).',
+      ),
+  ),
   SHOP_REFRESH_MS: positiveInt
     .min(100)
     .max(4000, 'must be at most 4000: a change reaches every process within 5 s')

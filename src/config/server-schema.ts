@@ -4,7 +4,7 @@ import { httpUrl } from '../payments/provider-fields';
 import { parseApiOrigins } from '../payments/provider-hosts';
 import { commonShape } from './common-config';
 import { envShopApiIssues, envShopIssues, envShopShape } from './env-shop-config';
-import { nonNegativeInt, port, positiveInt } from './env-values';
+import { nonNegativeInt, port, positiveInt, secret } from './env-values';
 import { platformHostShape } from './platform-config';
 import { redisShape } from './redis-config';
 import { registryShape } from './registry-config';
@@ -67,11 +67,13 @@ export const serverShape = {
     .describe(
       'Basic auth user of the /admin/queues dashboard; the dashboard is off while it and DASHBOARD_PASSWORD are unset.',
     ),
-  DASHBOARD_PASSWORD: z
-    .string()
-    .min(12, 'must be at least 12 characters')
-    .optional()
-    .describe('Basic auth password of the /admin/queues dashboard, at least 12 characters.'),
+  DASHBOARD_PASSWORD: secret(
+    z
+      .string()
+      .min(12, 'must be at least 12 characters')
+      .optional()
+      .describe('Basic auth password of the /admin/queues dashboard, at least 12 characters.'),
+  ),
   NOTIFY_MAX_ATTEMPTS: positiveInt
     .prefault('40')
     .describe('Attempts of one finish/cancel delivery before it lands in the failed set.'),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { httpUrl } from '../payments/provider-fields';
-import { duration, positiveInt, requireFor } from './env-values';
+import { duration, positiveInt, requireFor, secret } from './env-values';
 
 /** The ERP sync's variables: shared by the server and `connector sync`. */
 export const syncShape = {
@@ -27,11 +27,13 @@ export const syncShape = {
     .describe(
       'ERP_SINK=webhook: the ERP\'s endpoint; a 2xx answer {"internal_code": "..."} links the ERP order back.',
     ),
-  ERP_WEBHOOK_SECRET: z
-    .string()
-    .min(16, 'must be at least 16 characters')
-    .optional()
-    .describe('The secret the ERP verifies X-Connector-Signature with; at least 16 characters.'),
+  ERP_WEBHOOK_SECRET: secret(
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .optional()
+      .describe('The secret the ERP verifies X-Connector-Signature with; at least 16 characters.'),
+  ),
   ERP_WEBHOOK_TIMEOUT_MS: positiveInt
     .prefault('10000')
     .describe('Milliseconds one webhook delivery may take.'),
