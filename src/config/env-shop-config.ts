@@ -41,7 +41,7 @@ export const envShopShape = {
     routeToken
       .optional()
       .describe(
-        'Token the platform must present (Bearer, X-Api-Key or ?token=); at least 16 characters.',
+        'Token the platform must present (Bearer, `X-Api-Key` or `?token=`); at least 16 characters.',
       ),
   ),
   PAYMENT_PROVIDER: z
@@ -49,19 +49,19 @@ export const envShopShape = {
       error: `must be ${PROVIDER_CHOICE}`,
     })
     .prefault('sandbox')
-    .describe(`The env shop's payment provider: ${PROVIDER_CHOICE}.`),
+    .describe(`The env shop's payment provider: ${PROVIDER_CHOICE} (README "Payment providers").`),
   // Every provider's fields, by the variables its descriptor names (src/payments/providers.ts).
   ...providerVariables(),
   // How the env shop's customers may pay (src/payments/payment-options.ts).
   PAYMENT_METHODS: paymentMethodsVariable
     .optional()
     .describe(
-      'Methods offered: a comma-separated subset of pix,card,boleto; empty for all the provider offers (some offer fewer: its section of the README). A method the provider cannot take is refused at start.',
+      "The env shop's methods: a comma-separated subset of `pix,card,boleto`; empty for all the provider offers (some offer fewer: its section of the README). A method the provider cannot take is refused at start (78).",
     ),
   CARD_MAX_INSTALLMENTS: maxInstallmentsVariable
     .optional()
     .describe(
-      'Installments a card payment may be split into (1 to 12); empty for 1. More than the provider can split (some take only 1) is refused at start.',
+      'Installments a card payment may be split into (1 to 12); empty for 1. More than the provider can split is refused at start (Stripe takes only 1: it cannot split a card payment in BRL).',
     ),
 };
 
@@ -87,6 +87,13 @@ export interface EnvShopConfig {
   provider: ProviderSettings;
 }
 
+/** The variables PLATFORM_EMAIL (the env shop) requires. */
+export const ENV_SHOP_ACCOUNT = [
+  'PLATFORM_PASSWORD',
+  'PLATFORM_API_KEY',
+  'CHECKOUT_ROUTE_TOKEN',
+] as const;
+
 /** The variable of each part of the env shop's payment choice. */
 const PAYMENT_VARIABLES = {
   methods: 'PAYMENT_METHODS',
@@ -99,7 +106,7 @@ const PAYMENT_VARIABLES = {
  * its payment choice; without, none may be set.
  */
 export function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.RefinementCtx): void {
-  const account = ['PLATFORM_PASSWORD', 'PLATFORM_API_KEY', 'CHECKOUT_ROUTE_TOKEN'] as const;
+  const account = ENV_SHOP_ACCOUNT;
   if (env.PLATFORM_EMAIL === undefined) {
     const stray = account.filter((name) => env[name] !== undefined);
     if (stray.length > 0) {
