@@ -1,9 +1,16 @@
-// Writes config/.env.example and config/defaults.env from the schema (src/config/env-docs.ts).
-import { writeFileSync } from 'node:fs';
+// Writes config/.env.example, config/defaults.env and README.md's variables from the schema
+// (src/config/env-docs.ts, src/config/readme-variables.ts).
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderDefaultsEnv, renderEnvExample } from '../src/config/env-docs';
+import { withReadmeVariables } from '../src/config/readme-variables';
 
-const dir = path.join(__dirname, '..', 'config');
+const root = path.join(__dirname, '..');
+const dir = path.join(root, 'config');
 writeFileSync(path.join(dir, '.env.example'), renderEnvExample());
 writeFileSync(path.join(dir, 'defaults.env'), renderDefaultsEnv());
-process.stdout.write('config:docs: wrote config/.env.example and config/defaults.env\n');
+const readme = path.join(root, 'README.md');
+writeFileSync(readme, withReadmeVariables(readFileSync(readme, 'utf8')));
+process.stdout.write(
+  'config:docs: wrote config/.env.example, config/defaults.env and the variables of README.md\n',
+);

@@ -6,16 +6,20 @@ export const commonShape = {
     .enum(['production', 'development', 'test'])
     .prefault('development')
     .describe(
-      'production | development | test. In production logs are JSON and unsafe Redis settings refuse to start.',
+      '`production`, `development` or `test`. In `production` logs are JSON and unsafe Redis settings refuse to start.',
     ),
   LOG_LEVEL: z
     .enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])
     .prefault('info')
-    .describe('winston level: error, warn, info, http, verbose, debug, silly.'),
+    .describe(
+      'winston level: `error`, `warn`, `info`, `http` (one line per request), `verbose`, `debug`, `silly`.',
+    ),
   LOG_FORMAT: z
     .enum(['json', 'pretty'])
     .optional()
-    .describe('json | pretty (default: pretty on a terminal outside production, else json).'),
+    .describe(
+      '`json` or `pretty` (default: `pretty` on a terminal outside production, else `json`).',
+    ),
 };
 
 export interface LogConfig {

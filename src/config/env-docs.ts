@@ -107,22 +107,28 @@ const EXAMPLES: Record<string, { value: string; note?: string }> = {
   DASHBOARD_PASSWORD: { value: 'change-me-please' },
 };
 
-function schemaOf(name: string): z.ZodType {
+export function schemaOf(name: string): z.ZodType {
   const schema = (serverShape as Record<string, z.ZodType>)[name];
   if (!schema) throw new Error(`${name} is not a variable of the schema`);
   return schema;
 }
 
 /** The default a variable's schema declares (`.prefault()`), as the environment would say it. */
-function defaultOf(name: string): string | undefined {
+export function defaultOf(name: string): string | undefined {
   const { def } = schemaOf(name) as z.ZodType & { def: { type: string; defaultValue?: unknown } };
   return def.type === 'prefault' ? String(def.defaultValue) : undefined;
 }
 
-/** A variable's meaning, and "Secret." when SECRET_VARIABLES lists it. */
-function meaningOf(name: string): string {
+/** A variable's `.describe()`: text with `code` in backticks (the README renders them). */
+export function descriptionOf(name: string): string {
   const description = schemaOf(name).description;
   if (!description) throw new Error(`${name} has no .describe() in the schema`);
+  return description;
+}
+
+/** A variable's meaning as a comment says it: no backticks, and "Secret." when it is one. */
+function meaningOf(name: string): string {
+  const description = descriptionOf(name).replaceAll('`', '');
   return SECRET_VARIABLES.includes(name) ? `${description} Secret.` : description;
 }
 
@@ -142,7 +148,7 @@ function commentLines(text: string, width = 100): string[] {
 }
 
 /** Checks that the sections name every variable of the schema exactly once. */
-function checkedSections(): typeof SECTIONS {
+export function checkedSections(): typeof SECTIONS {
   const listed = SECTIONS.flatMap((section) => section.variables);
   const twice = listed.filter((name, i) => listed.indexOf(name) !== i);
   const missing = CONFIG_VARIABLES.filter((name) => !listed.includes(name));

@@ -9,7 +9,6 @@ import {
   providerApiProblem,
   providerDocumentFromEnv,
   providerSettingsOf,
-  providerVariableShape,
   PROVIDER_CHOICE,
   PROVIDER_NAMES,
   providerVariable,
@@ -17,7 +16,8 @@ import {
   type ProviderName,
   type ProviderSettings,
 } from '../payments/provider-fields';
-import { optional, requireFor } from './env-values';
+import { PROVIDER_LIST } from '../payments/providers';
+import { optional, requireFor, secret } from './env-values';
 import { platformAccountShape, type PlatformAccount } from './platform-config';
 
 export const routeToken = z.string().min(16, 'must be at least 16 characters');
@@ -37,31 +37,45 @@ export const envShopShape = {
     .regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /')
     .prefault('/checkout')
     .describe('Path of the checkout route you register with the platform.'),
-  CHECKOUT_ROUTE_TOKEN: routeToken
-    .optional()
-    .describe(
-      'Token the platform must present (Bearer, X-Api-Key or ?token=); at least 16 characters.',
-    ),
+  CHECKOUT_ROUTE_TOKEN: secret(
+    routeToken
+      .optional()
+      .describe(
+        'Token the platform must present (Bearer, `X-Api-Key` or `?token=`); at least 16 characters.',
+      ),
+  ),
   PAYMENT_PROVIDER: z
     .enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
       error: `must be ${PROVIDER_CHOICE}`,
     })
     .prefault('sandbox')
-    .describe(`The env shop's payment provider: ${PROVIDER_CHOICE}.`),
+    .describe(`The env shop's payment provider: ${PROVIDER_CHOICE} (README "Payment providers").`),
   // Every provider's fields, by the variables its descriptor names (src/payments/providers.ts).
-  ...providerVariableShape(),
+  ...providerVariables(),
   // How the env shop's customers may pay (src/payments/payment-options.ts).
   PAYMENT_METHODS: paymentMethodsVariable
     .optional()
     .describe(
-      'Methods offered: a comma-separated subset of pix,card,boleto; empty for all the provider offers (some offer fewer: its section of the README). A method the provider cannot take is refused at start.',
+      "The env shop's methods: a comma-separated subset of `pix,card,boleto`; empty for all the provider offers (some offer fewer: its section of the README). A method the provider cannot take is refused at start (78).",
     ),
   CARD_MAX_INSTALLMENTS: maxInstallmentsVariable
     .optional()
     .describe(
-      'Installments a card payment may be split into (1 to 12); empty for 1. More than the provider can split (some take only 1) is refused at start.',
+      'Installments a card payment may be split into (1 to 12); empty for 1. More than the provider can split is refused at start (Stripe takes only 1: it cannot split a card payment in BRL).',
     ),
 };
+
+/** Each provider's fields as optional variables, flagged secret where its descriptor says so. */
+function providerVariables(): Record<string, z.ZodType> {
+  return Object.fromEntries(
+    PROVIDER_LIST.flatMap((provider) =>
+      provider.rows.map((row) => {
+        const variable = optional(row.schema);
+        return [row.variable, row.secret ? secret(variable) : variable];
+      }),
+    ),
+  );
+}
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
 
@@ -72,6 +86,13 @@ export interface EnvShopConfig {
   routeToken: string;
   provider: ProviderSettings;
 }
+
+/** The variables PLATFORM_EMAIL (the env shop) requires. */
+export const ENV_SHOP_ACCOUNT = [
+  'PLATFORM_PASSWORD',
+  'PLATFORM_API_KEY',
+  'CHECKOUT_ROUTE_TOKEN',
+] as const;
 
 /** The variable of each part of the env shop's payment choice. */
 const PAYMENT_VARIABLES = {
@@ -85,7 +106,7 @@ const PAYMENT_VARIABLES = {
  * its payment choice; without, none may be set.
  */
 export function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.RefinementCtx): void {
-  const account = ['PLATFORM_PASSWORD', 'PLATFORM_API_KEY', 'CHECKOUT_ROUTE_TOKEN'] as const;
+  const account = ENV_SHOP_ACCOUNT;
   if (env.PLATFORM_EMAIL === undefined) {
     const stray = account.filter((name) => env[name] !== undefined);
     if (stray.length > 0) {

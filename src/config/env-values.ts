@@ -20,10 +20,24 @@ export const duration = z
   })
   .refine((ms) => ms >= 1000, 'must be at least 1s');
 
-/** `schema.optional()` with the schema's description: zod keeps a description per instance. */
+/** `schema.optional()` with the schema's description and flags: zod keeps them per instance. */
 export function optional<T extends z.ZodType>(schema: T): z.ZodOptional<T> {
   const wrapped = schema.optional();
-  return schema.description ? wrapped.describe(schema.description) : wrapped;
+  const meta = schema.meta();
+  return meta ? wrapped.meta(meta) : wrapped;
+}
+
+/**
+ * A variable whose value is a secret: never logged, never echoed, kept in the Kubernetes Secret.
+ * The one flag SECRET_VARIABLES, the logger's secret values and the docs are derived from.
+ */
+export function secret<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ secret: true }) as T;
+}
+
+/** Whether a variable's schema is flagged with `secret()`. */
+export function isSecret(schema: z.ZodType): boolean {
+  return schema.meta()?.['secret'] === true;
 }
 
 /** Raised when the environment is invalid; `problems` holds one line per variable. */

@@ -1,19 +1,21 @@
 import { z } from 'zod';
 import { httpUrl } from '../payments/provider-fields';
-import { positiveInt } from './env-values';
+import { positiveInt, secret } from './env-values';
 
 /** The platform's host, every shop's: global. */
 export const platformHostShape = {
   PLATFORM_BASE_URL: httpUrl.describe(
-    'The platform API host, e.g. https://apis.cortecloud.com.br (staging: https://apis.ccstg.com.br).',
+    'The platform API host, e.g. `https://apis.cortecloud.com.br` (staging: `https://apis.ccstg.com.br`).',
   ),
   PLATFORM_TIMEOUT_MS: positiveInt
     .prefault('10000')
-    .describe('Timeout of one request to the platform, in milliseconds.'),
+    .describe('Hard deadline of one request to the platform, in milliseconds.'),
   PLATFORM_PAGE_SIZE: positiveInt
     .max(1000)
     .prefault('50')
-    .describe("Services per page when listing (the platform's maximum is not documented)."),
+    .describe(
+      "Services per page when listing, 1 to 1000 (the platform's maximum is not documented).",
+    ),
 };
 
 /** One shop's platform account: the env shop's, when PLATFORM_EMAIL is set. */
@@ -21,9 +23,11 @@ export const platformAccountShape = {
   PLATFORM_EMAIL: z
     .string()
     .min(1)
-    .describe("Basic auth user of the platform API (from the platform's support)."),
-  PLATFORM_PASSWORD: z.string().min(1).describe('Basic auth password of the platform API.'),
-  PLATFORM_API_KEY: z.string().min(1).describe('x-dreamfactory-api-key header value.'),
+    .describe(
+      "Basic auth user of the platform API (from the platform's support). For the server it is the env shop's: set, it defines the shop `default` from the variables below; unset, the connector serves the registry's shops only (README \"Many shops\").",
+    ),
+  PLATFORM_PASSWORD: secret(z.string().min(1).describe('Basic auth password of the platform API.')),
+  PLATFORM_API_KEY: secret(z.string().min(1).describe('`x-dreamfactory-api-key` header value.')),
 };
 
 export const platformShape = { ...platformHostShape, ...platformAccountShape };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseRedisUrl, RedisUrlError } from '../redis-url';
+import { secret } from './env-values';
 
 /** Where Redis is (REDIS_URL: one of three forms), the key prefix, a Sentinel's own password. */
 export const redisShape = {
@@ -11,18 +12,22 @@ export const redisShape = {
     })
     .prefault('redis://127.0.0.1:6379')
     .describe(
-      'Redis for queues and checkout state: redis://host:port (rediss:// for TLS), the Sentinels of a primary: redis+sentinel://host1:26379,host2:26379,host3:26379/<master-name>, or seed nodes of a Redis Cluster: redis+cluster://host1:6379,host2:6379 (README "Redis").',
+      'Redis for queues and checkout state. One server: `redis://[user:password@]host:port[/db]` (`rediss://` for TLS). Sentinels to ask for the current primary, found again after a failover without a restart: `redis+sentinel://[user:password@]host1:26379,host2:26379,.../<master-name>[/db]` (`rediss+sentinel://`). Seed nodes of a Redis Cluster: `redis+cluster://[user:password@]host1:port1,host2:port2,...` (`rediss+cluster://`). A bad URL is a configuration error saying what is wrong (README "Redis").',
     ),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
     .prefault('connector')
     .describe('Key prefix, so several connectors can share one Redis.'),
-  REDIS_SENTINEL_PASSWORD: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The Sentinels' own password (requirepass in sentinel.conf), when they have one."),
+  REDIS_SENTINEL_PASSWORD: secret(
+    z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The Sentinels' own password (`requirepass` in `sentinel.conf`), when they have one, with a `redis+sentinel://` URL; the user and password in the URL are the data nodes'.",
+      ),
+  ),
 };
 
 /** What is wrong with a REDIS_URL, or undefined when this release can use it. */

@@ -4,7 +4,7 @@ import { httpUrl } from '../payments/provider-fields';
 import { parseApiOrigins } from '../payments/provider-hosts';
 import { commonShape } from './common-config';
 import { envShopApiIssues, envShopIssues, envShopShape } from './env-shop-config';
-import { nonNegativeInt, port, positiveInt } from './env-values';
+import { nonNegativeInt, port, positiveInt, secret } from './env-values';
 import { platformHostShape } from './platform-config';
 import { redisShape } from './redis-config';
 import { registryShape } from './registry-config';
@@ -23,7 +23,7 @@ const providerApiOrigins = z
   .transform((text) => parseApiOrigins(text).origins)
   .optional()
   .describe(
-    "Origins (https://host:port, comma-separated, no path) a provider may be sent to besides its official hosts: for *_API_URL below and a shop document's provider.apiUrl. Empty: none.",
+    "Origins (`https://host:port`, comma-separated, no path) a provider may be sent to besides its official hosts: for the env shop's `*_API_URL` below and a shop document's `provider.apiUrl`; compared exactly (scheme, host, port), anything else is refused. Empty: only the providers' official hosts.",
   );
 
 /** Every variable of the server process; the CLI's loaders take their part of it. */
@@ -35,12 +35,14 @@ export const serverShape = {
   ROLE: z
     .enum(['all', 'api', 'worker'])
     .prefault('all')
-    .describe('all (HTTP + workers) | api (HTTP only) | worker (workers + health/metrics only).'),
+    .describe(
+      '`all` (HTTP and workers), `api` (HTTP only) or `worker` (workers, plus health and metrics).',
+    ),
   PORT: port.prefault('3000').describe('HTTP port of the connector.'),
   PUBLIC_URL: httpUrl
     .optional()
     .describe(
-      'Base URL customers and payment providers reach the connector at (default http://localhost:$PORT).',
+      'Base URL customers and payment providers reach the connector at (default `http://localhost:$PORT`). With `NODE_ENV=production` it must be `https` (only a loopback address may be `http`).',
     ),
   PROVIDER_API_ORIGINS: providerApiOrigins,
   ...redisShape,
@@ -48,12 +50,12 @@ export const serverShape = {
     .enum(['true', 'false'], { error: 'must be true or false' })
     .optional()
     .describe(
-      'The sandbox takes no money, so with NODE_ENV=production it refuses to start (exit 78) unless this is true: only for a deployment against a staging platform (pages then say so).',
+      'The sandbox takes no money, so with `NODE_ENV=production` it refuses to start (exit 78) unless this is `true` (unset: `false`): only for a deployment against a staging platform. Every page then says so and the start logs a warning.',
     ),
   CHECKOUT_EXPIRY_MINUTES: expiryMinutesVariable
     .prefault(60)
     .describe(
-      "Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop's unless it chose its own; a provider may allow fewer (its section of the README).",
+      'Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop\'s unless it chose its own; shortened to what its provider accepts (Stripe: 1440; README "Payment options").',
     ),
   CURRENCY: z
     .string()
@@ -65,19 +67,21 @@ export const serverShape = {
     .min(1)
     .optional()
     .describe(
-      'Basic auth user of the /admin/queues dashboard; the dashboard is off while it and DASHBOARD_PASSWORD are unset.',
+      'Basic auth user of the `/admin/queues` dashboard; the dashboard is off while it and `DASHBOARD_PASSWORD` are unset (set both or neither).',
     ),
-  DASHBOARD_PASSWORD: z
-    .string()
-    .min(12, 'must be at least 12 characters')
-    .optional()
-    .describe('Basic auth password of the /admin/queues dashboard, at least 12 characters.'),
+  DASHBOARD_PASSWORD: secret(
+    z
+      .string()
+      .min(12, 'must be at least 12 characters')
+      .optional()
+      .describe('Basic auth password of the `/admin/queues` dashboard, at least 12 characters.'),
+  ),
   NOTIFY_MAX_ATTEMPTS: positiveInt
     .prefault('40')
     .describe('Attempts of one finish/cancel delivery before it lands in the failed set.'),
   NOTIFY_BACKOFF_MS: positiveInt
     .prefault('5000')
-    .describe('Base delay of the retry schedule, in milliseconds.'),
+    .describe('Base delay of the delivery retry schedule, in milliseconds.'),
   // BullMQ renews a running job's lock every JOB_LOCK_MS / 2, so the lock bounds no job's run
   // time: it says how soon a dead worker's jobs are taken up again (within JOB_LOCK_MS plus a
   // stalled-job check). Below 5 s a renewal could come late on a busy event loop, and another
@@ -89,22 +93,24 @@ export const serverShape = {
     )
     .prefault('60000')
     .describe(
-      "How soon a dead worker's jobs are taken up again (ms): within JOB_LOCK_MS plus a stalled-job check (half of it, at most 30 s). A running job renews its lock every JOB_LOCK_MS / 2, however long it runs. At least 5000.",
+      "How soon a dead worker's jobs are taken up again (ms): within `JOB_LOCK_MS` plus a stalled-job check (half of it, at most 30 s). A running job renews its lock every `JOB_LOCK_MS` / 2, however long it runs, so a slow call never loses it. At least 5000.",
     ),
   RECONCILE_INTERVAL_MS: positiveInt
     .min(100)
     .prefault('60000')
     .describe(
-      'Milliseconds between reconciler passes, which heal lost webhooks, jobs and Redis writes (a checkout is first looked at half an interval after it changed, by a pass that works for at most 0.8 of one: a lost webhook heals within 2.3 intervals).',
+      'Milliseconds between reconciler passes, which heal lost webhooks, jobs and Redis writes (a checkout is first looked at half an interval after it changed, by a pass that works for at most 0.8 of one: a lost webhook heals within 2.3 intervals; README "Operations").',
     ),
   SHUTDOWN_TIMEOUT_MS: positiveInt
     .prefault('15000')
-    .describe('Milliseconds a SIGTERM/SIGINT shutdown may take before the process exits anyway.'),
+    .describe(
+      'Milliseconds a graceful (SIGTERM/SIGINT) shutdown may take before the process exits anyway.',
+    ),
   HTTP_HEADERS_TIMEOUT_MS: positiveInt
     .min(100)
     .prefault('10000')
     .describe(
-      "A client has this long to send its request headers (Node's default is 60 s: slow clients).",
+      "A client has this long to send its request headers (Node's default, 60 s, lets slow clients hold connections).",
     ),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt
     .min(100)
@@ -113,7 +119,7 @@ export const serverShape = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt
     .prefault('5000')
     .describe(
-      "An idle kept-alive connection is closed after this long (keep it above your proxy's idle time).",
+      "An idle kept-alive connection is closed after this long (keep it above your proxy's idle timeout).",
     ),
   HTTP_MAX_CONNECTIONS: positiveInt
     .prefault('1000')
@@ -122,39 +128,41 @@ export const serverShape = {
     .max(10)
     .prefault('0')
     .describe(
-      "Proxies (load balancer, ingress) in front of the connector whose X-Forwarded-For is trusted for the client's address. 0: the address is the TCP peer's; a header a client sends is ignored.",
+      "Proxies (load balancer, ingress) in front of the connector whose `X-Forwarded-For` is trusted for the client's address. `0`: the address is the TCP peer's; a header a client sends is ignored.",
     ),
   RATE_LIMIT_WINDOW_SECONDS: positiveInt
     .max(3600)
     .prefault('60')
-    .describe('The window the limits below count in, in seconds.'),
+    .describe('The window the rate limits below count in, in seconds.'),
   RATE_LIMIT_CHECKOUT_FAILURES: nonNegativeInt
     .prefault('30')
     .describe(
-      "Calls to the checkout route without the right token; the platform's calls never count, nor are refused.",
+      "Calls to the checkout route without the right token, per client address per window; the platform's calls never count, nor are refused. `0` turns it off.",
     ),
   RATE_LIMIT_WEBHOOK_FAILURES: nonNegativeInt
     .prefault('60')
     .describe(
-      'Failed webhook calls (bad signature); a delivered event counts only while it is being answered.',
+      'Failed webhook calls (bad signature, unknown provider) per address per window; a delivered event counts only while it is being answered.',
     ),
   RATE_LIMIT_PAGES: nonNegativeInt
     .prefault('300')
-    .describe("Requests to the customer pages (/return, the sandbox's page and buttons)."),
+    .describe(
+      "Requests to the customer pages (`/return`, the sandbox's page and buttons) per address per window.",
+    ),
   RATE_LIMIT_DASHBOARD_FAILURES: nonNegativeInt
     .prefault('10')
-    .describe('Wrong dashboard passwords; the right one is never refused.'),
+    .describe('Wrong dashboard passwords per address per window; the right one is never refused.'),
   METRICS_PORT: port
     .optional()
     .describe(
-      'Serve /metrics on this port instead of PORT (e.g. 9464), on the interface METRICS_HOST; empty: on PORT.',
+      'Serve `/metrics` on this port instead of `PORT` (e.g. `9464`), on the interface `METRICS_HOST`; empty: on `PORT` (README "Security").',
     ),
   METRICS_HOST: z
     .string()
     .min(1)
     .prefault('127.0.0.1')
     .describe(
-      "The interface METRICS_PORT listens on (127.0.0.1: the host only; 0.0.0.0 for a pod's scraper).",
+      "The interface `METRICS_PORT` listens on (`127.0.0.1`: the host only; `0.0.0.0` for a pod's scraper).",
     ),
   WORKER_CONCURRENCY: positiveInt
     .max(200)

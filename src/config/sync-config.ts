@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { httpUrl } from '../payments/provider-fields';
-import { duration, positiveInt, requireFor } from './env-values';
+import { duration, positiveInt, requireFor, secret } from './env-values';
 
 /** The ERP sync's variables: shared by the server and `connector sync`. */
 export const syncShape = {
   SYNC_INTERVAL: duration
     .optional()
     .describe(
-      'A pass every this long (30s, 5m, 1h); unset: no scheduled passes (`connector sync --once` still runs one).',
+      'A sync pass every this long (`30s`, `5m`, `1h`; at least `1s`); unset: no scheduled passes (paid services are still sent at once, and `connector sync --once` still runs one).',
     ),
   SYNC_STATUSES: z
     .string()
@@ -20,18 +20,22 @@ export const syncShape = {
     .enum(['webhook', 'directory'], { error: 'must be webhook or directory' })
     .optional()
     .describe(
-      'Where services go: webhook (POST each service, signed) or directory (one JSON file per service).',
+      'Where the ERP sync sends services: `webhook` (POST each service, signed) or `directory` (one JSON file per service). The sync is off while it is unset.',
     ),
   ERP_WEBHOOK_URL: httpUrl
     .optional()
     .describe(
-      'ERP_SINK=webhook: the ERP\'s endpoint; a 2xx answer {"internal_code": "..."} links the ERP order back.',
+      'With `ERP_SINK=webhook`: the ERP\'s endpoint each service is POSTed to; a 2xx answer `{"internal_code": "..."}` links the ERP order back.',
     ),
-  ERP_WEBHOOK_SECRET: z
-    .string()
-    .min(16, 'must be at least 16 characters')
-    .optional()
-    .describe('The secret the ERP verifies X-Connector-Signature with; at least 16 characters.'),
+  ERP_WEBHOOK_SECRET: secret(
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .optional()
+      .describe(
+        'With `ERP_SINK=webhook`: the secret the ERP verifies `X-Connector-Signature` with; at least 16 characters.',
+      ),
+  ),
   ERP_WEBHOOK_TIMEOUT_MS: positiveInt
     .prefault('10000')
     .describe('Milliseconds one webhook delivery may take.'),
@@ -40,7 +44,7 @@ export const syncShape = {
     .min(1)
     .optional()
     .describe(
-      'ERP_SINK=directory: the folder the ERP imports <service_id>.json files from (created if absent).',
+      'With `ERP_SINK=directory`: the folder the ERP imports `<service_id>.json` files from (created if absent).',
     ),
 };
 

@@ -111,21 +111,6 @@ export function providerVariable(name: ProviderName, field: string): string {
   );
 }
 
-/** Every provider's fields as variables, each optional (which are required depends on the provider). */
-export function providerVariableShape(): Record<string, z.ZodType> {
-  return Object.fromEntries(
-    PROVIDER_LIST.flatMap((provider) =>
-      provider.rows.map((row) => [row.variable, optionalVariable(row.schema)]),
-    ),
-  );
-}
-
-/** `schema.optional()` with the field's description, which zod keeps per instance. */
-function optionalVariable(schema: z.ZodType): z.ZodType {
-  const variable = schema.optional();
-  return schema.description ? variable.describe(schema.description) : variable;
-}
-
 /** The variables a provider cannot do without (its fields that are not optional). */
 export function requiredProviderVariables(name: ProviderName): string[] {
   return PROVIDERS[name].rows
@@ -143,11 +128,4 @@ export function providerDocumentFromEnv(
     return value === undefined ? [] : [[row.field, value]];
   });
   return providerDocumentSchema.parse({ name, ...Object.fromEntries(fields) });
-}
-
-/** The variables of every provider's secret fields (`<NAME>_SECRET_KEY`...). */
-export function providerSecretVariables(): string[] {
-  return PROVIDER_LIST.flatMap((provider) =>
-    provider.rows.filter((row) => row.secret).map((row) => row.variable),
-  );
 }

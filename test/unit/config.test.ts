@@ -8,6 +8,7 @@ import {
   SECRET_VARIABLES,
 } from '../../src/config';
 import { renderDefaultsEnv, renderEnvExample } from '../../src/config/env-docs';
+import { README_END, README_START, renderReadmeVariables } from '../../src/config/readme-variables';
 import { configProblems } from '../support/config-problems';
 
 const emptyDir = mkdtempSync(path.join(tmpdir(), 'connector-config-'));
@@ -389,5 +390,15 @@ describe('config/defaults.env', () => {
       .map((l) => l.split('=')[0] as string);
     for (const name of names) expect(CONFIG_VARIABLES).toContain(name);
     expect(names.some((n) => /PASSWORD|TOKEN|API_KEY/.test(n))).toBe(false);
+  });
+});
+
+describe("README.md's variables", () => {
+  it('are what `npm run config:docs` writes from the schema (run it after changing the schema)', () => {
+    const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const start = readme.indexOf(README_START);
+    const end = readme.indexOf(README_END);
+    expect(start).toBeGreaterThan(0);
+    expect(readme.slice(start, end + README_END.length)).toBe(renderReadmeVariables());
   });
 });

@@ -15,21 +15,23 @@ export const asaasProvider = defineProvider({
     apiKey: z
       .string()
       .regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)')
-      .describe("API key of the Asaas account ($aact_...; the sandbox's and production's differ)."),
+      .describe(
+        "API key of the Asaas account (`$aact_...`; the sandbox's and production's differ).",
+      ),
     // The authToken of the webhook as registered at Asaas, which accepts 32 to 255 characters.
     webhookToken: z
       .string()
       .regex(/^\S{32,255}$/, 'must be 32 to 255 characters without spaces, as Asaas requires')
       .describe(
-        'The authentication token of the webhook registered at Asaas (32 to 255 characters); Asaas sends it in the asaas-access-token header.',
+        'The authentication token of the webhook registered at Asaas (32 to 255 characters); Asaas sends it in the `asaas-access-token` header.',
       ),
     environment: environmentField(ASAAS_API).describe(
-      'production (empty: https://api.asaas.com/v3) or sandbox (https://api-sandbox.asaas.com/v3).',
+      '`production` (empty: `https://api.asaas.com/v3`) or `sandbox` (`https://api-sandbox.asaas.com/v3`, with a sandbox key).',
     ),
     apiUrl: httpUrl
       .optional()
       .describe(
-        "The API with its /v3 when neither: its origin must be in PROVIDER_API_ORIGINS (a local fake for tests); empty for ASAAS_ENVIRONMENT's host.",
+        "The API with its `/v3`: Asaas's own (`https://api.asaas.com/v3`, `https://api-sandbox.asaas.com/v3`) or one whose origin is in `PROVIDER_API_ORIGINS` (a local fake for tests), else refused at start (78); empty for `ASAAS_ENVIRONMENT`'s host.",
       ),
   },
   secrets: ['apiKey', 'webhookToken'],

@@ -15,21 +15,21 @@ export const mercadoPagoProvider = defineProvider({
       .string()
       .regex(/^(APP_USR|TEST)-[\w-]+$/, 'must be an access token (APP_USR-... or TEST-...)')
       .describe(
-        'Access token (APP_USR-... in production, TEST-... for test users) of your application.',
+        'Access token (`APP_USR-...` in production, `TEST-...` for test users) of your application.',
       ),
     webhookSecret: z
       .string()
       .min(16, 'must be at least 16 characters')
       .describe(
-        "Secret signature of your application's webhooks (x-signature); at least 16 characters.",
+        "Secret signature of your application's webhooks (checks `x-signature`); at least 16 characters.",
       ),
     environment: environmentField(MERCADOPAGO_API).describe(
-      'Mercado Pago has one API host: empty or production (test credentials select its test environment).',
+      'Mercado Pago has one API host: empty or `production` (test credentials select its test environment, so `sandbox` is refused).',
     ),
     apiUrl: httpUrl
       .optional()
       .describe(
-        'Another Mercado Pago API host (its origin must be in PROVIDER_API_ORIGINS), e.g. a local fake for tests; empty for https://api.mercadopago.com.',
+        'Another Mercado Pago API host, allowed only when its origin is in `PROVIDER_API_ORIGINS` (a local fake for tests), refused at start (78) otherwise; empty for `https://api.mercadopago.com`.',
       ),
   },
   secrets: ['accessToken', 'webhookSecret'],

@@ -17,26 +17,28 @@ export const stripeProvider = defineProvider({
         'must be a Stripe secret or restricted key (sk_... or rk_...)',
       )
       .describe(
-        'Secret key (sk_live_... or sk_test_..., or a restricted rk_ key) from the Stripe dashboard.',
+        'Secret key (`sk_live_...` or `sk_test_...`, or a restricted `rk_` key) from the Stripe dashboard.',
       ),
     webhookSecret: z
       .string()
       .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
-      .describe('Signing secret (whsec_...) of the webhook endpoint PUBLIC_URL/webhooks/stripe.'),
+      .describe(
+        'Signing secret (`whsec_...`) of the webhook endpoint `PUBLIC_URL/webhooks/stripe`.',
+      ),
     environment: environmentField(STRIPE_API).describe(
-      'Stripe has one API host: empty or production (a test key, sk_test_..., selects test mode).',
+      'Stripe has one API host: empty or `production` (a test key, `sk_test_...`, selects test mode, so `sandbox` is refused).',
     ),
     apiUrl: httpUrl
       .optional()
       .describe(
-        'Another Stripe API host (its origin must be in PROVIDER_API_ORIGINS), e.g. a local fake for tests (http://127.0.0.1:12111); empty for https://api.stripe.com.',
+        'Another Stripe API host, allowed only when its origin is in `PROVIDER_API_ORIGINS` (a local fake for tests, e.g. `http://127.0.0.1:12111`), refused at start (78) otherwise; empty for `https://api.stripe.com`.',
       ),
     paymentMethods: z
       .string()
       .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be a comma-separated list such as card,pix,boleto')
       .optional()
       .describe(
-        'Payment methods offered, e.g. card,pix,boleto; empty lets the Stripe dashboard decide.',
+        "Stripe's own payment method types, sent as they are instead of `PAYMENT_METHODS` (kept from before it), e.g. `card,pix,boleto`; empty: from `PAYMENT_METHODS`.",
       ),
   },
   secrets: ['secretKey', 'webhookSecret'],

@@ -1,0 +1,97 @@
+import { PROVIDER_NAMES, requiredProviderVariables } from '../payments/provider-fields';
+import { checkedSections, defaultOf, descriptionOf, schemaOf } from './env-docs';
+import { ENV_SHOP_ACCOUNT } from './env-shop-config';
+import { SECRET_VARIABLES } from './secret-variables';
+
+/**
+ * The variables of README.md's "Configuration", written from the schema (`npm run config:docs`)
+ * between two markers: one item per variable, grouped as config/.env.example groups them. A unit
+ * test fails when README.md differs from what this module writes.
+ */
+
+export const README_START =
+  '<!-- variables:start: generated from src/config/ by `npm run config:docs`; edit the schema -->';
+export const README_END = '<!-- variables:end -->';
+
+/** The condition a variable without a default is required under, when the schema sets one. */
+function requiredWhen(name: string): string | undefined {
+  if ((ENV_SHOP_ACCOUNT as readonly string[]).includes(name)) return '`PLATFORM_EMAIL`';
+  const provider = PROVIDER_NAMES.find((candidate) =>
+    requiredProviderVariables(candidate).includes(name),
+  );
+  return provider ? `\`PAYMENT_PROVIDER=${provider}\`` : undefined;
+}
+
+/** What the item says before the description: its default or when it is required, and secret. */
+function tagsOf(name: string): string[] {
+  const value = defaultOf(name);
+  const when = requiredWhen(name);
+  const required = !schemaOf(name).safeParse(undefined).success;
+  const tags =
+    value !== undefined
+      ? [`default \`${value}\``]
+      : required
+        ? ['required']
+        : when
+          ? [`required with ${when}`]
+          : [];
+  return SECRET_VARIABLES.includes(name) ? [...tags, 'secret'] : tags;
+}
+
+/** `README "Many shops"` as a link to that section of the README itself. */
+function linked(text: string): string {
+  return text.replace(/README "([^"]+)"/g, (_, title: string) => {
+    const anchor = title
+      .toLowerCase()
+      .replace(/[^a-z0-9 -]/g, '')
+      .replace(/ /g, '-');
+    return `[${title}](#${anchor})`;
+  });
+}
+
+/** Refuses text that markdown would not show as written: markup outside `code`. */
+function checkedMarkdown(name: string, text: string): string {
+  const prose = text.split('`').filter((_, i) => i % 2 === 0);
+  if (text.split('`').length % 2 === 0 || prose.some((part) => /[<>*|[\]\\_]/.test(part)))
+    throw new Error(`${name}: put code in backticks in its .describe() (markdown would eat it)`);
+  return text;
+}
+
+/** `text` as list-item lines of at most `width` characters, continued under the item's text. */
+function itemLines(text: string, width = 100): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    // A line that begins like a list item or a quote would start one.
+    const startsBlock = /^([-+*>#]|\d+[.)])$/.test(word);
+    if (last !== undefined && (`${last} ${word}`.length <= width || startsBlock))
+      lines[lines.length - 1] += ` ${word}`;
+    else lines.push(last === undefined ? `- ${word}` : `  ${word}`);
+  }
+  return lines;
+}
+
+function itemOf(name: string): string[] {
+  const tags = tagsOf(name);
+  const head = `**\`${name}\`**${tags.length > 0 ? ` (${tags.join(', ')})` : ''}:`;
+  return itemLines(`${head} ${linked(checkedMarkdown(name, descriptionOf(name)))}`);
+}
+
+/** The generated part of README.md's "Configuration", markers included. */
+export function renderReadmeVariables(): string {
+  const out = [README_START];
+  for (const { title, variables } of checkedSections()) {
+    out.push('', `**${linked(title.charAt(0).toUpperCase() + title.slice(1))}**`, '');
+    for (const name of variables) out.push(...itemOf(name));
+  }
+  return [...out, '', README_END].join('\n');
+}
+
+/** `readme` with its generated part written afresh; throws when a marker is missing. */
+export function withReadmeVariables(readme: string): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start)
+    throw new Error(`README.md lacks ${README_START} ... ${README_END}`);
+  return readme.slice(0, start) + renderReadmeVariables() + readme.slice(end + README_END.length);
+}
