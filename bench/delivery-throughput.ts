@@ -157,8 +157,16 @@ async function main(): Promise<void> {
           provider: 'sandbox',
           now,
           expiresAt: new Date(now.getTime() + 3_600_000),
+          lookAt: connector.deps.schedule.firstLookAt(now),
         });
-        await connector.deps.store.transition(checkoutId, 'paid', { transactionId: tag }, now);
+        const lookAt = connector.deps.schedule.firstLookAt(now);
+        await connector.deps.store.transition(
+          checkoutId,
+          'paid',
+          { transactionId: tag },
+          now,
+          lookAt,
+        );
         checkouts.set(tag, checkoutId);
       },
       enqueue: async (tag) => {

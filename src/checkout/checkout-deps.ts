@@ -3,12 +3,15 @@ import type { PlatformClient } from '../platform/platform-client';
 import type { AmountSource } from './amount-source';
 import type {
   CheckoutJobs,
-  CheckoutStore,
+  CheckoutRecords,
   Clock,
   IncidentFollowUp,
   PaidServiceSync,
+  ReconcileLine,
   Replication,
+  WebhookEvents,
 } from './ports';
+import type { ReconcileSchedule } from './reconcile-schedule';
 
 /** The logging the use cases need; winston's logger fits it. */
 export interface Log {
@@ -27,7 +30,14 @@ export type CheckoutPlatform = Pick<
 export interface CheckoutDeps {
   /** The shop these collaborators serve: the store, the platform account and the provider are its. */
   shop: string;
-  store: CheckoutStore;
+  /** The shop's checkout records. */
+  store: CheckoutRecords;
+  /** The reconciler's line of the shop's checkouts: what is due, parked, retired. */
+  line: ReconcileLine;
+  /** The provider webhook events the shop handled already. */
+  webhookEvents: WebhookEvents;
+  /** The reconciler's timing: when a changed checkout is first looked at, and by when. */
+  schedule: ReconcileSchedule;
   jobs: CheckoutJobs;
   platform: CheckoutPlatform;
   provider: PaymentProvider;

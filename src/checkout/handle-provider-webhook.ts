@@ -29,11 +29,11 @@ export async function handleProviderWebhook(
   deps: CheckoutDeps,
   input: WebhookInput,
 ): Promise<WebhookResult> {
-  const { provider, store, log } = deps;
+  const { provider, store, webhookEvents, log } = deps;
   const hint = await provider.parseWebhook(input);
   if ('ignore' in hint) return { kind: 'ignored', reason: hint.ignore };
   const { eventId } = hint;
-  if (await store.eventHandled(provider.name, eventId)) {
+  if (await webhookEvents.handled(provider.name, eventId)) {
     log.info('webhook event already handled', { provider: provider.name, eventId });
     return { kind: 'duplicate', eventId };
   }
@@ -44,11 +44,11 @@ export async function handleProviderWebhook(
   const record = found?.provider === provider.name ? found : undefined;
   if (!record) {
     log.warn('webhook for an unknown payment', { provider: provider.name, eventId });
-    await store.markEventHandled(provider.name, eventId);
+    await webhookEvents.markHandled(provider.name, eventId);
     return { kind: 'unknown_payment', eventId };
   }
   const learned = await learnFromProvider(deps, record, hint.closed);
-  await store.markEventHandled(provider.name, eventId);
+  await webhookEvents.markHandled(provider.name, eventId);
   return {
     kind: 'synced',
     eventId,

@@ -34,7 +34,6 @@ export interface ParkedUnreadable {
   problem: string | undefined;
 }
 
-/** Where checkouts live. Every method is atomic. */
 /** What a checkout keeps of the provider's checkout; `provider` is the checkout's own. */
 export interface ProviderCheckoutAttach {
   provider: string;
@@ -44,7 +43,12 @@ export interface ProviderCheckoutAttach {
   lines: ChargeLine[];
 }
 
-export interface CheckoutStore {
+/**
+ * Where checkout records live. Every method is atomic. A write that changes a checkout also sets
+ * when the reconciler is next due to look at it, in the same step: `lookAt`, which the caller
+ * takes from the reconcile schedule (src/checkout/reconcile-schedule.ts).
+ */
+export interface CheckoutRecords {
   /** Creates a checkout unless the service has an open one (returned instead) or a paid one. */
   openForService(input: {
     checkoutId: string;
@@ -52,6 +56,8 @@ export interface CheckoutStore {
     provider: string;
     now: Date;
     expiresAt: Date;
+    /** When the reconciler is first due to look at a checkout created now. */
+    lookAt: Date;
   }): Promise<OpenResult>;
   /** The record; undefined when there is none; throws when it is unreadable. */
   get(checkoutId: string): Promise<CheckoutRecord | undefined>;
@@ -62,31 +68,30 @@ export interface CheckoutStore {
   getMany(
     checkoutIds: readonly string[],
   ): Promise<Array<CheckoutRecord | UnreadableRecord | undefined>>;
-  /**
-   * By when the reconciler has looked at a checkout that changed at `now`, passes keeping up:
-   * its first look is due half an interval after, and passes run every interval.
-   */
-  lookedAtBy(now: Date): Date;
   findByProviderRef(provider: string, providerRef: string): Promise<CheckoutRecord | undefined>;
   /**
    * Stores what the provider created, once; returns the record as it stands after. `provider`
-   * is the checkout's (the caller has read the record).
+   * is the checkout's (the caller has read the record). When it stores, the checkout is next due
+   * for a look at `lookAt` (if it is in the reconciler's line).
    */
   attachProviderCheckout(
     checkoutId: string,
     attach: ProviderCheckoutAttach,
     now: Date,
+    lookAt: Date,
   ): Promise<CheckoutRecord>;
   /**
    * Moves to `to` when the current state allows it. Returns whether it moved and the
    * state as it stands after. `reported` is the one record that the platform acknowledged the
-   * outcome's notification.
+   * outcome's notification: it takes the checkout out of the reconciler's line; any other move
+   * makes it due for a look at `lookAt` (if it is in the line).
    */
   transition(
     checkoutId: string,
     to: CheckoutState,
     fields: OutcomeFields,
     now: Date,
+    lookAt: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
   /**
    * Records an incident on the checkout, once per kind and provider payment: 'added', 'known'
@@ -100,10 +105,17 @@ export interface CheckoutStore {
    * that cannot be read is among them, as an `UnreadableRecord`, first.
    */
   checkoutsOfService(serviceId: number): Promise<Array<CheckoutRecord | UnreadableRecord>>;
+}
+
+/**
+ * The reconciler's line: the checkouts not yet reported, by when each is next due for a look,
+ * and the sets of those taken out of it. The records' writes put a checkout in line
+ * (`CheckoutRecords`); this is what the reconciler, delivery and the CLI do with the line.
+ */
+export interface ReconcileLine {
   /**
    * Ids of checkouts not yet reported that are due for a look by `now`, the most overdue
-   * first. A change of state makes a checkout due a short while later (the store's
-   * `firstLookMs`); checkouts whose delivery failed for good are not among them.
+   * first; checkouts whose delivery failed for good are not among them.
    */
   dueCheckouts(now: Date, limit: number): Promise<string[]>;
   /** Sets when each checkout is next due for a look (one not in line stays out). */
@@ -124,10 +136,6 @@ export interface CheckoutStore {
   parkUnreadable(checkoutId: string, now: Date): Promise<void>;
   /** The checkouts parked as unreadable, oldest first (at most `limit`), with what is wrong. */
   unreadableCheckouts(limit: number): Promise<ParkedUnreadable[]>;
-  /** Whether a provider's webhook event was handled already (remembered 7 days). */
-  eventHandled(provider: string, eventId: string): Promise<boolean>;
-  /** Remembers that a provider's webhook event was handled, so a duplicate changes nothing. */
-  markEventHandled(provider: string, eventId: string): Promise<void>;
   /**
    * Whether a checkout is in the reconciler's line: something is left to do for it. One whose
    * outcome the platform acknowledged, that was retired or whose delivery was parked is not.
@@ -135,6 +143,14 @@ export interface CheckoutStore {
   inLine(checkoutId: string): Promise<boolean>;
   /** Takes a checkout off the reconciler's line (nothing left to do for it), with a note. */
   retire(checkoutId: string, note?: { field: 'cancelDropped'; value: string }): Promise<void>;
+}
+
+/** The provider webhook events already handled: a duplicate changes nothing. */
+export interface WebhookEvents {
+  /** Whether a provider's webhook event was handled already (remembered 7 days). */
+  handled(provider: string, eventId: string): Promise<boolean>;
+  /** Remembers that a provider's webhook event was handled, so a duplicate changes nothing. */
+  markHandled(provider: string, eventId: string): Promise<void>;
 }
 
 /**

@@ -42,7 +42,8 @@ export async function produceCheckout(
     checkoutUrl: current.url,
     idempotencyKey: `checkout-url:${jobKey}`,
   });
-  await deps.store.transition(checkoutId, 'url_sent', {}, deps.clock());
+  const now = deps.clock();
+  await deps.store.transition(checkoutId, 'url_sent', {}, now, deps.schedule.firstLookAt(now));
   deps.log.info('checkout url sent to the platform', { checkoutId, serviceId: current.serviceId });
   return 'url_sent';
 }
@@ -87,10 +88,12 @@ async function makeProviderCheckout(
     cancelUrl: `${returnUrl}&cancelled=1`,
     expiresAt: new Date(record.expiresAt),
   });
+  const now = deps.clock();
   return deps.store.attachProviderCheckout(
     checkoutId,
     { provider: record.provider, ...created, ...charge },
-    deps.clock(),
+    now,
+    deps.schedule.firstLookAt(now),
   );
 }
 

@@ -81,7 +81,7 @@ export async function reconcileCheckouts(
   const started = deps.clock();
   const maxWaitMs = options.maxWaitMs ?? MAX_LOOK_WAIT_MS;
   while (deps.clock().getTime() - started.getTime() < options.budgetMs) {
-    const ids = await deps.store.dueCheckouts(started, options.batchSize ?? 200);
+    const ids = await deps.line.dueCheckouts(started, options.batchSize ?? 200);
     if (ids.length === 0) break;
     // A batch's records and its expiry jobs take a round trip each, not one per checkout: a
     // failure here (Redis away) fails the pass and leaves the line as it was for the next.
@@ -92,7 +92,7 @@ export async function reconcileCheckouts(
     await forEachLimited(batch, options.concurrency ?? 32, async ({ checkoutId, record }) => {
       if (record instanceof UnreadableRecord) {
         // Parked where `checkout status --unreadable` shows it: reported once, not every pass.
-        await deps.store.parkUnreadable(checkoutId, deps.clock());
+        await deps.line.parkUnreadable(checkoutId, deps.clock());
         report.unreadable += 1;
         deps.log.error('unreadable checkout record', { checkoutId, problem: record.problem });
         return;
@@ -110,9 +110,9 @@ export async function reconcileCheckouts(
       const delayMs = nextLookDelayMs(silentMs, options.intervalMs, maxWaitMs);
       looks.push({ checkoutId, at: new Date(deps.clock().getTime() + delayMs) });
     });
-    await deps.store.scheduleLooks(looks);
+    await deps.line.scheduleLooks(looks);
   }
-  report.backlog = (await deps.store.reconcileBacklog(started)).due;
+  report.backlog = (await deps.line.reconcileBacklog(started)).due;
   if (report.looked > 0 || report.unreadable > 0 || report.backlog > 0) {
     const durationMs = deps.clock().getTime() - started.getTime();
     deps.log.info('reconciler pass', { ...report, durationMs });
@@ -153,7 +153,7 @@ async function lookAt(
   report: ReconcileReport,
 ): Promise<number> {
   if (!record) {
-    await deps.store.retire(checkoutId);
+    await deps.line.retire(checkoutId);
     report.retired += 1;
     return 0;
   }
@@ -178,7 +178,7 @@ async function lookAt(
     report.renotified += 1;
   } else {
     // Reported: the same write takes it out of line, so only data of an older version gets here.
-    await deps.store.retire(checkoutId);
+    await deps.line.retire(checkoutId);
     report.retired += 1;
   }
   return silentMs;

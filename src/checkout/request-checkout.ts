@@ -22,6 +22,7 @@ export async function requestCheckout(
     provider: deps.provider.name,
     now,
     expiresAt: new Date(now.getTime() + deps.expiryMs),
+    lookAt: deps.schedule.firstLookAt(now),
   });
   const { record } = result;
   if (result.kind === 'already_paid') {
@@ -44,7 +45,7 @@ export async function requestCheckout(
   // The expiry job is not on the way to the URL: the reconciler's first look at the checkout
   // schedules it, well before the expiry, unless the checkout expires before that look.
   const expiresAt = new Date(record.expiresAt);
-  const expiresFirst = expiresAt.getTime() <= deps.store.lookedAtBy(now).getTime();
+  const expiresFirst = expiresAt.getTime() <= deps.schedule.lookedAtBy(now).getTime();
   await Promise.all([
     deps.jobs.produce(record.checkoutId, jobKey),
     ...(expiresFirst ? [deps.jobs.scheduleExpiry(record.checkoutId, expiresAt)] : []),

@@ -91,11 +91,13 @@ export async function recordOutcome(
   fields: OutcomeFields,
   options: { notify?: boolean } = {},
 ): Promise<boolean> {
+  const now = deps.clock();
   const { moved, state } = await deps.store.transition(
     record.checkoutId,
     outcome,
     fields,
-    deps.clock(),
+    now,
+    deps.schedule.firstLookAt(now),
   );
   if (!moved) {
     deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });
@@ -114,7 +116,7 @@ export async function recordOutcome(
     outcome,
   });
   if (options.notify === false) {
-    await deps.store.retire(record.checkoutId);
+    await deps.line.retire(record.checkoutId);
   } else {
     await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
   }
@@ -140,7 +142,7 @@ export async function notifyRecordedOutcome(
   checkoutId: string,
   state: CheckoutState | undefined,
 ): Promise<void> {
-  if (state !== undefined && isOutcome(state) && (await deps.store.inLine(checkoutId))) {
+  if (state !== undefined && isOutcome(state) && (await deps.line.inLine(checkoutId))) {
     await deps.jobs.notify({ checkoutId, kind: notificationFor(state) });
   }
   // What settled it may have been written on this connection a moment ago: held first too.
@@ -186,7 +188,9 @@ export async function syncFromProvider(
     return record;
   }
   if (target === 'processing') {
-    await deps.store.transition(record.checkoutId, 'processing', {}, deps.clock());
+    const now = deps.clock();
+    const lookAt = deps.schedule.firstLookAt(now);
+    await deps.store.transition(record.checkoutId, 'processing', {}, now, lookAt);
   } else {
     await recordOutcome(deps, record, target, {
       transactionId: status.transactionId,

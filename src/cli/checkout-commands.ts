@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { isOpen, UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
 import { loadCheckoutRouteConfig, loadQueueConfig } from '../config';
 import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story';
-import type { CheckoutStore } from '../checkout/ports';
+import type { CheckoutRecords } from '../checkout/ports';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 import { parsePositiveInt, parseServiceId } from './services-commands';
 import { shopOption } from './shop-option';
@@ -67,7 +67,7 @@ async function askForCheckout(
 
 /** Reads the checkout until it has a URL, ends, or `waitMs` passes. */
 async function waitForUrl(
-  store: CheckoutStore,
+  store: Pick<CheckoutRecords, 'get'>,
   checkoutId: string,
   waitMs: number,
 ): Promise<CheckoutRecord | undefined> {

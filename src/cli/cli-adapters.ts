@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { CheckoutStore } from '../checkout/ports';
+import type { CheckoutRecords, ReconcileLine } from '../checkout/ports';
 import type { DeliveryHistory, FailedDeliveries } from '../delivery/ports';
 import type {
   SyncConfig,
@@ -14,7 +14,9 @@ import type { SyncDeps } from '../sync/ports';
 
 /** The connector's Redis as the CLI reads it: through the same ports the server uses. */
 export interface QueueAccess {
-  store: CheckoutStore;
+  store: CheckoutRecords;
+  /** The shop's reconciler line: the records it parked as unreadable. */
+  line: Pick<ReconcileLine, 'unreadableCheckouts'>;
   failedDeliveries: FailedDeliveries;
   deliveryHistory: DeliveryHistory;
   close(): Promise<void>;
@@ -45,8 +47,8 @@ export interface CliAdapters {
     close(): Promise<void>;
   }>;
   /**
-   * Connects to Redis (fails with a CliFailure when it does not answer); `store` is `shop`'s
-   * (the env shop's unless said).
+   * Connects to Redis (fails with a CliFailure when it does not answer); `store` and `line` are
+   * `shop`'s (the env shop's unless said).
    */
   openQueues(redis: RedisConfig, shop?: string): Promise<QueueAccess>;
   /** The sync's platform client, ledger (on Redis) and sink (fails with a CliFailure without Redis). */

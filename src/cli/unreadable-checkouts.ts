@@ -55,7 +55,7 @@ export async function listUnreadable(
   const access = await io.adapters.openQueues(redis, options.shop);
   let stories: UnreadableStory[];
   try {
-    stories = (await access.store.unreadableCheckouts(SHOWN)).map(parkedStory);
+    stories = (await access.line.unreadableCheckouts(SHOWN)).map(parkedStory);
   } finally {
     await access.close();
   }

@@ -40,6 +40,12 @@ function outcomeToDeliver(
   return { record, outcome };
 }
 
+/** What delivering a notification works with: the record, its line, the platform. */
+export type DeliveryDeps = Pick<
+  CheckoutDeps,
+  'platform' | 'store' | 'line' | 'schedule' | 'clock' | 'log' | 'paidSync'
+>;
+
 /**
  * Delivers one finish or cancel to the platform, saying only what the checkout's record holds,
  * at most once as far as the connector can tell: a notification already acknowledged (the
@@ -48,7 +54,7 @@ function outcomeToDeliver(
  * was paid. Every attempt carries the same Idempotency-Key; failures are thrown.
  */
 export async function deliverNotification(
-  deps: Pick<CheckoutDeps, 'platform' | 'store' | 'clock' | 'log' | 'paidSync'>,
+  deps: DeliveryDeps,
   notification: Notification,
 ): Promise<DeliveryResult> {
   const { checkoutId, kind } = notification;
@@ -73,7 +79,7 @@ export async function deliverNotification(
         serviceId,
         paidCheckoutId: latest.checkoutId,
       });
-      await deps.store.retire(checkoutId, { field: 'cancelDropped', value: latest.checkoutId });
+      await deps.line.retire(checkoutId, { field: 'cancelDropped', value: latest.checkoutId });
       return 'superseded';
     }
   }
@@ -92,7 +98,8 @@ export async function deliverNotification(
     });
   }
   // One write records that the platform acknowledged it, and takes the checkout out of line.
-  await deps.store.transition(checkoutId, 'reported', {}, deps.clock());
+  const now = deps.clock();
+  await deps.store.transition(checkoutId, 'reported', {}, now, deps.schedule.firstLookAt(now));
   deps.log.info('platform notified', { checkoutId, serviceId, kind });
   if (kind === 'finish' && deps.paidSync) {
     // The ERP learns of the payment now, not at the next sync pass. The finish is delivered

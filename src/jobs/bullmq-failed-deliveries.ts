@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { shopOfCheckout } from '../checkout/checkout-record';
-import type { CheckoutStore } from '../checkout/ports';
+import type { CheckoutRecords } from '../checkout/ports';
 import type {
   DeliveryHistory,
   DeliveryProgress,
@@ -24,7 +24,7 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
   constructor(
     private readonly queue: Queue,
     /** The store of a shop: a job's checkout is read from its own shop's. */
-    private readonly storeOf: (shop: string) => Pick<CheckoutStore, 'get'>,
+    private readonly storeOf: (shop: string) => Pick<CheckoutRecords, 'get'>,
     /**
      * The incarnation of the shop stored under an id now ('' for none; undefined when no shop
      * is): a job of another one is a removed shop's, never listed nor retried as the shop's now.

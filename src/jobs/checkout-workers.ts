@@ -118,7 +118,7 @@ function notificationHandlers(
         reason: errorMessage(error),
       });
       const deps = shopDeps(shops, data);
-      await deps.store.parkFailedDelivery(data.checkoutId, deps.clock());
+      await deps.line.parkFailedDelivery(data.checkoutId, deps.clock());
     },
   });
   return { finish: notification, cancel: notification };

@@ -13,7 +13,7 @@ import { shopScope } from '../infra/keyspace';
 import { ENV_SHOP_ID } from '../shop/shop-id';
 import { PlatformClient } from '../platform/platform-client';
 import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
-import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { ShopAdmin } from '../shop-registry/shop-admin';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
 import { RedisShopWork } from '../store/redis-shop-work';
@@ -64,33 +64,31 @@ export const cliAdapters: CliAdapters = {
     const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
     queue.on('error', () => undefined);
     // A shop's data as it is now: the keys of its current incarnation, never a predecessor's.
-    // Each shop's incarnation is read once, and its store made once, for the whole command.
+    // Each shop's incarnation is read once, and its ports made once, for the whole command.
     const incarnations = new Map<string, Promise<string | undefined>>();
     const incarnationOf = (id: string): Promise<string | undefined> => {
       const known = incarnations.get(id) ?? storedIncarnation(redis, redisConfig.prefix, id);
       incarnations.set(id, known);
       return known;
     };
-    const stores = new Map<string, Promise<RedisCheckoutStore>>();
-    const storeIn = (id: string): Promise<RedisCheckoutStore> => {
-      const store =
-        stores.get(id) ??
-        incarnationOf(id).then(
-          (incarnation) =>
-            new RedisCheckoutStore(redis, redisConfig.prefix, id, {
-              firstLookMs: 30_000,
-              scope: shopScope(id, incarnation),
-            }),
+    type Ports = ReturnType<typeof redisCheckoutPorts>;
+    const ports = new Map<string, Promise<Ports>>();
+    const portsIn = (id: string): Promise<Ports> => {
+      const made =
+        ports.get(id) ??
+        incarnationOf(id).then((incarnation) =>
+          redisCheckoutPorts(redis, redisConfig.prefix, id, shopScope(id, incarnation)),
         );
-      stores.set(id, store);
-      return store;
+      ports.set(id, made);
+      return made;
     };
-    const storeOf = (id: string): Pick<RedisCheckoutStore, 'get'> => ({
-      get: async (checkoutId) => (await storeIn(id)).get(checkoutId),
+    const storeOf = (id: string): Pick<Ports['store'], 'get'> => ({
+      get: async (checkoutId) => (await portsIn(id)).store.get(checkoutId),
     });
-    const store = await storeIn(shop);
+    const { store, line } = await portsIn(shop);
     return {
       store,
+      line,
       failedDeliveries: new BullmqFailedDeliveries(queue, storeOf, incarnationOf),
       deliveryHistory: new BullmqDeliveryHistory(queue),
       close: async () => {

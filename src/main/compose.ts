@@ -172,7 +172,7 @@ async function reconcileBacklog(
   now: Date,
 ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
   const lines = await Promise.all(
-    shops.ids().map((id) => shops.depsFor(id)?.deps.store.reconcileBacklog(now)),
+    shops.ids().map((id) => shops.depsFor(id)?.deps.line.reconcileBacklog(now)),
   );
   let due = 0;
   let unreadable = 0;

@@ -2,6 +2,7 @@ import { computedAmount, type AmountSource } from '../checkout/amount-source';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { INCIDENT_KINDS, newCheckoutId } from '../checkout/checkout-record';
 import type { IncidentFollowUp, IncidentReport } from '../checkout/ports';
+import { reconcileSchedule } from '../checkout/reconcile-schedule';
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
@@ -16,7 +17,7 @@ import { PlatformClient } from '../platform/platform-client';
 import { RegistryKeyError, RegistryShops } from '../shop-registry/registry-shops';
 import { ShopAdmin } from '../shop-registry/shop-admin';
 import { parseKeyring, type Keyring } from '../secrets/secret-box';
-import { RedisCheckoutStore } from '../store/redis-checkout-store';
+import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
 import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
@@ -115,11 +116,9 @@ export async function createDependencies(
       : undefined;
     const deps: CheckoutDeps = {
       shop,
+      ...redisCheckoutPorts(redis, prefix, shop, scope),
       // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
-      store: new RedisCheckoutStore(redis, prefix, shop, {
-        firstLookMs: Math.round(config.jobs.reconcileIntervalMs / 2),
-        scope,
-      }),
+      schedule: reconcileSchedule(config.jobs.reconcileIntervalMs),
       jobs: jobs.forShop(shop, incarnation),
       // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
       platform,

@@ -8,10 +8,9 @@ import {
   UnreadableRecord,
 } from '../checkout/checkout-record';
 import type {
-  CheckoutStore,
+  CheckoutRecords,
   OpenResult,
   OutcomeFields,
-  ParkedUnreadable,
   ProviderCheckoutAttach,
 } from '../checkout/ports';
 import { runScript } from '../infra/redis-scripts';
@@ -24,13 +23,11 @@ import {
   type OpenAnswer,
 } from './checkout-codec';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
-import { RedisReconcileLine } from './redis-reconcile-line';
 import { ADD_INCIDENT, ATTACH, OPEN_FOR_SERVICE, TRANSITION } from './checkout-scripts';
+import { readRecords } from './read-records';
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
 const RETENTION_MS = 30 * 86_400_000;
-/** Providers retry webhooks for up to 3 days; events are remembered longer. */
-const EVENT_RETENTION_MS = 7 * 86_400_000;
 /** The most checkouts of one service a story shows. */
 const HISTORY_SHOWN = 100;
 
@@ -38,41 +35,24 @@ const HISTORY_SHOWN = 100;
 const OPEN_TRIES = 5;
 
 /**
- * One shop's checkouts on Redis; every change is one Lua script, so it is atomic, and touches
- * only that shop's keys, all under its hash tag (one slot of a Cluster). A checkout id of another
- * shop is never found here.
+ * One shop's checkout records on Redis; every change is one Lua script, so it is atomic, and
+ * touches only that shop's keys, all under its hash tag (one slot of a Cluster). A checkout id
+ * of another shop is never found here. A change also sets the checkout's place in the
+ * reconciler's line (RedisReconcileLine), at the time the caller gives, in the same script.
  */
-export class RedisCheckoutStore implements CheckoutStore {
+export class RedisCheckoutStore implements CheckoutRecords {
   private readonly keys: CheckoutKeys;
-  private readonly line: RedisReconcileLine;
 
-  /**
-   * `firstLookMs`: a checkout that changed is due for a reconciler look this long after, unless
-   * it changes again first (half the reconciler's interval: with the next pass within an
-   * interval and a pass's budget of 0.8 of one, a lost webhook heals within 2.3 intervals).
-   */
   constructor(
     private readonly redis: RedisCommands,
     prefix: string,
     readonly shop: string,
-    private readonly options: {
-      firstLookMs: number;
+    options: {
       /** The scope of the shop's keys (src/infra/keyspace.ts `shopScope`); its id by default. */
       scope?: string;
-    } = { firstLookMs: 30_000 },
+    } = {},
   ) {
     this.keys = checkoutKeys(prefix, options.scope ?? shop);
-    this.line = new RedisReconcileLine(redis, this.keys);
-  }
-
-  lookedAtBy(now: Date): Date {
-    // The first look is due at half an interval (firstLookMs); a pass runs every interval.
-    return new Date(this.firstLook(now) + 2 * this.options.firstLookMs);
-  }
-
-  /** The due time of a checkout that changed at `now`. */
-  private firstLook(now: Date): number {
-    return now.getTime() + this.options.firstLookMs;
   }
 
   async openForService(input: {
@@ -81,6 +61,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     provider: string;
     now: Date;
     expiresAt: Date;
+    lookAt: Date;
   }): Promise<OpenResult> {
     for (let attempt = 1; ; attempt += 1) {
       // The script may touch only keys it is given: the record the pointer names is read first,
@@ -101,7 +82,7 @@ export class RedisCheckoutStore implements CheckoutStore {
         input.provider,
         input.now.toISOString(),
         input.expiresAt.toISOString(),
-        this.firstLook(input.now),
+        input.lookAt.getTime(),
         input.now.getTime(),
         // Longer than any record is kept, renewed by each new checkout of the service.
         2 * RETENTION_MS,
@@ -120,17 +101,10 @@ export class RedisCheckoutStore implements CheckoutStore {
     return read;
   }
 
-  async getMany(
+  getMany(
     checkoutIds: readonly string[],
   ): Promise<Array<CheckoutRecord | UnreadableRecord | undefined>> {
-    if (checkoutIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const checkoutId of checkoutIds) pipeline.hgetall(this.keys.record(checkoutId));
-    const answers = (await pipeline.exec()) ?? [];
-    return answers.map(([error, fields], i) => {
-      if (error) throw error;
-      return readRecord(checkoutIds[i] as string, fields as Record<string, string>);
-    });
+    return readRecords(this.redis, this.keys, checkoutIds);
   }
 
   async findByProviderRef(
@@ -145,6 +119,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     checkoutId: string,
     attach: ProviderCheckoutAttach,
     now: Date,
+    lookAt: Date,
   ): Promise<CheckoutRecord> {
     const attached = await runScript(
       this.redis,
@@ -160,7 +135,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       JSON.stringify(attach.lines),
       now.toISOString(),
       RETENTION_MS,
-      this.firstLook(now),
+      lookAt.getTime(),
     );
     return writtenRecord(checkoutId, Array.isArray(attached) ? fieldsOf(attached as string[]) : {});
   }
@@ -170,6 +145,7 @@ export class RedisCheckoutStore implements CheckoutStore {
     to: CheckoutState,
     fields: OutcomeFields,
     now: Date,
+    lookAt: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }> {
     const pairs = Object.entries(fields).flatMap(([k, v]) =>
       v === undefined ? [] : [k, String(v)],
@@ -185,7 +161,7 @@ export class RedisCheckoutStore implements CheckoutStore {
       isOutcome(to) ? '1' : '0',
       now.toISOString(),
       RETENTION_MS,
-      this.firstLook(now),
+      lookAt.getTime(),
       ...statesLeadingTo(to),
       '--',
       ...pairs,
@@ -233,50 +209,5 @@ export class RedisCheckoutStore implements CheckoutStore {
     );
     // An unreadable record has no creation time to sort by: it comes first, for a person to see.
     return [...unreadable, ...readable.sort((a, b) => b.createdAt.localeCompare(a.createdAt))];
-  }
-
-  dueCheckouts(now: Date, limit: number): Promise<string[]> {
-    return this.line.due(now, limit);
-  }
-
-  scheduleLooks(looks: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void> {
-    return this.line.scheduleLooks(looks);
-  }
-
-  inLine(checkoutId: string): Promise<boolean> {
-    return this.line.holds(checkoutId);
-  }
-
-  reconcileBacklog(now: Date): ReturnType<RedisReconcileLine['backlog']> {
-    return this.line.backlog(now);
-  }
-
-  parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {
-    return this.line.parkFailedDelivery(checkoutId, now);
-  }
-
-  parkUnreadable(checkoutId: string, now: Date): Promise<void> {
-    return this.line.parkUnreadable(checkoutId, now);
-  }
-
-  unreadableCheckouts(limit: number): Promise<ParkedUnreadable[]> {
-    return this.line.unreadable(limit, (ids) => this.getMany(ids));
-  }
-
-  async eventHandled(provider: string, eventId: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.event(provider, eventId))) === 1;
-  }
-
-  async markEventHandled(provider: string, eventId: string): Promise<void> {
-    await this.redis.set(this.keys.event(provider, eventId), '1', 'PX', EVENT_RETENTION_MS);
-  }
-
-  async retire(
-    checkoutId: string,
-    note?: { field: 'cancelDropped'; value: string },
-  ): Promise<void> {
-    const multi = this.redis.multi().zrem(this.keys.due, checkoutId);
-    if (note) multi.hset(this.keys.record(checkoutId), note.field, note.value);
-    await multi.exec();
   }
 }

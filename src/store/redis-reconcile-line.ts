@@ -1,9 +1,10 @@
 import type { RedisCommands } from '../infra/redis';
 import { runScript } from '../infra/redis-scripts';
-import { UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
-import type { ParkedUnreadable } from '../checkout/ports';
+import { UnreadableRecord } from '../checkout/checkout-record';
+import type { ParkedUnreadable, ReconcileLine } from '../checkout/ports';
 import type { CheckoutKeys } from './checkout-keys';
 import { PARK } from './checkout-scripts';
+import { readRecords } from './read-records';
 
 /** Parked checkouts are remembered as long as BullMQ keeps their failed jobs. */
 const KEEP_PARKED_MS = 30 * 86_400_000;
@@ -12,13 +13,13 @@ const KEEP_PARKED_MS = 30 * 86_400_000;
  * One shop's reconciler line: the checkouts due for a look, by when, and the sets of those taken
  * out of it (a delivery that failed for good, a record that does not read).
  */
-export class RedisReconcileLine {
+export class RedisReconcileLine implements ReconcileLine {
   constructor(
     private readonly redis: RedisCommands,
     private readonly keys: CheckoutKeys,
   ) {}
 
-  async due(now: Date, limit: number): Promise<string[]> {
+  async dueCheckouts(now: Date, limit: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.due, '-inf', now.getTime(), 'LIMIT', 0, limit);
   }
 
@@ -29,11 +30,11 @@ export class RedisReconcileLine {
     await this.redis.zadd(this.keys.due, 'XX', ...pairs);
   }
 
-  async holds(checkoutId: string): Promise<boolean> {
+  async inLine(checkoutId: string): Promise<boolean> {
     return (await this.redis.zscore(this.keys.due, checkoutId)) !== null;
   }
 
-  async backlog(
+  async reconcileBacklog(
     now: Date,
   ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
     const [due, first, unreadable] = await Promise.all([
@@ -68,13 +69,11 @@ export class RedisReconcileLine {
       .exec();
   }
 
-  async unreadable(
-    limit: number,
-    getMany: (ids: string[]) => Promise<Array<CheckoutRecord | UnreadableRecord | undefined>>,
-  ): Promise<ParkedUnreadable[]> {
+  async unreadableCheckouts(limit: number): Promise<ParkedUnreadable[]> {
     const listed = await this.redis.zrange(this.keys.unreadable, 0, limit - 1, 'WITHSCORES');
     const parked = pairsOf(listed);
-    const records = await getMany(parked.map(([checkoutId]) => checkoutId));
+    const ids = parked.map(([checkoutId]) => checkoutId);
+    const records = await readRecords(this.redis, this.keys, ids);
     // A record gone (purged, or deleted by the person who looked) leaves the set.
     const gone = parked
       .filter((_, i) => records[i] === undefined)
@@ -86,6 +85,16 @@ export class RedisReconcileLine {
       const problem = record instanceof UnreadableRecord ? record.problem : undefined;
       return [{ checkoutId, parkedAt: new Date(Number(score)), problem }];
     });
+  }
+
+  async retire(
+    checkoutId: string,
+    note?: { field: 'cancelDropped'; value: string },
+  ): Promise<void> {
+    // The note goes on the record, in the same MULTI: both keys are under the shop's tag.
+    const multi = this.redis.multi().zrem(this.keys.due, checkoutId);
+    if (note) multi.hset(this.keys.record(checkoutId), note.field, note.value);
+    await multi.exec();
   }
 }
 

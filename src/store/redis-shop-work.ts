@@ -24,10 +24,7 @@ export class RedisShopWork implements ShopWork {
   async openWork(scope: string): Promise<{ unreported: number; failed: number }> {
     const keys = checkoutKeys(this.prefix, scope);
     // Reads only: the records of this incarnation's keys.
-    const store = new RedisCheckoutStore(this.redis, this.prefix, scope, {
-      firstLookMs: 30_000,
-      scope,
-    });
+    const store = new RedisCheckoutStore(this.redis, this.prefix, scope, { scope });
     const readableIn = async (key: string): Promise<number> => {
       let readable = 0;
       // A page at a time: an empty set costs one round trip, a large one never one huge answer.

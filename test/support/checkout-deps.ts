@@ -10,7 +10,8 @@ import { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
 import type { PaymentProvider } from '../../src/payments/payment-provider';
 import { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
 import type { PlatformClient } from '../../src/platform/platform-client';
-import { RedisCheckoutStore } from '../../src/store/redis-checkout-store';
+import { reconcileSchedule } from '../../src/checkout/reconcile-schedule';
+import { redisCheckoutPorts } from '../../src/store/redis-checkout-ports';
 import { shopReplication } from '../../src/main/shop-replication';
 import { captureLog, type CapturedLog } from './log-capture';
 import { startPlatform } from './platform';
@@ -30,6 +31,13 @@ export interface UseCaseWorld {
   close(): Promise<void>;
 }
 
+/** How a use-case world differs from the defaults. */
+export interface UseCaseOptions {
+  /** How often the reconciler's passes run (60 s): a changed checkout is due half of it after. */
+  reconcileIntervalMs?: number;
+  expiryMs?: number;
+}
+
 /**
  * Builds the checkout use cases' deps as the composition root does (store, queues, sandbox),
  * under a prefix of their own, with no workers: a test calls a use case and then reads the
@@ -38,7 +46,7 @@ export interface UseCaseWorld {
 export async function useCaseWorld(
   redisUrl: string,
   platform: PlatformClient,
-  options: { firstLookMs?: number; expiryMs?: number } = {},
+  options: UseCaseOptions = {},
 ): Promise<UseCaseWorld> {
   const redis = createRedis(redisUrl, 'producer', 'test');
   if (!(await waitForRedis(redis, 5000))) throw new Error(`no Redis at ${redisUrl}`);
@@ -55,9 +63,8 @@ export async function useCaseWorld(
   });
   const deps: CheckoutDeps = {
     shop: 'default',
-    store: new RedisCheckoutStore(redis, prefix, 'default', {
-      firstLookMs: options.firstLookMs ?? 30_000,
-    }),
+    ...redisCheckoutPorts(redis, prefix, 'default'),
+    schedule: reconcileSchedule(options.reconcileIntervalMs ?? 60_000),
     jobs: jobs.forShop('default'),
     platform,
     provider: sandbox,
@@ -97,7 +104,7 @@ export async function useCaseWorld(
  * The hooks of a use-case suite: one Redis and one platform simulator for the file, a fresh
  * world (its own prefix) for every test. Call at the top of a describe; read `world` in tests.
  */
-export function useCaseSuite(options: { firstLookMs?: number; expiryMs?: number } = {}) {
+export function useCaseSuite(options: UseCaseOptions = {}) {
   let redis: TestRedis | undefined;
   let platform: Awaited<ReturnType<typeof startPlatform>> | undefined;
   let world: UseCaseWorld | undefined;

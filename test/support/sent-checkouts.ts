@@ -21,6 +21,7 @@ export async function openSentCheckout(connector: OpenedBy, serviceId: number): 
     provider: deps.provider.name,
     now,
     expiresAt: new Date(now.getTime() + 3_600_000),
+    lookAt: deps.schedule.firstLookAt(now),
   });
   const amount = { amountMinor: 1000, currency: 'BRL' };
   const lines = [{ label: 'Corte', amountMinor: 1000 }];
@@ -38,8 +39,15 @@ export async function openSentCheckout(connector: OpenedBy, serviceId: number): 
     record.checkoutId,
     { provider: record.provider, ...created, amount, lines },
     now,
+    deps.schedule.firstLookAt(now),
   );
-  await deps.store.transition(record.checkoutId, 'url_sent', {}, now);
+  await deps.store.transition(
+    record.checkoutId,
+    'url_sent',
+    {},
+    now,
+    deps.schedule.firstLookAt(now),
+  );
   return record.checkoutId;
 }
 

@@ -46,7 +46,13 @@ describe('producing a checkout', () => {
     const w = suite.world;
     expect(await produceCheckout(w.deps, 'chk_000000000000000000000000', 'x')).toBe('missing');
     const checkoutId = await requested(1003);
-    await w.deps.store.transition(checkoutId, 'expired', {}, w.now);
+    await w.deps.store.transition(
+      checkoutId,
+      'expired',
+      {},
+      w.now,
+      w.deps.schedule.firstLookAt(w.now),
+    );
     expect(await produceCheckout(w.deps, checkoutId, checkoutId)).toBe('closed');
   });
 

@@ -8,7 +8,7 @@ import { useCaseSuite } from '../../support/checkout-deps';
 const INTERVAL_MS = 60_000;
 
 describe('everyShopReconciler', () => {
-  const suite = useCaseSuite({ firstLookMs: INTERVAL_MS / 2 });
+  const suite = useCaseSuite({ reconcileIntervalMs: INTERVAL_MS });
 
   /** Shops over the world's one line; `removed` ones are listed but no longer stored. */
   function shopsOver(deps: CheckoutDeps, ids: string[], removed: string[] = []) {

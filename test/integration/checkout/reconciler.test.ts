@@ -13,7 +13,7 @@ const pass = (w: UseCaseWorld, budgetMs = 10_000) =>
   reconcileCheckouts(w.deps, { intervalMs: INTERVAL_MS, budgetMs });
 
 describe('the reconciler, branch by branch', () => {
-  const suite = useCaseSuite({ firstLookMs: INTERVAL_MS / 2 });
+  const suite = useCaseSuite({ reconcileIntervalMs: INTERVAL_MS });
   const checkout = (produced?: boolean) => suite.checkout(produced);
   const stateOf = async (id: string) => (await suite.world.deps.store.get(id))?.state;
   const jobState = async (queue: 'checkoutQueue' | 'notificationQueue', jobId: string) =>
@@ -88,7 +88,13 @@ describe('the reconciler, branch by branch', () => {
   it('notifies again an outcome whose job was lost, and only once however often it looks', async () => {
     const w = suite.world;
     const id = await checkout();
-    await w.deps.store.transition(id, 'paid', { transactionId: 'tx-lost' }, w.now);
+    await w.deps.store.transition(
+      id,
+      'paid',
+      { transactionId: 'tx-lost' },
+      w.now,
+      w.deps.schedule.firstLookAt(w.now),
+    );
     w.advance(INTERVAL_MS / 2);
     expect(await pass(w)).toMatchObject({ renotified: 1 });
     w.advance(INTERVAL_MS);
@@ -105,8 +111,14 @@ describe('the reconciler, branch by branch', () => {
     const reported = await checkout();
     const keys = checkoutKeys(w.prefix, 'default');
     await w.redis.del(keys.record(gone));
-    await w.deps.store.transition(reported, 'paid', {}, w.now);
-    await w.deps.store.transition(reported, 'reported', {}, w.now);
+    await w.deps.store.transition(reported, 'paid', {}, w.now, w.deps.schedule.firstLookAt(w.now));
+    await w.deps.store.transition(
+      reported,
+      'reported',
+      {},
+      w.now,
+      w.deps.schedule.firstLookAt(w.now),
+    );
     // Data written before reporting took checkouts out of line.
     await w.redis.zadd(keys.due, w.now.getTime(), reported);
     w.advance(INTERVAL_MS / 2);
@@ -157,7 +169,7 @@ describe('the reconciler, branch by branch', () => {
       expect(Number(await w.redis.zscore(keys.unreadable, id))).toBe(w.now.getTime());
     }
     expect(
-      (await w.deps.store.unreadableCheckouts(10)).map((p) => [p.checkoutId, p.problem]),
+      (await w.deps.line.unreadableCheckouts(10)).map((p) => [p.checkoutId, p.problem]),
     ).toEqual(
       expect.arrayContaining([
         [badLines, 'lines: not JSON'],
@@ -172,7 +184,7 @@ describe('the reconciler, branch by branch', () => {
     // Mended by a person: listed as reading now; deleted: gone from the list.
     await w.redis.hset(keys.record(badState), 'state', 'url_sent');
     await w.redis.del(keys.record(badLines));
-    expect(await w.deps.store.unreadableCheckouts(10)).toEqual([
+    expect(await w.deps.line.unreadableCheckouts(10)).toEqual([
       { checkoutId: badState, parkedAt: expect.any(Date), problem: undefined },
     ]);
     expect(await w.redis.zscore(keys.unreadable, badLines)).toBeNull();
@@ -204,7 +216,7 @@ describe('the reconciler, branch by branch', () => {
     const metrics = createMetrics();
     observeReconciler(
       metrics,
-      () => w.deps.store.reconcileBacklog(w.now),
+      () => w.deps.line.reconcileBacklog(w.now),
       () => w.now.getTime(),
     );
     const text = await metrics.registry.metrics();
@@ -219,12 +231,12 @@ describe('the reconciler, branch by branch', () => {
   it('never looks at a checkout whose delivery failed for good', async () => {
     const w = suite.world;
     const id = await checkout();
-    await w.deps.store.transition(id, 'paid', {}, w.now);
-    await w.deps.store.parkFailedDelivery(id, w.now);
+    await w.deps.store.transition(id, 'paid', {}, w.now, w.deps.schedule.firstLookAt(w.now));
+    await w.deps.line.parkFailedDelivery(id, w.now);
     w.advance(INTERVAL_MS);
     expect(await pass(w)).toMatchObject({ looked: 0, backlog: 0 });
     // A retry that gets through reports it and takes it off the parked set too.
-    await w.deps.store.transition(id, 'reported', {}, w.now);
+    await w.deps.store.transition(id, 'reported', {}, w.now, w.deps.schedule.firstLookAt(w.now));
     expect(await w.redis.zcard(checkoutKeys(w.prefix, 'default').parked)).toBe(0);
   });
 

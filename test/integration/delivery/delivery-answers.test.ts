@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { deliverNotification } from '../../../src/delivery/deliver-notification';
 import { judgeDelivery, type DeliveryVerdict } from '../../../src/delivery/delivery-policy';
 import { closeRedis, createRedis } from '../../../src/infra/redis';
-import { RedisCheckoutStore } from '../../../src/store/redis-checkout-store';
+import { reconcileSchedule } from '../../../src/checkout/reconcile-schedule';
+import { redisCheckoutPorts } from '../../../src/store/redis-checkout-ports';
 import { captureLog } from '../../support/log-capture';
 import { PlatformClient } from '../../../src/platform/platform-client';
 import { DEMO_CREDENTIALS } from '../../../src/simulator/platform-simulator';
@@ -15,14 +16,15 @@ describe('delivery answer table', () => {
   let redis: TestRedis;
   let connection: ReturnType<typeof createRedis>;
   let platform: Awaited<ReturnType<typeof startPlatform>>;
-  let store: RedisCheckoutStore;
+  let ports: ReturnType<typeof redisCheckoutPorts>;
+  const schedule = reconcileSchedule(60_000);
   // A service of its own per attempt: one paid checkout each.
   let nextService = 0;
 
   beforeAll(async () => {
     redis = await startTestRedis();
     connection = createRedis(redis.url, 'worker', 'answers');
-    store = new RedisCheckoutStore(connection, `t${randomBytes(4).toString('hex')}`, 'default');
+    ports = redisCheckoutPorts(connection, `t${randomBytes(4).toString('hex')}`, 'default');
     platform = await startPlatform({ serviceCount: 1000 }, { timeoutMs: 300 });
   });
   afterAll(async () => {
@@ -36,17 +38,21 @@ describe('delivery answer table', () => {
     // A paid checkout for the notification to be about (the job names only the checkout).
     const checkoutId = newCheckoutId();
     const now = new Date();
-    await store.openForService({
+    const lookAt = schedule.firstLookAt(now);
+    await ports.store.openForService({
       checkoutId,
       serviceId: 1001 + nextService++,
       provider: 'sandbox',
       now,
       expiresAt: new Date(now.getTime() + 3_600_000),
+      lookAt,
     });
-    await store.transition(checkoutId, 'paid', { transactionId: 'tx-1' }, now);
+    await ports.store.transition(checkoutId, 'paid', { transactionId: 'tx-1' }, now, lookAt);
     const deps = {
       platform: client,
-      store,
+      store: ports.store,
+      line: ports.line,
+      schedule,
       clock: () => new Date(),
       log: captureLog().logger,
     };

@@ -68,7 +68,9 @@ describe('an api process and a worker process', () => {
     const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
     const url = await eventually(() => h.simulator.checkoutUrlFor(1035));
     // Record the outcome the way a lost Redis write would leave it: paid, but no job.
-    await api.deps.store.transition(checkoutId, 'paid', { transactionId: 'tx-lost' }, new Date());
+    const now = new Date();
+    const lookAt = api.deps.schedule.firstLookAt(now);
+    await api.deps.store.transition(checkoutId, 'paid', { transactionId: 'tx-lost' }, now, lookAt);
     void url;
     const finish = await eventually(
       () => h.simulator.accepted('finish-checkout').find((c) => c.serviceId === 1035),
