@@ -63,11 +63,6 @@ export function providerApiProblem(
   return apiUrlProblem(api, provider.apiUrl, listed);
 }
 
-/** The secret fields of a provider's document. */
-export function providerSecretFields(name: ProviderName): readonly string[] {
-  return PROVIDERS[name].secrets;
-}
-
 function settingsFor<K extends ProviderName>(
   name: K,
   document: DocumentMap[K],
@@ -88,17 +83,6 @@ export function providerSettingsOf(
     ...(choice.expiryMinutes === undefined ? {} : { expiryMinutes: choice.expiryMinutes }),
   };
   return settingsFor(document.name, document, common);
-}
-
-/** The secret values of a provider's settings: never logged. */
-export function providerSecrets(settings: ProviderSettings): string[] {
-  const own: unknown = Object.entries(settings).find(([key]) => key === settings.name)?.[1];
-  if (typeof own !== 'object' || own === null) return [];
-  const secrets = new Set<string>(PROVIDERS[settings.name].secrets);
-  return Object.entries(own)
-    .filter(([field]) => secrets.has(field))
-    .map(([, value]: [string, unknown]) => value)
-    .filter((value): value is string => typeof value === 'string');
 }
 
 /** The variable of a provider's field, as its descriptor names it (`<NAME>_WEBHOOK_SECRET`). */

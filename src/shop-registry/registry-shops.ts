@@ -1,9 +1,9 @@
 import { errorMessage } from '../errors';
-import { providerSecrets, providerSettingsOf } from '../payments/provider-fields';
+import { providerSettingsOf } from '../payments/provider-fields';
 import { SecretBoxError, type Keyring } from '../secrets/secret-box';
 import { BatchedReads } from './batched-reads';
 import type { RegistryStore, ShopEntry } from './ports';
-import { refuseUnservable } from './shop-document';
+import { documentSecrets, refuseUnservable } from './shop-document';
 import type { ShopSettings, ShopSource } from './shop-settings';
 import { masterKeyIdOf, openShop, routeTokenCheck } from './stored-shop';
 
@@ -249,12 +249,7 @@ export class RegistryShops implements ShopSource {
     refuseUnservable(stored.provider, this.options.providerApiOrigins);
     const { document, dataKey } = openShop(stored, keyring);
     const provider = providerSettingsOf(document.provider, sandboxInProduction, document.payment);
-    this.options.onSecrets([
-      document.platform.password,
-      document.platform.apiKey,
-      Buffer.from(`${document.platform.email}:${document.platform.password}`).toString('base64'),
-      ...providerSecrets(provider),
-    ]);
+    this.options.onSecrets(documentSecrets(document));
     return {
       id: stored.id,
       name: stored.name,

@@ -65,13 +65,3 @@ export function exists(id: string): AppError {
     details: [{ field: 'id', problem: 'is taken' }],
   });
 }
-
-export function fieldsOf(document: ShopDocument): string[] {
-  return [
-    'name',
-    'platform.email',
-    'platform.password',
-    'platform.apiKey',
-    ...Object.keys(document.provider).map((field) => `provider.${field}`),
-  ];
-}

@@ -5,6 +5,7 @@ import type { AuditEntry, CredentialCheck, RegistryStore, ShopWork } from './por
 import {
   applyShopPatch,
   changedFields,
+  documentFields,
   parseShopDocument,
   parseShopPatch,
   unservedBecause,
@@ -19,13 +20,8 @@ import {
   type StoredShop,
 } from './stored-shop';
 import { changeShop, shopEntry } from './shop-changes';
-import {
-  exists,
-  fieldsOf,
-  openWorkError,
-  rejectBadCredentials,
-  requireKeyring,
-} from './shop-admin-checks';
+import { fieldsSet } from './shop-fields';
+import { exists, openWorkError, rejectBadCredentials, requireKeyring } from './shop-admin-checks';
 
 /** How long a rotated-out route token keeps working (CONTRACT: 24 hours). */
 export const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
@@ -97,7 +93,12 @@ export class ShopAdmin {
         incarnation: newIncarnation(),
       },
     );
-    if (!(await this.deps.store.create(stored, this.audit(by, 'added', fieldsOf(document))))) {
+    if (
+      !(await this.deps.store.create(
+        stored,
+        this.audit(by, 'added', fieldsSet(document, documentFields(document.provider.name))),
+      ))
+    ) {
       throw exists(document.id);
     }
     const urls = this.urls(stored);

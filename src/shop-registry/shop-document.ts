@@ -1,17 +1,15 @@
 import { z } from 'zod';
 import { AppError, type ErrorDetail } from '../errors';
-import {
-  paymentChoiceProblems,
-  paymentDocumentSchema,
-  type PaymentDocument,
-} from '../payments/payment-options';
+import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
 import {
   PROVIDER_CHOICE,
   providerApiProblem,
   providerDocumentSchema,
   type ProviderDocument,
 } from '../payments/provider-fields';
+import type { ProviderName } from '../payments/providers';
 import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
+import { partFields, shopFields, valueAt, type ShopField } from './shop-fields';
 
 /**
  * A shop's document (CONTRACT "Shops"): the admin API's body and the CLI's `--file`. Unknown
@@ -26,9 +24,34 @@ const shopIdSchema = z
 
 const platformAccountSchema = z.strictObject({
   email: z.string().trim().min(1).max(320),
-  password: z.string().min(1).max(1000),
-  apiKey: z.string().min(1).max(1000),
+  password: z.string().min(1).max(1000).meta({ secret: true }),
+  apiKey: z.string().min(1).max(1000).meta({ secret: true }),
 });
+
+/**
+ * Every field a shop of `provider` may have, which are secret among them (the schemas above say
+ * it of the platform account, the provider's descriptor of its fields): the one table sealing,
+ * opening, the view, the audit trail and the logger's secrets walk.
+ */
+export function documentFields(provider: ProviderName): ShopField[] {
+  return shopFields(
+    {
+      platform: partFields('platform', platformAccountSchema.shape),
+      payment: partFields('payment', paymentDocumentSchema.shape),
+    },
+    provider,
+  );
+}
+
+/** The secret values of a document, and the Basic credentials its platform password makes. */
+export function documentSecrets(document: ShopDocument): string[] {
+  const values = documentFields(document.provider.name)
+    .filter((field) => field.secret)
+    .map((field) => valueAt(document, field.path))
+    .filter((value): value is string => typeof value === 'string');
+  const { email, password } = document.platform;
+  return [...values, Buffer.from(`${email}:${password}`).toString('base64')];
+}
 
 /**
  * Characters a terminal or a page does not show as themselves: controls (C0, DEL, C1), format
@@ -190,20 +213,16 @@ export function applyShopPatch(
   );
 }
 
-/** Which top-level fields (and sub-fields) a change touches, for the audit trail: never values. */
+/** Which fields a change touches, for the audit trail: paths, never values. */
 export function changedFields(before: ShopDocument, after: ShopDocument): string[] {
-  const fields: string[] = [];
-  if (before.name !== after.name) fields.push('name');
-  for (const key of ['email', 'password', 'apiKey'] as const)
-    if (before.platform[key] !== after.platform[key]) fields.push(`platform.${key}`);
-  const was = before.provider as Record<string, unknown>;
-  const now = after.provider as Record<string, unknown>;
-  for (const key of new Set([...Object.keys(was), ...Object.keys(now)]))
-    if (was[key] !== now[key]) fields.push(`provider.${key}`);
-  for (const key of Object.keys(paymentDocumentSchema.shape) as Array<keyof PaymentDocument>)
-    if (String(before.payment?.[key]) !== String(after.payment?.[key]))
-      fields.push(`payment.${key}`);
-  return fields;
+  const fields = new Map(
+    [...documentFields(before.provider.name), ...documentFields(after.provider.name)].map(
+      (field) => [field.path, field],
+    ),
+  );
+  return [...fields.keys()].filter(
+    (path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)),
+  );
 }
 
 export type { ProviderDocument };

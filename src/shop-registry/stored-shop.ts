@@ -1,9 +1,10 @@
 import type { PaymentDocument } from '../payments/payment-options';
-import { providerSecretFields, type ProviderDocument } from '../payments/provider-fields';
+import type { ProviderDocument } from '../payments/provider-fields';
 import { randomBytes } from 'node:crypto';
 import { DataKey, sealedKeyId, type Keyring } from '../secrets/secret-box';
 import { secretMatcher } from '../secrets/token-match';
-import type { ShopDocument } from './shop-document';
+import { documentFields, type ShopDocument } from './shop-document';
+import { mapFields, type ShopField } from './shop-fields';
 
 /**
  * A registry shop as Redis holds it (one JSON value per shop): its secrets sealed with the shop's
@@ -39,7 +40,12 @@ export interface StoredShop {
   };
 }
 
-/** Seals a document's secrets with `dataKey`. */
+/** The secret fields of a shop of `provider`. */
+function secretFields(provider: ProviderDocument['name']): ShopField[] {
+  return documentFields(provider).filter((field) => field.secret);
+}
+
+/** Seals a document's secrets with `dataKey`, each bound to its shop and field. */
 export function sealShop(
   document: ShopDocument,
   keys: { keyring: Keyring; dataKey: DataKey },
@@ -47,27 +53,19 @@ export function sealShop(
 ): StoredShop {
   const { keyring, dataKey } = keys;
   const { id } = document;
-  const secretFields = new Set(providerSecretFields(document.provider.name));
-  const provider = Object.fromEntries(
-    Object.entries(document.provider as Record<string, string | undefined>)
-      .filter((entry): entry is [string, string] => entry[1] !== undefined)
-      .map(([field, value]) => [
-        field,
-        secretFields.has(field) ? dataKey.seal(id, `provider.${field}`, value) : value,
-      ]),
-  ) as StoredShop['provider'];
+  const sealed = mapFields(document, secretFields(document.provider.name), (path, value) =>
+    dataKey.seal(id, path, String(value)),
+  );
   return {
     format: 1,
     id,
-    name: document.name,
+    name: sealed.name,
     dataKey: dataKey.wrap(keyring, id),
-    platform: {
-      email: document.platform.email,
-      password: dataKey.seal(id, 'platform.password', document.platform.password),
-      apiKey: dataKey.seal(id, 'platform.apiKey', document.platform.apiKey),
-    },
-    provider,
-    ...(document.payment ? { payment: document.payment } : {}),
+    platform: sealed.platform,
+    provider: Object.fromEntries(
+      Object.entries(sealed.provider).filter((entry) => entry[1] !== undefined),
+    ) as StoredShop['provider'],
+    ...(sealed.payment ? { payment: sealed.payment } : {}),
     ...rest,
   };
 }
@@ -79,25 +77,17 @@ export function openShop(
 ): { document: ShopDocument; dataKey: DataKey } {
   const { id } = stored;
   const dataKey = DataKey.unwrap(keyring, id, stored.dataKey);
-  const secretFields = new Set(providerSecretFields(stored.provider.name));
-  const provider = Object.fromEntries(
-    Object.entries(stored.provider).map(([field, value]) => [
-      field,
-      secretFields.has(field) ? dataKey.open(id, `provider.${field}`, value) : value,
-    ]),
-  ) as ProviderDocument;
+  const opened = mapFields(stored, secretFields(stored.provider.name), (path, value) =>
+    dataKey.open(id, path, String(value)),
+  );
   return {
     dataKey,
     document: {
       id,
-      name: stored.name,
-      platform: {
-        email: stored.platform.email,
-        password: dataKey.open(id, 'platform.password', stored.platform.password),
-        apiKey: dataKey.open(id, 'platform.apiKey', stored.platform.apiKey),
-      },
-      provider,
-      ...(stored.payment ? { payment: stored.payment } : {}),
+      name: opened.name,
+      platform: opened.platform,
+      provider: opened.provider as ProviderDocument,
+      ...(opened.payment ? { payment: opened.payment } : {}),
     },
   };
 }
@@ -169,15 +159,17 @@ export interface ShopView {
 }
 
 export function viewOf(stored: StoredShop): ShopView {
-  const secretFields = new Set(providerSecretFields(stored.provider.name));
+  const secret = new Set(secretFields(stored.provider.name).map((field) => field.path));
+  const shown = (part: 'platform' | 'provider') =>
+    Object.fromEntries(
+      Object.entries(stored[part]).filter(([field]) => !secret.has(`${part}.${field}`)),
+    );
   return {
     id: stored.id,
     name: stored.name,
     enabled: stored.enabled,
-    platform: { email: stored.platform.email },
-    provider: Object.fromEntries(
-      Object.entries(stored.provider).filter(([field]) => !secretFields.has(field)),
-    ),
+    platform: shown('platform') as ShopView['platform'],
+    provider: shown('provider'),
     ...(stored.payment ? { payment: stored.payment } : {}),
     created_at: stored.createdAt,
     updated_at: stored.updatedAt,

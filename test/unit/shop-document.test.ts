@@ -1,6 +1,10 @@
 import { AppError } from '../../src/errors';
+import { fieldsSet } from '../../src/shop-registry/shop-fields';
 import {
   applyShopPatch,
+  changedFields,
+  documentFields,
+  documentSecrets,
   parseShopDocument,
   parseShopPatch,
   unservedBecause,
@@ -126,5 +130,78 @@ describe('stored text printed by the CLI', () => {
 
   it('leaves printable text as it is', () => {
     expect(printable('Padaria São João — Centro 🍞')).toBe('Padaria São João — Centro 🍞');
+  });
+});
+
+describe("a shop's fields, declared once", () => {
+  const parsed = () =>
+    parseShopDocument({ ...document, payment: { methods: ['pix'], expiryMinutes: 90 } }, []);
+
+  it('are the platform account, the provider descriptor and the payment choice, secrets flagged', () => {
+    const fields = documentFields('mercadopago');
+    const secret = fields.filter((field) => field.secret).map((field) => field.path);
+    expect(secret).toEqual([
+      'platform.password',
+      'platform.apiKey',
+      'provider.accessToken',
+      'provider.webhookSecret',
+    ]);
+    expect(fields.map((field) => field.path)).toEqual(
+      expect.arrayContaining(['name', 'platform.email', 'provider.apiUrl', 'payment.methods']),
+    );
+    // Another provider, other fields: the descriptor's.
+    expect(
+      documentFields('stripe')
+        .filter((f) => f.secret)
+        .map((f) => f.path),
+    ).toEqual([
+      'platform.password',
+      'platform.apiKey',
+      'provider.secretKey',
+      'provider.webhookSecret',
+    ]);
+  });
+
+  it("name every field a document sets, and only those, for an add's audit", () => {
+    expect(fieldsSet(parsed(), documentFields('mercadopago'))).toEqual([
+      'name',
+      'platform.email',
+      'platform.password',
+      'platform.apiKey',
+      'provider.name',
+      'provider.accessToken',
+      'provider.webhookSecret',
+      'payment.methods',
+      'payment.expiryMinutes',
+    ]);
+  });
+
+  it('give the secrets the logger scrubs: every secret value, and the Basic credentials', () => {
+    expect(documentSecrets(parsed())).toEqual([
+      'pw',
+      'key',
+      'APP_USR-1234-abcd',
+      'a-webhook-secret-of-16',
+      Buffer.from('loja@example.com:pw').toString('base64'),
+    ]);
+  });
+
+  it('say which changed, across a change of provider, never a value', () => {
+    const before = parsed();
+    const after = applyShopPatch(
+      before,
+      parseShopPatch({
+        name: 'Loja 1',
+        provider: { name: 'stripe', secretKey: 'sk_test_1', webhookSecret: 'whsec_1' },
+      }),
+      [],
+    );
+    expect(changedFields(before, after)).toEqual([
+      'name',
+      'provider.name',
+      'provider.accessToken',
+      'provider.webhookSecret',
+      'provider.secretKey',
+    ]);
   });
 });

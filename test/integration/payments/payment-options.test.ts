@@ -273,5 +273,16 @@ describe("a registry shop's payment options", () => {
       'payment.maxInstallments',
       'payment.expiryMinutes',
     ]);
+    // The add names every field it set, the payment choice's among them.
+    const addition = audit.entries.find((entry) => entry.action === 'added');
+    expect(addition?.fields).toEqual(
+      expect.arrayContaining([
+        'name',
+        'platform.password',
+        'payment.methods',
+        'payment.maxInstallments',
+        'payment.expiryMinutes',
+      ]),
+    );
   });
 });

@@ -1,0 +1,91 @@
+import type { z } from 'zod';
+import { PROVIDERS, type ProviderName } from '../payments/providers';
+
+/** One field of a shop's document, as everything that walks a document sees it. */
+export interface ShopField {
+  /** Its path in the document: `name`, `platform.password`, `provider.accessToken`, `payment.methods`. */
+  path: string;
+  /** Stored sealed with the shop's data key, never shown, never logged. */
+  secret: boolean;
+}
+
+/** What a field's schema says of it (zod's metadata), through optional and transform wrappers. */
+function metaOf(schema: z.ZodType): { secret?: boolean } {
+  let inner: unknown = schema;
+  for (let depth = 0; depth < 8 && inner; depth++) {
+    const meta = (inner as z.ZodType).meta() as { secret?: boolean } | undefined;
+    if (meta) return meta;
+    const def = (inner as { def?: { innerType?: unknown; in?: unknown } }).def;
+    inner = def?.innerType ?? def?.in;
+  }
+  return {};
+}
+
+/** The fields of one part of the document (`platform`, `payment`), from its object schema. */
+export function partFields(part: string, shape: Record<string, z.ZodType>): ShopField[] {
+  return Object.entries(shape).map(([field, schema]) => ({
+    path: `${part}.${field}`,
+    secret: metaOf(schema).secret === true,
+  }));
+}
+
+/**
+ * Every field a shop of `provider` may have, in document order: the document's own parts (their
+ * schemas say which are secret, with `.meta({ secret: true })`), and the provider's, from its
+ * descriptor (src/payments/<name>/). Sealing, opening, the view, the audit trail's field names
+ * and the secrets handed to the logger all walk this list: a field is declared once.
+ */
+export function shopFields(
+  parts: { platform: ShopField[]; payment: ShopField[] },
+  provider: ProviderName,
+): ShopField[] {
+  return [
+    { path: 'name', secret: false },
+    ...parts.platform,
+    { path: 'provider.name', secret: false },
+    ...PROVIDERS[provider].rows.map((row) => ({
+      path: `provider.${row.field}`,
+      secret: row.secret,
+    })),
+    ...parts.payment,
+  ];
+}
+
+type Part = Record<string, unknown>;
+
+/** The value at a field's path; undefined where the document has none. */
+export function valueAt(document: object, path: string): unknown {
+  const [head = '', field] = path.split('.');
+  const value = (document as Part)[head];
+  if (field === undefined) return value;
+  return typeof value === 'object' && value !== null ? (value as Part)[field] : undefined;
+}
+
+/**
+ * A copy of `document` with each of `fields` present replaced by `map(path, value)` (its parts
+ * copied, never changed in place); a field the document lacks stays absent.
+ */
+export function mapFields<T extends object>(
+  document: T,
+  fields: readonly ShopField[],
+  map: (path: string, value: unknown) => unknown,
+): T {
+  const copy: Part = { ...(document as Part) };
+  for (const { path } of fields) {
+    const value = valueAt(document, path);
+    if (value === undefined) continue;
+    const [head = '', field] = path.split('.');
+    if (field === undefined) {
+      copy[head] = map(path, value);
+      continue;
+    }
+    if (copy[head] === (document as Part)[head]) copy[head] = { ...(copy[head] as Part) };
+    (copy[head] as Part)[field] = map(path, value);
+  }
+  return copy as T;
+}
+
+/** The fields `document` sets, by path: what an add records in the audit trail. */
+export function fieldsSet(document: object, fields: readonly ShopField[]): string[] {
+  return fields.filter(({ path }) => valueAt(document, path) !== undefined).map((f) => f.path);
+}
