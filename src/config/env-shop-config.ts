@@ -3,6 +3,7 @@ import {
   maxInstallmentsVariable,
   paymentChoiceProblems,
   paymentMethodsVariable,
+  type PaymentDocument,
 } from '../payments/payment-options';
 import {
   httpUrl,
@@ -13,6 +14,7 @@ import {
   PROVIDER_NAMES,
   providerVariable,
   requiredProviderVariables,
+  type ProviderDocument,
   type ProviderName,
   type ProviderSettings,
 } from '../payments/provider-fields';
@@ -84,6 +86,11 @@ export interface EnvShopConfig {
   platform: PlatformAccount;
   routePath: string;
   routeToken: string;
+  /** The provider's part of the env shop's document, as a registry shop's document has it. */
+  providerDocument: ProviderDocument;
+  /** The payment choice's part of it (PAYMENT_METHODS, CARD_MAX_INSTALLMENTS). */
+  payment: PaymentDocument;
+  /** The provider's settings, checked here so that a bad value names its variable at start. */
   provider: ProviderSettings;
 }
 
@@ -160,15 +167,19 @@ export function envShopConfig(
   const { PLATFORM_EMAIL, PLATFORM_PASSWORD, PLATFORM_API_KEY, CHECKOUT_ROUTE_TOKEN } = raw;
   if (!PLATFORM_EMAIL || !PLATFORM_PASSWORD || !PLATFORM_API_KEY || !CHECKOUT_ROUTE_TOKEN)
     return undefined;
-  const provider = providerSettingsOf(
-    providerDocumentFromEnv(raw.PAYMENT_PROVIDER, raw),
-    raw.PAYMENT_PROVIDER === 'sandbox' && sandboxInProduction,
-    { methods: raw.PAYMENT_METHODS, maxInstallments: raw.CARD_MAX_INSTALLMENTS },
-  );
+  const providerDocument = providerDocumentFromEnv(raw.PAYMENT_PROVIDER, raw);
+  const payment = {
+    ...(raw.PAYMENT_METHODS === undefined ? {} : { methods: raw.PAYMENT_METHODS }),
+    ...(raw.CARD_MAX_INSTALLMENTS === undefined
+      ? {}
+      : { maxInstallments: raw.CARD_MAX_INSTALLMENTS }),
+  };
   return {
     platform: { email: PLATFORM_EMAIL, password: PLATFORM_PASSWORD, apiKey: PLATFORM_API_KEY },
     routePath: raw.CHECKOUT_ROUTE_PATH,
     routeToken: CHECKOUT_ROUTE_TOKEN,
-    provider,
+    providerDocument,
+    payment,
+    provider: providerSettingsOf(providerDocument, sandboxInProduction, payment),
   };
 }

@@ -2,7 +2,8 @@ import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { shopOfCheckout } from '../checkout/checkout-record';
 import type { Config } from '../config';
 import type { ProviderModule } from '../payments/provider-module';
-import type { ShopSettings, ShopSource } from '../shop-registry/shop-settings';
+import { shopDocumentFromEnv } from '../shop-registry/shop-document';
+import { settingsOf, type ShopSettings, type ShopSource } from '../shop-registry/shop-settings';
 import { secretMatcher } from '../secrets/token-match';
 import { ENV_SHOP_ID } from '../shop/shop-id';
 import { shopScope } from '../infra/keyspace';
@@ -105,18 +106,18 @@ export class Shops {
   }
 }
 
-/** The env shop: PLATFORM_EMAIL and the rest of the environment, served as before many shops. */
+/**
+ * The env shop: PLATFORM_EMAIL and the rest of the environment made a shop's document, then served
+ * as a registry shop's is (`settingsOf`).
+ */
 export function envShopSettings(config: Config): ShopSettings | undefined {
   const { envShop } = config;
   if (!envShop) return undefined;
   const matches = secretMatcher(envShop.routeToken);
-  return {
-    id: ENV_SHOP_ID,
-    name: ENV_SHOP_ID,
+  return settingsOf(shopDocumentFromEnv(envShop), {
     incarnation: '',
     enabled: true,
-    platform: envShop.platform,
-    provider: envShop.provider,
     tokenMatches: (token) => matches(token),
-  };
+    sandboxInProduction: config.checkout.sandboxInProduction,
+  });
 }

@@ -57,9 +57,10 @@ export const paymentDocumentSchema = z.strictObject({
     .array(paymentMethodSchema)
     .min(1, 'must name at least one method')
     .transform((methods) => [...new Set(methods)])
+    .meta({ env: 'PAYMENT_METHODS' })
     .optional(),
-  maxInstallments: installments(z.number()).optional(),
-  expiryMinutes: expiry(z.number()).optional(),
+  maxInstallments: installments(z.number()).meta({ env: 'CARD_MAX_INSTALLMENTS' }).optional(),
+  expiryMinutes: expiry(z.number()).meta({ env: 'CHECKOUT_EXPIRY_MINUTES' }).optional(),
 });
 
 export type PaymentDocument = z.output<typeof paymentDocumentSchema>;

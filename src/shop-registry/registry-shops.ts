@@ -1,10 +1,9 @@
 import { errorMessage } from '../errors';
-import { providerSettingsOf } from '../payments/provider-fields';
 import { SecretBoxError, type Keyring } from '../secrets/secret-box';
 import { BatchedReads } from './batched-reads';
 import type { RegistryStore, ShopEntry } from './ports';
 import { documentSecrets, refuseUnservable } from './shop-document';
-import type { ShopSettings, ShopSource } from './shop-settings';
+import { settingsOf, type ShopSettings, type ShopSource } from './shop-settings';
 import { masterKeyIdOf, openShop, routeTokenCheck } from './stored-shop';
 
 export interface RegistryShopsOptions {
@@ -248,16 +247,14 @@ export class RegistryShops implements ShopSource {
     const { stored } = entry;
     refuseUnservable(stored.provider, this.options.providerApiOrigins);
     const { document, dataKey } = openShop(stored, keyring);
-    const provider = providerSettingsOf(document.provider, sandboxInProduction, document.payment);
-    this.options.onSecrets(documentSecrets(document));
-    return {
-      id: stored.id,
-      name: stored.name,
+    // The provider's settings first: a document that does not make them gives no secrets away.
+    const settings = settingsOf(document, {
       incarnation: stored.incarnation ?? '',
       enabled: stored.enabled,
-      platform: document.platform,
-      provider,
       tokenMatches: routeTokenCheck(stored, dataKey, clock),
-    };
+      sandboxInProduction,
+    });
+    this.options.onSecrets(documentSecrets(document));
+    return settings;
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from '../config';
 import { AppError, type ErrorDetail } from '../errors';
 import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
 import {
@@ -23,9 +24,9 @@ const shopIdSchema = z
   });
 
 const platformAccountSchema = z.strictObject({
-  email: z.string().trim().min(1).max(320),
-  password: z.string().min(1).max(1000).meta({ secret: true }),
-  apiKey: z.string().min(1).max(1000).meta({ secret: true }),
+  email: z.string().trim().min(1).max(320).meta({ env: 'PLATFORM_EMAIL' }),
+  password: z.string().min(1).max(1000).meta({ secret: true, env: 'PLATFORM_PASSWORD' }),
+  apiKey: z.string().min(1).max(1000).meta({ secret: true, env: 'PLATFORM_API_KEY' }),
 });
 
 /**
@@ -71,23 +72,58 @@ const nameSchema = z
     message: 'must be 1 to 100 characters',
   });
 
-export const shopDocumentSchema = z
-  .strictObject({
-    id: shopIdSchema,
-    name: nameSchema,
-    platform: platformAccountSchema,
-    provider: providerDocumentSchema,
-    /** How the shop's customers may pay; what its provider offers when absent. */
-    payment: paymentDocumentSchema.optional(),
-  })
-  .superRefine((document, ctx) => {
-    for (const { part, problem } of paymentChoiceProblems(
-      document.provider.name,
-      document.payment ?? {},
-    )) {
-      ctx.addIssue({ code: 'custom', path: ['payment', part], message: problem });
-    }
+/** A shop's document under the id rule `id`: a registry shop's, or the env shop's. */
+function documentSchema<I extends z.ZodType<string>>(id: I) {
+  return z
+    .strictObject({
+      id,
+      name: nameSchema,
+      platform: platformAccountSchema,
+      provider: providerDocumentSchema,
+      /** How the shop's customers may pay; what its provider offers when absent. */
+      payment: paymentDocumentSchema.optional(),
+    })
+    .superRefine((document, ctx) => {
+      for (const { part, problem } of paymentChoiceProblems(
+        document.provider.name,
+        document.payment ?? {},
+      )) {
+        ctx.addIssue({ code: 'custom', path: ['payment', part], message: problem });
+      }
+    });
+}
+
+export const shopDocumentSchema = documentSchema(shopIdSchema);
+
+/**
+ * The env shop's document: the same schema, under the env shop's id. Its parts come from the
+ * environment (config's EnvShopConfig, where each problem names its variable); from here on it is
+ * a shop like the registry's.
+ */
+export function shopDocumentFromEnv(env: {
+  platform: ShopDocument['platform'];
+  providerDocument: ShopDocument['provider'];
+  payment: NonNullable<ShopDocument['payment']>;
+}): ShopDocument {
+  const parsed = documentSchema(z.literal(ENV_SHOP_ID)).safeParse({
+    id: ENV_SHOP_ID,
+    name: ENV_SHOP_ID,
+    platform: env.platform,
+    provider: env.providerDocument,
+    ...(Object.keys(env.payment).length > 0 ? { payment: env.payment } : {}),
   });
+  if (parsed.success) return parsed.data;
+  // Each problem said of the variable that set the field (exit 78 at start, as config's own).
+  const fields = new Map(
+    documentFields(env.providerDocument.name).map((field) => [field.path, field.env]),
+  );
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return `${fields.get(path) ?? path}: ${issue.message}`;
+    }),
+  );
+}
 
 export type ShopDocument = z.output<typeof shopDocumentSchema>;
 

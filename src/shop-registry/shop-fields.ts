@@ -7,13 +7,15 @@ export interface ShopField {
   path: string;
   /** Stored sealed with the shop's data key, never shown, never logged. */
   secret: boolean;
+  /** The variable that sets it for the env shop, when one does. */
+  env?: string;
 }
 
 /** What a field's schema says of it (zod's metadata), through optional and transform wrappers. */
-function metaOf(schema: z.ZodType): { secret?: boolean } {
+function metaOf(schema: z.ZodType): { secret?: boolean; env?: string } {
   let inner: unknown = schema;
   for (let depth = 0; depth < 8 && inner; depth++) {
-    const meta = (inner as z.ZodType).meta() as { secret?: boolean } | undefined;
+    const meta = (inner as z.ZodType).meta() as { secret?: boolean; env?: string } | undefined;
     if (meta) return meta;
     const def = (inner as { def?: { innerType?: unknown; in?: unknown } }).def;
     inner = def?.innerType ?? def?.in;
@@ -23,10 +25,14 @@ function metaOf(schema: z.ZodType): { secret?: boolean } {
 
 /** The fields of one part of the document (`platform`, `payment`), from its object schema. */
 export function partFields(part: string, shape: Record<string, z.ZodType>): ShopField[] {
-  return Object.entries(shape).map(([field, schema]) => ({
-    path: `${part}.${field}`,
-    secret: metaOf(schema).secret === true,
-  }));
+  return Object.entries(shape).map(([field, schema]) => {
+    const meta = metaOf(schema);
+    return {
+      path: `${part}.${field}`,
+      secret: meta.secret === true,
+      ...(meta.env ? { env: meta.env } : {}),
+    };
+  });
 }
 
 /**
@@ -42,10 +48,11 @@ export function shopFields(
   return [
     { path: 'name', secret: false },
     ...parts.platform,
-    { path: 'provider.name', secret: false },
+    { path: 'provider.name', secret: false, env: 'PAYMENT_PROVIDER' },
     ...PROVIDERS[provider].rows.map((row) => ({
       path: `provider.${row.field}`,
       secret: row.secret,
+      ...(row.variable ? { env: row.variable } : {}),
     })),
     ...parts.payment,
   ];

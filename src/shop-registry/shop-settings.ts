@@ -1,5 +1,6 @@
 import type { PlatformAccount } from '../config';
-import type { ProviderSettings } from '../payments/provider-fields';
+import { providerSettingsOf, type ProviderSettings } from '../payments/provider-fields';
+import type { ShopDocument } from './shop-document';
 
 /** What one shop is served with: its platform account and its payment provider. */
 export interface ShopSettings {
@@ -31,4 +32,26 @@ export interface ShopSource {
    * is undefined when none is, or when what is stored does not open here.
    */
   fresh(id: string): Promise<{ settings: ShopSettings | undefined; stored: string | undefined }>;
+}
+
+/**
+ * What a shop's document serves: the one way from a document to a shop's settings, for a
+ * registry shop as opened and for the env shop (`shopDocumentFromEnv`) alike.
+ */
+export function settingsOf(
+  document: ShopDocument,
+  served: Pick<ShopSettings, 'incarnation' | 'enabled' | 'tokenMatches'> & {
+    /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
+    sandboxInProduction: boolean;
+  },
+): ShopSettings {
+  return {
+    id: document.id,
+    name: document.name,
+    incarnation: served.incarnation,
+    enabled: served.enabled,
+    platform: document.platform,
+    provider: providerSettingsOf(document.provider, served.sandboxInProduction, document.payment),
+    tokenMatches: served.tokenMatches,
+  };
 }

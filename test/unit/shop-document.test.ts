@@ -7,8 +7,10 @@ import {
   documentSecrets,
   parseShopDocument,
   parseShopPatch,
+  shopDocumentFromEnv,
   unservedBecause,
 } from '../../src/shop-registry/shop-document';
+import { ConfigError } from '../../src/config';
 import { forTerminal, printable } from '../../src/cli/terminal-text';
 
 /** A shop's document: printable names, provider hosts (CONTRACT "The trust boundary of a shop"). */
@@ -203,5 +205,43 @@ describe("a shop's fields, declared once", () => {
       'provider.webhookSecret',
       'provider.secretKey',
     ]);
+  });
+});
+
+describe("the env shop's document", () => {
+  const env = {
+    platform: { email: 'loja@example.com', password: 'pw', apiKey: 'key' },
+    providerDocument: { name: 'sandbox' as const },
+    payment: { methods: ['pix' as const] },
+  };
+
+  it("is the shop `default`'s, checked by the same schema as a registry shop's", () => {
+    expect(shopDocumentFromEnv(env)).toEqual({
+      id: 'default',
+      name: 'default',
+      platform: env.platform,
+      provider: { name: 'sandbox' },
+      payment: { methods: ['pix'] },
+    });
+    expect(shopDocumentFromEnv({ ...env, payment: {} })).not.toHaveProperty('payment');
+  });
+
+  it('names the variable behind a field the document refuses', () => {
+    const long = { ...env, platform: { ...env.platform, email: `${'a'.repeat(320)}@x.com` } };
+    expect(() => shopDocumentFromEnv(long)).toThrow(ConfigError);
+    expect(() => shopDocumentFromEnv(long)).toThrow(/PLATFORM_EMAIL: /);
+  });
+
+  it('knows the variable of each field the environment sets', () => {
+    const variables = documentFields('stripe').map((field) => [field.path, field.env]);
+    expect(variables).toEqual(
+      expect.arrayContaining([
+        ['platform.email', 'PLATFORM_EMAIL'],
+        ['platform.apiKey', 'PLATFORM_API_KEY'],
+        ['provider.name', 'PAYMENT_PROVIDER'],
+        ['provider.secretKey', 'STRIPE_SECRET_KEY'],
+        ['payment.maxInstallments', 'CARD_MAX_INSTALLMENTS'],
+      ]),
+    );
   });
 });
