@@ -54,7 +54,7 @@ export interface StartOptions extends DependencyOptions {
  * starts the workers the ROLE asks for, and registers the shutdown steps in order (HTTP, then
  * workers, then queues and Redis).
  */
-// eslint-disable-next-line max-lines-per-function -- the composition root: what the process starts, in order (issue 30's ShopDirectory shortens it)
+// eslint-disable-next-line max-lines-per-function -- the composition root: what the process starts, in order (review 4's finding 10 proposes splitting out the shutdown steps)
 export async function startConnector(
   config: Config,
   options: StartOptions = {},

@@ -58,7 +58,7 @@ export interface Dependencies {
  * builder of each shop's own (store, platform client, provider, sync), used by the server, the
  * workers and the CLI alike.
  */
-// eslint-disable-next-line max-lines-per-function -- the composition root: every collaborator built once, in order (issue 30's ShopDirectory shortens it)
+// eslint-disable-next-line max-lines-per-function -- the composition root: every collaborator built once, in order (review 4's finding 10 proposes splitting it into shared and per-shop builders)
 export async function createDependencies(
   config: Config,
   runtime: {
