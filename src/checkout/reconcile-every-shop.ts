@@ -1,12 +1,12 @@
 import type { CheckoutDeps } from './checkout-deps';
 import { reconcileCheckouts } from './reconcile-checkouts';
+import type { ShopDirectory } from './shop-directory';
 
-/** The shops a reconciler pass goes over. */
-export interface ReconciledShops {
-  ids(): readonly string[];
-  /** The shop as stored now; undefined when it was removed since the last poll. */
-  current(shop: string): Promise<{ deps: CheckoutDeps } | undefined>;
-}
+/**
+ * What a reconciler pass asks of the shop directory: every shop's id, and each shop as stored
+ * now (undefined when it was removed since the last poll).
+ */
+export type ReconciledShops = Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'ids' | 'byId'>;
 
 /** What a pass over every shop works with besides the shops. */
 export interface EveryShopOptions {
@@ -54,7 +54,7 @@ export async function reconcileEveryShop(
   const total: Record<string, number> = {};
   for (const shop of shopsInTurn(shops.ids(), turns)) {
     // The shop as stored now: one removed since the last poll is not reconciled with its account.
-    const runtime = await shops.current(shop);
+    const runtime = await shops.byId(shop);
     if (!runtime) continue;
     const report = await options.inShopContext(shop, () =>
       reconcileCheckouts(runtime.deps, {

@@ -1,23 +1,22 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
+import type { ShopDirectory, ShopIdentity } from '../checkout/shop-directory';
 import { AppError } from '../errors';
 import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
 
 /** A shop as its checkout route sees it. */
 export interface CheckoutShop {
   deps: CheckoutDeps;
-  enabled: boolean;
-  tokenMatches(token: string | undefined): boolean;
+  settings: Pick<ShopIdentity, 'enabled' | 'tokenMatches'>;
 }
 
 const SHOP_ROUTE = new RegExp(`^/shops/(${SHOP_ID_PATTERN.source.slice(1, -1)})/checkout$`);
 
-/** Where the entry finds a shop: as this process last saw it, and as it is stored now. */
-export interface CheckoutShops {
-  /** Without a read: for the rate limiter and the front door's choice, never for an answer. */
-  cached(shop: string): CheckoutShop | undefined;
-  /** As stored now (one read): a change made by any process is honoured at once. */
-  current(shop: string): Promise<CheckoutShop | undefined>;
-}
+/**
+ * What the entry asks of the shop directory: the shop as this process last saw it (`cached`, for
+ * the rate limiter and the front door's choice, never for an answer), and as it is stored now
+ * (`byId`, one read: a change made by any process is honoured at once).
+ */
+export type CheckoutShops = Pick<ShopDirectory<CheckoutShop>, 'cached' | 'byId'>;
 
 /**
  * The one place that says which shop a checkout call is for and whether its token opens it:
@@ -47,7 +46,7 @@ export class CheckoutEntry {
   opens(shop: string | undefined, token: string | undefined): boolean {
     if (shop === undefined || token === undefined) return false;
     const found = this.shops.cached(shop);
-    return found?.enabled === true && found.tokenMatches(token);
+    return found?.settings.enabled === true && found.settings.tokenMatches(token);
   }
 
   /** The shop's collaborators once the token opens its route; else UNAUTHORIZED or SHOP_DISABLED. */
@@ -58,9 +57,10 @@ export class CheckoutEntry {
         'A token is required: Authorization: Bearer, X-Api-Key or ?token=.',
       );
     }
-    const found = shop === undefined ? undefined : await this.shops.current(shop);
-    if (!found?.tokenMatches(token)) throw new AppError('UNAUTHORIZED', 'The token is not valid.');
-    if (!found.enabled) {
+    const found = shop === undefined ? undefined : await this.shops.byId(shop);
+    if (!found?.settings.tokenMatches(token))
+      throw new AppError('UNAUTHORIZED', 'The token is not valid.');
+    if (!found.settings.enabled) {
       throw new AppError('SHOP_DISABLED', `Shop ${shop} is disabled: it takes no new checkout.`);
     }
     return found.deps;

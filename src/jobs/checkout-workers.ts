@@ -1,5 +1,6 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
+import type { ShopDirectory } from '../checkout/shop-directory';
 import { expireCheckout } from '../checkout/expire-checkout';
 import { abandonCheckout } from '../checkout/produce-checkout';
 import { everyShopReconciler } from '../checkout/reconcile-every-shop';
@@ -27,19 +28,20 @@ import {
   servedShop,
   type JobContext,
   type JobHandler,
-  type JobShops,
 } from './run-processor';
 
-/** The shops the workers serve: each job's collaborators are its shop's. */
-export interface ShopDepsSource extends JobShops {
-  depsFor(shop: string): { deps: CheckoutDeps; settings: { incarnation: string } } | undefined;
-  current(shop: string): Promise<{ deps: CheckoutDeps } | undefined>;
-  ids(): readonly string[];
-}
+/**
+ * What the checkout workers ask of the shop directory: each job's shop (`cached`, once the gate
+ * found it served), the gate itself, and every shop for the reconciler.
+ */
+export type CheckoutWorkerShops = Pick<
+  ShopDirectory<{ deps: CheckoutDeps; settings: { incarnation: string } }>,
+  'cached' | 'byId' | 'forJob' | 'purge' | 'ids'
+>;
 
 /** The checkout collaborators of a job's shop (`servedShop`: retried while it is not served). */
 function shopDeps(
-  shops: ShopDepsSource,
+  shops: CheckoutWorkerShops,
   job: { shop: string; incarnation?: string },
 ): CheckoutDeps {
   return servedShop(shops, job).deps;
@@ -70,7 +72,10 @@ type Handlers<Queue extends keyof typeof JOB_NAMES> = Record<
   JobHandler<JobContext>
 >;
 
-function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handlers<'checkout'> {
+function checkoutHandlers(
+  shops: CheckoutWorkerShops,
+  options: WorkerOptions,
+): Handlers<'checkout'> {
   const reconcile = everyShopReconciler(shops, {
     intervalMs: options.reconcileIntervalMs,
     inShopContext: (shop, run) => runWithLogContext({ shop }, run),
@@ -97,7 +102,7 @@ function checkoutHandlers(shops: ShopDepsSource, options: WorkerOptions): Handle
 }
 
 function notificationHandlers(
-  shops: ShopDepsSource,
+  shops: CheckoutWorkerShops,
   options: WorkerOptions,
 ): Handlers<'notifications'> {
   const shared = { breaker: options.breaker, meters: options.metrics, log: options.logger };
@@ -125,7 +130,7 @@ function notificationHandlers(
 }
 
 /** The checkout and notification workers; processors stay thin over the use cases. */
-export function startCheckoutWorkers(shops: ShopDepsSource, options: WorkerOptions): Worker[] {
+export function startCheckoutWorkers(shops: CheckoutWorkerShops, options: WorkerOptions): Worker[] {
   const { logger } = options;
   const common = {
     connection: options.connection,

@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
 import type { ZodType } from 'zod';
+import type { ShopDirectory } from '../checkout/shop-directory';
 import type { JobControl } from '../delivery/ports';
 import { AppError } from '../errors';
 import { runWithLogContext } from '../infra/log-context';
@@ -14,16 +15,8 @@ export interface JobContext {
   incarnation?: string;
 }
 
-/**
- * Whether a job's shop is still the one that queued it, asked of the registry as it is stored now
- * before each job: `served`; `gone` (removed, or removed and added again: another incarnation);
- * `unserved` (stored, but it does not open here, or the env shop without its variables).
- */
-export interface JobShops {
-  forJob(shop: string, incarnation: string): Promise<'served' | 'gone' | 'unserved'>;
-  /** Deletes whatever a gone incarnation's work left under its keys. */
-  purge(shop: string, incarnation: string): Promise<void>;
-}
+/** What the job runtime asks of the shop directory: the gate before each job, and the purge. */
+export type JobShops = Pick<ShopDirectory, 'forJob' | 'purge'>;
 
 /** What one job name runs: its data's schema, the use case, and its last word on failure. */
 export interface JobHandler<T extends JobContext> {
@@ -65,15 +58,15 @@ export function jobOutcomeFor(
 
 /**
  * A job's shop's collaborators, once `runProcessor` found the shop still the incarnation that
- * queued it (`JobShops.forJob`, the one gate that drops a job). A shop not served here, or served
+ * queued it (`ShopDirectory.forJob`, the one gate that drops a job). A shop not served here, or served
  * here as another incarnation than the job's (this process has not caught up yet), fails the
  * attempt, to be retried: never done with another shop's account, never dropped on a guess.
  */
 export function servedShop<T extends { settings: { incarnation: string } }>(
-  shops: { depsFor(shop: string): T | undefined },
+  shops: Pick<ShopDirectory<T>, 'cached'>,
   job: { shop: string; incarnation?: string },
 ): T {
-  const runtime = shops.depsFor(job.shop);
+  const runtime = shops.cached(job.shop);
   if (!runtime || runtime.settings.incarnation !== (job.incarnation ?? '')) {
     throw new AppError('SHOP_NOT_FOUND', `No shop "${job.shop}" of this job is served here.`);
   }

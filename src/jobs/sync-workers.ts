@@ -1,4 +1,5 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
+import type { ShopDirectory } from '../checkout/shop-directory';
 import { AppError, errorMessage } from '../errors';
 import { queuePrefix } from '../infra/keyspace';
 import type { Logger } from '../infra/logger';
@@ -15,7 +16,7 @@ import {
 } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { jobShopOf, type JobShop } from './bullmq-checkout-jobs';
-import { jobHandler, runProcessor, servedShop, type JobShops } from './run-processor';
+import { jobHandler, runProcessor, servedShop } from './run-processor';
 import { logWorkerEvents } from './worker-logging';
 
 export interface SyncWorkerOptions {
@@ -29,13 +30,11 @@ export interface SyncWorkerOptions {
   logger: Logger;
 }
 
-/** The shops whose services the sync hands to the ERP. */
-export interface SyncShops extends JobShops {
-  depsFor(
-    shop: string,
-  ): { sync: SyncDeps | undefined; settings: { incarnation: string } } | undefined;
-  ids(): readonly string[];
-}
+/** What the sync worker asks of the shop directory: each job's shop, the gate, every shop. */
+export type SyncShops = Pick<
+  ShopDirectory<{ sync: SyncDeps | undefined; settings: { incarnation: string } }>,
+  'cached' | 'forJob' | 'purge' | 'ids'
+>;
 
 /** A shop's sync collaborators (`servedShop`: retried while the shop is not served). */
 function syncDepsOf(shops: SyncShops, job: { shop: string; incarnation?: string }): SyncDeps {
@@ -47,7 +46,7 @@ function syncDepsOf(shops: SyncShops, job: { shop: string; incarnation?: string 
 /** Every shop served, as a scheduled pass names them: each with its incarnation. */
 function passShops(shops: SyncShops): JobShop[] {
   return shops.ids().flatMap((shop) => {
-    const incarnation = shops.depsFor(shop)?.settings.incarnation;
+    const incarnation = shops.cached(shop)?.settings.incarnation;
     return incarnation === undefined ? [] : [jobShopOf(shop, incarnation)];
   });
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
+import type { ShopDirectory } from '../checkout/shop-directory';
 import type { Config } from '../config';
 import { createMetricsApp } from '../http/app';
 import { createHttpServer, serveRequests } from '../http/http-server';
@@ -15,7 +16,7 @@ import type { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import type { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import { createDependencies, type DependencyOptions } from './dependencies';
 import { connectRedis } from './redis-connection';
-import type { Shops } from './shop-deps';
+import type { ShopRuntimeDirectory } from './shop-runtime-directory';
 import { buildApp } from './start-api';
 import { startWorkers } from './start-workers';
 
@@ -31,8 +32,8 @@ export interface RunningConnector {
   shutdown: Shutdown;
   /** The env shop's collaborators (throws when there is no env shop: no PLATFORM_EMAIL). */
   readonly deps: CheckoutDeps;
-  /** Every shop's collaborators. */
-  shops: Shops;
+  /** Which shop, which collaborators: every shop's. */
+  directory: ShopRuntimeDirectory;
   /** The registry's verbs. */
   admin: ShopAdmin;
   /** The shops this process serves; `refresh()` reads a change now rather than at the next poll. */
@@ -53,7 +54,7 @@ export interface StartOptions extends DependencyOptions {
  * starts the workers the ROLE asks for, and registers the shutdown steps in order (HTTP, then
  * workers, then queues and Redis).
  */
-// eslint-disable-next-line max-lines-per-function -- the composition root: what the process starts, in order (issue 30's ShopDirectory shortens it)
+// eslint-disable-next-line max-lines-per-function -- the composition root: what the process starts, in order (review 4's finding 10 proposes splitting out the shutdown steps)
 export async function startConnector(
   config: Config,
   options: StartOptions = {},
@@ -99,7 +100,7 @@ export async function startConnector(
   });
   const { jobs, envShop } = built;
   observeQueues(metrics, built.queues);
-  observeReconciler(metrics, () => reconcileBacklog(built.shops, new Date()));
+  observeReconciler(metrics, () => reconcileBacklog(built.directory, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
   const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics });
   serveRequests(server, listener);
@@ -130,7 +131,7 @@ export async function startConnector(
   shutdown.add('redis', () => closeRedis(redis));
 
   for (const warning of envShop?.providerModule.startWarnings ?? []) logger.warn(warning);
-  if (built.shops.ids().length === 0) {
+  if (built.directory.ids().length === 0) {
     logger.warn(
       'no shop is served yet: set PLATFORM_EMAIL for the env shop, or add one with `connector shops add`',
     );
@@ -140,7 +141,7 @@ export async function startConnector(
     port,
     publicUrl,
     provider: envShop?.providerModule.provider.name,
-    shops: built.shops.ids().length,
+    shops: built.directory.ids().length,
     dashboard,
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
   });
@@ -155,7 +156,7 @@ export async function startConnector(
       if (!envShop) throw new Error('there is no env shop (PLATFORM_EMAIL is unset)');
       return envShop.deps;
     },
-    shops: built.shops,
+    directory: built.directory,
     admin: built.admin,
     registry: built.registry,
     jobs,
@@ -168,11 +169,11 @@ export async function startConnector(
  * records were parked as unreadable.
  */
 async function reconcileBacklog(
-  shops: Shops,
+  shops: Pick<ShopDirectory, 'ids' | 'cached'>,
   now: Date,
 ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
   const lines = await Promise.all(
-    shops.ids().map((id) => shops.depsFor(id)?.deps.line.reconcileBacklog(now)),
+    shops.ids().map((id) => shops.cached(id)?.deps.line.reconcileBacklog(now)),
   );
   let due = 0;
   let unreadable = 0;

@@ -22,7 +22,9 @@ import { RedisShopRegistry } from '../store/redis-shop-registry';
 import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
 import type { ErpIncident, SyncDeps } from '../sync/ports';
-import { envShopSettings, Shops, type ShopRuntime, type ShopSettings } from './shop-deps';
+import type { ShopSettings } from '../shop-registry/shop-settings';
+import { envShopSettings } from './shop-deps';
+import { ShopRuntimeDirectory, type ShopRuntime } from './shop-runtime-directory';
 import { shopReplication } from './shop-replication';
 import { syncDeps } from './sync-deps';
 
@@ -36,8 +38,8 @@ export interface DependencyOptions {
 }
 
 export interface Dependencies {
-  /** Every shop's collaborators, built once each: `shops.depsFor(id)`. */
-  shops: Shops;
+  /** Which shop, which collaborators: every shop's, built once each. */
+  directory: ShopRuntimeDirectory;
   /** The env shop's checkout collaborators; undefined without PLATFORM_EMAIL. */
   envShop: ShopRuntime | undefined;
   /** The shops this process serves, kept current from the registry. */
@@ -56,7 +58,7 @@ export interface Dependencies {
  * builder of each shop's own (store, platform client, provider, sync), used by the server, the
  * workers and the CLI alike.
  */
-// eslint-disable-next-line max-lines-per-function -- the composition root: every collaborator built once, in order (issue 30's ShopDirectory shortens it)
+// eslint-disable-next-line max-lines-per-function -- the composition root: every collaborator built once, in order (review 4's finding 10 proposes splitting it into shared and per-shop builders)
 export async function createDependencies(
   config: Config,
   runtime: {
@@ -167,7 +169,7 @@ export async function createDependencies(
   }
   registry.start();
   const work = new RedisShopWork(redis, prefix);
-  const shops = new Shops(registry, buildShop, (scope) => work.purge(scope));
+  const directory = new ShopRuntimeDirectory(registry, buildShop, (scope) => work.purge(scope));
   const admin = new ShopAdmin({
     store,
     keyring,
@@ -188,8 +190,8 @@ export async function createDependencies(
   for (const queue of queues)
     queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
   return {
-    shops,
-    envShop: envShop ? shops.depsFor(envShop.id) : undefined,
+    directory,
+    envShop: envShop ? directory.cached(envShop.id) : undefined,
     registry,
     admin,
     jobs,

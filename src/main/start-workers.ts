@@ -38,7 +38,7 @@ export async function startWorkers(
     logger,
   );
   observeBreakers(runtime.metrics, () => breaker.openShops());
-  const workers = startCheckoutWorkers(built.shops, {
+  const workers = startCheckoutWorkers(built.directory, {
     connection,
     prefix: config.redis.prefix,
     notifyBackoffMs: config.notify.backoffMs,
@@ -51,7 +51,7 @@ export async function startWorkers(
   });
   if (built.syncQueue) {
     workers.push(
-      startSyncWorker(built.shops, built.syncQueue, {
+      startSyncWorker(built.directory, built.syncQueue, {
         connection,
         prefix: config.redis.prefix,
         backoffMs: config.notify.backoffMs,

@@ -7,7 +7,7 @@ import type { Harness } from './harness';
  * writes or counts a registry shop's keys by hand puts in their hash tag.
  */
 export async function dataScopeOf(h: Harness, shop: string): Promise<string> {
-  const runtime = await h.connector.shops.current(shop);
+  const runtime = await h.connector.directory.byId(shop);
   if (!runtime) throw new Error(`shop ${shop} is not served`);
   return shopScope(shop, runtime.settings.incarnation);
 }

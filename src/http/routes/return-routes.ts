@@ -2,16 +2,22 @@ import { Router } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { isCheckoutId } from '../../checkout/checkout-record';
+import type { ShopDirectory } from '../../checkout/shop-directory';
 import { syncFromProvider } from '../../checkout/settle-checkout';
 import { notFoundPage } from '../../html/page-layout';
 import { allowOnly } from '../../infra/allow-only';
+import type { ProviderModule } from '../../payments/provider-module';
 import { returnPage } from '../pages/checkout-pages';
+
+/** A shop as its customer pages see it: its checkouts, and its provider's notice. */
+export interface PageShop {
+  deps: CheckoutDeps;
+  providerModule: Pick<ProviderModule, 'pageNotice'>;
+}
 
 /** Where the provider sends the customer back, for any provider: a page saying what happened. */
 export function returnRoutes(
-  shopOf: (
-    checkoutId: string,
-  ) => Promise<{ deps: CheckoutDeps; pageNotice: string | undefined } | undefined>,
+  shops: Pick<ShopDirectory<PageShop>, 'byCheckout'>,
   /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
   defaultNotice?: string,
 ): Router {
@@ -21,9 +27,9 @@ export function returnRoutes(
     .get(async (req, res) => {
       const checkoutId = typeof req.query.checkout_id === 'string' ? req.query.checkout_id : '';
       // The checkout id names its shop: the page reads that shop's record, with its provider.
-      const shop = isCheckoutId(checkoutId) ? await shopOf(checkoutId) : undefined;
+      const shop = isCheckoutId(checkoutId) ? await shops.byCheckout(checkoutId) : undefined;
       const record = shop ? await shop.deps.store.get(checkoutId) : undefined;
-      const pageNotice = shop ? shop.pageNotice : defaultNotice;
+      const pageNotice = shop ? shop.providerModule.pageNotice : defaultNotice;
       if (!shop || !record || record.provider !== req.params.provider) {
         res.status(404).type('html').send(notFoundPage(pageNotice));
         return;

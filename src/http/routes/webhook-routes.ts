@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
+import type { ShopDirectory } from '../../checkout/shop-directory';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { ENV_SHOP_ID, isShopId } from '../../shop/shop-id';
@@ -13,7 +14,7 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
  * Provider webhooks. The raw body is kept for the signature check; the use case does the rest.
  * Duplicates and events for unknown payments get 2xx, so the provider does not retry them forever.
  */
-export function webhookRoutes(depsOf: (shop: string) => Promise<CheckoutDeps | undefined>): Router {
+export function webhookRoutes(shops: Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'byId'>): Router {
   const router = exactRouter();
   // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's. The
   // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
@@ -21,7 +22,7 @@ export function webhookRoutes(depsOf: (shop: string) => Promise<CheckoutDeps | u
     .route(['/webhooks/:provider', '/webhooks/:provider/:shop'])
     .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
       const shop = req.params.shop ?? ENV_SHOP_ID;
-      const deps = isShopId(shop) ? await depsOf(shop) : undefined;
+      const deps = isShopId(shop) ? (await shops.byId(shop))?.deps : undefined;
       if (!deps) {
         throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} is served here.`, {
           retryable: false,

@@ -17,7 +17,7 @@ describe('everyShopReconciler', () => {
     const unreadable: number[] = [];
     const shops = {
       ids: () => ids,
-      current: async (shop: string) => {
+      byId: async (shop: string) => {
         asked.push(shop);
         return removed.includes(shop) ? undefined : { deps };
       },

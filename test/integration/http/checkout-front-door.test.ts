@@ -30,12 +30,10 @@ describe("the checkout route's front door", () => {
   beforeAll(async () => {
     h = await startHarness();
     const env = h.connector.deps;
-    const find = (shop: string) =>
-      shop === 'default'
-        ? { deps: env, enabled: true, tokenMatches: (token?: string) => token === ROUTE_TOKEN }
-        : undefined;
+    const settings = { enabled: true, tokenMatches: (token?: string) => token === ROUTE_TOKEN };
+    const find = (shop: string) => (shop === 'default' ? { deps: env, settings } : undefined);
     const entry = new CheckoutEntry(
-      { cached: find, current: async (shop) => find(shop) },
+      { cached: find, byId: async (shop) => find(shop) },
       '/checkout',
     );
     const door = checkoutFrontDoor({

@@ -211,7 +211,7 @@ describe('many shops in one deployment', () => {
       }),
     );
     const stateOf = async (shop: string, id: string) =>
-      (await h.connector.shops.depsFor(shop)?.deps.store.get(id))?.state;
+      (await h.connector.directory.cached(shop)?.deps.store.get(id))?.state;
     // Reported once the platform's answer to the finish is back, a moment after it took it.
     await eventually(
       async () => ((await stateOf('loja-a', ids[1] ?? '')) === 'reported' ? true : undefined),
@@ -220,7 +220,9 @@ describe('many shops in one deployment', () => {
     );
     expect(await stateOf('loja-b', ids[2] ?? '')).toBe('url_sent');
     // A's id is not found among B's checkouts, nor the env shop's.
-    expect(await h.connector.shops.depsFor('loja-b')?.deps.store.get(ids[1] ?? '')).toBeUndefined();
+    expect(
+      await h.connector.directory.cached('loja-b')?.deps.store.get(ids[1] ?? ''),
+    ).toBeUndefined();
     expect(await h.connector.deps.store.get(ids[1] ?? '')).toBeUndefined();
     expect(
       h.simulator
@@ -395,8 +397,8 @@ describe('many shops in one deployment', () => {
       exit: () => undefined,
     });
     try {
-      expect(fresh.shops.ids()).toContain('loja-key');
-      expect(fresh.shops.depsFor('loja-key')?.settings.platform.email).toBe(
+      expect(fresh.directory.ids()).toContain('loja-key');
+      expect(fresh.directory.cached('loja-key')?.settings.platform.email).toBe(
         'loja-key@shops.example.com',
       );
     } finally {

@@ -232,7 +232,7 @@ describe("a registry shop's payment options", () => {
     const opened = await requestOnRoute(route, 1002);
     const { checkout_id: checkoutId } = (await opened.json()) as { checkout_id: string };
     const record = await eventually(async () => {
-      const found = await h.connector.shops.depsFor('loja-opcoes')?.deps.store.get(checkoutId);
+      const found = await h.connector.directory.cached('loja-opcoes')?.deps.store.get(checkoutId);
       return found?.url ? found : undefined;
     });
     // Two days to pay, as the shop chose.

@@ -213,7 +213,7 @@ describe("a shop's changes and removal, across processes", () => {
         : undefined,
     );
     // What a request that passed the token check just before the DELETE holds: the old shop's.
-    const before = await other.shops.current('loja-sai');
+    const before = await other.directory.byId('loja-sai');
     if (!before) throw new Error('the shop is served before its removal');
 
     expect((await admin('/shops/loja-sai', { method: 'DELETE' })).status).toBe(204);
@@ -303,7 +303,7 @@ describe("a shop's changes and removal, across processes", () => {
   it("drops a removed legacy shop's job once the id is added again, and keeps the new shop's data", async () => {
     const { route } = await addShop('loja-legada');
     await storeAsPreviousRelease('loja-legada');
-    const legacy = await other.shops.current('loja-legada');
+    const legacy = await other.directory.byId('loja-legada');
     if (!legacy) throw new Error('the legacy shop is served');
     expect(legacy.settings.incarnation).toBe('');
     expect((await admin('/shops/loja-legada', { method: 'DELETE' })).status).toBe(204);
