@@ -3,6 +3,7 @@ import {
   maxInstallmentsVariable,
   paymentChoiceProblems,
   paymentMethodsVariable,
+  PAYMENT_VARIABLES,
   type PaymentDocument,
 } from '../payments/payment-options';
 import {
@@ -100,13 +101,6 @@ export const ENV_SHOP_ACCOUNT = [
   'PLATFORM_API_KEY',
   'CHECKOUT_ROUTE_TOKEN',
 ] as const;
-
-/** The variable of each part of the env shop's payment choice. */
-const PAYMENT_VARIABLES = {
-  methods: 'PAYMENT_METHODS',
-  maxInstallments: 'CARD_MAX_INSTALLMENTS',
-  expiryMinutes: 'CHECKOUT_EXPIRY_MINUTES',
-} as const;
 
 /**
  * With PLATFORM_EMAIL, the env shop's other variables are required, and its provider must honour

@@ -132,7 +132,7 @@ export async function createDependencies(
         options.expiryMs ??
         expiryMinutesOf(
           settings.provider.name,
-          settings.provider.expiryMinutes,
+          settings.payment.expiryMinutes,
           config.checkout.expiryMs / 60_000,
         ) * 60_000,
       clock: () => new Date(),

@@ -31,8 +31,6 @@ export interface CommonSettings {
   sandboxInProduction: boolean;
   /** How customers may pay: the shop's choice, or what the provider offers. */
   payment: PaymentOptions;
-  /** The shop's own checkout expiry, when it chose one (else the deployment's). */
-  expiryMinutes?: number;
 }
 
 type FieldShape = Record<string, z.ZodType>;

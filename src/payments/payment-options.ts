@@ -65,6 +65,14 @@ export const paymentDocumentSchema = z.strictObject({
 
 export type PaymentDocument = z.output<typeof paymentDocumentSchema>;
 
+/** The variable of each part of the env shop's payment choice, as the schema's metadata says. */
+export const PAYMENT_VARIABLES = Object.fromEntries(
+  Object.entries(paymentDocumentSchema.shape).map(([part, schema]) => [
+    part,
+    String((schema.unwrap().meta() as { env?: string } | undefined)?.env),
+  ]),
+) as Record<keyof PaymentDocument, string>;
+
 /** What `provider` cannot honour of `choice`, one problem per part. */
 export function paymentChoiceProblems(
   provider: ProviderName,

@@ -80,7 +80,6 @@ export function providerSettingsOf(
   const common = {
     sandboxInProduction: PROVIDERS[document.name].simulated === true && sandboxInProduction,
     payment: paymentOptionsOf(document.name, choice),
-    ...(choice.expiryMinutes === undefined ? {} : { expiryMinutes: choice.expiryMinutes }),
   };
   return settingsFor(document.name, document, common);
 }

@@ -1,4 +1,5 @@
 import type { PlatformAccount } from '../config';
+import type { PaymentDocument } from '../payments/payment-options';
 import { providerSettingsOf, type ProviderSettings } from '../payments/provider-fields';
 import type { ShopDocument } from './shop-document';
 
@@ -16,6 +17,8 @@ export interface ShopSettings {
   /** The shop's platform account (the platform's host is every shop's: PLATFORM_BASE_URL). */
   platform: PlatformAccount;
   provider: ProviderSettings;
+  /** The shop's payment choice as its document says it (`{}`: what its provider offers). */
+  payment: PaymentDocument;
   /** Whether a presented route token is this shop's (compared in constant time). */
   tokenMatches(token: string | undefined): boolean;
 }
@@ -52,6 +55,7 @@ export function settingsOf(
     enabled: served.enabled,
     platform: document.platform,
     provider: providerSettingsOf(document.provider, served.sandboxInProduction, document.payment),
+    payment: document.payment ?? {},
     tokenMatches: served.tokenMatches,
   };
 }
