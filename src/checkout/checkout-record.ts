@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChargeLine, Money } from '../payments/money';
-import { ENV_SHOP_ID } from '../shop/shop-id';
+import { namedShop, shopOrEnv } from '../shop/shop-id';
 
 export type { ChargeLine, Money };
 
@@ -124,9 +124,10 @@ export class UnreadableRecord {
 export const CHECKOUT_ID_PATTERN = /^chk_(?:([a-z0-9][a-z0-9-]{1,62})_)?[0-9a-f]{24}$/;
 
 /** A fresh checkout id of `shop`. */
-export function newCheckoutId(shop: string = ENV_SHOP_ID): string {
+export function newCheckoutId(shop?: string): string {
   const random = randomBytes(12).toString('hex');
-  return shop === ENV_SHOP_ID ? `chk_${random}` : `chk_${shop}_${random}`;
+  const named = namedShop(shopOrEnv(shop));
+  return named ? `chk_${named}_${random}` : `chk_${random}`;
 }
 
 /** Whether `value` is a checkout id (links, job data and queries are checked with it). */
@@ -138,7 +139,7 @@ export function isCheckoutId(value: unknown): value is string {
 export function shopOfCheckout(checkoutId: string): string | undefined {
   const match = CHECKOUT_ID_PATTERN.exec(checkoutId);
   if (!match) return undefined;
-  return match[1] ?? ENV_SHOP_ID;
+  return shopOrEnv(match[1]);
 }
 
 /** The notification the platform acknowledged for a checkout, if it did (`reported`). */

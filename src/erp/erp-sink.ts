@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ErpSinkConfig } from '../config';
 import type { ErpSink, SyncLog } from '../sync/ports';
-import { ENV_SHOP_ID } from '../shop/shop-id';
+import { namedShop } from '../shop/shop-id';
 import { DirectorySink } from './directory-sink';
 import { WebhookSink } from './webhook-sink';
 
@@ -11,7 +11,7 @@ import { WebhookSink } from './webhook-sink';
  * folder of its own, `ERP_EXPORT_DIR/<shop>/`.
  */
 export function createErpSink(config: ErpSinkConfig, log: SyncLog, shop: string): ErpSink {
-  const registryShop = shop === ENV_SHOP_ID ? undefined : shop;
+  const registryShop = namedShop(shop);
   return config.kind === 'webhook'
     ? new WebhookSink({
         url: config.url,

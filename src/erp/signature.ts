@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ENV_SHOP_ID } from '../shop/shop-id';
+import { shopOrEnv } from '../shop/shop-id';
 
 /** The header every webhook delivery carries. */
 export const SIGNATURE_HEADER = 'X-Connector-Signature';
@@ -34,9 +34,9 @@ export function signatureHeader(
 }
 
 /**
- * What an ERP runs on a delivery (README shows it): the shop the header signs (ENV_SHOP_ID,
- * `default`, for the env shop's) when it signs this exact raw body with `secret` and its timestamp is within
- * `toleranceSeconds` of `nowSeconds`; undefined when it does not.
+ * What an ERP runs on a delivery (README shows it): the shop the header signs (`default` for the
+ * env shop's, which it does not name) when it signs this exact raw body with `secret` and its
+ * timestamp is within `toleranceSeconds` of `nowSeconds`; undefined when it does not.
  */
 export function verifySignature(
   secret: string,
@@ -60,5 +60,5 @@ export function verifySignature(
     .digest('hex');
   const valid =
     given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-  return valid ? (shop ?? ENV_SHOP_ID) : undefined;
+  return valid ? shopOrEnv(shop) : undefined;
 }

@@ -1,7 +1,7 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { ShopDirectory, ShopIdentity } from '../checkout/shop-directory';
 import { AppError } from '../errors';
-import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
+import { namedShop, SHOP_ID_PATTERN, shopOrEnv } from '../shop/shop-id';
 
 /** A shop as its checkout route sees it. */
 export interface CheckoutShop {
@@ -33,9 +33,10 @@ export class CheckoutEntry {
 
   /** The shop a path (without its query) is the checkout route of; undefined for none. */
   shopOfPath(path: string): string | undefined {
-    if (path === this.envPath) return ENV_SHOP_ID;
+    // The env shop's route is CHECKOUT_ROUTE_PATH, not `/shops/default/checkout`.
+    if (path === this.envPath) return shopOrEnv(undefined);
     const shop = SHOP_ROUTE.exec(path)?.[1];
-    return shop === ENV_SHOP_ID ? undefined : shop;
+    return shop === undefined ? undefined : namedShop(shop);
   }
 
   /**

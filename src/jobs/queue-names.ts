@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { CHECKOUT_ID_PATTERN, INCIDENT_KINDS, shopOfCheckout } from '../checkout/checkout-record';
-import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
+import { namedShop, SHOP_ID_PATTERN, shopOrEnv } from '../shop/shop-id';
 import { serviceIdSchema } from '../shop/service-id';
 
 /**
@@ -25,7 +25,7 @@ export const JOB_NAMES = {
 const checkoutId = z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id');
 const shopId = z.string().regex(SHOP_ID_PATTERN, 'not a shop id');
 /** Jobs queued before many shops carry no shop: they are the env shop's. */
-const shop = shopId.default(ENV_SHOP_ID);
+const shop = shopId.optional().transform(shopOrEnv);
 /**
  * Which shop of that id queued the job (src/shop-registry/stored-shop.ts `incarnation`): absent for
  * the env shop, for shops stored before incarnations, and in jobs queued before them. A job whose
@@ -125,7 +125,10 @@ export type NotificationJob = z.infer<typeof notificationJobSchema>;
  * shop's name its scope (its id and incarnation), so a shop added again under a removed one's id
  * never finds its predecessor's job in the way of its own.
  */
-const ofShop = (scope: string): string => (scope === ENV_SHOP_ID ? '' : `${scope}-`);
+const ofShop = (scope: string): string => {
+  const named = namedShop(scope);
+  return named ? `${named}-` : '';
+};
 
 /**
  * BullMQ job ids: ':' is reserved (BullMQ rejects it), and one id per piece of work makes a

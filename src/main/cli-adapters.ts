@@ -10,7 +10,7 @@ import type { ConnectorConnection } from '../infra/redis';
 import { connectorQueue } from '../jobs/bullmq-checkout-jobs';
 import { QUEUES } from '../jobs/queue-names';
 import { shopScope } from '../infra/keyspace';
-import { ENV_SHOP_ID } from '../shop/shop-id';
+import { namedShop, shopOrEnv } from '../shop/shop-id';
 import { PlatformClient } from '../platform/platform-client';
 import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
@@ -59,7 +59,7 @@ export const cliAdapters: CliAdapters = {
     };
   },
 
-  async openQueues(redisConfig, shop = ENV_SHOP_ID): Promise<QueueAccess> {
+  async openQueues(redisConfig, shop = shopOrEnv(undefined)): Promise<QueueAccess> {
     const redis = await connectCliRedis(redisConfig);
     const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
     queue.on('error', () => undefined);
@@ -123,7 +123,8 @@ async function storedIncarnation(
   prefix: string,
   shop: string,
 ): Promise<string | undefined> {
-  if (shop === ENV_SHOP_ID) return '';
+  // The env shop is in no registry: its data has no incarnation.
+  if (namedShop(shop) === undefined) return '';
   const entry = await new RedisShopRegistry(redis, prefix).get(shop);
   return entry && (entry.stored.incarnation ?? '');
 }

@@ -8,6 +8,24 @@ export const SHOP_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 /** The shop the environment variables define (PLATFORM_EMAIL and the rest): served as before. */
 export const ENV_SHOP_ID = 'default';
 
+/*
+ * The env shop's names from before many shops, the one table of them. The env shop is a shop
+ * like the others (its document, its settings, its deps), but what was named before shops existed
+ * keeps its name: a checkout id, a webhook path, a job id with no shop in it; a record, a job or
+ * an ERP signature with no shop field. Everything that writes or reads such a name asks here
+ * rather than knowing the env shop's id.
+ */
+
+/** The shop a name leaves out is the env shop's. */
+export function shopOrEnv(shop: string | undefined): string {
+  return shop ?? ENV_SHOP_ID;
+}
+
+/** The shop as an id, a path or a signature names it: none for the env shop, as before shops. */
+export function namedShop(shop: string): string | undefined {
+  return shop === ENV_SHOP_ID ? undefined : shop;
+}
+
 export function isShopId(value: unknown): value is string {
   return typeof value === 'string' && SHOP_ID_PATTERN.test(value);
 }
@@ -22,7 +40,8 @@ export function checkoutRoutePath(shop: string): string {
 
 /** The path a provider's webhooks reach for `shop`: the env shop keeps the path it had. */
 export function webhookPath(provider: string, shop: string): string {
-  return shop === ENV_SHOP_ID ? `/webhooks/${provider}` : `/webhooks/${provider}/${shop}`;
+  const named = namedShop(shop);
+  return named ? `/webhooks/${provider}/${named}` : `/webhooks/${provider}`;
 }
 
 /**

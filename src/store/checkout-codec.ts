@@ -13,7 +13,7 @@ import {
 } from '../checkout/checkout-record';
 import type { OpenResult } from '../checkout/ports';
 import { SERVICE_ID_RULE, serviceIdOfText } from '../shop/service-id';
-import { ENV_SHOP_ID } from '../shop/shop-id';
+import { shopOrEnv } from '../shop/shop-id';
 
 /*
  * A checkout record's hash fields and the record they read as: what the store's scripts answer,
@@ -108,7 +108,7 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
   return {
     checkoutId: h.checkoutId as string,
     // Records written before many shops have no shop field: their ids name theirs.
-    shop: h.shop ?? shopOfCheckout(h.checkoutId as string) ?? ENV_SHOP_ID,
+    shop: shopOrEnv(h.shop ?? shopOfCheckout(h.checkoutId as string)),
     serviceId: Number(h.serviceId),
     state: h.state as CheckoutState,
     outcome: h.outcome as CheckoutRecord['outcome'],

@@ -5,7 +5,7 @@ import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
-import { ENV_SHOP_ID, isShopId } from '../../shop/shop-id';
+import { isShopId, shopOrEnv } from '../../shop/shop-id';
 
 /** Providers' events are larger than the connector's other bodies (some run to tens of kB). */
 export const WEBHOOK_BODY_LIMIT = '256kb';
@@ -21,7 +21,8 @@ export function webhookRoutes(shops: Pick<ShopDirectory<{ deps: CheckoutDeps }>,
   router
     .route(['/webhooks/:provider', '/webhooks/:provider/:shop'])
     .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
-      const shop = req.params.shop ?? ENV_SHOP_ID;
+      // A named parameter is one path segment (arrays are a wildcard's).
+      const shop = shopOrEnv(req.params.shop as string | undefined);
       const deps = isShopId(shop) ? (await shops.byId(shop))?.deps : undefined;
       if (!deps) {
         throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} is served here.`, {
