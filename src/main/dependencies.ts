@@ -23,7 +23,7 @@ import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
 import type { ErpIncident, SyncDeps } from '../sync/ports';
 import type { ShopSettings } from '../shop-registry/shop-settings';
-import { envShopSettings } from './shop-deps';
+import { envShopSettings, withEnvShop } from './shop-deps';
 import { ShopRuntimeDirectory, type ShopRuntime } from './shop-runtime-directory';
 import { shopReplication } from './shop-replication';
 import { syncDeps } from './sync-deps';
@@ -151,7 +151,6 @@ export async function createDependencies(
   const registry = new RegistryShops({
     store,
     keyring,
-    envShop,
     sandboxInProduction: config.checkout.sandboxInProduction,
     providerApiOrigins: config.providerApiOrigins,
     refreshMs: config.shops.refreshMs,
@@ -169,7 +168,9 @@ export async function createDependencies(
   }
   registry.start();
   const work = new RedisShopWork(redis, prefix);
-  const directory = new ShopRuntimeDirectory(registry, buildShop, (scope) => work.purge(scope));
+  const directory = new ShopRuntimeDirectory(withEnvShop(registry, envShop), buildShop, (scope) =>
+    work.purge(scope),
+  );
   const admin = new ShopAdmin({
     store,
     keyring,

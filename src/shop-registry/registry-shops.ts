@@ -9,8 +9,6 @@ import { masterKeyIdOf, openShop, routeTokenCheck } from './stored-shop';
 export interface RegistryShopsOptions {
   store: RegistryStore;
   keyring: Keyring | undefined;
-  /** The env shop, served beside the registry's (undefined without PLATFORM_EMAIL). */
-  envShop: ShopSettings | undefined;
   /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
   sandboxInProduction: boolean;
   /** PROVIDER_API_ORIGINS: a stored shop whose provider `apiUrl` it does not allow is not served. */
@@ -66,14 +64,11 @@ export class RegistryShops implements ShopSource {
   }
 
   get(id: string): ShopSettings | undefined {
-    const { envShop } = this.options;
-    if (envShop && id === envShop.id) return envShop;
     return this.opened.get(id)?.settings;
   }
 
   ids(): readonly string[] {
-    const { envShop } = this.options;
-    return [...(envShop ? [envShop.id] : []), ...this.opened.keys()];
+    return [...this.opened.keys()];
   }
 
   /**
@@ -90,8 +85,6 @@ export class RegistryShops implements ShopSource {
   async fresh(
     id: string,
   ): Promise<{ settings: ShopSettings | undefined; stored: string | undefined }> {
-    const { envShop } = this.options;
-    if (envShop && id === envShop.id) return { settings: envShop, stored: envShop.incarnation };
     const readAll = this.version;
     const unchanged = readAll !== undefined && (await this.versions.read(REGISTRY)) === readAll;
     if (unchanged) {
