@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { expiryMinutesVariable } from '../payments/payment-options';
-import { httpUrl } from '../payments/provider-fields';
+import { httpUrl, isSimulated } from '../payments/provider-fields';
 import { parseApiOrigins } from '../payments/provider-hosts';
 import { commonShape } from './common-config';
 import { envShopApiIssues, envShopIssues, envShopShape } from './env-shop-config';
@@ -188,7 +188,7 @@ export const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
   if (
     env.NODE_ENV === 'production' &&
     env.PLATFORM_EMAIL !== undefined &&
-    env.PAYMENT_PROVIDER === 'sandbox' &&
+    isSimulated(env.PAYMENT_PROVIDER) &&
     env.SANDBOX_IN_PRODUCTION !== 'true'
   ) {
     ctx.addIssue({

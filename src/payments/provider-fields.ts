@@ -71,6 +71,11 @@ function settingsFor<K extends ProviderName>(
   return BY_NAME[name].settings(document, common);
 }
 
+/** Whether a provider only simulates payments (the sandbox): refused in production unless allowed. */
+export function isSimulated(name: ProviderName): boolean {
+  return PROVIDERS[name].simulated === true;
+}
+
 /** The settings a provider document (a registry shop's) stands for, with the shop's payment choice. */
 export function providerSettingsOf(
   document: ProviderDocument,
@@ -78,7 +83,7 @@ export function providerSettingsOf(
   choice: PaymentChoice = {},
 ): ProviderSettings {
   const common = {
-    sandboxInProduction: PROVIDERS[document.name].simulated === true && sandboxInProduction,
+    sandboxInProduction: isSimulated(document.name) && sandboxInProduction,
     payment: paymentOptionsOf(document.name, choice),
   };
   return settingsFor(document.name, document, common);

@@ -1,6 +1,7 @@
 import { AppError } from '../errors';
 import type { Keyring } from '../secrets/secret-box';
 import type { CredentialCheck } from './ports';
+import { isSimulated } from '../payments/provider-fields';
 import type { ShopDocument } from './shop-document';
 
 /* The refusals of the registry's verbs (ShopAdmin): each says what is wrong and what to do. */
@@ -25,7 +26,7 @@ export async function rejectBadCredentials(
   document: ShopDocument,
   deps: { credentials: CredentialCheck; sandboxAllowed: boolean },
 ): Promise<void> {
-  if (document.provider.name === 'sandbox' && !deps.sandboxAllowed) {
+  if (isSimulated(document.provider.name) && !deps.sandboxAllowed) {
     throw new AppError('VALIDATION_FAILED', 'The sandbox takes no real money: not in production.', {
       details: [
         {
