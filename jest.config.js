@@ -10,6 +10,8 @@ if (process.argv.includes('--coverage')) {
 module.exports = {
   // Node's, plus a check that each file closed what it opened (a leftover fails that file).
   testEnvironment: '<rootDir>/test/support/leak-checked-environment.js',
+  // The browser is unpacked (or found) once, before the workers start (see the file).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // Inline source maps, so that coverage maps back to src/.
