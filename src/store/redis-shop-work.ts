@@ -3,7 +3,7 @@ import { breakerKey, shopTag } from '../infra/keyspace';
 import type { ShopWork } from '../shop-registry/ports';
 import { UnreadableRecord } from '../checkout/checkout-record';
 import { checkoutKeys } from './checkout-keys';
-import { RedisCheckoutStore } from './redis-checkout-store';
+import { readRecords } from './read-records';
 
 /** Ids read at a time when counting a shop's open work. */
 const OPEN_WORK_PAGE = 500;
@@ -23,14 +23,12 @@ export class RedisShopWork implements ShopWork {
    */
   async openWork(scope: string): Promise<{ unreported: number; failed: number }> {
     const keys = checkoutKeys(this.prefix, scope);
-    // Reads only: the records of this incarnation's keys.
-    const store = new RedisCheckoutStore(this.redis, this.prefix, scope, { scope });
     const readableIn = async (key: string): Promise<number> => {
       let readable = 0;
       // A page at a time: an empty set costs one round trip, a large one never one huge answer.
       for (let start = 0; ; start += OPEN_WORK_PAGE) {
         const ids = await this.redis.zrange(key, start, start + OPEN_WORK_PAGE - 1);
-        const records = await store.getMany(ids);
+        const records = await readRecords(this.redis, keys, ids);
         readable += records.filter((record) => !(record instanceof UnreadableRecord)).length;
         if (ids.length < OPEN_WORK_PAGE) return readable;
       }
