@@ -10,14 +10,12 @@ import {
   httpUrl,
   providerApiProblem,
   providerDocumentFromEnv,
-  providerSettingsOf,
   PROVIDER_CHOICE,
   PROVIDER_NAMES,
   providerVariable,
   requiredProviderVariables,
   type ProviderDocument,
   type ProviderName,
-  type ProviderSettings,
 } from '../payments/provider-fields';
 import { PROVIDER_LIST } from '../payments/providers';
 import { optional, requireFor, secret } from './env-values';
@@ -91,8 +89,6 @@ export interface EnvShopConfig {
   providerDocument: ProviderDocument;
   /** The payment choice's part of it (PAYMENT_METHODS, CARD_MAX_INSTALLMENTS). */
   payment: PaymentDocument;
-  /** The provider's settings, checked here so that a bad value names its variable at start. */
-  provider: ProviderSettings;
 }
 
 /** The variables PLATFORM_EMAIL (the env shop) requires. */
@@ -154,10 +150,7 @@ export function envShopApiIssues(
 }
 
 /** The env shop's settings, or undefined without PLATFORM_EMAIL (registry shops only). */
-export function envShopConfig(
-  raw: EnvShopEnv,
-  sandboxInProduction: boolean,
-): EnvShopConfig | undefined {
+export function envShopConfig(raw: EnvShopEnv): EnvShopConfig | undefined {
   const { PLATFORM_EMAIL, PLATFORM_PASSWORD, PLATFORM_API_KEY, CHECKOUT_ROUTE_TOKEN } = raw;
   if (!PLATFORM_EMAIL || !PLATFORM_PASSWORD || !PLATFORM_API_KEY || !CHECKOUT_ROUTE_TOKEN)
     return undefined;
@@ -174,6 +167,5 @@ export function envShopConfig(
     routeToken: CHECKOUT_ROUTE_TOKEN,
     providerDocument,
     payment,
-    provider: providerSettingsOf(providerDocument, sandboxInProduction, payment),
   };
 }

@@ -27,7 +27,7 @@ export function loadConfig(env: Env = process.env, cwd?: string): Config {
 
 function toConfig(raw: ServerEnv) {
   const sandboxInProduction = raw.NODE_ENV === 'production' && raw.SANDBOX_IN_PRODUCTION === 'true';
-  const envShop = envShopConfig(raw, sandboxInProduction);
+  const envShop = envShopConfig(raw);
   return {
     env: raw.NODE_ENV,
     role: raw.ROLE,

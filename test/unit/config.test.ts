@@ -9,6 +9,7 @@ import {
 } from '../../src/config';
 import { renderDefaultsEnv, renderEnvExample } from '../../src/config/env-docs';
 import { README_END, README_START, renderReadmeVariables } from '../../src/config/readme-variables';
+import { envShopSettings } from '../../src/main/shop-deps';
 import { configProblems } from '../support/config-problems';
 
 const emptyDir = mkdtempSync(path.join(tmpdir(), 'connector-config-'));
@@ -32,7 +33,7 @@ describe('loadConfig', () => {
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'connector' },
       platform: { baseUrl: 'https://apis.example.com', timeoutMs: 10000, pageSize: 50 },
       checkout: { currency: 'BRL' },
-      envShop: { routePath: '/checkout', provider: { name: 'sandbox' } },
+      envShop: { routePath: '/checkout', providerDocument: { name: 'sandbox' } },
       shops: { secretKeys: undefined, adminToken: undefined, refreshMs: 2000 },
       dashboard: undefined,
       shutdownTimeoutMs: 15000,
@@ -178,7 +179,7 @@ describe('loadConfig', () => {
       },
       emptyDir,
     );
-    expect(config.envShop?.provider.stripe).toEqual({
+    expect(envShopSettings(config)?.provider.stripe).toEqual({
       secretKey: 'sk_test_abc',
       webhookSecret: 'whsec_def',
       // No STRIPE_API_URL: Stripe's one official host.
@@ -217,7 +218,7 @@ describe('loadConfig', () => {
       },
       emptyDir,
     );
-    expect(config.envShop?.provider).toEqual({
+    expect(envShopSettings(config)?.provider).toEqual({
       name: 'asaas',
       sandboxInProduction: false,
       asaas: {
@@ -274,13 +275,13 @@ describe('loadConfig', () => {
       },
       emptyDir,
     );
-    expect(config.envShop?.provider.payment).toEqual({
+    expect(envShopSettings(config)?.provider.payment).toEqual({
       methods: ['pix', 'boleto'],
       maxInstallments: 1,
     });
     expect(config.checkout.expiryMs).toBe(4320 * 60_000);
     // Unset: what the provider offers, in one payment.
-    expect(loadConfig(valid, emptyDir).envShop?.provider.payment).toEqual({
+    expect(envShopSettings(loadConfig(valid, emptyDir))?.provider.payment).toEqual({
       methods: ['pix', 'card', 'boleto'],
       maxInstallments: 1,
     });

@@ -6,6 +6,7 @@ import { ASAAS_API } from '../../src/payments/asaas/asaas-api';
 import { MERCADOPAGO_API } from '../../src/payments/mercadopago/mercadopago-api';
 import { apiBaseUrl, apiUrlProblem, parseApiOrigins } from '../../src/payments/provider-hosts';
 import { STRIPE_API } from '../../src/payments/stripe/stripe-api';
+import { envShopSettings } from '../../src/main/shop-deps';
 import { configProblems } from '../support/config-problems';
 
 /** CONTRACT "The trust boundary of a shop", provider hosts: the allow-list and its variables. */
@@ -97,7 +98,7 @@ describe("the env shop's provider host", () => {
       },
       emptyDir,
     );
-    expect(config.envShop?.provider.mercadopago?.apiUrl).toBe('http://127.0.0.1:4010');
+    expect(envShopSettings(config)?.provider.mercadopago?.apiUrl).toBe('http://127.0.0.1:4010');
     expect(config.providerApiOrigins).toEqual(['http://127.0.0.1:4010']);
     expect(problems({ ...mercadopago, PROVIDER_API_ORIGINS: 'http://127.0.0.1:4010/x' })).toEqual([
       expect.stringMatching(/^PROVIDER_API_ORIGINS: "http:\/\/127.0.0.1:4010\/x" is not an origin/),
@@ -111,9 +112,11 @@ describe("the env shop's provider host", () => {
     );
     const byEnvironment = loadConfig({ ...asaas, ASAAS_ENVIRONMENT: 'sandbox' }, emptyDir);
     const production = loadConfig(asaas, emptyDir);
-    expect(byUrl.envShop?.provider.asaas?.apiUrl).toBe('https://api-sandbox.asaas.com/v3');
-    expect(byEnvironment.envShop?.provider.asaas?.apiUrl).toBe('https://api-sandbox.asaas.com/v3');
-    expect(production.envShop?.provider.asaas?.apiUrl).toBe('https://api.asaas.com/v3');
+    expect(envShopSettings(byUrl)?.provider.asaas?.apiUrl).toBe('https://api-sandbox.asaas.com/v3');
+    expect(envShopSettings(byEnvironment)?.provider.asaas?.apiUrl).toBe(
+      'https://api-sandbox.asaas.com/v3',
+    );
+    expect(envShopSettings(production)?.provider.asaas?.apiUrl).toBe('https://api.asaas.com/v3');
     expect(problems({ ...mercadopago, MERCADOPAGO_ENVIRONMENT: 'sandbox' })).toEqual([
       expect.stringMatching(/^MERCADOPAGO_ENVIRONMENT: Mercado Pago has one API host/),
     ]);
