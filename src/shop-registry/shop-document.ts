@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../config';
+import { ConfigError, platformSecrets } from '../config';
 import { AppError, type ErrorDetail } from '../errors';
 import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
 import {
@@ -44,14 +44,16 @@ export function documentFields(provider: ProviderName): ShopField[] {
   );
 }
 
-/** The secret values of a document, and the Basic credentials its platform password makes. */
+/**
+ * The secret values of a document, and the forms its platform account takes on the wire (the
+ * Basic credentials: config's platformSecrets, as for the env shop's variables).
+ */
 export function documentSecrets(document: ShopDocument): string[] {
   const values = documentFields(document.provider.name)
     .filter((field) => field.secret)
     .map((field) => valueAt(document, field.path))
     .filter((value): value is string => typeof value === 'string');
-  const { email, password } = document.platform;
-  return [...values, Buffer.from(`${email}:${password}`).toString('base64')];
+  return [...new Set([...values, ...platformSecrets(document.platform)])];
 }
 
 /**
