@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const percentile = (values: readonly number[], p: number): number => {
@@ -69,6 +69,16 @@ export async function startChild(
     { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
+  // BENCH_CHILD_OUTPUT_DIR: every child's whole output in a file of its own (e.g. with --trace-gc).
+  const copy = process.env.BENCH_CHILD_OUTPUT_DIR
+    ? createWriteStream(
+        path.join(process.env.BENCH_CHILD_OUTPUT_DIR, `${path.basename(entry)}.${proc.pid}.log`),
+      )
+    : undefined;
+  if (copy) {
+    proc.stdout.pipe(copy);
+    proc.stderr.pipe(copy);
+  }
   const child: Child = {
     process: proc,
     output: () => out,
@@ -140,4 +150,19 @@ export function imageNodeOptions(): string {
   const dockerfile = readFileSync(path.join(__dirname, '..', 'Dockerfile'), 'utf8');
   const value = /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)?.[1]?.trim() ?? '';
   return value.replace(/^"(.*)"$/, '$1');
+}
+
+/**
+ * The api role's Node options as deployed: deploy/kubernetes/api.yaml's NODE_OPTIONS (the
+ * compose file's api service sets the same; test/unit/operations-as-code.test.ts keeps them
+ * equal), else the image's. BENCH_NODE_OPTIONS overrides.
+ */
+export function apiNodeOptions(): string {
+  if (process.env.BENCH_NODE_OPTIONS !== undefined) return process.env.BENCH_NODE_OPTIONS;
+  const manifest = readFileSync(
+    path.join(__dirname, '..', 'deploy', 'kubernetes', 'api.yaml'),
+    'utf8',
+  );
+  const value = /- name: NODE_OPTIONS\n\s+value: (.+)$/m.exec(manifest)?.[1]?.trim();
+  return value === undefined ? imageNodeOptions() : value.replace(/^['"](.*)['"]$/, '$1');
 }

@@ -37,8 +37,8 @@ import { cliAdapters } from '../src/main/cli-adapters';
 import { newKeyringEntry } from '../src/secrets/secret-box';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 import {
+  apiNodeOptions,
   cpuSeconds,
-  imageNodeOptions,
   median,
   percentile,
   reportTargets,
@@ -57,8 +57,8 @@ const SPREAD = Math.min(SHOPS, Number(process.env.BENCH_SPREAD ?? 100));
 const TOKEN = 'bench-route-token-0123456789';
 /** Both processes'; info (as deployed) makes every request write a line, to be scrubbed. */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
-/** Both processes' Node options: the image's, as deployed (BENCH_NODE_OPTIONS overrides). */
-const NODE_OPTIONS = imageNodeOptions();
+/** Both processes' Node options: the api's, as deployed (BENCH_NODE_OPTIONS overrides). */
+const NODE_OPTIONS = apiNodeOptions();
 
 interface Run {
   rps: number;
@@ -66,6 +66,19 @@ interface Run {
   errors: number;
   /** CPU microseconds per request: the connector process, Redis, and autocannon (this one). */
   cpu: { server: number; redis: number; client: number };
+  /** The connector's garbage collection, microseconds per request, by kind (its /metrics). */
+  gc: Record<string, number>;
+}
+
+/** Seconds the process spent collecting garbage so far, by kind (prom-client's default metric). */
+async function gcSeconds(base: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const seconds: Record<string, number> = {};
+  for (const [, kind, value] of text.matchAll(
+    /^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} (\S+)$/gm,
+  ))
+    seconds[kind ?? ''] = Number(value);
+  return seconds;
 }
 
 /** Resident memory of a process, in MB (VmRSS from /proc, Linux). */
@@ -85,6 +98,7 @@ async function cannon(
     server: cpuSeconds(pids.server),
     redis: cpuSeconds(pids.redis),
     client: process.cpuUsage(),
+    gc: await gcSeconds(base),
   };
   const result = await autocannon({
     url: base,
@@ -107,6 +121,13 @@ async function cannon(
   });
   const total = Math.max(1, result.requests.total);
   const client = process.cpuUsage(before.client);
+  const gcAfter = await gcSeconds(base);
+  const gc = Object.fromEntries(
+    Object.entries(gcAfter).map(([kind, s]) => [
+      kind,
+      ((s - (before.gc[kind] ?? 0)) * 1e6) / total,
+    ]),
+  );
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
@@ -116,6 +137,7 @@ async function cannon(
       redis: ((cpuSeconds(pids.redis) - before.redis) * 1e6) / total,
       client: (client.user + client.system) / total,
     },
+    gc,
   };
 }
 
@@ -275,6 +297,16 @@ async function main(): Promise<void> {
       const list = runs[label] ?? [];
       console.log(
         `  ${label.padEnd(10)} ${fmt(median(list.map((r) => r.rps))).padStart(6)} req/s  p99 ${fmt(median(list.map((r) => r.p99)))} ms  RSS ${fmt(median(rss[label] ?? []))} MB  CPU us/request: connector ${fmt(median(list.map((r) => r.cpu.server)))}, redis ${fmt(median(list.map((r) => r.cpu.redis)))}, autocannon ${fmt(median(list.map((r) => r.cpu.client)))}  non-2xx/errors ${list.reduce((sum, r) => sum + r.errors, 0)}`,
+      );
+      console.log(
+        `  ${''.padEnd(10)} its garbage collection, us/request: ${[
+          'minor',
+          'incremental',
+          'major',
+          'weakcb',
+        ]
+          .map((kind) => `${kind} ${fmt(median(list.map((r) => r.gc[kind] ?? 0)), 1)}`)
+          .join(', ')}`,
       );
     }
     console.log(
