@@ -134,3 +134,42 @@ describe('operations as code: docker-compose.yml', () => {
     expect(args).toMatch(/--maxmemory-policy noeviction/);
   });
 });
+
+describe('operations as code: Node options', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const image = /^ENV NODE_OPTIONS="(.+)"$/m.exec(dockerfile)?.[1] ?? '';
+  const option = (options: string, name: string) =>
+    new RegExp(`--${name}=(\\d+)`).exec(options)?.[1];
+
+  it('gives the api a larger young generation than the image, its heap limit unchanged', () => {
+    const manifest = parse(
+      readFileSync(path.join(ROOT, 'deploy', 'kubernetes', 'api.yaml'), 'utf8'),
+    ) as {
+      spec: {
+        template: {
+          spec: {
+            containers: {
+              env: { name: string; value: string }[];
+              resources: { limits: { memory: string } };
+            }[];
+          };
+        };
+      };
+    };
+    const [container] = manifest.spec.template.spec.containers;
+    const kubernetes = container?.env.find((entry) => entry.name === 'NODE_OPTIONS')?.value ?? '';
+    const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), {
+      merge: true,
+    }) as { services: { api: { environment: Record<string, string> } } };
+    // One setting for the api wherever it is deployed.
+    expect(compose.services.api.environment.NODE_OPTIONS).toBe(kubernetes);
+    expect(option(kubernetes, 'max-old-space-size')).toBe(option(image, 'max-old-space-size'));
+    const young = Number(option(kubernetes, 'max-semi-space-size'));
+    expect(young).toBeGreaterThan(Number(option(image, 'max-semi-space-size')));
+    // The container's limit holds the old space, the young generation's two halves and 64 MB more.
+    const limitMb = Number(/^(\d+)Mi$/.exec(container?.resources.limits.memory ?? '')?.[1]);
+    expect(limitMb).toBeGreaterThanOrEqual(
+      Number(option(kubernetes, 'max-old-space-size')) + 2 * young + 64,
+    );
+  });
+});
