@@ -10,6 +10,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { createRedis, waitForRedis } from '../src/infra/redis';
 import { createDependencies } from '../src/main/dependencies';
+import { shopOrEnv } from '../src/shop/shop-id';
 
 const config = loadConfig(process.env);
 const silent = createLogger({ level: 'error', format: 'json', secrets: [] });
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
   });
   built.registry.stop();
-  const envDeps = built.envShop?.deps as NonNullable<typeof built.envShop>['deps'];
+  const envShop = built.directory.cached(shopOrEnv(undefined));
+  if (!envShop) throw new Error('no env shop: set PLATFORM_EMAIL');
+  const envDeps = envShop.deps;
 
   const server = createServer((req, res) => {
     if (req.headers.authorization !== bearer) {

@@ -14,6 +14,8 @@ import { settlesWithin } from '../infra/settles-within';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
 import type { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import type { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
+import { deploymentNotices } from '../payments/build-provider';
+import { shopOrEnv } from '../shop/shop-id';
 import { createDependencies, type DependencyOptions } from './dependencies';
 import { connectRedis } from './redis-connection';
 import type { ShopRuntimeDirectory } from './shop-runtime-directory';
@@ -30,7 +32,7 @@ export interface RunningConnector {
   publicUrl: string;
   logger: Logger;
   shutdown: Shutdown;
-  /** The env shop's collaborators (throws when there is no env shop: no PLATFORM_EMAIL). */
+  /** The collaborators of the shop a bare id means (the env shop; throws without PLATFORM_EMAIL). */
   readonly deps: CheckoutDeps;
   /** Which shop, which collaborators: every shop's. */
   directory: ShopRuntimeDirectory;
@@ -98,11 +100,11 @@ export async function startConnector(
     await closeRedis(redis);
     throw error;
   });
-  const { jobs, envShop } = built;
+  const { jobs } = built;
   observeQueues(metrics, built.queues);
   observeReconciler(metrics, () => reconcileBacklog(built.directory, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
-  const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics });
+  const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics, publicUrl });
   serveRequests(server, listener);
   const running = await startWorkers(config, built, { logger, metrics });
   // BullMQ checks its connections asynchronously; a shutdown while that check is in flight would
@@ -130,7 +132,8 @@ export async function startConnector(
   });
   shutdown.add('redis', () => closeRedis(redis));
 
-  for (const warning of envShop?.providerModule.startWarnings ?? []) logger.warn(warning);
+  for (const warning of deploymentNotices(config.checkout.sandboxInProduction).startWarnings)
+    logger.warn(warning);
   if (built.directory.ids().length === 0) {
     logger.warn(
       'no shop is served yet: set PLATFORM_EMAIL for the env shop, or add one with `connector shops add`',
@@ -140,7 +143,6 @@ export async function startConnector(
     role: config.role,
     port,
     publicUrl,
-    provider: envShop?.providerModule.provider.name,
     shops: built.directory.ids().length,
     dashboard,
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
@@ -153,8 +155,9 @@ export async function startConnector(
     logger,
     shutdown,
     get deps(): CheckoutDeps {
-      if (!envShop) throw new Error('there is no env shop (PLATFORM_EMAIL is unset)');
-      return envShop.deps;
+      const shop = built.directory.cached(shopOrEnv(undefined));
+      if (!shop) throw new Error('there is no env shop (PLATFORM_EMAIL is unset)');
+      return shop.deps;
     },
     directory: built.directory,
     admin: built.admin,

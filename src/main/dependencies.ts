@@ -23,7 +23,7 @@ import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
 import type { ErpIncident, SyncDeps } from '../sync/ports';
 import type { ShopSettings } from '../shop-registry/shop-settings';
-import { envShopSettings, withEnvShop } from './shop-deps';
+import { servedShops } from './shop-deps';
 import { ShopRuntimeDirectory, type ShopRuntime } from './shop-runtime-directory';
 import { shopReplication } from './shop-replication';
 import { syncDeps } from './sync-deps';
@@ -40,8 +40,6 @@ export interface DependencyOptions {
 export interface Dependencies {
   /** Which shop, which collaborators: every shop's, built once each. */
   directory: ShopRuntimeDirectory;
-  /** The env shop's checkout collaborators; undefined without PLATFORM_EMAIL. */
-  envShop: ShopRuntime | undefined;
   /** The shops this process serves, kept current from the registry. */
   registry: RegistryShops;
   /** The registry's verbs (the admin API's and the CLI's). */
@@ -147,7 +145,6 @@ export async function createDependencies(
 
   const keyring = keyringOf(config);
   const store = new RedisShopRegistry(redis, prefix);
-  const envShop = envShopSettings(config);
   const registry = new RegistryShops({
     store,
     keyring,
@@ -168,7 +165,7 @@ export async function createDependencies(
   }
   registry.start();
   const work = new RedisShopWork(redis, prefix);
-  const directory = new ShopRuntimeDirectory(withEnvShop(registry, envShop), buildShop, (scope) =>
+  const directory = new ShopRuntimeDirectory(servedShops(config, registry), buildShop, (scope) =>
     work.purge(scope),
   );
   const admin = new ShopAdmin({
@@ -192,7 +189,6 @@ export async function createDependencies(
     queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
   return {
     directory,
-    envShop: envShop ? directory.cached(envShop.id) : undefined,
     registry,
     admin,
     jobs,

@@ -1,12 +1,28 @@
 import type { Config } from '../config';
 import { shopDocumentFromEnv } from '../shop-registry/shop-document';
 import { settingsOf, type ShopSettings, type ShopSource } from '../shop-registry/shop-settings';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 import { secretMatcher } from '../secrets/token-match';
 
 /**
- * The env shop: PLATFORM_EMAIL and the rest of the environment made a shop's document, then served
- * as a registry shop's is (`settingsOf`).
+ * The shops this process serves: the registry's, and the env shop when PLATFORM_EMAIL and the
+ * rest of the environment describe one. The env shop's document is made by
+ * `shopDocumentFromEnv` and served as a registry shop's is (`settingsOf`), from memory: it
+ * changes only with the process's environment, and the registry knows nothing of it. Its id is
+ * always taken, by incarnation '': a process without its variables leaves its jobs to one that
+ * has them (`unserved`), and never takes it for a removed shop.
  */
+export function servedShops(config: Config, registry: ShopSource): ShopSource {
+  const envShop = envShopSettings(config);
+  const served = { settings: envShop, stored: '' };
+  return {
+    get: (id) => (id === ENV_SHOP_ID ? envShop : registry.get(id)),
+    ids: () => (envShop ? [ENV_SHOP_ID, ...registry.ids()] : registry.ids()),
+    fresh: (id) => (id === ENV_SHOP_ID ? Promise.resolve(served) : registry.fresh(id)),
+  };
+}
+
+/** The env shop's settings, as `servedShops` serves them; undefined without PLATFORM_EMAIL. */
 export function envShopSettings(config: Config): ShopSettings | undefined {
   const { envShop } = config;
   if (!envShop) return undefined;
@@ -17,18 +33,4 @@ export function envShopSettings(config: Config): ShopSettings | undefined {
     tokenMatches: (token) => matches(token),
     sandboxInProduction: config.checkout.sandboxInProduction,
   });
-}
-
-/**
- * The env shop beside the registry's shops, as one source: the registry knows nothing of it, and
- * it is answered from memory (its settings change only with the process's environment).
- */
-export function withEnvShop(registry: ShopSource, envShop: ShopSettings | undefined): ShopSource {
-  if (!envShop) return registry;
-  const served = { settings: envShop, stored: envShop.incarnation };
-  return {
-    get: (id) => (id === envShop.id ? envShop : registry.get(id)),
-    ids: () => [envShop.id, ...registry.ids()],
-    fresh: (id) => (id === envShop.id ? Promise.resolve(served) : registry.fresh(id)),
-  };
 }

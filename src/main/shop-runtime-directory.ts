@@ -4,7 +4,6 @@ import type { JobShopVerdict, ShopDirectory } from '../checkout/shop-directory';
 import { shopScope } from '../infra/keyspace';
 import type { ProviderModule } from '../payments/provider-module';
 import type { ShopSettings, ShopSource } from '../shop-registry/shop-settings';
-import { ENV_SHOP_ID } from '../shop/shop-id';
 import type { SyncDeps } from '../sync/ports';
 
 /** One shop's collaborators, as the use cases get them. */
@@ -57,13 +56,12 @@ export class ShopRuntimeDirectory implements ShopDirectory<ShopRuntime> {
 
   /**
    * Whether a job's shop is still the incarnation that queued it, as stored now: `gone` when no
-   * shop has the id any more or another incarnation has it (the env shop is never gone: without
-   * its variables here, its jobs wait for a process that has them).
+   * shop has the id any more or another incarnation has it; `unserved` when it is, but this
+   * process does not serve it (a text it cannot open; the env shop without its variables here).
    */
   async forJob(id: string, incarnation: string): Promise<JobShopVerdict> {
     const { settings, stored } = await this.source.fresh(id);
-    if (stored === undefined) return id === ENV_SHOP_ID ? 'unserved' : 'gone';
-    if (stored !== incarnation) return 'gone';
+    if (stored === undefined || stored !== incarnation) return 'gone';
     return this.runtimeOf(id, settings) ? 'served' : 'unserved';
   }
 

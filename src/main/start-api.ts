@@ -14,6 +14,7 @@ import { returnRoutes } from '../http/routes/return-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
+import { deploymentNotices } from '../payments/build-provider';
 import { pingRedis, sendRawCommand, type ConnectorConnection } from '../infra/redis';
 import type { Dependencies } from './dependencies';
 
@@ -22,6 +23,8 @@ interface AppRuntime {
   redis: ConnectorConnection;
   logger: Logger;
   metrics: Metrics;
+  /** PUBLIC_URL, or this process's own address when it is unset. */
+  publicUrl: string;
 }
 
 /**
@@ -49,7 +52,7 @@ export function buildApp(
   const limiters = apiRateLimiters(config, entry, runtime);
   const app = createApp({
     ...always,
-    ...apiRouters(config, built, { entry, limiters, logger }),
+    ...apiRouters(config, built, { entry, limiters, logger, publicUrl: runtime.publicUrl }),
     rateLimits: limiters,
   });
   const frontDoor = checkoutFrontDoor({ entry, logger, metrics });
@@ -83,11 +86,12 @@ function apiRateLimiters(config: Config, entry: CheckoutEntry, runtime: AppRunti
 function apiRouters(
   config: Config,
   built: Dependencies,
-  api: { entry: CheckoutEntry; limiters: RateLimiters; logger: Logger },
+  api: { entry: CheckoutEntry; limiters: RateLimiters; logger: Logger; publicUrl: string },
 ): Pick<AppDeps, 'apiRouters' | 'routers' | 'rawBodyRouters' | 'adminRouters'> {
   const { directory } = built;
   const { adminToken } = config.shops;
-  const defaultNotice = built.envShop?.providerModule.pageNotice;
+  // A page no shop answers shows the deployment's banner, if it has one.
+  const defaultNotice = deploymentNotices(config.checkout.sandboxInProduction).pageNotice;
   return {
     apiRouters: [checkoutRoutes(api.entry, { rateLimit: api.limiters.checkout })],
     routers: [returnRoutes(directory, defaultNotice), providerRoutes(directory, defaultNotice)],
@@ -99,7 +103,7 @@ function apiRouters(
       ...(config.dashboard
         ? [
             loadDashboard().dashboardRoutes(built.queues, config.dashboard, {
-              publicUrl: built.envShop?.deps.publicUrl ?? config.publicUrl,
+              publicUrl: api.publicUrl,
               logger: api.logger,
             }),
           ]

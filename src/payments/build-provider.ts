@@ -1,6 +1,7 @@
 import type { ProviderEnvironment } from './define-provider';
 import type { ProviderModule } from './provider-module';
 import type { ProviderSettings } from './provider-fields';
+import { SANDBOX_IN_PRODUCTION_WARNING, SANDBOX_PAGE_NOTICE } from './sandbox/sandbox-module';
 import { PROVIDERS, type ProviderByName, type ProviderName, type SettingsMap } from './providers';
 
 export type { ProviderSettings } from './provider-fields';
@@ -22,4 +23,18 @@ export function buildProviderModule(
   environment: ProviderEnvironment,
 ): ProviderModule {
   return buildFor(settings.name, settings, environment);
+}
+
+/**
+ * What a deployment that lets the sandbox run in production (NODE_ENV=production and
+ * SANDBOX_IN_PRODUCTION=true) says, whichever shops use it: a warning at start, and the banner
+ * of a customer page no shop answers (an unknown checkout id).
+ */
+export function deploymentNotices(sandboxInProduction: boolean): {
+  startWarnings: string[];
+  pageNotice: string | undefined;
+} {
+  return sandboxInProduction
+    ? { startWarnings: [SANDBOX_IN_PRODUCTION_WARNING], pageNotice: SANDBOX_PAGE_NOTICE }
+    : { startWarnings: [], pageNotice: undefined };
 }

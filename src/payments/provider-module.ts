@@ -18,8 +18,6 @@ export interface ProviderHooks {
 export interface ProviderModule {
   provider: PaymentProvider;
   sandbox?: SandboxProvider;
-  /** Said once, as a warning, when the connector starts. */
-  startWarnings: string[];
   /** A banner every customer page shows, when the deployment needs one (the sandbox on staging). */
   pageNotice?: string;
 }

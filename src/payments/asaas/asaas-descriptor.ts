@@ -59,6 +59,5 @@ export const asaasProvider = defineProvider({
         settings.name,
       ),
     }),
-    startWarnings: [],
   }),
 });

@@ -52,6 +52,5 @@ export const mercadoPagoProvider = defineProvider({
       payment: settings.payment,
       notificationUrl: `${environment.publicUrl}${webhookPath(settings.name, environment.shop)}`,
     }),
-    startWarnings: [],
   }),
 });

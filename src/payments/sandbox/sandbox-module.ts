@@ -3,7 +3,15 @@ import type { PaymentOptions } from '../payment-offer';
 import type { ProviderModule } from '../provider-module';
 import { SandboxProvider } from './sandbox-provider';
 
-/** The sandbox as a provider module: the adapter, its payment page, and its start warnings. */
+/** The banner of every customer page while the sandbox may run in production (staging). */
+export const SANDBOX_PAGE_NOTICE =
+  'Ambiente de homologação: pagamentos simulados, nenhum valor é cobrado.';
+
+/** Said once when a deployment that lets the sandbox run in production starts. */
+export const SANDBOX_IN_PRODUCTION_WARNING =
+  'the sandbox provider runs in production (SANDBOX_IN_PRODUCTION=true): its Pay button marks orders paid without money; use it only against a staging platform';
+
+/** The sandbox as a provider module: the adapter, its payment page and its page notice. */
 export function sandboxModule(options: {
   redis: RedisCommands;
   prefix: string;
@@ -19,17 +27,9 @@ export function sandboxModule(options: {
     publicUrl: options.publicUrl,
     payment: options.payment,
   });
-  const pageNotice = options.inProduction
-    ? 'Ambiente de homologação: pagamentos simulados, nenhum valor é cobrado.'
-    : undefined;
   return {
     provider,
     sandbox: provider,
-    pageNotice,
-    startWarnings: options.inProduction
-      ? [
-          'the sandbox provider runs in production (SANDBOX_IN_PRODUCTION=true): its Pay button marks orders paid without money; use it only against a staging platform',
-        ]
-      : [],
+    pageNotice: options.inProduction ? SANDBOX_PAGE_NOTICE : undefined,
   };
 }

@@ -59,7 +59,6 @@ export const stripeProvider = defineProvider({
   },
   build: (settings) => ({
     provider: new (loadStripe().StripeProvider)({ ...settings.stripe, payment: settings.payment }),
-    startWarnings: [],
   }),
 });
 
