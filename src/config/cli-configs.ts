@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { checkoutRoutePath, ENV_SHOP_ID } from '../shop/shop-id';
+import { shopOrEnv } from '../shop/shop-id';
 import { commonShape, logConfig, type LogConfig } from './common-config';
-import { routeToken } from './env-shop-config';
+import { checkoutRouteOf, routeToken } from './env-shop-config';
 import { ConfigError, deepFreeze, parseOrThrow, readEnvironment, type Env } from './env-values';
 import {
   platformConfig,
@@ -25,15 +25,14 @@ export function loadQueueConfig(env: Env = process.env, cwd?: string): { redis: 
 
 /**
  * Only what `checkout start` needs: where the connector's checkout route is, its token, and
- * Redis (to read the checkout's URL). The env shop's route is CHECKOUT_ROUTE_PATH with
- * CHECKOUT_ROUTE_TOKEN; a registry shop's is `/shops/<id>/checkout` with SHOP_ROUTE_TOKEN (the
- * token `shops add` or `rotate-token` printed: the registry keeps only its hash). Throws
+ * Redis (to read the checkout's URL): `checkoutRouteOf` says which route and which variable
+ * (CHECKOUT_ROUTE_TOKEN for the env shop, SHOP_ROUTE_TOKEN for a registry shop). Throws
  * ConfigError.
  */
 export function loadCheckoutRouteConfig(
   env: Env = process.env,
   cwd?: string,
-  shop: string = ENV_SHOP_ID,
+  shop: string = shopOrEnv(undefined),
 ): {
   connectorUrl: string;
   routePath: string;
@@ -41,7 +40,6 @@ export function loadCheckoutRouteConfig(
   redis: RedisConfig;
   secrets: string[];
 } {
-  const tokenVariable = shop === ENV_SHOP_ID ? 'CHECKOUT_ROUTE_TOKEN' : 'SHOP_ROUTE_TOKEN';
   const raw = parseOrThrow(
     z
       .object({
@@ -53,22 +51,14 @@ export function loadCheckoutRouteConfig(
         SHOP_ROUTE_TOKEN: routeToken.optional(),
       })
       .superRefine((raw, ctx) => {
+        const { tokenVariable, missing } = checkoutRouteOf(shop, raw.CHECKOUT_ROUTE_PATH);
         if (raw[tokenVariable] !== undefined) return;
-        ctx.addIssue({
-          code: 'custom',
-          path: [tokenVariable],
-          message:
-            shop === ENV_SHOP_ID
-              ? 'is required'
-              : `is required: shop ${shop}'s route token, as \`shops add\` or \`rotate-token\` printed it`,
-        });
+        ctx.addIssue({ code: 'custom', path: [tokenVariable], message: missing });
       }),
     readEnvironment(env, cwd),
   );
-  const route = {
-    path: shop === ENV_SHOP_ID ? raw.CHECKOUT_ROUTE_PATH : checkoutRoutePath(shop),
-    token: raw[tokenVariable] ?? '',
-  };
+  const { path, tokenVariable } = checkoutRouteOf(shop, raw.CHECKOUT_ROUTE_PATH);
+  const route = { path, token: raw[tokenVariable] ?? '' };
   return deepFreeze({
     connectorUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
     routePath: route.path,

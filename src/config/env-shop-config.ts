@@ -18,10 +18,35 @@ import {
   type ProviderName,
 } from '../payments/provider-fields';
 import { PROVIDER_LIST } from '../payments/providers';
+import { checkoutRoutePath, ENV_SHOP_ID } from '../shop/shop-id';
 import { optional, requireFor, secret } from './env-values';
 import { platformAccountShape, type PlatformAccount } from './platform-config';
 
 export const routeToken = z.string().min(16, 'must be at least 16 characters');
+
+/**
+ * Where a command reaches a shop's checkout route, and the variable holding its token: the env
+ * shop's route is CHECKOUT_ROUTE_PATH with CHECKOUT_ROUTE_TOKEN; a registry shop's is
+ * `/shops/<id>/checkout` with SHOP_ROUTE_TOKEN (the token `shops add` or `rotate-token`
+ * printed: the registry keeps only its hash).
+ */
+export function checkoutRouteOf(
+  shop: string,
+  envRoutePath: string,
+): {
+  path: string;
+  tokenVariable: 'CHECKOUT_ROUTE_TOKEN' | 'SHOP_ROUTE_TOKEN';
+  /** What to say when that variable is unset. */
+  missing: string;
+} {
+  return shop === ENV_SHOP_ID
+    ? { path: envRoutePath, tokenVariable: 'CHECKOUT_ROUTE_TOKEN', missing: 'is required' }
+    : {
+        path: checkoutRoutePath(shop),
+        tokenVariable: 'SHOP_ROUTE_TOKEN',
+        missing: `is required: shop ${shop}'s route token, as \`shops add\` or \`rotate-token\` printed it`,
+      };
+}
 
 /**
  * The env shop's own variables (CONTRACT "Shops"): its platform account, route token, and

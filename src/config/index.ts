@@ -10,7 +10,6 @@ export {
   loadSyncConfig,
 } from './cli-configs';
 export type { LogConfig } from './common-config';
-export type { EnvShopConfig } from './env-shop-config';
 export { ConfigError, readEnvironment, type Env } from './env-values';
 export {
   platformSecrets,
