@@ -50,7 +50,7 @@ function linked(text: string): string {
 }
 
 /** Refuses text that markdown would not show as written: markup outside `code`. */
-function checkedMarkdown(name: string, text: string): string {
+export function checkedMarkdown(name: string, text: string): string {
   const prose = text.split('`').filter((_, i) => i % 2 === 0);
   if (text.split('`').length % 2 === 0 || prose.some((part) => /[<>*|[\]\\_]/.test(part)))
     throw new Error(`${name}: put code in backticks in its .describe() (markdown would eat it)`);
@@ -58,7 +58,7 @@ function checkedMarkdown(name: string, text: string): string {
 }
 
 /** `text` as list-item lines of at most `width` characters, continued under the item's text. */
-function itemLines(text: string, width = 100): string[] {
+export function itemLines(text: string, width = 100): string[] {
   const lines: string[] = [];
   for (const word of text.split(' ')) {
     const last = lines.at(-1);

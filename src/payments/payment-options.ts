@@ -57,10 +57,24 @@ export const paymentDocumentSchema = z.strictObject({
     .array(paymentMethodSchema)
     .min(1, 'must name at least one method')
     .transform((methods) => [...new Set(methods)])
-    .meta({ env: 'PAYMENT_METHODS' })
+    .meta({
+      env: 'PAYMENT_METHODS',
+      description:
+        'The methods its customers may pay with, a subset of `["pix", "card", "boleto"]`; absent: all its provider offers.',
+    })
     .optional(),
-  maxInstallments: installments(z.number()).meta({ env: 'CARD_MAX_INSTALLMENTS' }).optional(),
-  expiryMinutes: expiry(z.number()).meta({ env: 'CHECKOUT_EXPIRY_MINUTES' }).optional(),
+  maxInstallments: installments(z.number())
+    .meta({
+      env: 'CARD_MAX_INSTALLMENTS',
+      description: `The most card installments offered, 1 to ${MAX_INSTALLMENTS}, where the provider can split a card payment.`,
+    })
+    .optional(),
+  expiryMinutes: expiry(z.number())
+    .meta({
+      env: 'CHECKOUT_EXPIRY_MINUTES',
+      description: `How long a checkout stays payable, in minutes: ${MIN_EXPIRY_MINUTES} to ${MAX_EXPIRY_MINUTES} (30 days), and at most what the provider allows.`,
+    })
+    .optional(),
 });
 
 export type PaymentDocument = z.output<typeof paymentDocumentSchema>;

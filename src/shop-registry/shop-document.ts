@@ -24,9 +24,21 @@ const shopIdSchema = z
   });
 
 const platformAccountSchema = z.strictObject({
-  email: z.string().trim().min(1).max(320).meta({ env: 'PLATFORM_EMAIL' }),
-  password: z.string().min(1).max(1000).meta({ secret: true, env: 'PLATFORM_PASSWORD' }),
-  apiKey: z.string().min(1).max(1000).meta({ secret: true, env: 'PLATFORM_API_KEY' }),
+  email: z.string().trim().min(1).max(320).meta({
+    env: 'PLATFORM_EMAIL',
+    description:
+      "The Basic auth user of the shop's platform account (from the platform's support).",
+  }),
+  password: z.string().min(1).max(1000).meta({
+    secret: true,
+    env: 'PLATFORM_PASSWORD',
+    description: "The Basic auth password of the shop's platform account.",
+  }),
+  apiKey: z.string().min(1).max(1000).meta({
+    secret: true,
+    env: 'PLATFORM_API_KEY',
+    description: "The account's `x-dreamfactory-api-key`.",
+  }),
 });
 
 /**

@@ -9,13 +9,21 @@ export interface ShopField {
   secret: boolean;
   /** The variable that sets it for the env shop, when one does. */
   env?: string;
+  /** What it is, for the docs (README "The shop document's fields", generated). */
+  description: string;
+}
+
+interface FieldMeta {
+  secret?: boolean;
+  env?: string;
+  description?: string;
 }
 
 /** What a field's schema says of it (zod's metadata), through optional and transform wrappers. */
-function metaOf(schema: z.ZodType): { secret?: boolean; env?: string } {
+function metaOf(schema: z.ZodType): FieldMeta {
   let inner: unknown = schema;
   for (let depth = 0; depth < 8 && inner; depth++) {
-    const meta = (inner as z.ZodType).meta() as { secret?: boolean; env?: string } | undefined;
+    const meta = (inner as z.ZodType).meta() as FieldMeta | undefined;
     if (meta) return meta;
     const def = (inner as { def?: { innerType?: unknown; in?: unknown } }).def;
     inner = def?.innerType ?? def?.in;
@@ -31,6 +39,7 @@ export function partFields(part: string, shape: Record<string, z.ZodType>): Shop
       path: `${part}.${field}`,
       secret: meta.secret === true,
       ...(meta.env ? { env: meta.env } : {}),
+      description: meta.description ?? '',
     };
   });
 }
@@ -46,13 +55,23 @@ export function shopFields(
   provider: ProviderName,
 ): ShopField[] {
   return [
-    { path: 'name', secret: false },
+    {
+      path: 'name',
+      secret: false,
+      description: 'The shop as its customers and the admin see it: 1 to 100 printable characters.',
+    },
     ...parts.platform,
-    { path: 'provider.name', secret: false, env: 'PAYMENT_PROVIDER' },
+    {
+      path: 'provider.name',
+      secret: false,
+      env: 'PAYMENT_PROVIDER',
+      description: "Its payment provider; the fields below it are that provider's.",
+    },
     ...PROVIDERS[provider].rows.map((row) => ({
       path: `provider.${row.field}`,
       secret: row.secret,
       ...(row.variable ? { env: row.variable } : {}),
+      description: row.schema.description ?? '',
     })),
     ...parts.payment,
   ];

@@ -1,0 +1,50 @@
+import { checkedMarkdown, itemLines } from '../config/readme-variables';
+import { PROVIDER_LIST, PROVIDERS } from '../payments/providers';
+import { documentFields } from './shop-document';
+import type { ShopField } from './shop-fields';
+
+/**
+ * README.md's list of a shop document's fields, written from the field table (`documentFields`:
+ * the schemas' metadata and each provider's descriptor) by `npm run config:docs`, between two
+ * markers. A unit test fails when README.md differs from what this module writes.
+ */
+export const SHOP_FIELDS_START =
+  '<!-- shop-fields:start: generated from the shop schema by `npm run config:docs`; edit the schema -->';
+export const SHOP_FIELDS_END = '<!-- shop-fields:end -->';
+
+function itemOf(field: ShopField): string[] {
+  const tags = [
+    field.secret ? 'secret: sealed, never shown nor logged' : undefined,
+    field.env ? `the env shop's \`${field.env}\`` : undefined,
+  ].filter(Boolean);
+  const head = `**\`${field.path}\`**${tags.length > 0 ? ` (${tags.join('; ')})` : ''}:`;
+  if (!field.description) throw new Error(`${field.path} has no description in the shop schema`);
+  return itemLines(`${head} ${checkedMarkdown(field.path, field.description)}`);
+}
+
+/** The generated list, markers included: the fields every shop has, then each provider's. */
+export function renderShopFields(): string {
+  const providerPart = (field: ShopField) =>
+    field.path.startsWith('provider.') && field.path !== 'provider.name';
+  const common = documentFields(PROVIDER_LIST[0]?.name ?? 'sandbox').filter(
+    (field) => !providerPart(field),
+  );
+  const out = [SHOP_FIELDS_START, '', '**Every shop**', ''];
+  for (const field of common) out.push(...itemOf(field));
+  for (const provider of PROVIDER_LIST) {
+    const fields = documentFields(provider.name).filter(providerPart);
+    out.push('', `**${PROVIDERS[provider.name].label}** (\`"name": "${provider.name}"\`)`, '');
+    if (fields.length === 0) out.push('- no field of its own.');
+    for (const field of fields) out.push(...itemOf(field));
+  }
+  return [...out, '', SHOP_FIELDS_END].join('\n');
+}
+
+/** `readme` with its generated list written afresh; throws when a marker is missing. */
+export function withShopFields(readme: string): string {
+  const start = readme.indexOf(SHOP_FIELDS_START);
+  const end = readme.indexOf(SHOP_FIELDS_END);
+  if (start < 0 || end < start)
+    throw new Error(`README.md lacks ${SHOP_FIELDS_START} ... ${SHOP_FIELDS_END}`);
+  return readme.slice(0, start) + renderShopFields() + readme.slice(end + SHOP_FIELDS_END.length);
+}
