@@ -86,25 +86,32 @@ const nameSchema = z
     message: 'must be 1 to 100 characters',
   });
 
+/**
+ * A shop's document besides its id, each field or part declared once: what the patch accepts,
+ * how a change merges, what is stored and shown all follow from this shape (and the field
+ * table, `documentFields`, from the schemas' metadata).
+ */
+const documentShape = {
+  name: nameSchema,
+  platform: platformAccountSchema,
+  provider: providerDocumentSchema,
+  /** How the shop's customers may pay; what its provider offers when absent. */
+  payment: paymentDocumentSchema.optional(),
+};
+
+/** The keys of a document besides its id, in order. */
+export const DOCUMENT_KEYS = Object.keys(documentShape) as (keyof typeof documentShape)[];
+
 /** A shop's document under the id rule `id`: a registry shop's, or the env shop's. */
 function documentSchema<I extends z.ZodType<string>>(id: I) {
-  return z
-    .strictObject({
-      id,
-      name: nameSchema,
-      platform: platformAccountSchema,
-      provider: providerDocumentSchema,
-      /** How the shop's customers may pay; what its provider offers when absent. */
-      payment: paymentDocumentSchema.optional(),
-    })
-    .superRefine((document, ctx) => {
-      for (const { part, problem } of paymentChoiceProblems(
-        document.provider.name,
-        document.payment ?? {},
-      )) {
-        ctx.addIssue({ code: 'custom', path: ['payment', part], message: problem });
-      }
-    });
+  return z.strictObject({ id, ...documentShape }).superRefine((document, ctx) => {
+    for (const { part, problem } of paymentChoiceProblems(
+      document.provider.name,
+      document.payment ?? {},
+    )) {
+      ctx.addIssue({ code: 'custom', path: ['payment', part], message: problem });
+    }
+  });
 }
 
 export const shopDocumentSchema = documentSchema(shopIdSchema);
@@ -141,15 +148,32 @@ export function shopDocumentFromEnv(env: {
 
 export type ShopDocument = z.output<typeof shopDocumentSchema>;
 
-/** A change (PATCH, `shops update`): any of name, platform credentials, provider. */
-const shopPatchSchema = z.strictObject({
-  name: nameSchema.optional(),
-  platform: platformAccountSchema.partial().optional(),
-  /** The whole provider when its name changes; otherwise the fields that change. */
-  provider: z.looseObject({ name: z.string().optional() }).optional(),
-  /** The parts of `payment` that change; null removes the shop's choice. */
-  payment: z.looseObject({}).nullable().optional(),
-});
+/**
+ * A change (PATCH, `shops update`): any key of the document but its id. A field is given whole;
+ * a part (an object) gives the fields that change, checked once merged into the whole document;
+ * null removes what the document may lack (an optional part, a field of a part).
+ */
+const shopPatchSchema = z.strictObject(
+  Object.fromEntries(
+    DOCUMENT_KEYS.map((key) => {
+      const schema: z.ZodType = documentShape[key];
+      const optional = schema.safeParse(undefined).success;
+      const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+      const part = inner instanceof z.ZodObject || inner instanceof z.ZodDiscriminatedUnion;
+      const given = part ? z.looseObject({}) : inner;
+      return [key, (optional ? given.nullable() : given).optional()];
+    }),
+  ) as {
+    [K in keyof typeof documentShape]: z.ZodOptional<z.ZodType<PatchOf<K>>>;
+  },
+);
+
+/** What a change may give for one key of the document. */
+type PatchOf<K extends keyof typeof documentShape> =
+  z.output<(typeof documentShape)[K]> extends string
+    ? string
+    : | Record<string, unknown>
+      | (undefined extends z.output<(typeof documentShape)[K]> ? null : never);
 
 export type ShopPatch = z.output<typeof shopPatchSchema>;
 
@@ -220,18 +244,33 @@ export function refuseUnservable(
 export function parseShopPatch(input: unknown): ShopPatch {
   const parsed = shopPatchSchema.safeParse(input);
   if (!parsed.success) throw invalid(detailsOf(parsed.error));
-  const { name, platform, provider, payment } = parsed.data;
-  if (!name && !platform && !provider && payment === undefined) {
-    throw invalid([
-      { field: '(document)', problem: 'changes nothing: give name, platform, provider or payment' },
-    ]);
+  if (DOCUMENT_KEYS.every((key) => parsed.data[key] === undefined)) {
+    const keys = DOCUMENT_KEYS.join(', ').replace(/, (\w+)$/, ' or $1');
+    throw invalid([{ field: '(document)', problem: `changes nothing: give ${keys}` }]);
   }
   return parsed.data;
 }
 
-/** A provider's fields without those given as null: `{"apiUrl": null}` removes the field. */
-function withoutNulls(provider: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(provider).filter(([, value]) => value !== null));
+type Part = Record<string, unknown>;
+
+/** A part's fields without those given as null: `{"apiUrl": null}` removes the field. */
+function withoutNulls(part: Part): Part {
+  return Object.fromEntries(Object.entries(part).filter(([, value]) => value !== null));
+}
+
+/**
+ * What a change makes of one key: unchanged when not given; removed when null; a field
+ * replaced; a part merged field by field, or replaced whole when it names another `name` (a
+ * provider's document is another provider's fields).
+ */
+function changed(now: unknown, change: unknown): unknown {
+  if (change === undefined) return now;
+  if (change === null || typeof change !== 'object') return change ?? undefined;
+  const given = change as Part;
+  const current = (now ?? {}) as Part;
+  if (given.name !== undefined && current.name !== undefined && given.name !== current.name)
+    return given;
+  return withoutNulls({ ...current, ...given });
 }
 
 /** The document a change makes of `current`, checked whole (`apiOrigins`: as `parseShopDocument`). */
@@ -240,27 +279,12 @@ export function applyShopPatch(
   patch: ShopPatch,
   apiOrigins: readonly string[],
 ): ShopDocument {
-  const provider: unknown =
-    patch.provider === undefined
-      ? current.provider
-      : patch.provider.name === undefined || patch.provider.name === current.provider.name
-        ? withoutNulls({ ...current.provider, ...patch.provider, name: current.provider.name })
-        : patch.provider;
-  return parseShopDocument(
-    {
-      id: current.id,
-      name: patch.name ?? current.name,
-      platform: { ...current.platform, ...patch.platform },
-      provider,
-      // The parts given replace the shop's; null removes its choice (the provider's offer again).
-      ...(patch.payment === null
-        ? {}
-        : patch.payment === undefined
-          ? current.payment && { payment: current.payment }
-          : { payment: { ...current.payment, ...patch.payment } }),
-    },
-    apiOrigins,
-  );
+  const next: Part = { id: current.id };
+  for (const key of DOCUMENT_KEYS) {
+    const value = changed(current[key], patch[key]);
+    if (value !== undefined) next[key] = value;
+  }
+  return parseShopDocument(next, apiOrigins);
 }
 
 /** Which fields a change touches, for the audit trail: paths, never values. */

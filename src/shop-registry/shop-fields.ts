@@ -88,8 +88,9 @@ export function valueAt(document: object, path: string): unknown {
 }
 
 /**
- * A copy of `document` with each of `fields` present replaced by `map(path, value)` (its parts
- * copied, never changed in place); a field the document lacks stays absent.
+ * A copy of `document` with each of `fields` present replaced by `map(path, value)`, or left out
+ * where that is undefined (its parts copied, never changed in place); a field the document lacks
+ * stays absent.
  */
 export function mapFields<T extends object>(
   document: T,
@@ -101,12 +102,15 @@ export function mapFields<T extends object>(
     const value = valueAt(document, path);
     if (value === undefined) continue;
     const [head = '', field] = path.split('.');
+    const mapped = map(path, value);
     if (field === undefined) {
-      copy[head] = map(path, value);
+      if (mapped === undefined) delete copy[head];
+      else copy[head] = mapped;
       continue;
     }
     if (copy[head] === (document as Part)[head]) copy[head] = { ...(copy[head] as Part) };
-    (copy[head] as Part)[field] = map(path, value);
+    if (mapped === undefined) delete (copy[head] as Part)[field];
+    else (copy[head] as Part)[field] = mapped;
   }
   return copy as T;
 }

@@ -1,4 +1,3 @@
-import type { PaymentDocument } from '../payments/payment-options';
 import type { ProviderDocument } from '../payments/provider-fields';
 import { randomBytes } from 'node:crypto';
 import { DataKey, sealedKeyId, type Keyring } from '../secrets/secret-box';
@@ -6,15 +5,9 @@ import { secretMatcher } from '../secrets/token-match';
 import { documentFields, type ShopDocument } from './shop-document';
 import { mapFields, type ShopField } from './shop-fields';
 
-/**
- * A registry shop as Redis holds it (one JSON value per shop): its secrets sealed with the shop's
- * data key (src/secrets/secret-box.ts), the data key wrapped by a master key, the route token only
- * as a keyed hash. Nothing in it is readable without SHOP_SECRET_KEYS.
- */
-export interface StoredShop {
+/** What the registry keeps of a shop besides its document. */
+export interface StoredMeta {
   format: 1;
-  id: string;
-  name: string;
   enabled: boolean;
   createdAt: string;
   updatedAt: string;
@@ -26,17 +19,38 @@ export interface StoredShop {
   incarnation?: string;
   /** The shop's data key, wrapped: `v1.<master key id>....`. */
   dataKey: string;
-  platform: { email: string; password: string; apiKey: string };
-  /** The provider's document, its secret fields sealed. */
-  provider: Record<string, string> & { name: ProviderDocument['name'] };
-  /** How the shop's customers may pay, when it chose (absent in shops stored before it existed). */
-  payment?: PaymentDocument;
   routeToken: {
     hash: string;
     rotatedAt: string;
     /** The token before the last rotation, accepted until `previousUntil`. */
     previousHash?: string;
     previousUntil?: string;
+  };
+}
+
+/**
+ * A registry shop as Redis holds it (one JSON value per shop): its document, with the secret
+ * fields (the field table's, `documentFields`) sealed with the shop's data key
+ * (src/secrets/secret-box.ts), the data key wrapped by a master key, the route token only as a
+ * keyed hash. Nothing secret in it is readable without SHOP_SECRET_KEYS.
+ */
+export type StoredShop = ShopDocument & StoredMeta;
+
+/** A stored shop's two halves: its document (secrets as stored) and the registry's own keys. */
+function halves(stored: StoredShop): { document: ShopDocument; meta: StoredMeta } {
+  const { format, enabled, createdAt, updatedAt, incarnation, dataKey, routeToken, ...document } =
+    stored;
+  return {
+    document,
+    meta: {
+      format,
+      enabled,
+      createdAt,
+      updatedAt,
+      ...(incarnation === undefined ? {} : { incarnation }),
+      dataKey,
+      routeToken,
+    },
   };
 }
 
@@ -56,18 +70,7 @@ export function sealShop(
   const sealed = mapFields(document, secretFields(document.provider.name), (path, value) =>
     dataKey.seal(id, path, String(value)),
   );
-  return {
-    format: 1,
-    id,
-    name: sealed.name,
-    dataKey: dataKey.wrap(keyring, id),
-    platform: sealed.platform,
-    provider: Object.fromEntries(
-      Object.entries(sealed.provider).filter((entry) => entry[1] !== undefined),
-    ) as StoredShop['provider'],
-    ...(sealed.payment ? { payment: sealed.payment } : {}),
-    ...rest,
-  };
+  return { format: 1, ...sealed, dataKey: dataKey.wrap(keyring, id), ...rest };
 }
 
 /** Opens a stored shop: its document in the clear and its data key. Throws SecretBoxError. */
@@ -77,18 +80,12 @@ export function openShop(
 ): { document: ShopDocument; dataKey: DataKey } {
   const { id } = stored;
   const dataKey = DataKey.unwrap(keyring, id, stored.dataKey);
-  const opened = mapFields(stored, secretFields(stored.provider.name), (path, value) =>
-    dataKey.open(id, path, String(value)),
-  );
+  const { document } = halves(stored);
   return {
     dataKey,
-    document: {
-      id,
-      name: opened.name,
-      platform: opened.platform,
-      provider: opened.provider as ProviderDocument,
-      ...(opened.payment ? { payment: opened.payment } : {}),
-    },
+    document: mapFields(document, secretFields(stored.provider.name), (path, value) =>
+      dataKey.open(id, path, String(value)),
+    ),
   };
 }
 
@@ -142,37 +139,30 @@ export function routeTokenCheck(
   };
 }
 
-/** The public face of a stored shop: no secret, no hash. */
-export interface ShopView {
+/** The public face of a stored shop: its document without its secrets, no hash. */
+export type ShopView = Record<string, unknown> & {
   id: string;
   name: string;
   enabled: boolean;
   platform: { email: string };
-  provider: Record<string, string>;
-  payment?: PaymentDocument;
+  provider: Record<string, string> & { name: string };
   created_at: string;
   updated_at: string;
   token_rotated_at: string;
   /** Present (false) when this deployment does not serve the shop as stored; `problem` says why. */
   served?: false;
   problem?: string;
-}
+};
 
 export function viewOf(stored: StoredShop): ShopView {
-  const secret = new Set(secretFields(stored.provider.name).map((field) => field.path));
-  const shown = (part: 'platform' | 'provider') =>
-    Object.fromEntries(
-      Object.entries(stored[part]).filter(([field]) => !secret.has(`${part}.${field}`)),
-    );
+  const { document, meta } = halves(stored);
+  // Every secret left out.
+  const shown = mapFields(document, secretFields(stored.provider.name), () => undefined);
   return {
-    id: stored.id,
-    name: stored.name,
-    enabled: stored.enabled,
-    platform: shown('platform') as ShopView['platform'],
-    provider: shown('provider'),
-    ...(stored.payment ? { payment: stored.payment } : {}),
-    created_at: stored.createdAt,
-    updated_at: stored.updatedAt,
-    token_rotated_at: stored.routeToken.rotatedAt,
-  };
+    ...shown,
+    enabled: meta.enabled,
+    created_at: meta.createdAt,
+    updated_at: meta.updatedAt,
+    token_rotated_at: meta.routeToken.rotatedAt,
+  } as ShopView;
 }

@@ -245,3 +245,59 @@ describe("the env shop's document", () => {
     );
   });
 });
+
+describe('a change to a shop, as the document shape says', () => {
+  const current = parseShopDocument(
+    { ...document, payment: { methods: ['pix', 'card'], expiryMinutes: 60 } },
+    [],
+  );
+
+  it('gives a field whole, merges a part field by field, and removes what null names', () => {
+    const renamed = applyShopPatch(current, parseShopPatch({ name: 'Loja Dois' }), []);
+    expect(renamed).toEqual({ ...current, name: 'Loja Dois' });
+    const merged = applyShopPatch(current, parseShopPatch({ payment: { expiryMinutes: 90 } }), []);
+    expect(merged.payment).toEqual({ methods: ['pix', 'card'], expiryMinutes: 90 });
+    const fieldGone = applyShopPatch(
+      current,
+      parseShopPatch({ payment: { expiryMinutes: null } }),
+      [],
+    );
+    expect(fieldGone.payment).toEqual({ methods: ['pix', 'card'] });
+    const partGone = applyShopPatch(current, parseShopPatch({ payment: null }), []);
+    expect(partGone).not.toHaveProperty('payment');
+    expect(partGone.platform).toEqual(current.platform);
+  });
+
+  it("replaces the provider's part whole when it names another provider", () => {
+    const stripe = { name: 'stripe', secretKey: 'sk_test_abc', webhookSecret: 'whsec_abc' };
+    const moved = applyShopPatch(current, parseShopPatch({ provider: stripe, payment: null }), []);
+    expect(moved.provider).toEqual(stripe);
+    const sameName = applyShopPatch(
+      current,
+      parseShopPatch({ provider: { name: 'mercadopago', webhookSecret: 'another-secret-of-16' } }),
+      [],
+    );
+    expect(sameName.provider).toEqual({
+      ...current.provider,
+      webhookSecret: 'another-secret-of-16',
+    });
+  });
+
+  it('refuses a change of nothing, an unknown key, and an unknown field of a part, naming them', () => {
+    expect(refusal(() => parseShopPatch({}))).toEqual([
+      { field: '(document)', problem: 'changes nothing: give name, platform, provider or payment' },
+    ]);
+    expect(refusal(() => parseShopPatch({ id: 'loja-2' }))).toEqual([
+      { field: 'id', problem: 'is not a field of a shop document' },
+    ]);
+    expect(refusal(() => parseShopPatch({ platform: 'x' }))).toEqual([
+      { field: 'platform', problem: expect.stringMatching(/object/) },
+    ]);
+    expect(
+      refusal(() => applyShopPatch(current, parseShopPatch({ platform: { extra: 'x' } }), [])),
+    ).toEqual([{ field: 'platform.extra', problem: 'is not a field of a shop document' }]);
+    expect(
+      refusal(() => applyShopPatch(current, parseShopPatch({ platform: { email: null } }), [])),
+    ).toEqual([{ field: 'platform.email', problem: expect.any(String) }]);
+  });
+});
