@@ -10,7 +10,7 @@ import {
 } from '../payments/provider-fields';
 import type { ProviderName } from '../payments/providers';
 import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
-import { partFields, shopFields, valueAt, type ShopField } from './shop-fields';
+import { shopFields, valueAt, type ShopField } from './shop-fields';
 
 /**
  * A shop's document (CONTRACT "Shops"): the admin API's body and the CLI's `--file`. Unknown
@@ -47,13 +47,7 @@ const platformAccountSchema = z.strictObject({
  * opening, the view, the audit trail and the logger's secrets walk.
  */
 export function documentFields(provider: ProviderName): ShopField[] {
-  return shopFields(
-    {
-      platform: partFields('platform', platformAccountSchema.shape),
-      payment: partFields('payment', paymentDocumentSchema.shape),
-    },
-    provider,
-  );
+  return shopFields(documentShape, provider);
 }
 
 /**
@@ -84,6 +78,9 @@ const nameSchema = z
   })
   .refine((name) => [...name].length >= 1 && [...name].length <= 100, {
     message: 'must be 1 to 100 characters',
+  })
+  .meta({
+    description: 'The shop as its customers and the admin see it: 1 to 100 printable characters.',
   });
 
 /**

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PROVIDERS, type ProviderName } from '../payments/providers';
 
 /** One field of a shop's document, as everything that walks a document sees it. */
@@ -31,50 +31,51 @@ function metaOf(schema: z.ZodType): FieldMeta {
   return {};
 }
 
-/** The fields of one part of the document (`platform`, `payment`), from its object schema. */
-export function partFields(part: string, shape: Record<string, z.ZodType>): ShopField[] {
-  return Object.entries(shape).map(([field, schema]) => {
-    const meta = metaOf(schema);
-    return {
-      path: `${part}.${field}`,
-      secret: meta.secret === true,
-      ...(meta.env ? { env: meta.env } : {}),
-      description: meta.description ?? '',
-    };
-  });
+/** A field of the document's own (`name`), or of a part, from its schema and metadata. */
+function fieldOf(path: string, schema: z.ZodType): ShopField {
+  const meta = metaOf(schema);
+  return {
+    path,
+    secret: meta.secret === true,
+    ...(meta.env ? { env: meta.env } : {}),
+    description: meta.description ?? schema.description ?? '',
+  };
 }
 
 /**
- * Every field a shop of `provider` may have, in document order: the document's own parts (their
- * schemas say which are secret, with `.meta({ secret: true })`), and the provider's, from its
- * descriptor (src/payments/<name>/). Sealing, opening, the view, the audit trail's field names
- * and the secrets handed to the logger all walk this list: a field is declared once.
+ * Every field a shop of `provider` may have, in document order, from the document's shape: a
+ * field of its own (`name`) as it is, a part (`platform`, `payment`) field by field, and the
+ * provider's part from its descriptor (src/payments/<name>/). What is secret, and the variable
+ * that sets it for the env shop, are the schemas' metadata (`.meta({ secret, env,
+ * description })`). Sealing, opening, the view, the audit trail's field names, the secrets
+ * handed to the logger and the docs all walk this list: a field is declared once.
  */
-export function shopFields(
-  parts: { platform: ShopField[]; payment: ShopField[] },
-  provider: ProviderName,
-): ShopField[] {
-  return [
-    {
-      path: 'name',
-      secret: false,
-      description: 'The shop as its customers and the admin see it: 1 to 100 printable characters.',
-    },
-    ...parts.platform,
-    {
-      path: 'provider.name',
-      secret: false,
-      env: 'PAYMENT_PROVIDER',
-      description: "Its payment provider; the fields below it are that provider's.",
-    },
-    ...PROVIDERS[provider].rows.map((row) => ({
-      path: `provider.${row.field}`,
-      secret: row.secret,
-      ...(row.variable ? { env: row.variable } : {}),
-      description: row.schema.description ?? '',
-    })),
-    ...parts.payment,
-  ];
+export function shopFields(shape: Record<string, z.ZodType>, provider: ProviderName): ShopField[] {
+  return Object.entries(shape).flatMap(([key, schema]): ShopField[] => {
+    if (key === 'provider') {
+      return [
+        {
+          path: 'provider.name',
+          secret: false,
+          env: 'PAYMENT_PROVIDER',
+          description: "Its payment provider; the fields below it are that provider's.",
+        },
+        ...PROVIDERS[provider].rows.map((row) => ({
+          path: `provider.${row.field}`,
+          secret: row.secret,
+          ...(row.variable ? { env: row.variable } : {}),
+          description: row.schema.description ?? '',
+        })),
+      ];
+    }
+    const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+    if (inner instanceof z.ZodObject) {
+      return Object.entries(inner.shape as Record<string, z.ZodType>).map(([field, part]) =>
+        fieldOf(`${key}.${field}`, part),
+      );
+    }
+    return [fieldOf(key, schema)];
+  });
 }
 
 type Part = Record<string, unknown>;
