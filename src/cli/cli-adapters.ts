@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { CheckoutRecords, ReconcileLine } from '../checkout/ports';
 import type { DeliveryHistory, FailedDeliveries } from '../delivery/ports';
 import type {
+  Env,
   SyncConfig,
   ErpSinkConfig,
   LogConfig,
@@ -46,6 +47,17 @@ export interface CliAdapters {
     admin: ShopAdmin;
     close(): Promise<void>;
   }>;
+  /**
+   * The platform account a command calls the platform with for `shop`, and what its log must
+   * scrub: the env shop's from the `PLATFORM_*` variables; a registry shop's opened from the
+   * registry, which needs `REDIS_URL`, `QUEUE_PREFIX` and `SHOP_SECRET_KEYS` instead (and
+   * `PLATFORM_BASE_URL`, every shop's host). Throws ConfigError for a variable it lacks.
+   */
+  shopPlatform(
+    env: Env,
+    shop: string,
+    stderr: Writable,
+  ): Promise<{ platform: PlatformConfig; log: LogConfig; secrets: string[] }>;
   /**
    * Connects to Redis (fails with a CliFailure when it does not answer); `store` and `line` are
    * `shop`'s (the env shop's unless said).

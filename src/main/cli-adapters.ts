@@ -11,6 +11,7 @@ import { connectorQueue } from '../jobs/bullmq-checkout-jobs';
 import { QUEUES } from '../jobs/queue-names';
 import { shopScope } from '../infra/keyspace';
 import { namedShop, shopOrEnv } from '../shop/shop-id';
+import { shopPlatformAccount } from './shop-deps';
 import { PlatformClient } from '../platform/platform-client';
 import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
@@ -59,6 +60,9 @@ export const cliAdapters: CliAdapters = {
     };
   },
 
+  shopPlatform(env, shop, stderr) {
+    return shopPlatformAccount(env, shop, (config) => cliAdapters.openShops(config), stderr);
+  },
   async openQueues(redisConfig, shop = shopOrEnv(undefined)): Promise<QueueAccess> {
     const redis = await connectCliRedis(redisConfig);
     const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);

@@ -1,4 +1,14 @@
-import type { Config } from '../config';
+import type { Writable } from 'node:stream';
+import {
+  loadPlatformConfig,
+  loadShopsConfig,
+  type Config,
+  type Env,
+  type LogConfig,
+  type PlatformConfig,
+  type ShopsCliConfig,
+} from '../config';
+import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { shopDocumentFromEnv } from '../shop-registry/shop-document';
 import { settingsOf, type ShopSettings, type ShopSource } from '../shop-registry/shop-settings';
 import { ENV_SHOP_ID } from '../shop/shop-id';
@@ -33,4 +43,33 @@ export function envShopSettings(config: Config): ShopSettings | undefined {
     tokenMatches: (token) => matches(token),
     sandboxInProduction: config.checkout.sandboxInProduction,
   });
+}
+
+/**
+ * The platform account a CLI command calls the platform with for `shop`: the env shop's from
+ * the `PLATFORM_*` variables; a registry shop's opened from the registry (`openShops`), which
+ * needs `REDIS_URL`, `QUEUE_PREFIX` and `SHOP_SECRET_KEYS` instead. `secrets` are what the
+ * command's log must scrub.
+ */
+export async function shopPlatformAccount(
+  env: Env,
+  shop: string,
+  openShops: (
+    config: ShopsCliConfig & { stderr: Writable },
+  ) => Promise<{ admin: ShopAdmin; close(): Promise<void> }>,
+  stderr: Writable,
+): Promise<{ platform: PlatformConfig; log: LogConfig; secrets: string[] }> {
+  if (shop === ENV_SHOP_ID) return loadPlatformConfig(env);
+  const config = loadShopsConfig(env, { needsKeys: true });
+  const { admin, close } = await openShops({ ...config, stderr });
+  try {
+    const account = await admin.platformAccount(shop);
+    return {
+      platform: { ...config.platform, ...account },
+      log: config.log,
+      secrets: [...config.secrets, account.password, account.apiKey],
+    };
+  } finally {
+    await close();
+  }
 }
