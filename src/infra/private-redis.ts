@@ -92,7 +92,8 @@ export async function spawnOnFreePorts(
 export async function startPrivateRedis(
   options: { appendOnly?: boolean; replicaOf?: string } = {},
 ): Promise<PrivateRedis> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'connector-redis-'));
+  // Named after the process that owns it: what it leaves behind, if anything, says whose it was.
+  const dir = mkdtempSync(path.join(tmpdir(), `connector-redis-${process.pid}-`));
   const spawnServer = (port: number): ChildProcess =>
     spawn(
       'redis-server',

@@ -81,7 +81,12 @@ export async function startConnector(
     logger,
   );
   server.maxConnections = limits.maxConnections;
-  const port = await listenOn(server, config.port, options.host ?? '0.0.0.0');
+  const port = await listenOn(server, config.port, options.host ?? '0.0.0.0', 'PORT').catch(
+    async (error: unknown) => {
+      await closeRedis(redis);
+      throw error;
+    },
+  );
   const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
 
   const built = await createDependencies(
@@ -198,15 +203,39 @@ async function listenForMetrics(
 ): Promise<{ server: Server; url: string }> {
   const server = createHttpServer({ headersTimeout: 5000, requestTimeout: 10_000 }, runtime.logger);
   serveRequests(server, createMetricsApp(runtime));
-  const port = await listenOn(server, at.port, at.host);
+  const port = await listenOn(server, at.port, at.host, 'METRICS_PORT');
   const host = at.host.includes(':') ? `[${at.host}]` : at.host;
   return { server, url: `http://${host}:${port}/metrics` };
 }
 
-/** Listens and resolves with the port it got (PORT=0 asks the system for a free one). */
-async function listenOn(server: Server, port: number, host: string): Promise<number> {
+/**
+ * Listens and resolves with the port it got (PORT=0 asks the system for a free one). A port
+ * another process holds is a PortInUseError naming the port and `variable`, the one that moves it.
+ */
+async function listenOn(
+  server: Server,
+  port: number,
+  host: string,
+  variable: string,
+): Promise<number> {
   server.listen(port, host);
-  await once(server, 'listening');
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EADDRINUSE')
+      throw new PortInUseError(port, host, variable);
+    throw error;
+  }
   const address = server.address();
   return typeof address === 'object' && address ? address.port : port;
+}
+
+/** A port another process holds: said in one line, with the variable that moves it. */
+export class PortInUseError extends Error {
+  constructor(port: number, host: string, variable: string) {
+    super(
+      `port ${port} is in use on ${host}: stop what holds it (another connector or demo?), or set ${variable} to another port`,
+    );
+    this.name = 'PortInUseError';
+  }
 }

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import { runCli } from '../cli/program';
 import { ConfigError, loadConfig } from '../config';
@@ -10,7 +9,7 @@ import { startPrivateRedis, type PrivateRedis } from '../infra/private-redis';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simulator';
 import { newKeyringEntry } from '../secrets/secret-box';
 import { cliAdapters } from './cli-adapters';
-import { startConnector, type RunningConnector } from './compose';
+import { PortInUseError, startConnector, type RunningConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';
 
 const say = (line = ''): boolean => process.stdout.write(`${line}\n`);
@@ -87,33 +86,77 @@ async function requestShopCheckout(
   return response.status;
 }
 
+/** Everything the demo started, stopped in the reverse order, once, whatever ends the demo. */
+class Started {
+  private readonly stops: Array<() => Promise<unknown>> = [];
+  private stopping: Promise<void> | undefined;
+
+  /** Whether the demo is ending: what starts now is stopped at once. */
+  get ending(): boolean {
+    return this.stopping !== undefined;
+  }
+
+  /** Keeps how to stop what just started (stopped now when the demo is already ending). */
+  track(stop: () => Promise<unknown>): void {
+    if (this.stopping) void this.stopping.then(stop).catch(() => undefined);
+    else this.stops.push(stop);
+  }
+
+  stopAll(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (let stop = this.stops.pop(); stop; stop = this.stops.pop()) {
+        await stop().catch((error: unknown) =>
+          process.stderr.write(`demo: stopping: ${errorMessage(error)}\n`),
+        );
+      }
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * Resolves with what ended the demo: Ctrl-C, a signal, or the process that started it gone (npm
+ * or a shell killed without passing a signal on: this process is then a child of init).
+ */
+function endOfDemo(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => resolve(signal));
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) resolve('the process that started the demo is gone');
+    }, 500).unref();
+  });
+}
+
+/** The demo's configuration problems found before anything starts (exit 78). */
+function demoProblems(env: NodeJS.ProcessEnv): string[] {
+  const provider = env.PAYMENT_PROVIDER;
+  return provider !== undefined && provider !== '' && provider !== 'sandbox'
+    ? [
+        `PAYMENT_PROVIDER: the demo runs the sandbox only (no outside account); unset it, or run \`npm start\` with ${provider}'s variables`,
+      ]
+    : [];
+}
+
 /**
  * The whole product on one machine, with no outside account: a private Redis, the platform
  * simulator and the connector with the sandbox provider, serving two shops: the env shop (the
  * environment's variables) and a second shop added to the registry with `connector shops add`.
- * Each is asked for a checkout as the platform would, and both checkout URLs are printed.
+ * Each is asked for a checkout as the platform would, and both checkout URLs are printed. It
+ * binds 127.0.0.1 unless HOST says otherwise; whatever ends it stops all it started.
  */
 // eslint-disable-next-line max-lines-per-function -- the demo's script, step by step (issue 31 rewrites the demo)
-async function main(): Promise<void> {
-  const { url: redisUrl, redis } = await redisForDemo();
+async function main(started: Started, startedUp: () => void): Promise<void> {
   const token = randomBytes(18).toString('base64url');
   const dashboardPassword = randomBytes(9).toString('base64url');
   const secretKeys = newKeyringEntry('demo');
-  const port = Number(process.env.PORT ?? 3000);
-  const pretty = (component: string) =>
-    createLogger({
-      level: 'info',
-      format: 'pretty',
-      secrets: [token, dashboardPassword, secretKeys],
-      component,
-    });
-  const simulator = new PlatformSimulator({ logger: pretty('platform') });
-  const platformUrl = await simulator.start(Number(process.env.SIMULATOR_PORT ?? 0));
+  const host = process.env.HOST || '127.0.0.1';
   const prefix = `demo-${randomBytes(3).toString('hex')}`;
-  const config = loadConfig({
+  const demoEnv = (redisUrl: string, platformUrl: string) => ({
     ...process.env,
     NODE_ENV: 'development',
-    PORT: String(port),
+    PORT: process.env.PORT ?? '3000',
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
     SHOP_SECRET_KEYS: secretKeys,
@@ -128,10 +171,32 @@ async function main(): Promise<void> {
     DASHBOARD_USER: 'ops',
     DASHBOARD_PASSWORD: dashboardPassword,
   });
+  // Checked before anything starts: a wrong variable leaves nothing running.
+  const problems = demoProblems(process.env);
+  if (problems.length > 0) throw new ConfigError(problems);
+  loadConfig(demoEnv('redis://127.0.0.1:6379', 'http://127.0.0.1:1'));
+
+  const pretty = (component: string) =>
+    createLogger({
+      level: 'info',
+      format: 'pretty',
+      secrets: [token, dashboardPassword, secretKeys],
+      component,
+    });
+  const { url: redisUrl, redis } = await redisForDemo();
+  if (redis) started.track(() => redis.close());
+  const simulator = new PlatformSimulator({ logger: pretty('platform') });
+  const platformUrl = await simulator.start(Number(process.env.SIMULATOR_PORT ?? 0), host);
+  started.track(() => simulator.stop());
+  const config = loadConfig(demoEnv(redisUrl, platformUrl));
   const connector = await startConnector(config, {
     logger: pretty('connector'),
+    host,
     exit: () => undefined,
   });
+  started.track(() => connector.shutdown.run('demo stopped'));
+  startedUp();
+  if (started.ending) return;
   simulator.connectTo({ checkoutUrl: `${connector.url}/checkout`, token });
 
   const serviceId = simulator.state.firstServiceId;
@@ -197,18 +262,32 @@ async function main(): Promise<void> {
   say(`    curl ${platformUrl}/__simulator/calls`);
   say('  Ctrl-C stops everything.');
   say();
-
-  await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
-  await connector.shutdown.run('demo stopped');
-  await simulator.stop();
-  await redis?.close();
 }
 
-main().catch((error: unknown) => {
+const started = new Started();
+let startedUp: () => void = () => undefined;
+/** Settles once what the demo starts is all started (or it failed): then all of it can be stopped. */
+const startup = new Promise<void>((resolve) => (startedUp = resolve));
+// From the first line on: whatever ends the demo stops what it started, then exits.
+void endOfDemo().then(async (reason) => {
+  say(`  demo ending (${reason}): stopping what it started...`);
+  await startup;
+  await started.stopAll();
+  process.exit(0);
+});
+main(started, startedUp).catch(async (error: unknown) => {
+  startedUp();
+  // Ending already (Ctrl-C while it went on): what failed is what was being stopped.
+  if (started.ending) return;
+  await started.stopAll();
   if (error instanceof ConfigError) {
     for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`);
     process.exit(EXIT_CONFIG);
   }
-  process.stderr.write(`demo failed: ${errorMessage(error)}\n`);
+  process.stderr.write(
+    error instanceof PortInUseError
+      ? `${error.message}\n`
+      : `demo failed: ${errorMessage(error)}\n`,
+  );
   process.exit(1);
 });

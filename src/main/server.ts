@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from '../config';
 import { errorMessage } from '../errors';
-import { startConnector } from './compose';
+import { PortInUseError, startConnector } from './compose';
 import { EXIT_CONFIG } from './exit-codes';
 
 /** Configuration problems, found before or at start (a Redis that may evict keys): exit 78. */
@@ -24,6 +24,11 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) exitWithConfigError(error);
-  process.stderr.write(`connector failed to start: ${errorMessage(error)}\n`);
+  // A port in use is its own line: the port, and the variable that moves it.
+  process.stderr.write(
+    error instanceof PortInUseError
+      ? `${error.message}\n`
+      : `connector failed to start: ${errorMessage(error)}\n`,
+  );
   process.exit(1);
 });
