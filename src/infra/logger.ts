@@ -104,31 +104,73 @@ export function errorFields(error: unknown): Record<string, unknown> {
   return { err: String(error) };
 }
 
+/** What a logger's Redis listeners share: where Redis is said to be, and what was said when. */
+interface RedisTrouble {
+  /** REDIS_URL without its password, as the line names it. */
+  where?: string;
+  said: Map<string, { at: number; repeats: number; sources: Set<string> }>;
+}
+
+const redisTrouble = new WeakMap<Logger, RedisTrouble>();
+
+function troubleOf(logger: Logger): RedisTrouble {
+  let trouble = redisTrouble.get(logger);
+  if (!trouble) {
+    trouble = { said: new Map() };
+    redisTrouble.set(logger, trouble);
+  }
+  return trouble;
+}
+
+/** `url` without its password (a Redis URL may carry one): what a log line may show. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(REDIS_URL is not a URL)';
+  }
+}
+
+/** Tells `logger`'s Redis listeners which REDIS_URL they are about, so their line can name it. */
+export function redisLocation(logger: Logger, url: string): void {
+  troubleOf(logger).where = withoutPassword(url);
+}
+
 /**
- * A listener for a connection's 'error' events that logs one warning per distinct message per
- * `quietMs` (Redis reconnects every few hundred ms while it is away), with how many repeats were
- * left out since the last line. Attached to every Redis client, queue and worker, so no error
- * reaches Node's default printing of unhandled 'error' events.
+ * A listener for a connection's 'error' events. Every Redis client, queue and worker of the
+ * process gets one, and they share one voice: a distinct error is said once per `quietMs` for
+ * all of them together (Redis away makes each reconnect every few hundred ms), naming REDIS_URL
+ * (without its password) and what to check, with the sources that met it and how many repeats
+ * were left out. So no error reaches Node's default printing of unhandled 'error' events, and
+ * an outage is one line every 30 s, not a stream.
  */
 export function connectionErrorLogger(
   logger: Logger,
   source: Record<string, unknown>,
   quietMs = 30_000,
 ): (error: Error) => void {
-  const lastLogged = new Map<string, { at: number; repeats: number }>();
+  const name = Object.entries(source)
+    .map(([key, value]) => `${key} ${String(value)}`)
+    .join(', ');
   return (error) => {
+    const trouble = troubleOf(logger);
     const now = Date.now();
-    const seen = lastLogged.get(error.message);
+    const seen = trouble.said.get(error.message);
     if (seen && now - seen.at < quietMs) {
       seen.repeats += 1;
+      seen.sources.add(name);
       return;
     }
-    if (lastLogged.size > 100) lastLogged.clear();
-    lastLogged.set(error.message, { at: now, repeats: 0 });
+    if (trouble.said.size > 100) trouble.said.clear();
+    trouble.said.set(error.message, { at: now, repeats: 0, sources: new Set([name]) });
     logger.warn('connection error', {
       ...source,
       errMessage: error.message,
-      ...(seen?.repeats ? { repeatsLeftOut: seen.repeats } : {}),
+      redisUrl: trouble.where,
+      check: 'is Redis running and reachable there? start it, or fix REDIS_URL',
+      ...(seen?.repeats ? { repeatsLeftOut: seen.repeats, metBy: [...seen.sources] } : {}),
     });
   };
 }

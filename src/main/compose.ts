@@ -5,7 +5,7 @@ import type { ShopDirectory } from '../checkout/shop-directory';
 import type { Config } from '../config';
 import { createMetricsApp } from '../http/app';
 import { createHttpServer, serveRequests } from '../http/http-server';
-import { addLogSecrets, createLogger, type Logger } from '../infra/logger';
+import { addLogSecrets, createLogger, redisLocation, type Logger } from '../infra/logger';
 import type { RegistryShops } from '../shop-registry/registry-shops';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { createMetrics, observeQueues, observeReconciler, observeRedis } from '../infra/metrics';
@@ -64,6 +64,8 @@ export async function startConnector(
   const logger =
     options.logger ??
     createLogger({ ...config.log, secrets: config.secrets, component: config.role });
+  // Every Redis listener's line names REDIS_URL (without its password) and what to check.
+  redisLocation(logger, config.redis.url);
   const metrics = createMetrics();
   const { redis, reachable } = await connectRedis(config, logger);
 

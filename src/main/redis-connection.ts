@@ -1,5 +1,5 @@
 import { ConfigError, type Config } from '../config';
-import { connectionErrorLogger, type Logger } from '../infra/logger';
+import { connectionErrorLogger, withoutPassword, type Logger } from '../infra/logger';
 import { closeRedis, createRedis, waitForRedis, type ConnectorConnection } from '../infra/redis';
 import { readEvictionPolicy } from '../infra/redis-safety';
 import { holdsLayout1 } from '../store/layout-migration';
@@ -43,7 +43,11 @@ export async function connectRedis(
   redis.on('error', connectionErrorLogger(logger, { redis: 'producer' }));
   const reachable = await waitForRedis(redis, 5000);
   if (!reachable) {
-    logger.warn('redis not reachable yet; /readyz answers 503 until it is', { timeoutMs: 5000 });
+    logger.warn('redis not reachable yet; /readyz answers 503 until it is', {
+      timeoutMs: 5000,
+      redisUrl: withoutPassword(config.redis.url),
+      check: 'is Redis running and reachable there? start it, or fix REDIS_URL',
+    });
     return { redis, reachable };
   }
   const checks = async (): Promise<void> => {

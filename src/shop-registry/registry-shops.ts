@@ -32,6 +32,9 @@ export class RegistryKeyError extends Error {
   }
 }
 
+/** How long the same failure to read the registry goes unsaid after it was said. */
+const READ_ERROR_QUIET_MS = 30_000;
+
 /** The one key of the batched version reads. */
 const REGISTRY = 'registry';
 
@@ -51,6 +54,8 @@ export class RegistryShops implements ShopSource {
   private version: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
+  /** The last failed read of the registry, said at most once per READ_ERROR_QUIET_MS. */
+  private readError: { message: string; at: number; repeats: number } | undefined;
 
   /** Each request's read of its shop, batched with the others' (one HMGET for many). */
   private readonly reads: BatchedReads<ShopEntry>;
@@ -211,11 +216,24 @@ export class RegistryShops implements ShopSource {
       this.apply(await this.options.store.all());
       this.version = version;
     } catch (error) {
-      // Redis away: keep serving the shops as they were; the next poll tries again.
+      // Redis away: keep serving the shops as they were; the next poll tries again. Said once
+      // per error per 30 s (a poll every SHOP_REFRESH_MS would make it a stream; the
+      // connections' own line says where Redis is meant to be).
+      const message = errorMessage(error);
+      const now = this.options.clock().getTime();
+      const last = this.readError;
+      if (last?.message === message && now - last.at < READ_ERROR_QUIET_MS) {
+        last.repeats += 1;
+        return;
+      }
+      this.readError = { message, at: now, repeats: 0 };
       this.options.log.error(
         'the shop registry could not be read; serving the shops as they were',
         {
-          error: errorMessage(error),
+          error: message,
+          ...(last?.message === message && last.repeats > 0
+            ? { repeatsLeftOut: last.repeats }
+            : {}),
         },
       );
     }

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/infra/logger';
+import { connectionErrorLogger, createLogger, redisLocation } from '../../src/infra/logger';
 
 function sink(): { stream: Writable; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];
@@ -62,5 +62,50 @@ describe('the logger', () => {
       expect.objectContaining({ level: 'warn', message: 'kept too' }),
       expect.objectContaining({ level: 'warn', message: 'from a child', part: 'c' }),
     ]);
+  });
+});
+
+describe("the Redis connections' one voice", () => {
+  it('says an error once for every connection together, naming REDIS_URL without its password', () => {
+    const out = sink();
+    const logger = createLogger({ level: 'info', format: 'json', secrets: [], stream: out.stream });
+    redisLocation(logger, 'redis://:s3cret-pw@10.0.0.5:6390/0');
+    const producer = connectionErrorLogger(logger, { redis: 'producer' });
+    const queue = connectionErrorLogger(logger, { queue: 'checkout' });
+    const refused = new Error('connect ECONNREFUSED 10.0.0.5:6390');
+    producer(refused);
+    queue(refused);
+    producer(refused);
+    producer(new Error('Connection is closed.'));
+    const lines = out.lines();
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      level: 'warn',
+      message: 'connection error',
+      redis: 'producer',
+      errMessage: 'connect ECONNREFUSED 10.0.0.5:6390',
+      redisUrl: 'redis://:***@10.0.0.5:6390/0',
+      check: expect.stringContaining('REDIS_URL'),
+    });
+    expect(JSON.stringify(lines)).not.toContain('s3cret-pw');
+    expect(lines[1]).toMatchObject({ errMessage: 'Connection is closed.' });
+  });
+
+  it('says it again after the quiet time, with what it left out and who met it', () => {
+    const out = sink();
+    const logger = createLogger({ level: 'info', format: 'json', secrets: [], stream: out.stream });
+    const producer = connectionErrorLogger(logger, { redis: 'producer' }, 0);
+    const worker = connectionErrorLogger(logger, { worker: 'checkout' }, 60_000);
+    const refused = new Error('connect ECONNREFUSED 127.0.0.1:6390');
+    worker(refused);
+    worker(refused);
+    // The producer's listener has no quiet time: it speaks for everyone, with the count.
+    producer(refused);
+    expect(out.lines()).toHaveLength(2);
+    expect(out.lines()[1]).toMatchObject({
+      redis: 'producer',
+      repeatsLeftOut: 1,
+      metBy: ['worker checkout'],
+    });
   });
 });
