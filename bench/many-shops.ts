@@ -146,7 +146,7 @@ const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 /** Registers `count` sandbox shops, each with a simulator account; answers their route tokens. */
 async function registerShops(env: Record<string, string>, count: number): Promise<string[]> {
-  const config = loadShopsConfig(env, { needsKeys: true });
+  const config = loadShopsConfig(env, { needsKeys: true, needsPlatform: true });
   const { admin, close } = await cliAdapters.openShops({ ...config, stderr: quiet });
   const tokens: string[] = [];
   try {

@@ -57,9 +57,18 @@ function asUsage(error: unknown): never {
 interface ShopsCli {
   io: CliIo;
   /** Runs `run` with the registry's verbs, closing what it opened; `needsKeys`: SHOP_SECRET_KEYS. */
-  withAdmin<T>(needsKeys: boolean, run: (admin: ShopAdmin) => Promise<T>): Promise<T>;
+  /** The registry's verbs; `needs` says which of SHOP_SECRET_KEYS and PLATFORM_BASE_URL. */
+  withAdmin<T>(needs: Needs, run: (admin: ShopAdmin) => Promise<T>): Promise<T>;
   json(value: unknown): Promise<void>;
 }
+
+/** A verb that reads or changes the registry's clear fields: Redis only. */
+const READS = 'reads';
+/** A verb that seals or opens a shop's secrets: SHOP_SECRET_KEYS too. */
+const SEALS = 'seals';
+/** A verb that checks a shop's platform credentials: PLATFORM_BASE_URL too. */
+const CHECKS = 'checks';
+type Needs = typeof READS | typeof SEALS | typeof CHECKS;
 
 /**
  * `connector shops ...`: the registry's verbs (CONTRACT "Shops"), the same the admin API serves.
@@ -71,8 +80,11 @@ export function shopsCommand(io: CliIo): Command {
   );
   const cli: ShopsCli = {
     io,
-    withAdmin: async (needsKeys, run) => {
-      const config = loadShopsConfig(io.env, { needsKeys });
+    withAdmin: async (needs, run) => {
+      const config = loadShopsConfig(io.env, {
+        needsKeys: needs !== READS,
+        needsPlatform: needs === CHECKS,
+      });
       const access = await io.adapters.openShops({ ...config, stderr: io.stderr });
       try {
         return await run(access.admin);
@@ -107,7 +119,7 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
       if (given !== undefined && given !== id) {
         throw new CliFailure(`the document's id (${String(given)}) is not ${id}`, EXIT.usage);
       }
-      const added = await withAdmin(true, (admin) =>
+      const added = await withAdmin(CHECKS, (admin) =>
         admin.add({ ...document, id }, cliActor(io.env)).catch(asUsage),
       );
       if (options.json) return json(added);
@@ -131,7 +143,7 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
       new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'),
     )
     .action(async (options: { format: 'table' | 'json' }) => {
-      const shops = await withAdmin(false, (admin) => admin.list());
+      const shops = await withAdmin(READS, (admin) => admin.list());
       if (options.format === 'json') return json(shops);
       if (shops.length === 0) {
         await write(io.stdout, 'no shops in the registry (add one with `connector shops add`)\n');
@@ -146,7 +158,7 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('show <id>')
     .description('one shop, without secrets')
-    .action(async (id: string) => json(await withAdmin(false, (admin) => admin.show(id))));
+    .action(async (id: string) => json(await withAdmin(READS, (admin) => admin.show(id))));
 
   command
     .command('update <id>')
@@ -156,7 +168,7 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .requiredOption('--file <document.json|->', 'the fields to change (- reads stdin)')
     .action(async (id: string, options: { file: string }) => {
       const change = await readDocument(options.file, io);
-      const view = await withAdmin(true, (admin) =>
+      const view = await withAdmin(CHECKS, (admin) =>
         admin.update(id, change, cliActor(io.env)).catch(asUsage),
       );
       await write(io.stdout, `updated shop ${view.id}\n`);
@@ -174,7 +186,7 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
           : 'take no new checkout (what is in flight still completes)',
       )
       .action(async (id: string) => {
-        await withAdmin(false, (admin) => admin.setEnabled(id, enabled, cliActor(io.env)));
+        await withAdmin(READS, (admin) => admin.setEnabled(id, enabled, cliActor(io.env)));
         await write(io.stdout, `shop ${id} ${enabled ? 'enabled' : 'disabled'}\n`);
       });
   }
@@ -184,7 +196,7 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .description('a new route token, printed once; the previous one works for 24 hours more')
     .option('--revoke-previous', 'the previous token stops working at once (a leaked token)')
     .action(async (id: string, options: { revokePrevious?: boolean }) => {
-      const rotated = await withAdmin(true, (admin) =>
+      const rotated = await withAdmin(SEALS, (admin) =>
         admin.rotateToken(id, cliActor(io.env), { revokePrevious: options.revokePrevious }),
       );
       const until = rotated.previous_token_valid_until;
@@ -206,7 +218,7 @@ function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .command('verify <id>')
     .description("check the shop's stored credentials with the platform and the provider now")
     .action(async (id: string) => {
-      const result = await withAdmin(true, (admin) => admin.verify(id));
+      const result = await withAdmin(CHECKS, (admin) => admin.verify(id));
       if (result.ok) {
         await write(
           io.stdout,
@@ -223,7 +235,7 @@ function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .command('remove <id>')
     .description('remove a shop and its secrets (refused while it has open work)')
     .action(async (id: string) => {
-      await withAdmin(false, (admin) => admin.remove(id, cliActor(io.env)));
+      await withAdmin(READS, (admin) => admin.remove(id, cliActor(io.env)));
       await write(io.stdout, `removed shop ${id}\n`);
     });
 
@@ -232,7 +244,7 @@ function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .description("the shop's audit trail, newest first")
     .option('--json', 'print it as JSON')
     .action(async (id: string, options: { json?: boolean }) => {
-      const entries = await withAdmin(false, (admin) => admin.auditTrail(id));
+      const entries = await withAdmin(READS, (admin) => admin.auditTrail(id));
       if (options.json) return json(entries);
       for (const entry of entries) {
         const fields = entry.fields.length > 0 ? ` ${entry.fields.join(', ')}` : '';
@@ -249,7 +261,7 @@ function keys(command: Command, { io, withAdmin }: ShopsCli): void {
       "re-wrap every shop's data key with the first key of SHOP_SECRET_KEYS, so older keys can be retired",
     )
     .action(async () => {
-      const done = await withAdmin(true, (admin) => admin.rekey(cliActor(io.env)));
+      const done = await withAdmin(SEALS, (admin) => admin.rekey(cliActor(io.env)));
       await write(
         io.stdout,
         `re-wrapped ${done.rewrapped} shop(s); ${done.current} already used the active key\n`,

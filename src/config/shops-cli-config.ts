@@ -23,17 +23,20 @@ export interface ShopsCliConfig {
 
 /**
  * Only what `connector shops` needs (CONTRACT "Shops"). SHOP_SECRET_KEYS is required by the verbs
- * that seal or open secrets (`needsKeys`). Throws ConfigError.
+ * that seal or open secrets (`needsKeys`), PLATFORM_BASE_URL by those that check a shop's
+ * platform credentials (`needsPlatform`: add, update, verify); reading the registry needs
+ * neither. Throws ConfigError.
  */
 export function loadShopsConfig(
   env: Env = process.env,
-  options: { needsKeys: boolean; cwd?: string },
+  options: { needsKeys: boolean; needsPlatform: boolean; cwd?: string },
 ): ShopsCliConfig {
   const raw = parseOrThrow(
     z
       .object({
         ...commonShape,
         ...platformHostShape,
+        PLATFORM_BASE_URL: platformHostShape.PLATFORM_BASE_URL.optional(),
         PORT: serverShape.PORT,
         PUBLIC_URL: serverShape.PUBLIC_URL,
         ...redisShape,
@@ -42,6 +45,12 @@ export function loadShopsConfig(
         PROVIDER_API_ORIGINS: serverShape.PROVIDER_API_ORIGINS,
       })
       .superRefine((raw, ctx) => {
+        if (options.needsPlatform && raw.PLATFORM_BASE_URL === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['PLATFORM_BASE_URL'],
+            message: "is required: a shop's platform credentials are checked against it",
+          });
         if (options.needsKeys && raw.SHOP_SECRET_KEYS === undefined)
           ctx.addIssue({
             code: 'custom',
@@ -55,7 +64,8 @@ export function loadShopsConfig(
     env: raw.NODE_ENV,
     log: logConfig(raw),
     redis: redisConfig(raw),
-    platform: platformHostConfig(raw),
+    // Unset for the verbs that never call the platform: nothing reads it then.
+    platform: platformHostConfig({ ...raw, PLATFORM_BASE_URL: raw.PLATFORM_BASE_URL ?? '' }),
     publicUrl: (raw.PUBLIC_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
     shops: { secretKeys: raw.SHOP_SECRET_KEYS },
     sandboxAllowed: raw.NODE_ENV !== 'production' || raw.SANDBOX_IN_PRODUCTION === 'true',

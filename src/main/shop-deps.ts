@@ -60,7 +60,7 @@ export async function shopPlatformAccount(
   stderr: Writable,
 ): Promise<{ platform: PlatformConfig; log: LogConfig; secrets: string[] }> {
   if (shop === ENV_SHOP_ID) return loadPlatformConfig(env);
-  const config = loadShopsConfig(env, { needsKeys: true });
+  const config = loadShopsConfig(env, { needsKeys: true, needsPlatform: true });
   const { admin, close } = await openShops({ ...config, stderr });
   try {
     const account = await admin.platformAccount(shop);

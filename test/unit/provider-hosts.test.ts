@@ -128,7 +128,7 @@ describe("the env shop's provider host", () => {
         PLATFORM_BASE_URL: 'https://apis.example.com',
         PROVIDER_API_ORIGINS: 'https://proxy.example.com:8443',
       },
-      { needsKeys: false, cwd: emptyDir },
+      { needsKeys: false, needsPlatform: true, cwd: emptyDir },
     );
     expect(cli.providerApiOrigins).toEqual(['https://proxy.example.com:8443']);
   });

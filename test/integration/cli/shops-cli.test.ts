@@ -140,4 +140,25 @@ describe('connector shops', () => {
     expect((await cli('list')).stdout).toContain('no shops in the registry');
     expect((await cli('new-key', 'k2')).stdout).toMatch(/^k2:[A-Za-z0-9+/]{43}=\n$/);
   });
+
+  it('asks only for the variables a verb uses: reading the registry needs no platform', async () => {
+    const cli = (variables: Record<string, string>, ...args: string[]) =>
+      runCliCaptured(['shops', ...args], variables);
+    const document = { name: 'Loja Leitura', platform, provider: { name: 'sandbox' } };
+    expect(
+      await cli(env, 'add', 'loja-leitura', '--file', file('leitura.json', document)),
+    ).toMatchObject({ code: 0 });
+    const { PLATFORM_BASE_URL: _host, SHOP_SECRET_KEYS: _keys, ...readOnly } = env;
+    const listed = await cli(readOnly, 'list');
+    expect(listed).toMatchObject({ code: 0 });
+    expect(listed.stdout).toContain('loja-leitura');
+    expect(await cli(readOnly, 'show', 'loja-leitura')).toMatchObject({ code: 0 });
+    expect(await cli(readOnly, 'audit', 'loja-leitura')).toMatchObject({ code: 0 });
+    // A verb that checks credentials with the platform says which variable it lacks.
+    const { PLATFORM_BASE_URL: _h, ...noPlatform } = env;
+    const verify = await cli(noPlatform, 'verify', 'loja-leitura');
+    expect(verify.code).toBe(78);
+    expect(verify.stderr).toMatch(/PLATFORM_BASE_URL: is required/);
+    expect(await cli(env, 'remove', 'loja-leitura')).toMatchObject({ code: 0 });
+  });
 });
