@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { runCli } from '../cli/program';
 import { ConfigError, loadConfig } from '../config';
@@ -84,6 +86,17 @@ async function requestShopCheckout(
   });
   await response.body?.cancel();
   return response.status;
+}
+
+/** Where the demo keeps the variables that reach it, in the folder it runs in (git-ignored). */
+const DEMO_ENV_FILE = '.demo.env';
+
+/** `export NAME='value'` lines a shell sources (the values hold no quote: ids, keys, URLs). */
+function demoVariables(variables: Record<string, string>): string {
+  return Object.entries(variables)
+    .map(([name, value]) => `export ${name}='${value.replaceAll("'", `'\\''`)}'`)
+    .join('\n')
+    .concat('\n');
 }
 
 /** Everything the demo started, stopped in the reverse order, once, whatever ends the demo. */
@@ -195,6 +208,21 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
     exit: () => undefined,
   });
   started.track(() => connector.shutdown.run('demo stopped'));
+  // What every `npx connector` command needs to reach this demo: said, and kept in .demo.env.
+  const reach = demoVariables({
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    SHOP_SECRET_KEYS: secretKeys,
+    PLATFORM_BASE_URL: platformUrl,
+    PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+    PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+    PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+    CHECKOUT_ROUTE_TOKEN: token,
+    PUBLIC_URL: connector.publicUrl,
+    NODE_ENV: 'development',
+  });
+  writeFileSync(DEMO_ENV_FILE, reach, { mode: 0o600 });
+  started.track(async () => rmSync(DEMO_ENV_FILE, { force: true }));
   startedUp();
   if (started.ending) return;
   simulator.connectTo({ checkoutUrl: `${connector.url}/checkout`, token });
@@ -260,6 +288,17 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
   );
   say("  See what the platform received (each call names the shop's account):");
   say(`    curl ${platformUrl}/__simulator/calls`);
+  say(`  Every \`npx connector\` command reaches this demo with these variables (also in`);
+  say(
+    `  ${path.resolve(DEMO_ENV_FILE)}, removed when the demo stops: \`source ${DEMO_ENV_FILE}\`):`,
+  );
+  say();
+  for (const line of reach.trimEnd().split('\n')) say(`    ${line}`);
+  say();
+  say(`    npx connector checkout status ${serviceId}`);
+  say('    npx connector services list');
+  say('    npx connector shops list');
+  say();
   say('  Ctrl-C stops everything.');
   say();
 }

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { runCliCaptured } from '../support/cli';
 import { spawnTs } from '../support/spawn-ts';
 
 describe('npm run demo', () => {
@@ -40,9 +43,28 @@ describe('npm run demo', () => {
         /platform received finish-checkout[^\n]*marcenaria-demo@example.com[^\n]*1002/,
       );
       await demo.waitForOutput(/platform notified/);
+
+      // The CLI reaches the running demo with the variables it printed and kept in .demo.env.
+      const file = path.join(demo.cwd, '.demo.env');
+      const kept = readFileSync(file, 'utf8');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const env = Object.fromEntries(
+        [...kept.matchAll(/^export (\w+)='([^']*)'$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
+      );
+      for (const line of kept.trimEnd().split('\n')) expect(demo.stdout()).toContain(line);
+      const status = await runCliCaptured(['checkout', 'status', '1001'], env);
+      expect(status).toMatchObject({ code: 0 });
+      expect(status.stdout).toMatch(/paid|notified/);
+      const shops = await runCliCaptured(['shops', 'list'], env);
+      expect(shops.stdout).toContain('marcenaria-demo');
+      const services = await runCliCaptured(['services', 'list'], env);
+      expect(services.stdout).toMatch(/^1001\b/m);
+
       demo.child.kill('SIGINT');
       expect(await demo.exited).toBe(0);
       expect(demo.stdout()).toContain('shutdown complete');
+      // Stopped, it no longer points anywhere.
+      expect(existsSync(file)).toBe(false);
     } finally {
       demo.child.kill('SIGKILL');
     }

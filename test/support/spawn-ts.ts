@@ -15,6 +15,8 @@ export function childCoverageEnv(): Record<string, string> {
 
 export interface Spawned {
   child: ChildProcess;
+  /** The (empty, temporary) folder it runs in. */
+  cwd: string;
   stdout(): string;
   stderr(): string;
   /** Resolves with the exit code (or the signal's name). */
@@ -60,7 +62,7 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
     }
     throw new Error(`output never matched ${pattern}; stdout: ${out}; stderr: ${err}`);
   };
-  return { child, stdout: () => out, stderr: () => err, exited, waitForOutput };
+  return { child, cwd, stdout: () => out, stderr: () => err, exited, waitForOutput };
 }
 
 /**
