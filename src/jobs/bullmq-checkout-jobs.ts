@@ -46,9 +46,23 @@ export const SCHEDULED_RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'remove
   removeOnFail: { count: 1000 },
 };
 
-/** A queue of the connector, under its own hash tag (src/infra/keyspace.ts). */
-export function connectorQueue(name: string, connection: ConnectionOptions, prefix: string): Queue {
-  return new Queue(name, { connection, prefix: queuePrefix(prefix, name), streams: EVENT_STREAMS });
+/**
+ * A queue of the connector, under its own hash tag (src/infra/keyspace.ts). `readOnly` (the CLI's
+ * reads): BullMQ does not write the queue's meta key as it opens it, so reading a prefix that
+ * holds nothing leaves it holding nothing.
+ */
+export function connectorQueue(
+  name: string,
+  connection: ConnectionOptions,
+  prefix: string,
+  options: { readOnly?: boolean } = {},
+): Queue {
+  return new Queue(name, {
+    connection,
+    prefix: queuePrefix(prefix, name),
+    streams: EVENT_STREAMS,
+    ...(options.readOnly ? { skipMetasUpdate: true } : {}),
+  });
 }
 
 /**

@@ -65,7 +65,10 @@ export const cliAdapters: CliAdapters = {
   },
   async openQueues(redisConfig, shop = shopOrEnv(undefined)): Promise<QueueAccess> {
     const redis = await connectCliRedis(redisConfig);
-    const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix);
+    // The queue as it is: opening it writes nothing (notifications retry moves its own jobs).
+    const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix, {
+      readOnly: true,
+    });
     queue.on('error', () => undefined);
     // A shop's data as it is now: the keys of its current incarnation, never a predecessor's.
     // Each shop's incarnation is read once, and its ports made once, for the whole command.
