@@ -8,8 +8,8 @@ import type { CliIo } from './cli-io';
  * bare command always meant, the env shop.
  */
 export function shopOption(): Option {
-  return new Option('--shop <id>', 'the shop (default: the env shop, "default")')
-    .default(shopOrEnv(undefined))
+  return new Option('--shop <id>', 'the shop whose data it reads')
+    .default(shopOrEnv(undefined), 'the env shop, "default"')
     .argParser(parseShopId);
 }
 

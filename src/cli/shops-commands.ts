@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
 import { loadShopsConfig } from '../config';
+import { shopFieldsHelp } from '../shop-registry/shop-fields-docs';
 import { AppError } from '../errors';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { newKeyringEntry } from '../secrets/secret-box';
@@ -109,6 +110,7 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
       'add a shop from its document (checks its credentials first); prints its route token once',
     )
     .requiredOption('--file <document.json|->', 'the shop document (- reads stdin)')
+    .addHelpText('after', shopFieldsHelp())
     .option('--json', 'print the answer as JSON')
     .action(async (id: string, options: { file: string; json?: boolean }) => {
       const document = await readDocument(options.file, io);

@@ -48,3 +48,30 @@ export function withShopFields(readme: string): string {
     throw new Error(`README.md lacks ${SHOP_FIELDS_START} ... ${SHOP_FIELDS_END}`);
   return readme.slice(0, start) + renderShopFields() + readme.slice(end + SHOP_FIELDS_END.length);
 }
+
+/**
+ * The same list as plain text, for `connector shops add --help`: the document's shape, then
+ * every field, each provider's under its name, secrets marked.
+ */
+export function shopFieldsHelp(): string {
+  const providerPart = (field: ShopField) =>
+    field.path.startsWith('provider.') && field.path !== 'provider.name';
+  const line = (field: ShopField) =>
+    `  ${field.path}${field.secret ? ' [secret]' : ''}${field.env ? ` (env shop: ${field.env})` : ''}: ${field.description.replaceAll('`', '')}`;
+  const out = [
+    '',
+    'The shop document (JSON; unknown fields are refused):',
+    '  {"id", "name", "platform": {...}, "provider": {"name", ...}, "payment": {...}}',
+    '',
+    'Every shop:',
+    ...documentFields(PROVIDER_LIST[0]?.name ?? 'sandbox')
+      .filter((field) => !providerPart(field))
+      .map(line),
+  ];
+  for (const provider of PROVIDER_LIST) {
+    const fields = documentFields(provider.name).filter(providerPart);
+    out.push('', `"provider": {"name": "${provider.name}"} (${provider.label}):`);
+    out.push(...(fields.length > 0 ? fields.map(line) : ['  no field of its own']));
+  }
+  return out.join('\n');
+}
