@@ -168,6 +168,11 @@ export interface AppErrorOptions {
   upstreamStatus?: number;
   /** A secret-free cause; never a raw AxiosError (it carries request headers). */
   cause?: unknown;
+  /**
+   * Part of normal use, not something to look at (a browser asking for credentials before it
+   * sends them): logged as `info`, not `warn`.
+   */
+  routine?: boolean;
 }
 
 /** An error the connector understands: a catalogued code, a safe message, and whether retrying can help. */
@@ -177,6 +182,7 @@ export class AppError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly upstreamStatus: number | undefined;
+  readonly routine: boolean;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -186,6 +192,7 @@ export class AppError extends Error {
     this.retryable = options.retryable ?? ERROR_CATALOGUE[code].retryable;
     this.retryAfterMs = options.retryAfterMs;
     this.upstreamStatus = options.upstreamStatus;
+    this.routine = options.routine ?? false;
   }
 
   /** The HTTP status this error maps to. */

@@ -18,7 +18,7 @@ export const commonShape = {
     .enum(['json', 'pretty'])
     .optional()
     .describe(
-      '`json` or `pretty` (default: `pretty` on a terminal outside production, else `json`).',
+      '`json` or `pretty` (default: `pretty` on a terminal outside production, else `json`); `pretty` is in colour on a terminal only, never in a file or a pipe.',
     ),
 };
 

@@ -31,11 +31,13 @@ export function createLogger(options: LoggerOptions): Logger {
     clean[LEVEL] = info[LEVEL];
     return clean;
   });
+  // Colours only on a terminal: a file or a pipe gets the text without escape codes.
+  const colour = options.stream === undefined && process.stdout.isTTY === true;
   const render =
     options.format === 'json'
       ? winston.format.json()
       : winston.format.combine(
-          winston.format.colorize(),
+          ...(colour ? [winston.format.colorize()] : []),
           winston.format.printf(({ level, message, timestamp, component, ...fields }) => {
             const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
             return `${String(timestamp)} ${level} ${component ? `[${String(component)}] ` : ''}${String(message)}${rest}`;

@@ -109,3 +109,20 @@ describe("the Redis connections' one voice", () => {
     });
   });
 });
+
+describe('the pretty format', () => {
+  it('writes no colour codes where the output is not a terminal (a file, a pipe)', () => {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'info', format: 'pretty', secrets: [], stream });
+    logger.info('checkout requested', { serviceId: 1001 });
+    const text = chunks.join('');
+    expect(text).toMatch(/ info checkout requested \{"serviceId":1001\}/);
+    expect(text).not.toMatch(/\u001b\[/);
+  });
+});

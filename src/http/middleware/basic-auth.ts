@@ -17,6 +17,9 @@ export function basicAuth(user: string, password: string, realm: string): Reques
   return (req, res, next) => {
     if (matches(req)) return next();
     res.setHeader('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
-    next(new AppError('UNAUTHORIZED', 'Dashboard credentials are required.'));
+    // A browser asks without credentials first, then shows its prompt: not a warning. Wrong
+    // credentials are.
+    const routine = req.get('authorization') === undefined;
+    next(new AppError('UNAUTHORIZED', 'Dashboard credentials are required.', { routine }));
   };
 }

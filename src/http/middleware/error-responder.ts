@@ -75,8 +75,8 @@ export interface ErrorAnswer {
 
 /**
  * The one place an error becomes an answer (Express's error handler and the checkout route's
- * front door both use it): a known error is logged as `warn` (a 5xx as `error`), anything else
- * as `request crashed` with its stack, and answered INTERNAL.
+ * front door both use it): a known error is logged as `warn` (a 5xx as `error`, a routine one
+ * as `info`), anything else as `request crashed` with its stack, and answered INTERNAL.
  */
 export function errorAnswer(
   error: unknown,
@@ -87,7 +87,8 @@ export function errorAnswer(
   const appError =
     known ?? new AppError('INTERNAL', 'Something went wrong; the log has the details.');
   if (known) {
-    logger.log(appError.status >= 500 ? 'error' : 'warn', 'request failed', {
+    const level = appError.status >= 500 ? 'error' : appError.routine ? 'info' : 'warn';
+    logger.log(level, 'request failed', {
       code: appError.code,
       status: appError.status,
       method: request.method,
