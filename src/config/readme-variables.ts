@@ -87,11 +87,23 @@ export function renderReadmeVariables(): string {
   return [...out, '', README_END].join('\n');
 }
 
+/**
+ * `text` with what lies between two markers (the markers included) replaced by `generated`,
+ * which starts and ends with them; throws when a marker is missing.
+ */
+export function withGenerated(
+  text: string,
+  markers: { start: string; end: string },
+  generated: string,
+): string {
+  const start = text.indexOf(markers.start);
+  const end = text.indexOf(markers.end);
+  if (start < 0 || end < start)
+    throw new Error(`README.md lacks ${markers.start} ... ${markers.end}`);
+  return text.slice(0, start) + generated + text.slice(end + markers.end.length);
+}
+
 /** `readme` with its generated part written afresh; throws when a marker is missing. */
 export function withReadmeVariables(readme: string): string {
-  const start = readme.indexOf(README_START);
-  const end = readme.indexOf(README_END);
-  if (start < 0 || end < start)
-    throw new Error(`README.md lacks ${README_START} ... ${README_END}`);
-  return readme.slice(0, start) + renderReadmeVariables() + readme.slice(end + README_END.length);
+  return withGenerated(readme, { start: README_START, end: README_END }, renderReadmeVariables());
 }

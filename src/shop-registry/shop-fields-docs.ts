@@ -1,4 +1,4 @@
-import { checkedMarkdown, itemLines } from '../config/readme-variables';
+import { checkedMarkdown, itemLines, withGenerated } from '../config/readme-variables';
 import { PROVIDER_LIST, PROVIDERS } from '../payments/providers';
 import { documentFields } from './shop-document';
 import type { ShopField } from './shop-fields';
@@ -42,11 +42,11 @@ export function renderShopFields(): string {
 
 /** `readme` with its generated list written afresh; throws when a marker is missing. */
 export function withShopFields(readme: string): string {
-  const start = readme.indexOf(SHOP_FIELDS_START);
-  const end = readme.indexOf(SHOP_FIELDS_END);
-  if (start < 0 || end < start)
-    throw new Error(`README.md lacks ${SHOP_FIELDS_START} ... ${SHOP_FIELDS_END}`);
-  return readme.slice(0, start) + renderShopFields() + readme.slice(end + SHOP_FIELDS_END.length);
+  return withGenerated(
+    readme,
+    { start: SHOP_FIELDS_START, end: SHOP_FIELDS_END },
+    renderShopFields(),
+  );
 }
 
 /**
