@@ -12,6 +12,7 @@ import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simul
 import { newKeyringEntry } from '../secrets/secret-box';
 import { cliAdapters } from './cli-adapters';
 import { PortInUseError, startConnector, type RunningConnector } from './compose';
+import { DEMO_ENV_FILE, demoProblems, demoVariables, endOfDemo, Started } from './demo-lifecycle';
 import { EXIT_CONFIG } from './exit-codes';
 
 const say = (line = ''): boolean => process.stdout.write(`${line}\n`);
@@ -86,70 +87,6 @@ async function requestShopCheckout(
   });
   await response.body?.cancel();
   return response.status;
-}
-
-/** Where the demo keeps the variables that reach it, in the folder it runs in (git-ignored). */
-const DEMO_ENV_FILE = '.demo.env';
-
-/** `export NAME='value'` lines a shell sources (the values hold no quote: ids, keys, URLs). */
-function demoVariables(variables: Record<string, string>): string {
-  return Object.entries(variables)
-    .map(([name, value]) => `export ${name}='${value.replaceAll("'", `'\\''`)}'`)
-    .join('\n')
-    .concat('\n');
-}
-
-/** Everything the demo started, stopped in the reverse order, once, whatever ends the demo. */
-class Started {
-  private readonly stops: Array<() => Promise<unknown>> = [];
-  private stopping: Promise<void> | undefined;
-
-  /** Whether the demo is ending: what starts now is stopped at once. */
-  get ending(): boolean {
-    return this.stopping !== undefined;
-  }
-
-  /** Keeps how to stop what just started (stopped now when the demo is already ending). */
-  track(stop: () => Promise<unknown>): void {
-    if (this.stopping) void this.stopping.then(stop).catch(() => undefined);
-    else this.stops.push(stop);
-  }
-
-  stopAll(): Promise<void> {
-    this.stopping ??= (async () => {
-      for (let stop = this.stops.pop(); stop; stop = this.stops.pop()) {
-        await stop().catch((error: unknown) =>
-          process.stderr.write(`demo: stopping: ${errorMessage(error)}\n`),
-        );
-      }
-    })();
-    return this.stopping;
-  }
-}
-
-/**
- * Resolves with what ended the demo: Ctrl-C, a signal, or the process that started it gone (npm
- * or a shell killed without passing a signal on: this process is then a child of init).
- */
-function endOfDemo(): Promise<string> {
-  return new Promise((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-      process.once(signal, () => resolve(signal));
-    const parent = process.ppid;
-    setInterval(() => {
-      if (process.ppid !== parent) resolve('the process that started the demo is gone');
-    }, 500).unref();
-  });
-}
-
-/** The demo's configuration problems found before anything starts (exit 78). */
-function demoProblems(env: NodeJS.ProcessEnv): string[] {
-  const provider = env.PAYMENT_PROVIDER;
-  return provider !== undefined && provider !== '' && provider !== 'sandbox'
-    ? [
-        `PAYMENT_PROVIDER: the demo runs the sandbox only (no outside account); unset it, or run \`npm start\` with ${provider}'s variables`,
-      ]
-    : [];
 }
 
 /**

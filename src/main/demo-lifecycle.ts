@@ -1,0 +1,68 @@
+import { errorMessage } from '../errors';
+
+// The demo's life: what it started and how it all stops, whatever ends it (CONTRACT "The first
+// hour"), and the variables with which the CLI reaches it.
+
+/** Where the demo keeps the variables that reach it, in the folder it runs in (git-ignored). */
+export const DEMO_ENV_FILE = '.demo.env';
+
+/** `export NAME='value'` lines a shell sources (the values hold no quote: ids, keys, URLs). */
+export function demoVariables(variables: Record<string, string>): string {
+  return Object.entries(variables)
+    .map(([name, value]) => `export ${name}='${value.replaceAll("'", `'\\''`)}'`)
+    .join('\n')
+    .concat('\n');
+}
+
+/** Everything the demo started, stopped in the reverse order, once, whatever ends the demo. */
+export class Started {
+  private readonly stops: Array<() => Promise<unknown>> = [];
+  private stopping: Promise<void> | undefined;
+
+  /** Whether the demo is ending: what starts now is stopped at once. */
+  get ending(): boolean {
+    return this.stopping !== undefined;
+  }
+
+  /** Keeps how to stop what just started (stopped now when the demo is already ending). */
+  track(stop: () => Promise<unknown>): void {
+    if (this.stopping) void this.stopping.then(stop).catch(() => undefined);
+    else this.stops.push(stop);
+  }
+
+  stopAll(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (let stop = this.stops.pop(); stop; stop = this.stops.pop()) {
+        await stop().catch((error: unknown) =>
+          process.stderr.write(`demo: stopping: ${errorMessage(error)}\n`),
+        );
+      }
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * Resolves with what ended the demo: Ctrl-C, a signal, or the process that started it gone (npm
+ * or a shell killed without passing a signal on: this process is then a child of init).
+ */
+export function endOfDemo(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => resolve(signal));
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) resolve('the process that started the demo is gone');
+    }, 500).unref();
+  });
+}
+
+/** The demo's configuration problems found before anything starts (exit 78). */
+export function demoProblems(env: NodeJS.ProcessEnv): string[] {
+  const provider = env.PAYMENT_PROVIDER;
+  return provider !== undefined && provider !== '' && provider !== 'sandbox'
+    ? [
+        `PAYMENT_PROVIDER: the demo runs the sandbox only (no outside account); unset it, or run \`npm start\` with ${provider}'s variables`,
+      ]
+    : [];
+}
