@@ -1,5 +1,6 @@
 import type { CheckoutRecord } from '../../src/checkout/checkout-record';
 import { returnPage } from '../../src/http/pages/checkout-pages';
+import { sandboxPaymentPage } from '../../src/payments/sandbox/sandbox-page';
 
 const record = (fields: Partial<CheckoutRecord>): CheckoutRecord => ({
   checkoutId: 'chk_0123456789abcdef01234567',
@@ -47,5 +48,26 @@ describe('the return page', () => {
 
   it('says what to expect of a Pix or a boleto under way', () => {
     expect(returnPage(record({ state: 'processing' }))).toMatch(/Pix[^<]*minutos[^<]*boleto/);
+  });
+});
+
+describe('the sandbox payment page', () => {
+  it('gives the expiry in Brasília time, and says so', () => {
+    const html = sandboxPaymentPage({
+      checkoutId: 'chk_0123456789abcdef01234567',
+      serviceId: 1001,
+      description: 'Pedido 1001',
+      amount: { amountMinor: 12345, currency: 'BRL' },
+      lines: [{ label: 'Corte', amountMinor: 12345 }],
+      state: 'pending',
+      // 09:15 UTC is 06:15 in Brasília (UTC-3, no daylight saving since 2019).
+      expiresAt: '2026-11-26T09:15:00.000Z',
+      returnUrl: 'https://connector.example/return/sandbox',
+      cancelUrl: 'https://connector.example/return/sandbox?cancelled=1',
+    });
+    expect(html).toContain('Válido até 26/11/2026, 06:15 (horário de Brasília).');
+    // pt-BR throughout: the badge says what it is in the customer's words.
+    expect(html).toContain('<span class="badge">Ambiente de teste</span>');
+    expect(html).not.toMatch(/>\s*Sandbox\s*</i);
   });
 });

@@ -27,7 +27,7 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
   return renderPage(
     `Pagamento do pedido ${payment.serviceId}`,
     `<div class="card">
-  <p class="eyebrow">Pagamento seguro<span class="badge">Sandbox</span></p>
+  <p class="eyebrow">Pagamento seguro<span class="badge">Ambiente de teste</span></p>
   <h1>Pedido nº ${payment.serviceId}</h1>
   <table aria-label="Itens do pedido">${rows}
     <tr class="total"><td>Total</td><td class="amount" data-testid="total">${total}</td></tr>
@@ -44,7 +44,7 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
       : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>
   ${afterActions(base, payment.state)}`
   }
-  <p class="note">Ambiente de teste: nenhum valor é cobrado. Válido até ${escapeHtml(formatDate(payment.expiresAt))}.</p>
+  <p class="note">Ambiente de teste: nenhum valor é cobrado. Válido até ${escapeHtml(formatDate(payment.expiresAt))} (horário de Brasília).</p>
 </div>`,
     notice,
   );
@@ -83,6 +83,7 @@ const SANDBOX_CLOSED: Record<string, string> = {
   canceled: 'Este pagamento foi cancelado.',
 };
 
+/** A moment in Brasília time (the page says so beside it: a customer abroad reads it right). */
 function formatDate(iso: string): string {
   return new Intl.DateTimeFormat('pt-BR', {
     dateStyle: 'short',
