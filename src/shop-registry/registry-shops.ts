@@ -40,7 +40,7 @@ const REGISTRY = 'registry';
 
 /**
  * The registry's shops this process serves (the env shop is put beside them by the composition
- * root, main/shop-deps.ts `withEnvShop`), each opened once and again only when its stored text
+ * root, main/shop-deps.ts `servedShops`), each opened once and again only when its stored text
  * changes. Every request and job that names a shop reads the
  * registry's version first, and the shop's text once that moved (`fresh`), so an add, a
  * rotation, a disable or a removal made by any process is honoured by every process from its

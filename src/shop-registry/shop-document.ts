@@ -286,12 +286,12 @@ export function applyShopPatch(
 
 /** Which fields a change touches, for the audit trail: paths, never values. */
 export function changedFields(before: ShopDocument, after: ShopDocument): string[] {
-  const fields = new Map(
+  const paths = new Set(
     [...documentFields(before.provider.name), ...documentFields(after.provider.name)].map(
-      (field) => [field.path, field],
+      (field) => field.path,
     ),
   );
-  return [...fields.keys()].filter(
+  return [...paths].filter(
     (path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)),
   );
 }

@@ -22,18 +22,31 @@ function itemOf(field: ShopField): string[] {
   return itemLines(`${head} ${checkedMarkdown(field.path, field.description)}`);
 }
 
-/** The generated list, markers included: the fields every shop has, then each provider's. */
-export function renderShopFields(): string {
+/**
+ * The document's fields in the order both lists give them: those every shop has (`provider` for
+ * none), then each provider's own under that provider.
+ */
+function fieldGroups(): Array<{ provider?: (typeof PROVIDER_LIST)[number]; fields: ShopField[] }> {
   const providerPart = (field: ShopField) =>
     field.path.startsWith('provider.') && field.path !== 'provider.name';
-  const common = documentFields(PROVIDER_LIST[0]?.name ?? 'sandbox').filter(
-    (field) => !providerPart(field),
-  );
-  const out = [SHOP_FIELDS_START, '', '**Every shop**', ''];
-  for (const field of common) out.push(...itemOf(field));
-  for (const provider of PROVIDER_LIST) {
-    const fields = documentFields(provider.name).filter(providerPart);
-    out.push('', `**${PROVIDERS[provider.name].label}** (\`"name": "${provider.name}"\`)`, '');
+  const every = documentFields(PROVIDER_LIST[0]?.name ?? 'sandbox');
+  return [
+    { fields: every.filter((field) => !providerPart(field)) },
+    ...PROVIDER_LIST.map((provider) => ({
+      provider,
+      fields: documentFields(provider.name).filter(providerPart),
+    })),
+  ];
+}
+
+/** The generated list, markers included: the fields every shop has, then each provider's. */
+export function renderShopFields(): string {
+  const out = [SHOP_FIELDS_START];
+  for (const { provider, fields } of fieldGroups()) {
+    const title = provider
+      ? `**${PROVIDERS[provider.name].label}** (\`"name": "${provider.name}"\`)`
+      : '**Every shop**';
+    out.push('', title, '');
     if (fields.length === 0) out.push('- no field of its own.');
     for (const field of fields) out.push(...itemOf(field));
   }
@@ -54,23 +67,18 @@ export function withShopFields(readme: string): string {
  * every field, each provider's under its name, secrets marked.
  */
 export function shopFieldsHelp(): string {
-  const providerPart = (field: ShopField) =>
-    field.path.startsWith('provider.') && field.path !== 'provider.name';
   const line = (field: ShopField) =>
     `  ${field.path}${field.secret ? ' [secret]' : ''}${field.env ? ` (env shop: ${field.env})` : ''}: ${field.description.replaceAll('`', '')}`;
   const out = [
     '',
     'The shop document (JSON; unknown fields are refused):',
     '  {"id", "name", "platform": {...}, "provider": {"name", ...}, "payment": {...}}',
-    '',
-    'Every shop:',
-    ...documentFields(PROVIDER_LIST[0]?.name ?? 'sandbox')
-      .filter((field) => !providerPart(field))
-      .map(line),
   ];
-  for (const provider of PROVIDER_LIST) {
-    const fields = documentFields(provider.name).filter(providerPart);
-    out.push('', `"provider": {"name": "${provider.name}"} (${provider.label}):`);
+  for (const { provider, fields } of fieldGroups()) {
+    out.push(
+      '',
+      provider ? `"provider": {"name": "${provider.name}"} (${provider.label}):` : 'Every shop:',
+    );
     out.push(...(fields.length > 0 ? fields.map(line) : ['  no field of its own']));
   }
   return out.join('\n');

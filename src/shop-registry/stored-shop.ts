@@ -36,22 +36,19 @@ export interface StoredMeta {
  */
 export type StoredShop = ShopDocument & StoredMeta;
 
-/** A stored shop's two halves: its document (secrets as stored) and the registry's own keys. */
-function halves(stored: StoredShop): { document: ShopDocument; meta: StoredMeta } {
-  const { format, enabled, createdAt, updatedAt, incarnation, dataKey, routeToken, ...document } =
-    stored;
-  return {
-    document,
-    meta: {
-      format,
-      enabled,
-      createdAt,
-      updatedAt,
-      ...(incarnation === undefined ? {} : { incarnation }),
-      dataKey,
-      routeToken,
-    },
-  };
+/** A stored shop's document (its secrets as stored), without the registry's own keys. */
+function documentOf(stored: StoredShop): ShopDocument {
+  const {
+    format: _format,
+    enabled: _enabled,
+    createdAt: _createdAt,
+    updatedAt: _updatedAt,
+    incarnation: _incarnation,
+    dataKey: _dataKey,
+    routeToken: _routeToken,
+    ...document
+  } = stored;
+  return document;
 }
 
 /** The secret fields of a shop of `provider`. */
@@ -80,10 +77,9 @@ export function openShop(
 ): { document: ShopDocument; dataKey: DataKey } {
   const { id } = stored;
   const dataKey = DataKey.unwrap(keyring, id, stored.dataKey);
-  const { document } = halves(stored);
   return {
     dataKey,
-    document: mapFields(document, secretFields(stored.provider.name), (path, value) =>
+    document: mapFields(documentOf(stored), secretFields(stored.provider.name), (path, value) =>
       dataKey.open(id, path, String(value)),
     ),
   };
@@ -155,14 +151,13 @@ export type ShopView = Record<string, unknown> & {
 };
 
 export function viewOf(stored: StoredShop): ShopView {
-  const { document, meta } = halves(stored);
   // Every secret left out.
-  const shown = mapFields(document, secretFields(stored.provider.name), () => undefined);
+  const shown = mapFields(documentOf(stored), secretFields(stored.provider.name), () => undefined);
   return {
     ...shown,
-    enabled: meta.enabled,
-    created_at: meta.createdAt,
-    updated_at: meta.updatedAt,
-    token_rotated_at: meta.routeToken.rotatedAt,
+    enabled: stored.enabled,
+    created_at: stored.createdAt,
+    updated_at: stored.updatedAt,
+    token_rotated_at: stored.routeToken.rotatedAt,
   } as ShopView;
 }
