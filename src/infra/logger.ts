@@ -135,6 +135,9 @@ export function withoutPassword(url: string): string {
   }
 }
 
+/** What an operator should check when Redis does not answer: said beside `redisUrl`. */
+export const REDIS_CHECK = 'is Redis running and reachable there? start it, or fix REDIS_URL';
+
 /** Tells `logger`'s Redis listeners which REDIS_URL they are about, so their line can name it. */
 export function redisLocation(logger: Logger, url: string): void {
   troubleOf(logger).where = withoutPassword(url);
@@ -171,7 +174,7 @@ export function connectionErrorLogger(
       ...source,
       errMessage: error.message,
       redisUrl: trouble.where,
-      check: 'is Redis running and reachable there? start it, or fix REDIS_URL',
+      check: REDIS_CHECK,
       ...(seen?.repeats ? { repeatsLeftOut: seen.repeats, metBy: [...seen.sources] } : {}),
     });
   };

@@ -1,5 +1,5 @@
 import { ConfigError, type Config } from '../config';
-import { connectionErrorLogger, withoutPassword, type Logger } from '../infra/logger';
+import { connectionErrorLogger, REDIS_CHECK, withoutPassword, type Logger } from '../infra/logger';
 import { closeRedis, createRedis, waitForRedis, type ConnectorConnection } from '../infra/redis';
 import { readEvictionPolicy } from '../infra/redis-safety';
 import { holdsLayout1 } from '../store/layout-migration';
@@ -46,7 +46,7 @@ export async function connectRedis(
     logger.warn('redis not reachable yet; /readyz answers 503 until it is', {
       timeoutMs: 5000,
       redisUrl: withoutPassword(config.redis.url),
-      check: 'is Redis running and reachable there? start it, or fix REDIS_URL',
+      check: REDIS_CHECK,
     });
     return { redis, reachable };
   }
