@@ -19,9 +19,9 @@ const STYLE = `
   body { margin:0; font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--ink); background:var(--bg); }
   main { max-width:560px; margin:0 auto; padding:32px 16px 48px; }
   .card { background:#fff; border:1px solid var(--line); border-radius:12px; padding:28px; box-shadow:0 1px 3px rgba(0,0,0,.06); }
-  .eyebrow { font-size:13px; letter-spacing:.06em; text-transform:uppercase; color:var(--muted); margin:0 0 4px; }
+  .eyebrow { display:flex; flex-wrap:wrap; align-items:center; gap:4px 8px; font-size:13px; letter-spacing:.06em; text-transform:uppercase; color:var(--muted); margin:0 0 4px; }
   h1 { font-size:24px; margin:0 0 20px; }
-  .badge { display:inline-block; font-size:12px; font-weight:600; padding:2px 8px; border-radius:999px; background:#fff4e5; color:#8a4b00; margin-left:8px; vertical-align:middle; }
+  .badge { display:inline-block; font-size:12px; font-weight:600; padding:2px 8px; border-radius:999px; background:#fff4e5; color:#8a4b00; }
   table { width:100%; border-collapse:collapse; margin:0 0 16px; }
   td { padding:8px 0; border-bottom:1px solid var(--line); vertical-align:top; }
   td.amount { text-align:right; white-space:nowrap; padding-left:16px; font-variant-numeric:tabular-nums; }
