@@ -55,6 +55,12 @@ export function checkoutRouteOf(
  * env shop, and then the rest is required (`envShopIssues`).
  */
 export const envShopShape = {
+  SHOP_NAME: optional(z.string()).describe(
+    "The env shop's name, as its customers' pages show it (1 to 100 printable characters). Without it the pages name no shop.",
+  ),
+  SHOP_SITE_URL: optional(httpUrl).describe(
+    'The env shop\'s site: the customer\'s pages offer "Voltar à loja" to it (an http or https URL).',
+  ),
   PLATFORM_EMAIL: optional(platformAccountShape.PLATFORM_EMAIL),
   PLATFORM_PASSWORD: optional(platformAccountShape.PLATFORM_PASSWORD),
   PLATFORM_API_KEY: optional(platformAccountShape.PLATFORM_API_KEY),
@@ -107,6 +113,9 @@ type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
 
 /** The env shop (PLATFORM_EMAIL and the rest): served as a single-shop deployment always was. */
 export interface EnvShopConfig {
+  /** SHOP_NAME and SHOP_SITE_URL: the shop as its customers' pages show it. */
+  name?: string;
+  siteUrl?: string;
   platform: PlatformAccount;
   routePath: string;
   routeToken: string;
@@ -187,10 +196,41 @@ export function envShopConfig(raw: EnvShopEnv): EnvShopConfig | undefined {
       : { maxInstallments: raw.CARD_MAX_INSTALLMENTS }),
   };
   return {
+    ...(raw.SHOP_NAME === undefined ? {} : { name: raw.SHOP_NAME }),
+    ...(raw.SHOP_SITE_URL === undefined ? {} : { siteUrl: raw.SHOP_SITE_URL }),
     platform: { email: PLATFORM_EMAIL, password: PLATFORM_PASSWORD, apiKey: PLATFORM_API_KEY },
     routePath: raw.CHECKOUT_ROUTE_PATH,
     routeToken: CHECKOUT_ROUTE_TOKEN,
     providerDocument,
     payment,
+  };
+}
+
+/** The env shop as `shops list` shows it. */
+export interface EnvShopSummary {
+  id: typeof ENV_SHOP_ID;
+  name?: string;
+  source: 'environment';
+  provider: { name: string };
+  platform: { email: string };
+}
+
+/**
+ * The env shop as a command's environment describes it (PLATFORM_EMAIL, SHOP_NAME,
+ * PAYMENT_PROVIDER), for `shops list`: what it shows, read as given, with nothing else required.
+ * Undefined without PLATFORM_EMAIL.
+ */
+export function envShopSummary(
+  env: Record<string, string | undefined>,
+): EnvShopSummary | undefined {
+  const email = env.PLATFORM_EMAIL?.trim();
+  if (!email) return undefined;
+  const name = env.SHOP_NAME?.trim();
+  return {
+    id: ENV_SHOP_ID,
+    ...(name ? { name } : {}),
+    source: 'environment',
+    provider: { name: env.PAYMENT_PROVIDER?.trim() || 'sandbox' },
+    platform: { email },
   };
 }

@@ -11,6 +11,7 @@ export {
 } from './cli-configs';
 export type { LogConfig } from './common-config';
 export { ConfigError, readEnvironment, type Env } from './env-values';
+export { envShopSummary, type EnvShopSummary } from './env-shop-config';
 export {
   platformSecrets,
   type PlatformAccount,

@@ -36,6 +36,9 @@ const STYLE = `
   .note { color:var(--muted); font-size:14px; margin:18px 0 0; }
   .status { font-size:18px; margin:0 0 8px; }
   .ok { color:var(--brand); } .bad { color:var(--bad); }
+  .shop { font-weight:600; letter-spacing:normal; text-transform:none; color:var(--ink); font-size:15px; }
+  .back { display:inline-block; margin-top:16px; font-weight:600; color:var(--brand); text-decoration:none; padding:12px 0; }
+  .back:hover { text-decoration:underline; }
   .notice { background:#fff4e5; color:#8a4b00; border:1px solid #f5d9b0; border-radius:8px; padding:10px 14px; margin:0 0 16px; font-size:14px; }
 `;
 
@@ -55,6 +58,30 @@ export function renderPage(title: string, body: string, notice?: string): string
 </head>
 <body><main>${notice ? `<p class="notice" role="note">${escapeHtml(notice)}</p>` : ''}${body}</main></body>
 </html>`;
+}
+
+/** The shop as a customer's page shows it (src/shop-registry/shop-settings.ts `Storefront`). */
+export interface PageStorefront {
+  name?: string;
+  siteUrl?: string;
+}
+
+/** The line above a page's title: the shop's name when it has one, then what the page is about. */
+export function shopEyebrow(storefront: PageStorefront | undefined, about: string): string {
+  const shop = storefront?.name
+    ? `<span class="shop" data-testid="shop-name">${escapeHtml(storefront.name)}</span>`
+    : '';
+  return `<p class="eyebrow">${shop}<span>${escapeHtml(about)}</span></p>`;
+}
+
+/**
+ * The way back to the shop: a link to its site when it has one. Without, the page's text already
+ * says to go back to the shop; there is nothing to link.
+ */
+export function wayBack(storefront: PageStorefront | undefined): string {
+  if (!storefront?.siteUrl) return '';
+  const to = storefront.name ? `Voltar à loja ${storefront.name}` : 'Voltar à loja';
+  return `<a class="back" data-testid="way-back" href="${escapeHtml(storefront.siteUrl)}">${escapeHtml(to)}</a>`;
 }
 
 /** A page for a link that leads nowhere (unknown or removed checkout). */

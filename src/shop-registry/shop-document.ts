@@ -3,6 +3,7 @@ import { ConfigError, platformSecrets } from '../config';
 import { AppError, type ErrorDetail } from '../errors';
 import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
 import {
+  httpUrl,
   PROVIDER_CHOICE,
   providerApiProblem,
   providerDocumentSchema,
@@ -80,8 +81,17 @@ const nameSchema = z
     message: 'must be 1 to 100 characters',
   })
   .meta({
-    description: 'The shop as its customers and the admin see it: 1 to 100 printable characters.',
+    env: 'SHOP_NAME',
+    description:
+      "The shop as its customers and the admin see it: 1 to 100 printable characters. The customer's pages name it.",
   });
+
+/** Where the connector's pages send a customer back to the shop: its site or its store page. */
+const siteUrlSchema = httpUrl.max(2000).meta({
+  env: 'SHOP_SITE_URL',
+  description:
+    'The shop\'s site (an http or https URL): the customer\'s pages offer "Voltar à loja" to it. Without it they say to go back to the shop, with no link.',
+});
 
 /**
  * A shop's document besides its id, each field or part declared once: what the patch accepts,
@@ -90,6 +100,7 @@ const nameSchema = z
  */
 const documentShape = {
   name: nameSchema,
+  siteUrl: siteUrlSchema.optional(),
   platform: platformAccountSchema,
   provider: providerDocumentSchema,
   /** How the shop's customers may pay; what its provider offers when absent. */
@@ -119,13 +130,17 @@ export const shopDocumentSchema = documentSchema(shopIdSchema);
  * a shop like the registry's.
  */
 export function shopDocumentFromEnv(env: {
+  /** SHOP_NAME; the env shop's id without it. */
+  name?: string;
+  siteUrl?: string;
   platform: ShopDocument['platform'];
   providerDocument: ShopDocument['provider'];
   payment: NonNullable<ShopDocument['payment']>;
 }): ShopDocument {
   const parsed = documentSchema(z.literal(ENV_SHOP_ID)).safeParse({
     id: ENV_SHOP_ID,
-    name: ENV_SHOP_ID,
+    name: env.name ?? ENV_SHOP_ID,
+    ...(env.siteUrl === undefined ? {} : { siteUrl: env.siteUrl }),
     platform: env.platform,
     provider: env.providerDocument,
     ...(Object.keys(env.payment).length > 0 ? { payment: env.payment } : {}),

@@ -1,12 +1,15 @@
 import type { PlatformAccount } from '../config';
 import type { PaymentDocument } from '../payments/payment-options';
 import { providerSettingsOf, type ProviderSettings } from '../payments/provider-fields';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 import type { ShopDocument } from './shop-document';
 
 /** What one shop is served with: its platform account and its payment provider. */
 export interface ShopSettings {
   id: string;
   name: string;
+  /** What the customer's pages say of the shop: its name, and the way back to its site. */
+  storefront: Storefront;
   /**
    * Which shop of this id it is ('' for the env shop and shops stored before incarnations): its
    * data's keys and its jobs carry it, and a job of another incarnation is dropped.
@@ -21,6 +24,15 @@ export interface ShopSettings {
   payment: PaymentDocument;
   /** Whether a presented route token is this shop's (compared in constant time). */
   tokenMatches(token: string | undefined): boolean;
+}
+
+/**
+ * The shop as its customers' pages show it: its name (none for the env shop without SHOP_NAME,
+ * whose name is then only its id, `default`), and its site when the document gives one.
+ */
+export interface Storefront {
+  name?: string;
+  siteUrl?: string;
 }
 
 /** Where shops' settings come from: the env shop, and the registry's shops. */
@@ -51,6 +63,12 @@ export function settingsOf(
   return {
     id: document.id,
     name: document.name,
+    storefront: {
+      ...(document.id === ENV_SHOP_ID && document.name === ENV_SHOP_ID
+        ? {}
+        : { name: document.name }),
+      ...(document.siteUrl === undefined ? {} : { siteUrl: document.siteUrl }),
+    },
     incarnation: served.incarnation,
     enabled: served.enabled,
     platform: document.platform,

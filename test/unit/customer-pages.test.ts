@@ -37,17 +37,54 @@ describe('the return page', () => {
   });
 
   it('tells a customer who left the provider page that the link still works', () => {
-    const html = returnPage(record({ state: 'url_sent' }), undefined, { cancelled: true });
+    const html = returnPage(record({ state: 'url_sent' }), { cancelled: true });
     expect(title(html)).toBe('Pagamento não concluído');
     expect(html).toContain('o link de pagamento continua válido');
     // A payment under way is not "left", whatever link brought the customer back.
-    expect(title(returnPage(record({ state: 'processing' }), undefined, { cancelled: true }))).toBe(
+    expect(title(returnPage(record({ state: 'processing' }), { cancelled: true }))).toBe(
       'Pagamento em processamento',
     );
   });
 
   it('says what to expect of a Pix or a boleto under way', () => {
     expect(returnPage(record({ state: 'processing' }))).toMatch(/Pix[^<]*minutos[^<]*boleto/);
+  });
+});
+
+describe("the return page's shop", () => {
+  const storefront = {
+    name: 'Marcenaria Silva & Filhos',
+    siteUrl: 'https://silva.example/loja?a=1&b=2',
+  };
+
+  it('names the shop, and leads back to its site on every outcome', () => {
+    for (const fields of [
+      { state: 'paid', outcome: 'paid' },
+      { state: 'reported', outcome: 'declined' },
+      { state: 'expired', outcome: 'expired' },
+      { state: 'url_sent' },
+    ] as const) {
+      const html = returnPage(record(fields), { storefront });
+      expect(html).toContain('data-testid="shop-name">Marcenaria Silva &#38; Filhos<');
+      expect(html).toContain(
+        '<a class="back" data-testid="way-back" href="https://silva.example/loja?a=1&#38;b=2">Voltar à loja Marcenaria Silva &#38; Filhos</a>',
+      );
+    }
+  });
+
+  it('names no shop and links nowhere when the shop gives neither', () => {
+    const html = returnPage(record({ state: 'paid', outcome: 'paid' }), { storefront: {} });
+    expect(html).not.toContain('data-testid="shop-name"');
+    expect(html).not.toContain('data-testid="way-back"');
+    // The text still says where to go.
+    expect(returnPage(record({ state: 'reported', outcome: 'declined' }))).toContain('pela loja');
+  });
+
+  it('leads back without a name when the shop has only a site', () => {
+    const html = returnPage(record({ state: 'paid', outcome: 'paid' }), {
+      storefront: { siteUrl: 'https://silva.example' },
+    });
+    expect(html).toContain('href="https://silva.example">Voltar à loja</a>');
   });
 });
 

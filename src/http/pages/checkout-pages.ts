@@ -1,5 +1,12 @@
 import type { CheckoutRecord } from '../../checkout/checkout-record';
-import { escapeHtml, formatMoney, renderPage } from '../../html/page-layout';
+import {
+  escapeHtml,
+  formatMoney,
+  renderPage,
+  shopEyebrow,
+  wayBack,
+  type PageStorefront,
+} from '../../html/page-layout';
 
 const RETURN_TEXT: Record<string, { title: string; text: string; tone: 'ok' | 'bad' | '' }> = {
   paid: {
@@ -41,12 +48,12 @@ const LEFT = {
 
 /**
  * Where the provider sends the customer back: a plain page saying what happened and what to do
- * next. `cancelled`: the customer left the provider's page without paying (its cancel link).
+ * next, naming the shop and leading back to it. `cancelled`: the customer left the provider's
+ * page without paying (its cancel link).
  */
 export function returnPage(
   record: CheckoutRecord,
-  notice?: string,
-  options: { cancelled?: boolean } = {},
+  options: { notice?: string; cancelled?: boolean; storefront?: PageStorefront } = {},
 ): string {
   // Reported says only that the platform heard the outcome: the outcome says what it was, and
   // without one the page claims nothing.
@@ -59,11 +66,12 @@ export function returnPage(
   return renderPage(
     text.title,
     `<div class="card">
-  <p class="eyebrow">Pedido nº ${record.serviceId}</p>
+  ${shopEyebrow(options.storefront, `Pedido nº ${record.serviceId}`)}
   <h1 class="${text.tone}" data-testid="outcome">${escapeHtml(text.title)}</h1>
   <p class="status">${escapeHtml(text.text)}</p>
   ${amount}
+  ${wayBack(options.storefront)}
 </div>`,
-    notice,
+    options.notice,
   );
 }

@@ -7,12 +7,14 @@ import { syncFromProvider } from '../../checkout/settle-checkout';
 import { notFoundPage } from '../../html/page-layout';
 import { allowOnly } from '../../infra/allow-only';
 import type { ProviderModule } from '../../payments/provider-module';
+import type { ShopSettings } from '../../shop-registry/shop-settings';
 import { returnPage } from '../pages/checkout-pages';
 
-/** A shop as its customer pages see it: its checkouts, and its provider's notice. */
+/** A shop as its customer pages see it: its checkouts, its provider's notice, its storefront. */
 export interface PageShop {
   deps: CheckoutDeps;
   providerModule: Pick<ProviderModule, 'pageNotice'>;
+  settings: Pick<ShopSettings, 'storefront'>;
 }
 
 /** Where the provider sends the customer back, for any provider: a page saying what happened. */
@@ -37,7 +39,15 @@ export function returnRoutes(
       // The redirect is a hint, like a webhook: ask the provider before showing the page.
       const current = await syncFromProvider(shop.deps, record);
       const cancelled = req.query.cancelled === '1';
-      res.type('html').send(returnPage(current, pageNotice, { cancelled }));
+      res
+        .type('html')
+        .send(
+          returnPage(current, {
+            notice: pageNotice,
+            cancelled,
+            storefront: shop.settings.storefront,
+          }),
+        );
     })
     .all(allowOnly('GET'));
   return router;
