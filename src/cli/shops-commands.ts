@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadShopsConfig } from '../config';
+import { envShopSummary, loadShopsConfig, type EnvShopSummary } from '../config';
 import { shopFieldsHelp } from '../shop-registry/shop-fields-docs';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { newKeyringEntry } from '../secrets/secret-box';
@@ -76,18 +76,19 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
 
   command
     .command('list')
-    .description('the registry shops, without secrets')
-    .addOption(
-      new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'),
+    .description(
+      "every shop, without secrets: the env shop first when this command's environment describes one (PLATFORM_EMAIL), then the registry's",
     )
-    .action(async (options: { format: 'table' | 'json' }) => {
+    .addOption(formatOption())
+    .action(async (options: { format: Format }) => {
+      const envShop = envShopSummary(io.env);
       const shops = await withAdmin(READS, (admin) => admin.list());
-      if (options.format === 'json') return json(shops);
-      if (shops.length === 0) {
+      if (options.format === 'json') return json(envShop ? [envShop, ...shops] : shops);
+      if (shops.length === 0 && !envShop) {
         await write(io.stdout, 'no shops in the registry (add one with `connector shops add`)\n');
         return;
       }
-      await write(io.stdout, shopsTable(shops));
+      await write(io.stdout, shopsTable(envShop, shops));
     });
 }
 
@@ -95,8 +96,13 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
 function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('show <id>')
-    .description('one shop, without secrets')
-    .action(async (id: string) => json(await withAdmin(READS, (admin) => admin.show(id))));
+    .description('one registry shop, without secrets')
+    .addOption(formatOption())
+    .action(async (id: string, options: { format: Format }) => {
+      const shop = await withAdmin(READS, (admin) => admin.show(id));
+      if (options.format === 'json') return json(shop);
+      await write(io.stdout, fieldsTable(shop));
+    });
 
   command
     .command('update <id>')
@@ -180,10 +186,12 @@ function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('audit <id>')
     .description("the shop's audit trail, newest first")
-    .option('--json', 'print it as JSON')
-    .action(async (id: string, options: { json?: boolean }) => {
+    .addOption(formatOption())
+    // The flag before --format, kept for scripts that use it.
+    .addOption(new Option('--json', 'the same as --format json').hideHelp())
+    .action(async (id: string, options: { format: Format; json?: boolean }) => {
       const entries = await withAdmin(READS, (admin) => admin.auditTrail(id));
-      if (options.json) return json(entries);
+      if (options.json || options.format === 'json') return json(entries);
       for (const entry of entries) {
         const fields = entry.fields.length > 0 ? ` ${entry.fields.join(', ')}` : '';
         await write(io.stdout, `${entry.at}  ${entry.action.padEnd(13)} ${entry.by}${fields}\n`);
@@ -217,29 +225,72 @@ function keys(command: Command, { io, withAdmin }: ShopsCli): void {
     });
 }
 
-/** `shops list` as a table: a row a shop, and why a shop is not served under it. */
-function shopsTable(shops: Awaited<ReturnType<ShopAdmin['list']>>): string {
+type Format = 'table' | 'json';
+
+/** `--format table|json`, as every command that lists or shows has it. */
+function formatOption(): Option {
+  return new Option('--format <format>', 'output format')
+    .choices(['table', 'json'])
+    .default('table');
+}
+
+type ListedShop = Awaited<ReturnType<ShopAdmin['list']>>[number];
+
+/**
+ * `shops list` as a table: a row a shop, and why a shop is not served under it. The env shop
+ * (from this command's environment) first, its state `env`: it lives in the variables of the
+ * processes that serve it, not in the registry.
+ */
+function shopsTable(envShop: EnvShopSummary | undefined, shops: ListedShop[]): string {
+  const envRow = envShop
+    ? [[envShop.id, 'env', envShop.provider.name, envShop.platform.email, envShop.name ?? '']]
+    : [];
   // Escaped before measuring, so the columns line up (write() would escape them anyway).
-  const rows = shops.map((shop) =>
-    [
+  const rows = [
+    ...envRow,
+    ...shops.map((shop) => [
       shop.id,
       shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
       shop.provider.name ?? '',
       shop.platform.email,
       shop.name,
-    ].map(printable),
-  );
+    ]),
+  ].map((row) => row.map(printable));
   const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd();
   const problems = shops.flatMap((shop) =>
     shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
   );
-  return `${[header, ...rows].map(line).concat(problems).join('\n')}\n`;
+  return `${aligned([header, ...rows])
+    .concat(problems)
+    .join('\n')}\n`;
+}
+
+/** Rows of cells as lines, each column as wide as its widest cell. */
+function aligned(rows: string[][]): string[] {
+  const widths = (rows[0] ?? []).map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length)),
+  );
+  return rows.map((cells) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/**
+ * One shop as `field  value` lines, its parts' fields by their path (`provider.name`), lists
+ * comma-separated: every field the JSON has, readable in a terminal.
+ */
+function fieldsTable(value: object): string {
+  const rows: string[][] = [];
+  const walk = (at: string, item: unknown): void => {
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+      for (const [key, inner] of Object.entries(item)) walk(at ? `${at}.${key}` : key, inner);
+    } else {
+      rows.push([at, Array.isArray(item) ? item.join(', ') : String(item)].map(printable));
+    }
+  };
+  walk('', value);
+  return `${aligned(rows).join('\n')}\n`;
 }

@@ -98,8 +98,22 @@ describe('connector shops', () => {
       id: string;
     }>;
     expect(json.map((shop) => shop.id)).toEqual(['loja-cli']);
+    // show: a field a line by default, the same fields as JSON with --format json.
     const shown = await cli('show', 'loja-cli');
-    for (const output of [listed.stdout, shown.stdout])
+    expect(shown.stdout).toMatch(/^id +loja-cli$/m);
+    expect(shown.stdout).toMatch(/^name +Loja CLI$/m);
+    expect(shown.stdout).toMatch(/^provider\.name +sandbox$/m);
+    expect(shown.stdout).toMatch(/^platform\.email +cli-shop@shops\.example\.com$/m);
+    expect(shown.stdout).toMatch(
+      /^checkout_route\.url +https:\/\/connector\.example\.com\/shops\/loja-cli\/checkout$/m,
+    );
+    const shownJson = await cli('show', 'loja-cli', '--format', 'json');
+    expect(JSON.parse(shownJson.stdout)).toMatchObject({
+      id: 'loja-cli',
+      name: 'Loja CLI',
+      provider: { name: 'sandbox' },
+    });
+    for (const output of [listed.stdout, shown.stdout, shownJson.stdout])
       for (const secret of [platform.password, platform.apiKey, token])
         expect(output).not.toContain(secret);
     expect(await cli('show', 'nope-shop')).toMatchObject({ code: 1 });
@@ -139,6 +153,42 @@ describe('connector shops', () => {
     expect(await cli('remove', 'loja-cli')).toMatchObject({ code: 1 });
     expect((await cli('list')).stdout).toContain('no shops in the registry');
     expect((await cli('new-key', 'k2')).stdout).toMatch(/^k2:[A-Za-z0-9+/]{43}=\n$/);
+  });
+
+  it("lists the env shop of the command's environment first, with its name", async () => {
+    const withEnvShop = {
+      ...env,
+      PLATFORM_EMAIL: 'env-shop@shops.example.com',
+      SHOP_NAME: 'Móveis do Ambiente',
+      PAYMENT_PROVIDER: 'sandbox',
+    };
+    const document = { name: 'Loja Registro', platform, provider: { name: 'sandbox' } };
+    const add = ['shops', 'add', 'loja-registro', '--file', file('registro.json', document)];
+    expect(await runCliCaptured(add, env)).toMatchObject({ code: 0 });
+    const listed = await runCliCaptured(['shops', 'list'], withEnvShop);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^SHOP +STATE +PROVIDER +PLATFORM ACCOUNT +NAME$/);
+    expect(lines[1]).toMatch(
+      /^default +env +sandbox +env-shop@shops\.example\.com +Móveis do Ambiente$/,
+    );
+    expect(lines[2]).toMatch(/^loja-registro +enabled +sandbox/);
+    const json = JSON.parse(
+      (await runCliCaptured(['shops', 'list', '--format', 'json'], withEnvShop)).stdout,
+    ) as Array<{ id: string; name?: string; source?: string }>;
+    expect(json[0]).toEqual({
+      id: 'default',
+      name: 'Móveis do Ambiente',
+      source: 'environment',
+      provider: { name: 'sandbox' },
+      platform: { email: 'env-shop@shops.example.com' },
+    });
+    expect(json.map((shop) => shop.id)).toEqual(['default', 'loja-registro']);
+    // Without PLATFORM_EMAIL there is no env shop to list.
+    const registryOnly = await runCliCaptured(['shops', 'list'], env);
+    expect(registryOnly.stdout).not.toMatch(/^default /m);
+    expect(await runCliCaptured(['shops', 'remove', 'loja-registro'], env)).toMatchObject({
+      code: 0,
+    });
   });
 
   it('asks only for the variables a verb uses: reading the registry needs no platform', async () => {

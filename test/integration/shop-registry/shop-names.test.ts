@@ -82,8 +82,12 @@ describe('shop names', () => {
     });
     const list = await runCliCaptured(['shops', 'list'], cliEnv);
     const json = await runCliCaptured(['shops', 'list', '--format', 'json'], cliEnv);
-    const show = await runCliCaptured(['shops', 'show', 'nomes-antiga'], cliEnv);
-    for (const run of [list, json, show]) {
+    const show = await runCliCaptured(
+      ['shops', 'show', 'nomes-antiga', '--format', 'json'],
+      cliEnv,
+    );
+    const shown = await runCliCaptured(['shops', 'show', 'nomes-antiga'], cliEnv);
+    for (const run of [list, json, show, shown]) {
       expect(run.code).toBe(0);
       expect(run.stdout).not.toMatch(RAW);
     }
