@@ -13,7 +13,9 @@ describe('a customer in a real browser', () => {
   let h: Harness;
   let browser: Browser;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({
+      env: { SHOP_NAME: 'Marcenaria Silva', SHOP_SITE_URL: 'https://silva.example/pedidos' },
+    });
     browser = await launchBrowser();
   });
   afterAll(async () => {
@@ -45,6 +47,10 @@ describe('a customer in a real browser', () => {
     await page.getByRole('button', { name: `Pagar ${total}` }).click();
     await page.waitForURL(/\/return\/sandbox\?checkout_id=chk_/);
     await expect(page.getByTestId('outcome').textContent()).resolves.toBe('Pagamento confirmado');
+    // The page names the shop, and leads back to its site.
+    await expect(page.getByTestId('shop-name').textContent()).resolves.toBe('Marcenaria Silva');
+    const back = page.getByRole('link', { name: 'Voltar à loja Marcenaria Silva' });
+    await expect(back.getAttribute('href')).resolves.toBe('https://silva.example/pedidos');
     await page.screenshot({ path: path.join(ARTIFACTS, 'return-paid.png') });
 
     const finish = await eventually(
@@ -63,6 +69,9 @@ describe('a customer in a real browser', () => {
     await expect(page.getByTestId('outcome').textContent()).resolves.toBe(
       'Pagamento não concluído',
     );
+    await expect(
+      page.getByRole('link', { name: 'Voltar à loja Marcenaria Silva' }).isVisible(),
+    ).resolves.toBe(true);
     const cancel = await eventually(
       () => h.simulator.accepted('cancel-checkout').find((c) => c.serviceId === 1002),
       WAIT_DEADLINE_MS,
