@@ -10,6 +10,7 @@ import type {
   RedisConfig,
   ShopsCliConfig,
 } from '../config';
+import type { CredentialCheck } from '../shop-registry/ports';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import type { SyncDeps } from '../sync/ports';
 
@@ -42,9 +43,13 @@ export interface CliAdapters {
     moved: { checkouts: number; queues: number; ledger: number; rateLimits: number };
     conflicts: Array<{ from: string; to: string }>;
   }>;
-  /** The registry's verbs on the connector's Redis (`connector shops`). */
+  /**
+   * The registry's verbs on the connector's Redis (`connector shops`), and the check of a shop's
+   * credentials they run before storing them (`connector doctor` runs it on the env shop too).
+   */
   openShops(config: ShopsCliConfig & { stderr: Writable }): Promise<{
     admin: ShopAdmin;
+    credentials: CredentialCheck;
     close(): Promise<void>;
   }>;
   /**

@@ -39,23 +39,25 @@ export const cliAdapters: CliAdapters = {
   async openShops(config) {
     const redis = await connectCliRedis(config.redis);
     const logger = cliLogger(config, 'shops');
+    const credentials = platformCredentialCheck({
+      platform: config.platform,
+      redis,
+      prefix: config.redis.prefix,
+      publicUrl: config.publicUrl,
+      logger,
+    });
     return {
       admin: new ShopAdmin({
         store: new RedisShopRegistry(redis, config.redis.prefix),
         keyring: keyringOf(config),
-        credentials: platformCredentialCheck({
-          platform: config.platform,
-          redis,
-          prefix: config.redis.prefix,
-          publicUrl: config.publicUrl,
-          logger,
-        }),
+        credentials,
         work: new RedisShopWork(redis, config.redis.prefix),
         publicUrl: config.publicUrl,
         clock: () => new Date(),
         sandboxAllowed: config.sandboxAllowed,
         providerApiOrigins: config.providerApiOrigins,
       }),
+      credentials,
       close: () => closeRedis(redis),
     };
   },
