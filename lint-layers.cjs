@@ -43,7 +43,7 @@ const LAYERS = {
   cli: ['shop', 'secrets', 'checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra'].concat(
     ['config', 'shop-registry', 'errors'],
   ),
-  simulator: ['infra', 'errors'],
+  simulator: ['infra', 'html', 'errors'],
   main: [
     'shop',
     'secrets',

@@ -39,6 +39,18 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promis
   return undefined;
 }
 
+/** The env shop's name in the demo (SHOP_NAME). */
+const ENV_SHOP_NAME = 'Móveis Aurora';
+
+/**
+ * A demo shop's site (`siteUrl`, SHOP_SITE_URL): the simulator's page of that shop's orders,
+ * where the customer's "Voltar à loja" leads.
+ */
+function demoSiteUrl(platformUrl: string, account: string, name: string): string {
+  const query = new URLSearchParams({ account, name });
+  return `${platformUrl}/__simulator/shop?${query.toString()}`;
+}
+
 /** The second shop of the demo: a registry shop with a platform account of its own. */
 const SECOND_SHOP = {
   id: 'marcenaria-demo',
@@ -55,7 +67,7 @@ const SECOND_SHOP = {
  * Adds the second shop with `connector shops add`, as an operator would (run in this process,
  * the document on its stdin), and answers the route token it printed once.
  */
-async function addShopWithCli(env: Record<string, string>): Promise<string> {
+async function addShopWithCli(env: Record<string, string>, siteUrl: string): Promise<string> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let printed = '';
@@ -66,7 +78,7 @@ async function addShopWithCli(env: Record<string, string>): Promise<string> {
     env,
     stdout,
     stderr,
-    stdin: Readable.from([JSON.stringify(document)]),
+    stdin: Readable.from([JSON.stringify({ ...document, siteUrl })]),
     adapters: cliAdapters,
   });
   const token = /route token: +(\S+)/.exec(printed)?.[1];
@@ -117,6 +129,8 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
     PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
     CHECKOUT_ROUTE_PATH: '/checkout',
     CHECKOUT_ROUTE_TOKEN: token,
+    SHOP_NAME: ENV_SHOP_NAME,
+    SHOP_SITE_URL: demoSiteUrl(platformUrl, DEMO_CREDENTIALS.email, ENV_SHOP_NAME),
     PAYMENT_PROVIDER: 'sandbox',
     DASHBOARD_USER: 'ops',
     DASHBOARD_PASSWORD: dashboardPassword,
@@ -155,6 +169,7 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
     PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
     PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
     CHECKOUT_ROUTE_TOKEN: token,
+    SHOP_NAME: ENV_SHOP_NAME,
     PUBLIC_URL: connector.publicUrl,
     NODE_ENV: 'development',
   });
@@ -173,7 +188,7 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
     `  dashboard           ${connector.publicUrl}/admin/queues  (user ops, password ${dashboardPassword})`,
   );
   say();
-  say(`  Shop 1, the env shop ("default", from the environment's variables):`);
+  say(`  Shop 1, "${ENV_SHOP_NAME}": the env shop ("default", from the environment's variables):`);
   say(`  the platform asks the connector for a checkout for service ${serviceId}...`);
   const answer = await simulator.requestCheckout(serviceId);
   say(`  connector answered ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -181,19 +196,22 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
 
   // Shop 2: its own platform account, added to the registry with the CLI.
   simulator.state.addAccount(SECOND_SHOP.platform);
-  const shopToken = await addShopWithCli({
-    REDIS_URL: redisUrl,
-    QUEUE_PREFIX: prefix,
-    SHOP_SECRET_KEYS: secretKeys,
-    PLATFORM_BASE_URL: platformUrl,
-    PUBLIC_URL: connector.publicUrl,
-    NODE_ENV: 'development',
-    LOG_LEVEL: 'warn',
-  });
+  const shopToken = await addShopWithCli(
+    {
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: prefix,
+      SHOP_SECRET_KEYS: secretKeys,
+      PLATFORM_BASE_URL: platformUrl,
+      PUBLIC_URL: connector.publicUrl,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+    },
+    demoSiteUrl(platformUrl, SECOND_SHOP.platform.email, SECOND_SHOP.name),
+  );
   await connector.registry.refresh();
   const secondServiceId = serviceId + 1;
   say();
-  say(`  Shop 2, "${SECOND_SHOP.id}", added to the registry with the CLI:`);
+  say(`  Shop 2, "${SECOND_SHOP.name}" (${SECOND_SHOP.id}), added to the registry with the CLI:`);
   say(`    SHOP_SECRET_KEYS=... npx connector shops add ${SECOND_SHOP.id} --file shop.json`);
   say(`  its route: ${connector.publicUrl}/shops/${SECOND_SHOP.id}/checkout (its own token)`);
   say(`  the platform asks that route for a checkout for service ${secondServiceId}...`);

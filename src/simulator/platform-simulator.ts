@@ -5,6 +5,7 @@ import express, { Router, type Express } from 'express';
 import { z } from 'zod';
 import type { Logger } from '../infra/logger';
 import { SimulatorFaults, type FaultRule } from './simulator-faults';
+import { simulatedShopPage } from './simulator-shop-page';
 import { platformError, platformRoutes } from './simulator-routes';
 import {
   SimulatorState,
@@ -211,6 +212,12 @@ export class PlatformSimulator {
 
   private controlRoutes(): Router {
     const router = Router();
+    // The shop's site, as the demo stands it in: an account's orders and their payments.
+    router.get('/shop', (req, res) => {
+      const account = typeof req.query.account === 'string' ? req.query.account : '';
+      const name = typeof req.query.name === 'string' ? req.query.name.slice(0, 100) : undefined;
+      res.type('html').send(simulatedShopPage(this.state.payments, account, name));
+    });
     router.get('/calls', (req, res) => {
       // ?from=N: only the calls from the N-th on (0-based), for a poller that keeps a cursor.
       const from = Number(req.query.from ?? 0);

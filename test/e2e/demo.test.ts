@@ -16,18 +16,27 @@ describe('npm run demo', () => {
         ).exec(demo.stdout())?.[1] ?? '';
       // The env shop's route, and the second shop's, added with `connector shops add`.
       expect(demo.stdout()).toMatch(/\/shops\/marcenaria-demo\/checkout/);
-      for (const [shop, order] of [
-        ['default', 'Pedido nº 1001'],
-        ['marcenaria-demo', 'Pedido nº 1002'],
+      // Each shop has its name on its pages, and a way back to its site: the simulator's page
+      // of that shop's orders.
+      const siteOf = new Map<string, string>();
+      for (const [shop, order, name] of [
+        ['default', 'Pedido nº 1001', 'Móveis Aurora'],
+        ['marcenaria-demo', 'Pedido nº 1002', 'Marcenaria Demo'],
       ] as const) {
         const url = urlOf(shop);
         expect(url).toMatch(/^http/);
         const page = await fetch(url);
         expect(page.status).toBe(200);
         expect(await page.text()).toContain(order);
-        expect((await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(
-          303,
-        );
+        const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+        expect(paid.status).toBe(303);
+        const returned = await (
+          await fetch(new URL(paid.headers.get('location') ?? '', url))
+        ).text();
+        expect(returned).toContain(`data-testid="shop-name">${name}<`);
+        const back = /data-testid="way-back" href="([^"]+)">Voltar à loja ([^<]+)</.exec(returned);
+        expect(back?.[2]).toBe(name);
+        siteOf.set(order, (back?.[1] ?? '').replaceAll('&#38;', '&'));
       }
       const dashboard = /dashboard\s+(\S+)\s+\(user ops, password (\S+)\)/.exec(demo.stdout());
       expect(dashboard).not.toBeNull();
@@ -43,6 +52,13 @@ describe('npm run demo', () => {
         /platform received finish-checkout[^\n]*marcenaria-demo@example.com[^\n]*1002/,
       );
       await demo.waitForOutput(/platform notified/);
+      for (const [order, site] of siteOf) {
+        const serviceId = order.slice(-4);
+        const shopPage = await (await fetch(site)).text();
+        expect(shopPage).toMatch(
+          new RegExp(`Pedido nº ${serviceId}</td><td[^>]*data-testid="order-${serviceId}">Pago`),
+        );
+      }
 
       // The CLI reaches the running demo with the variables it printed and kept in .demo.env.
       const file = path.join(demo.cwd, '.demo.env');
@@ -56,7 +72,10 @@ describe('npm run demo', () => {
       expect(status).toMatchObject({ code: 0 });
       expect(status.stdout).toMatch(/paid|notified/);
       const shops = await runCliCaptured(['shops', 'list'], env);
-      expect(shops.stdout).toContain('marcenaria-demo');
+      expect(shops.stdout).toMatch(
+        /^default +env +sandbox +integrador@example\.com +Móveis Aurora$/m,
+      );
+      expect(shops.stdout).toMatch(/^marcenaria-demo +enabled +sandbox +\S+ +Marcenaria Demo$/m);
       const services = await runCliCaptured(['services', 'list'], env);
       expect(services.stdout).toMatch(/^1001\b/m);
 
