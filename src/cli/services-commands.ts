@@ -165,20 +165,31 @@ export function servicesCommand(io: CliIo): Command {
       'one service: status and dates, labour, materials, parts with edge banding and drills, and the amount a checkout would charge',
     )
     .argument('<id>', 'service id', parseServiceId)
-    .option('--json', 'the service as JSON, as the platform sent it')
+    .addOption(
+      new Option(
+        '--format <format>',
+        'output format: a readable summary, or the JSON the platform sent',
+      )
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .option('--json', 'the same as --format json')
     .addOption(shopOption())
-    .action(async (id: number, options: { json?: boolean; shop: string }) => {
-      const currency = options.json ? undefined : loadCurrency(io.env);
-      const client = platformClient(io, await shopPlatform(io, options.shop));
-      const lookup = await client.getService(id);
-      if (!lookup.found) throw new CliFailure(`service ${id} not found`, EXIT.failure);
-      await write(
-        io.stdout,
-        currency === undefined
-          ? `${JSON.stringify(lookup.sent, null, 2)}\n`
-          : await serviceSummary(lookup.service, currency),
-      );
-    });
+    .action(
+      async (id: number, options: { format: 'text' | 'json'; json?: boolean; shop: string }) => {
+        const asJson = options.json === true || options.format === 'json';
+        const currency = asJson ? undefined : loadCurrency(io.env);
+        const client = platformClient(io, await shopPlatform(io, options.shop));
+        const lookup = await client.getService(id);
+        if (!lookup.found) throw new CliFailure(`service ${id} not found`, EXIT.failure);
+        await write(
+          io.stdout,
+          currency === undefined
+            ? `${JSON.stringify(lookup.sent, null, 2)}\n`
+            : await serviceSummary(lookup.service, currency),
+        );
+      },
+    );
   services
     .command('link')
     .description('store the ERP order code on a service (PUT internal_code)')

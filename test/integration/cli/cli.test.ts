@@ -67,11 +67,13 @@ describe('connector CLI against the simulator', () => {
   });
 
   it('gets one service in full as JSON, exactly as the platform sent it', async () => {
-    const result = await run(['services', 'get', '1005', '--json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(
-      JSON.parse(JSON.stringify(simulator.state.service(1005))),
-    );
+    const sent = JSON.parse(JSON.stringify(simulator.state.service(1005))) as unknown;
+    // --format json, as every command that shows has it; --json, as the CONTRACT names it.
+    for (const flags of [['--format', 'json'], ['--json']]) {
+      const result = await run(['services', 'get', '1005', ...flags]);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual(sent);
+    }
   });
 
   it('gets one service as a readable summary with what a checkout would charge', async () => {
