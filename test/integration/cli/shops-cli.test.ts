@@ -209,6 +209,25 @@ describe('connector shops', () => {
     const verify = await cli(noPlatform, 'verify', 'loja-leitura');
     expect(verify.code).toBe(78);
     expect(verify.stderr).toMatch(/PLATFORM_BASE_URL: is required/);
+    // A change of name or site calls no one: the keyring, not the platform. New credentials
+    // are checked with the platform first, so they need it.
+    const renamed = await cli(
+      noPlatform,
+      'update',
+      'loja-leitura',
+      '--file',
+      file('site.json', { name: 'Loja Lida', siteUrl: 'https://lida.example' }),
+    );
+    expect(renamed).toMatchObject({ code: 0, stdout: 'updated shop loja-leitura\n' });
+    const newAccount = await cli(
+      noPlatform,
+      'update',
+      'loja-leitura',
+      '--file',
+      file('account.json', { platform: { password: 'another-one' } }),
+    );
+    expect(newAccount.code).toBe(78);
+    expect(newAccount.stderr).toMatch(/PLATFORM_BASE_URL: is required/);
     expect(await cli(env, 'remove', 'loja-leitura')).toMatchObject({ code: 0 });
   });
 });
