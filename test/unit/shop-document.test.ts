@@ -69,6 +69,33 @@ describe('a shop name', () => {
   });
 });
 
+describe("a shop's site", () => {
+  it('takes an http(s) URL, and refuses anything a link could run or leave', () => {
+    for (const siteUrl of ['https://loja.example/pedidos?x=1', 'http://127.0.0.1:8080/'])
+      expect(parseShopDocument({ ...document, siteUrl }, []).siteUrl).toBe(siteUrl);
+    for (const siteUrl of [
+      'javascript:alert(1)',
+      'data:text/html,<b>x</b>',
+      'ftp://loja.example',
+      '//loja.example',
+      'loja.example',
+      `https://loja.example/${'x'.repeat(2000)}`,
+    ]) {
+      expect(refusal(() => parseShopDocument({ ...document, siteUrl }, []))[0]?.field).toBe(
+        'siteUrl',
+      );
+      expect(refusal(() => parseShopPatch({ siteUrl }))[0]?.field).toBe('siteUrl');
+    }
+  });
+
+  it('is removed by a change that gives it null', () => {
+    const current = parseShopDocument({ ...document, siteUrl: 'https://loja.example' }, []);
+    const next = applyShopPatch(current, parseShopPatch({ siteUrl: null }), []);
+    expect(next).not.toHaveProperty('siteUrl');
+    expect(changedFields(current, next)).toEqual(['siteUrl']);
+  });
+});
+
 describe("a shop's provider host", () => {
   const at = (apiUrl: string) => ({ ...document, provider: { ...document.provider, apiUrl } });
 
@@ -226,6 +253,16 @@ describe("the env shop's document", () => {
     expect(shopDocumentFromEnv({ ...env, payment: {} })).not.toHaveProperty('payment');
   });
 
+  it('takes its name and site from SHOP_NAME and SHOP_SITE_URL, naming them when refused', () => {
+    expect(
+      shopDocumentFromEnv({ ...env, name: 'Móveis Aurora', siteUrl: 'https://aurora.example' }),
+    ).toMatchObject({ id: 'default', name: 'Móveis Aurora', siteUrl: 'https://aurora.example' });
+    expect(() => shopDocumentFromEnv({ ...env, name: 'Loja\u001b[2J' })).toThrow(/SHOP_NAME: /);
+    expect(() => shopDocumentFromEnv({ ...env, siteUrl: 'javascript:alert(1)' })).toThrow(
+      /SHOP_SITE_URL: /,
+    );
+  });
+
   it('names the variable behind a field the document refuses', () => {
     const long = { ...env, platform: { ...env.platform, email: `${'a'.repeat(320)}@x.com` } };
     expect(() => shopDocumentFromEnv(long)).toThrow(ConfigError);
@@ -285,7 +322,10 @@ describe('a change to a shop, as the document shape says', () => {
 
   it('refuses a change of nothing, an unknown key, and an unknown field of a part, naming them', () => {
     expect(refusal(() => parseShopPatch({}))).toEqual([
-      { field: '(document)', problem: 'changes nothing: give name, platform, provider or payment' },
+      {
+        field: '(document)',
+        problem: 'changes nothing: give name, siteUrl, platform, provider or payment',
+      },
     ]);
     expect(refusal(() => parseShopPatch({ id: 'loja-2' }))).toEqual([
       { field: 'id', problem: 'is not a field of a shop document' },
