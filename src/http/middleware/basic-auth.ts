@@ -18,8 +18,11 @@ export function basicAuth(user: string, password: string, realm: string): Reques
     if (matches(req)) return next();
     res.setHeader('www-authenticate', `Basic realm="${realm}", charset="UTF-8"`);
     // A browser asks without credentials first, then shows its prompt: not a warning. Wrong
-    // credentials are.
+    // credentials are, and are said to be, without telling whether the user or the password was.
     const routine = req.get('authorization') === undefined;
-    next(new AppError('UNAUTHORIZED', 'Dashboard credentials are required.', { routine }));
+    const message = routine
+      ? 'Dashboard credentials are required.'
+      : 'Dashboard credentials were not accepted.';
+    next(new AppError('UNAUTHORIZED', message, { routine }));
   };
 }

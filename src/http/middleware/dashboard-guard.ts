@@ -18,8 +18,9 @@ const OFFERED_WRITES: readonly RegExp[] = [
 const READS = new Set(['GET', 'HEAD']);
 
 /**
- * bull-board's UI: its own scripts and styles from 'self', inline styles (React sets them), the
- * IBM Plex web fonts it links, and nothing may frame it.
+ * bull-board's UI: its own scripts, styles and fonts from 'self', inline styles (React sets them,
+ * and its theme, our local font stacks, is a style element), no other host (its page's Google
+ * Fonts link is dropped, src/http/dashboard/offline-page.ts), and nothing may frame it.
  */
 export function dashboardHeaders(): RequestHandler {
   return helmet({
@@ -28,8 +29,8 @@ export function dashboardHeaders(): RequestHandler {
       directives: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'", 'https://fonts.googleapis.com'],
-        fontSrc: ["'self'", 'https://fonts.gstatic.com', 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        fontSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
         connectSrc: ["'self'"],
         objectSrc: ["'none'"],

@@ -3,6 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { Router, type Express } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
 import { ExactBoardAdapter } from './exact-board-adapter';
+import { LOCAL_FONT_THEME } from '../dashboard/offline-page';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../../infra/logger';
 import { basicAuth } from '../middleware/basic-auth';
@@ -32,7 +33,7 @@ export function dashboardRoutes(
       (queue) => new BullMQAdapter(queue, { description: DESCRIPTIONS[queue.name] }),
     ),
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'Checkout connector' } },
+    options: { uiConfig: { boardTitle: 'Checkout connector', theme: LOCAL_FONT_THEME } },
   });
   // bull-board serves from an Express app of its own, which announces itself unless told not to.
   const board = serverAdapter.getRouter() as Express;
@@ -53,8 +54,20 @@ export function dashboardRoutes(
   return router;
 }
 
+/**
+ * What each queue holds, and what its Delayed jobs are: on the overview, the card's info tip;
+ * on the queue's page, the line under its name (cut to one line on a wide screen, so what an
+ * operator most needs comes first). A job scheduler's next run is a delayed job, so the checkout
+ * queue never shows Delayed 0: that is normal, and the description says so.
+ */
 const DESCRIPTIONS: Record<string, string> = {
-  checkout: 'Producing checkout URLs, expiry checks and the reconciler',
-  notifications: 'finish-checkout and cancel-checkout deliveries to the platform',
-  sync: 'The ERP sync: passes, and services delivered to the ERP (a failed one is retried alone)',
+  checkout:
+    'Delayed is normal here: the reconciler’s next run and each open checkout’s expiry check ' +
+    'wait there. This queue also produces checkout URLs; trouble shows in Failed.',
+  notifications:
+    'finish-checkout and cancel-checkout deliveries to the platform: Delayed ones wait for their ' +
+    'next attempt (retried for days), Failed ones have given up and can be retried here.',
+  sync:
+    'Delayed is normal here: the next scheduled ERP sync pass waits there, with deliveries due ' +
+    'for a retry. Passes, and services delivered to the ERP (a failed one is retried alone).',
 };

@@ -1,19 +1,37 @@
-import type { AppControllerRoute } from '@bull-board/api/typings/app';
+import type { AppControllerRoute, AppViewRoute } from '@bull-board/api/typings/app';
 import { ExpressAdapter } from '@bull-board/express';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { exactRouter, exactRouting } from '../../infra/exact-routes';
+import { withoutOutsideRequests } from '../dashboard/offline-page';
 
 /**
  * bull-board's Express adapter with exact paths, as every route of the connector has: its own
  * app (pages, static files) routes case-sensitively and strictly, and so does its API, which the
  * stock adapter mounts on a default Router (case-insensitive, a trailing slash allowed). The API
  * is served as the stock adapter serves it (same JSON body, same handler, same error handler).
+ * Its page is rendered as the stock adapter renders it, less what another host would serve
+ * (bull-board links Google Fonts): the dashboard loads nothing from elsewhere.
  */
 export class ExactBoardAdapter extends ExpressAdapter {
   constructor() {
     super();
     // Before bull-board adds its first route: Express builds an app's router with its settings then.
     exactRouting(this.app);
+  }
+
+  override setEntryRoute(routeDef: AppViewRoute): this {
+    const page: RequestHandler = (_req, res, next) => {
+      const { name, params } = routeDef.handler({
+        basePath: this.basePath,
+        uiConfig: this.uiConfig,
+      });
+      res.render(name, params, (error: Error | null, html: string) => {
+        if (error) return next(error);
+        res.type('html').send(withoutOutsideRequests(html));
+      });
+    };
+    this.app[routeDef.method](routeDef.route, page);
+    return this;
   }
 
   override setApiRoutes(routes: AppControllerRoute[]): this {
