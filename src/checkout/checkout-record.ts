@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ChargeLine, Money } from '../payments/money';
+import { PAYMENT_METHODS } from '../payments/payment-offer';
+import type { PaidWith } from '../payments/payment-provider';
 import { namedShop, shopOrEnv } from '../shop/shop-id';
 
-export type { ChargeLine, Money };
+export type { ChargeLine, Money, PaidWith };
+
+/** Whether `value` names a way of paying (a stored record's `method` field is read with it). */
+export function isPaidWith(value: unknown): value is PaidWith {
+  return (PAYMENT_METHODS as readonly unknown[]).includes(value);
+}
 
 /**
  * The checkout state machine. A checkout is one attempt to collect payment for one service.
@@ -73,6 +80,12 @@ export interface CheckoutRecord {
   collected?: Money;
   /** Of `collected`, what the provider reports as the buyer's installment interest. */
   interest?: Money;
+  /**
+   * How the customer paid (or is paying: a Pix or boleto under way), when the provider said: the
+   * method of the status that last moved or updated the checkout; a later status without one
+   * leaves it as it was.
+   */
+  method?: PaidWith;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;

@@ -5,12 +5,16 @@ import type {
   Money,
   NotificationKind,
   CheckoutOutcome,
+  PaidWith,
   IncidentKind,
   PaymentIncident,
   UnreadableRecord,
 } from './checkout-record';
 
-/** What is recorded with an outcome: the provider's payment, why, what it collected. */
+/**
+ * What is recorded with a move: the provider's payment, why, what it collected, how it was paid.
+ * A field left undefined keeps what the record holds.
+ */
 export interface OutcomeFields {
   transactionId?: string;
   reason?: string;
@@ -18,6 +22,8 @@ export interface OutcomeFields {
   collectedMinor?: number;
   /** Of it, what the provider reports as the buyer's installment interest. */
   interestMinor?: number;
+  /** How the customer paid, when the provider said. */
+  method?: PaidWith;
 }
 
 /** The result of asking for a checkout for a service. */
@@ -93,6 +99,12 @@ export interface CheckoutRecords {
     now: Date,
     lookAt: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
+  /**
+   * Records how an open checkout is being paid, when a status that moves it nowhere says another
+   * method than the record's (a boleto under way, then a Pix under way). A checkout with its
+   * outcome recorded is left as it is (its outcome's method stays). Returns whether it wrote.
+   */
+  updateMethod(checkoutId: string, method: PaidWith, now: Date): Promise<boolean>;
   /**
    * Records an incident on the checkout, once per kind and provider payment: 'added', 'known'
    * (recorded before), or 'gone' (no record: it outlived its retention).

@@ -190,11 +190,23 @@ export async function syncFromProvider(
   if (target === 'processing') {
     const now = deps.clock();
     const lookAt = deps.schedule.firstLookAt(now);
-    await deps.store.transition(record.checkoutId, 'processing', {}, now, lookAt);
+    const { moved } = await deps.store.transition(
+      record.checkoutId,
+      'processing',
+      { method: status.method },
+      now,
+      lookAt,
+    );
+    // Already processing: a later payment under way by another method (a boleto, then a Pix)
+    // is the one that tells; one whose provider says no method leaves the record's.
+    if (!moved && status.method && status.method !== record.method) {
+      await deps.store.updateMethod(record.checkoutId, status.method, now);
+    }
   } else {
     await recordOutcome(deps, record, target, {
       transactionId: status.transactionId,
       reason: status.reason ?? defaultReason(target),
+      method: status.method,
       ...(target === 'paid' && verdict.paid
         ? { collectedMinor: verdict.collectedMinor, interestMinor: verdict.interestMinor }
         : {}),

@@ -1,4 +1,4 @@
-import type { CheckoutRecord, CheckoutState } from '../checkout/checkout-record';
+import type { CheckoutRecord, CheckoutState, PaidWith } from '../checkout/checkout-record';
 import type { DeliveryProgress } from '../delivery/ports';
 import { formatMoney } from './service-formats';
 import { unreadableLines, type UnreadableStory } from './unreadable-checkouts';
@@ -22,6 +22,8 @@ export interface CheckoutStory {
   collected?: { amount_minor: number; currency: string };
   /** Of it, the buyer's installment interest, as the provider reported it. */
   interest?: { amount_minor: number; currency: string };
+  /** How the customer paid (or is paying), when the provider said. */
+  method?: PaidWith;
   checkout_url: string | undefined;
   expires_at: string;
   requests: number | undefined;
@@ -38,11 +40,17 @@ export interface CheckoutStory {
   }>;
 }
 
+/** A method as the story says it: "by card", "by Pix", "by boleto". */
+const METHOD_WORDS: Record<PaidWith, string> = { card: 'card', pix: 'Pix', boleto: 'boleto' };
+const byMethod = (r: CheckoutRecord): string | undefined =>
+  r.method ? `by ${METHOD_WORDS[r.method]}` : undefined;
+
 const OUTCOME_NOTES: Partial<
   Record<CheckoutState, (record: CheckoutRecord) => string | undefined>
 > = {
   paid: (r) =>
     [
+      byMethod(r),
       r.transactionId ? `transaction ${r.transactionId}` : undefined,
       r.interest && r.collected
         ? `collected ${formatMoney(r.collected.amountMinor / 100, r.collected.currency)}, of which ${formatMoney(r.interest.amountMinor / 100, r.interest.currency)} the buyer's installment interest`
@@ -50,8 +58,8 @@ const OUTCOME_NOTES: Partial<
     ]
       .filter(Boolean)
       .join('; ') || undefined,
-  declined: (r) => r.reason,
-  expired: (r) => r.reason,
+  declined: (r) => [byMethod(r), r.reason].filter(Boolean).join('; ') || undefined,
+  expired: (r) => [byMethod(r), r.reason].filter(Boolean).join('; ') || undefined,
   failed: (r) => r.reason,
 };
 
@@ -100,7 +108,11 @@ export function checkoutStory(
     },
   ];
   if (reached.url_sent) steps.push({ step: 'URL sent', at: reached.url_sent });
-  if (reached.processing) steps.push({ step: 'processing', at: reached.processing });
+  if (reached.processing) {
+    // Still under way: the record's method is the one being paid (once settled, the outcome's).
+    const note = record.state === 'processing' ? byMethod(record) : undefined;
+    steps.push({ step: 'processing', at: reached.processing, ...(note ? { note } : {}) });
+  }
   if (record.outcome) {
     steps.push({
       step: record.outcome,
@@ -157,6 +169,7 @@ export function checkoutStory(
           },
         }
       : {}),
+    ...(record.method ? { method: record.method } : {}),
     checkout_url: record.url,
     expires_at: record.expiresAt,
     requests: record.requests,
@@ -187,7 +200,8 @@ export function storyTable(stories: Array<CheckoutStory | UnreadableStory>): str
   return stories
     .map((story) => {
       if ('unreadable' in story) return unreadableLines(story);
-      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}  now ${story.state}`;
+      const method = story.method ? ` (${METHOD_WORDS[story.method]})` : '';
+      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}  now ${story.state}${method}`;
       const lines = story.steps.map((step) =>
         `  ${step.step.padEnd(18)} ${(step.at ?? '').padEnd(24)}${step.note ? `  ${step.note}` : ''}`.trimEnd(),
       );

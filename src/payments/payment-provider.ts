@@ -1,4 +1,5 @@
 import type { ChargeLine, Money } from './money';
+import type { PaymentMethod } from './payment-offer';
 
 /** What the connector asks a provider to collect. */
 export interface CheckoutRequest {
@@ -31,6 +32,12 @@ export type PaymentState =
   /** The buyer disputed the payment with the card's issuer (a chargeback), or it was lost. */
   | 'charged_back';
 
+/**
+ * How a payment was made, as its provider reports it: one of the methods a shop may offer
+ * (PAYMENT_METHODS: card, Pix, boleto).
+ */
+export type PaidWith = PaymentMethod;
+
 export interface PaymentStatus {
   state: PaymentState;
   /** The provider's payment id, sent to the platform with finish. */
@@ -41,6 +48,8 @@ export interface PaymentStatus {
   amount?: Money;
   /** Of `amount`, what the provider reports as interest the buyer paid (card installments). */
   interest?: Money;
+  /** How the customer paid, when the provider says (absent otherwise: never a guess). */
+  method?: PaidWith;
 }
 
 /**

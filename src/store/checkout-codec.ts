@@ -3,6 +3,7 @@ import {
   CHECKOUT_STATES,
   INCIDENT_KINDS,
   isOutcome,
+  isPaidWith,
   type ChargeLine,
   type CheckoutRecord,
   type CheckoutState,
@@ -125,6 +126,9 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     ...(amount && h.interestMinor
       ? { interest: { amountMinor: Number(h.interestMinor), currency: amount.currency } }
       : {}),
+    // Absent in records written before the connector knew it; a method this version does not
+    // know (a later version's) is left out, as an incident that does not read is.
+    ...(isPaidWith(h.method) ? { method: h.method } : {}),
     createdAt: h.createdAt ?? '',
     updatedAt: h.updatedAt ?? '',
     expiresAt: h.expiresAt ?? '',

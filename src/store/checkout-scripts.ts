@@ -89,6 +89,17 @@ while ARGV[i] do
 end
 return {1, ARGV[1]}`;
 
+// KEYS[1] record. ARGV: the method, now.
+// Writes how an open checkout is being paid; a record with its outcome (or none) is left as it is.
+// Returns 1 when written, 0 otherwise.
+export const UPDATE_METHOD = `
+local open = ${luaSet(OPEN_STATES)}
+local state = redis.call('HGET', KEYS[1], 'state')
+if not (state and open[state]) then return 0 end
+if redis.call('HGET', KEYS[1], 'method') == ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'method', ARGV[1], 'updatedAt', ARGV[2])
+return 1`;
+
 // KEYS[1] record, KEYS[2] due line, KEYS[3] parked set. ARGV: nowMs, keepParkedMs, checkoutId.
 // A checkout already reported (a retry got through first) is not parked.
 export const PARK = `

@@ -4,6 +4,7 @@ import {
   statesLeadingTo,
   type CheckoutRecord,
   type CheckoutState,
+  type PaidWith,
   type PaymentIncident,
   UnreadableRecord,
 } from '../checkout/checkout-record';
@@ -23,7 +24,13 @@ import {
   type OpenAnswer,
 } from './checkout-codec';
 import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
-import { ADD_INCIDENT, ATTACH, OPEN_FOR_SERVICE, TRANSITION } from './checkout-scripts';
+import {
+  ADD_INCIDENT,
+  ATTACH,
+  OPEN_FOR_SERVICE,
+  TRANSITION,
+  UPDATE_METHOD,
+} from './checkout-scripts';
 import { readRecords } from './read-records';
 
 /** Records are kept this long after their outcome: for return pages, dedupe and support. */
@@ -167,6 +174,18 @@ export class RedisCheckoutStore implements CheckoutRecords {
       ...pairs,
     )) as [number, string | null];
     return { moved: moved === 1, state: (state ?? undefined) as CheckoutState | undefined };
+  }
+
+  async updateMethod(checkoutId: string, method: PaidWith, now: Date): Promise<boolean> {
+    const written = (await runScript(
+      this.redis,
+      UPDATE_METHOD,
+      1,
+      this.keys.record(checkoutId),
+      method,
+      now.toISOString(),
+    )) as number;
+    return written === 1;
   }
 
   async addIncident(

@@ -191,7 +191,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
       fc
         .tuple(
           hostileId,
-          fc.constantFrom('pay', 'pix', 'decline', 'refund', 'chargeback', 'late-pay'),
+          fc.constantFrom('pay', 'pix', 'boleto', 'decline', 'refund', 'chargeback', 'late-pay'),
         )
         .map(([id, action]) => `/sandbox/checkout/${id}/${action}`),
       fc.constantFrom(

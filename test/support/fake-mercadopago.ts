@@ -36,11 +36,25 @@ export interface FakePayment {
   transaction_amount: number;
   currency_id: string;
   date_created: string;
+  /** The kind of method (credit_card, debit_card, bank_transfer, ticket, account_money...). */
   payment_type_id: string;
+  /** The method itself: visa, master, pix, bolbradesco... */
+  payment_method_id: string;
   installments: number;
   transaction_details: { total_paid_amount: number; installment_amount: number };
   fee_details: Array<{ type: string; amount: number; fee_payer: string }>;
 }
+
+/**
+ * A method of each payment type, where a test names none: one Mercado Pago's reference shows for
+ * Brazil (a Mastercard, a Pix, a Bradesco boleto, the account's balance).
+ */
+const METHOD_OF_TYPE: Record<string, string> = {
+  credit_card: 'master',
+  bank_transfer: 'pix',
+  ticket: 'bolbradesco',
+  account_money: 'account_money',
+};
 
 export class FakeMercadoPago extends LoopbackFake {
   readonly preferences = new Map<string, FakePreference>();
@@ -139,8 +153,8 @@ export class FakeMercadoPago extends LoopbackFake {
 
   /**
    * The customer pays a preference: a payment with this status (approved, pending, rejected...),
-   * of a payment type (credit_card by default; bank_transfer is Pix, ticket a boleto) in
-   * `installments`, with `interest` (reais) of financing on top when the buyer pays some (Mercado
+   * of a payment type (credit_card by default; bank_transfer is Pix, ticket a boleto) and method
+   * (`paymentMethod`, or one of the type: master, pix, bolbradesco) in `installments`, with `interest` (reais) of financing on top when the buyer pays some (Mercado
    * Pago keeps `transaction_amount` the price, adds the financing to
    * `transaction_details.total_paid_amount`, and lists it as a `financing_fee`). Checkout Pro
    * offers only the types the preference does not exclude, and at most its `installments`.
@@ -149,10 +163,17 @@ export class FakeMercadoPago extends LoopbackFake {
     preference: FakePreference,
     status: string,
     amount?: number,
-    how: { paymentType?: string; installments?: number; interest?: number } = {},
+    how: {
+      paymentType?: string;
+      paymentMethod?: string;
+      installments?: number;
+      interest?: number;
+    } = {},
   ): FakePayment {
     if (!this.payable(preference)) throw new Error('this preference has expired');
     const paymentType = how.paymentType ?? 'credit_card';
+    const paymentMethod = how.paymentMethod ?? METHOD_OF_TYPE[paymentType];
+    if (!paymentMethod) throw new Error(`name the payment method of a ${paymentType} payment`);
     const methods = preference.payment_methods;
     if (methods?.excluded_payment_types?.some((type) => type.id === paymentType)) {
       throw new Error(`${paymentType} is excluded`);
@@ -173,6 +194,7 @@ export class FakeMercadoPago extends LoopbackFake {
       currency_id: item?.currency_id ?? 'BRL',
       date_created: new Date().toISOString(),
       payment_type_id: paymentType,
+      payment_method_id: paymentMethod,
       installments,
       transaction_details: {
         total_paid_amount: total,

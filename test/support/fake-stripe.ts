@@ -5,10 +5,11 @@ import { LoopbackFake } from './loopback-server';
 
 /**
  * A small fake of Stripe's API on loopback, written from Stripe's public API reference for the
- * calls the connector makes: create, retrieve (with expand[]=payment_intent) and expire a
- * Checkout Session, Bearer-key auth, Idempotency-Key replay and mismatch, Stripe's error shape.
- * Test controls play the customer (pay by card or Pix) and Stripe's webhooks, signed the way
- * Stripe signs them (the SDK's test header helper).
+ * calls the connector makes: create, retrieve (with expand[]=payment_intent, and a level deeper
+ * its latest_charge and payment_method) and expire a Checkout Session, Bearer-key auth,
+ * Idempotency-Key replay and mismatch, Stripe's error shape. Test controls play the customer (pay
+ * by card, Pix or boleto) and Stripe's webhooks, signed the way Stripe signs them (the SDK's test
+ * header helper).
  */
 export interface FakeSession {
   id: string;
@@ -31,6 +32,7 @@ export interface FakeSession {
   payment_intent_metadata: Record<string, string>;
 }
 
+/** https://docs.stripe.com/api/payment_intents/object: the fields the connector reads. */
 interface FakeIntent {
   id: string;
   object: 'payment_intent';
@@ -41,6 +43,18 @@ interface FakeIntent {
   metadata: Record<string, string>;
   /** The charge of a succeeded payment (Stripe's `latest_charge`). */
   latest_charge: string | null;
+  /** The types the intent may use: the session's allowed types, or the one the customer chose. */
+  payment_method_types: string[];
+  /** The PaymentMethod the customer paid with (expandable). */
+  payment_method: string | null;
+}
+
+/** https://docs.stripe.com/api/payment_methods/object: `type`, and a hash named after it. */
+interface FakePaymentMethod {
+  id: string;
+  object: 'payment_method';
+  type: string;
+  [details: string]: unknown;
 }
 
 /** https://docs.stripe.com/api/charges/object: the fields the connector reads. */
@@ -53,12 +67,16 @@ export interface FakeCharge {
   refunded: boolean;
   disputed: boolean;
   currency: string;
+  payment_method: string | null;
+  /** The method's details at the time of the charge: its `type`, and a hash named after it. */
+  payment_method_details: { type: string; [details: string]: unknown };
 }
 
 export class FakeStripe extends LoopbackFake {
   readonly sessions = new Map<string, FakeSession>();
   readonly intents = new Map<string, FakeIntent>();
   readonly charges = new Map<string, FakeCharge>();
+  readonly paymentMethods = new Map<string, FakePaymentMethod>();
   /** Every request received: method, path, and the parsed form body. */
   readonly requests: Array<{
     method: string;
@@ -124,17 +142,22 @@ export class FakeStripe extends LoopbackFake {
       if (!session) return missing(res, req.params.id);
       const expand = ([] as unknown[]).concat((req.query.expand as unknown) ?? []);
       const intent = session.payment_intent ? this.intents.get(session.payment_intent) : undefined;
-      // expand[]=payment_intent, and a level deeper expand[]=payment_intent.latest_charge.
+      // expand[]=payment_intent, and a level deeper payment_intent.latest_charge and
+      // payment_intent.payment_method (expanding a field of the intent expands the intent too).
       const charge = intent?.latest_charge ? this.charges.get(intent.latest_charge) : undefined;
-      const expandedIntent =
-        intent && expand.includes('payment_intent.latest_charge') && charge
-          ? { ...intent, latest_charge: charge }
-          : intent;
+      const method = intent?.payment_method
+        ? this.paymentMethods.get(intent.payment_method)
+        : undefined;
+      const deeper = (field: string) => expand.includes(`payment_intent.${field}`);
+      const expandedIntent = intent && {
+        ...intent,
+        ...(deeper('latest_charge') && charge ? { latest_charge: charge } : {}),
+        ...(deeper('payment_method') && method ? { payment_method: method } : {}),
+      };
+      const expanded =
+        expand.includes('payment_intent') || deeper('latest_charge') || deeper('payment_method');
       return res.json(
-        (expand.includes('payment_intent') || expand.includes('payment_intent.latest_charge')) &&
-          expandedIntent
-          ? { ...session, payment_intent: expandedIntent }
-          : session,
+        expanded && expandedIntent ? { ...session, payment_intent: expandedIntent } : session,
       );
     });
     // https://docs.stripe.com/api/payment_intents/retrieve
@@ -229,13 +252,23 @@ export class FakeStripe extends LoopbackFake {
     return session;
   }
 
-  /** The customer pays: by card (paid at once) or by Pix (processing until `settle`). */
+  /**
+   * The customer pays: by card (paid at once) or by Pix or boleto (processing until `settle`),
+   * with a PaymentMethod of that type attached to the intent.
+   */
   pay(sessionId: string, method: 'card' | 'pix' | 'boleto' = 'card'): FakeSession {
     const session = this.session(sessionId);
     if (session.status !== 'open') throw new Error(`session ${sessionId} is ${session.status}`);
     // Checkout shows only the allowed types (when the session names some).
     const allowed = session.allowed_payment_method_types;
     if (allowed && !allowed.includes(method)) throw new Error(`${method} is not offered`);
+    const paymentMethod: FakePaymentMethod = {
+      id: `pm_${randomBytes(12).toString('hex')}`,
+      object: 'payment_method',
+      type: method,
+      [method]: {},
+    };
+    this.paymentMethods.set(paymentMethod.id, paymentMethod);
     const intent: FakeIntent = {
       id: `pi_${randomBytes(12).toString('hex')}`,
       object: 'payment_intent',
@@ -244,6 +277,8 @@ export class FakeStripe extends LoopbackFake {
       currency: session.currency,
       metadata: session.payment_intent_metadata,
       latest_charge: null,
+      payment_method_types: allowed ?? [method],
+      payment_method: paymentMethod.id,
     };
     this.intents.set(intent.id, intent);
     if (intent.status === 'succeeded') this.charge(intent);
@@ -270,6 +305,7 @@ export class FakeStripe extends LoopbackFake {
   }
 
   private charge(intent: FakeIntent): FakeCharge {
+    const type = this.paymentMethods.get(intent.payment_method ?? '')?.type ?? 'card';
     const charge: FakeCharge = {
       id: `ch_${randomBytes(12).toString('hex')}`,
       object: 'charge',
@@ -279,6 +315,8 @@ export class FakeStripe extends LoopbackFake {
       refunded: false,
       disputed: false,
       currency: intent.currency,
+      payment_method: intent.payment_method,
+      payment_method_details: { type, [type]: {} },
     };
     this.charges.set(charge.id, charge);
     intent.latest_charge = charge.id;

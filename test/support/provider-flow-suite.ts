@@ -57,6 +57,8 @@ export function providerFlowScenarios<F extends ProviderFake, P>(
       service_id: 1020,
       transaction_id: driver.transactionIdOf(payment),
     });
+    // The record keeps how it was paid, as the provider said.
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('card');
     const page = await (
       await fetch(`${h.url}/return/${driver.name}?checkout_id=${checkoutId}`)
     ).text();
@@ -82,6 +84,7 @@ export function providerFlowScenarios<F extends ProviderFake, P>(
       ],
       recorded: [RECORDED_BY_THE_RECONCILER],
     });
+    expect((await suite.h.connector.deps.store.get(checkoutId))?.method).toBe('card');
   });
 
   it('never records as paid a payment whose amount differs from the checkout', async () => {

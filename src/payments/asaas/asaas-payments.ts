@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { minorOf } from '../money';
-import type { PaymentState, PaymentStatus } from '../payment-provider';
+import type { PaidWith, PaymentState, PaymentStatus } from '../payment-provider';
 
 /*
  * Asaas's payments as its API reports them (a checkout is paid through one payment, or one
@@ -8,8 +8,8 @@ import type { PaymentState, PaymentStatus } from '../payment-provider';
  */
 
 /**
- * Asaas's payment statuses (docs.asaas.com, "Payment status"), as PAYMENTS.md maps them. OVERDUE
- * depends on the payment (`canBePaidAfterDueDate`), see `paymentState`.
+ * Asaas's payment statuses (docs.asaas.com, "Payment status"), as docs/payment-providers.md maps
+ * them. OVERDUE depends on the payment (`canBePaidAfterDueDate`), see `paymentState`.
  */
 const STATES: Record<string, PaymentState> = {
   RECEIVED: 'paid',
@@ -56,6 +56,17 @@ export function groupByPlan(payments: Payment[]): Map<string, Payment[]> {
   return plans;
 }
 
+/**
+ * How a payment was made, from its `billingType` (docs.asaas.com, "Create new payment" and the
+ * payment object: BOLETO, CREDIT_CARD, PIX, or UNDEFINED while the customer has not chosen).
+ * UNDEFINED, and any type that is none of the three, is no method.
+ */
+const METHODS = new Map<string, PaidWith>([
+  ['CREDIT_CARD', 'card'],
+  ['PIX', 'pix'],
+  ['BOLETO', 'boleto'],
+]);
+
 function paymentState(payment: Payment): PaymentState {
   if (payment.status === 'OVERDUE') {
     // Past its due date: still payable when Asaas says so (a boleto), otherwise it cannot be.
@@ -79,9 +90,12 @@ export function planStatus(payments: Payment[]): PaymentStatus {
   const first = payments[0];
   const amountMinor = payments.reduce((sum, p) => sum + minorOf(p.value), 0);
   const interestMinor = payments.reduce((sum, p) => sum + minorOf(p.interestValue ?? 0), 0);
+  // The payments of one plan are of one billing type (Asaas's plans are a card's installments).
+  const method = METHODS.get(first?.billingType ?? '');
   return {
     state,
     transactionId: first?.installment ?? first?.id,
+    ...(method ? { method } : {}),
     amount: { amountMinor, currency: 'BRL' },
     ...(interestMinor > 0 ? { interest: { amountMinor: interestMinor, currency: 'BRL' } } : {}),
     ...(state === 'refunded' || state === 'charged_back' || state === 'expired'

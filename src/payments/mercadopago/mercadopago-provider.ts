@@ -6,6 +6,7 @@ import {
   webhookHeader,
   type CheckoutRequest,
   type CreatedCheckout,
+  type PaidWith,
   type PaymentProvider,
   type PaymentState,
   type PaymentStatus,
@@ -30,7 +31,7 @@ export interface MercadoPagoSettings {
   clock?: () => Date;
 }
 
-/** Mercado Pago's payment statuses, as PAYMENTS.md maps them. */
+/** Mercado Pago's payment statuses, as docs/payment-providers.md maps them. */
 const STATES: Record<string, PaymentState> = {
   approved: 'paid',
   pending: 'processing',
@@ -49,6 +50,10 @@ const paymentSchema = z.looseObject({
   external_reference: z.string().nullish(),
   transaction_amount: z.number().nullish(),
   currency_id: z.string().nullish(),
+  /** The kind of method the buyer paid with (credit_card, bank_transfer, ticket...). */
+  payment_type_id: z.string().nullish(),
+  /** The method itself (visa, master, pix, bolbradesco...). */
+  payment_method_id: z.string().nullish(),
   /** What the buyer paid in all: the price plus the financing of installments. */
   transaction_details: z.looseObject({ total_paid_amount: z.number().nullish() }).nullish(),
   fee_details: z
@@ -66,6 +71,27 @@ const PAYMENT_TYPES: Record<PaymentMethod, string[]> = {
   card: ['credit_card', 'debit_card', 'prepaid_card'],
   boleto: ['ticket', 'atm'],
 };
+
+/**
+ * How a payment was made, from its `payment_type_id` (Mercado Pago's reference, "Get payment" and
+ * "Get payment methods": credit_card, debit_card, prepaid_card; bank_transfer is Pix or PSE,
+ * told apart by `payment_method_id`; ticket is a boleto or another slip paid in cash). Any other
+ * type (account_money, digital_currency, atm...) is none of the three: no method.
+ */
+function methodOf(payment: Payment): PaidWith | undefined {
+  switch (payment.payment_type_id) {
+    case 'credit_card':
+    case 'debit_card':
+    case 'prepaid_card':
+      return 'card';
+    case 'bank_transfer':
+      return payment.payment_method_id === 'pix' ? 'pix' : undefined;
+    case 'ticket':
+      return 'boleto';
+    default:
+      return undefined;
+  }
+}
 
 /**
  * Checkout Pro's `payment_methods`: the types of the methods not chosen excluded, and the most
@@ -237,9 +263,11 @@ function paymentStatus(payment: Payment): PaymentStatus {
     state === 'failed' || state === 'canceled' || state === 'refunded' || state === 'charged_back'
       ? `payment ${payment.status} at Mercado Pago`
       : undefined;
+  const method = methodOf(payment);
   return {
     state,
     transactionId: payment.id,
+    ...(method ? { method } : {}),
     ...(paid === null || paid === undefined
       ? {}
       : { amount: { amountMinor: minorOf(paid), currency } }),

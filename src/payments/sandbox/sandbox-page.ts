@@ -2,9 +2,9 @@ import { escapeHtml, formatMoney, renderPage } from '../../html/page-layout';
 import type { SandboxPayment } from './sandbox-provider';
 
 /**
- * The sandbox provider's payment page: what is paid, the total, and Pay, Pix (processing until
- * confirmed, like a real asynchronous method) and Decline; a Pix under way can be confirmed or
- * declined.
+ * The sandbox provider's payment page: what is paid, the total, and Pay (by card), Pix and
+ * boleto (processing until confirmed, like a real asynchronous method) and Decline; a Pix or
+ * boleto under way can be confirmed or declined.
  */
 export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): string {
   const total = formatMoney(payment.amount.amountMinor, payment.amount.currency);
@@ -38,7 +38,7 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
   <div class="actions">
     ${pending && !card ? '' : `<form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o pagamento'}</button>${pending ? installments : ''}</form>`}
     ${pending && methods.includes('pix') ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O pagamento fica em processamento até ser confirmado">Pagar com Pix</button></form>` : ''}
-    ${pending && methods.includes('boleto') ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O boleto fica em processamento até ser compensado">Pagar com boleto</button></form>` : ''}
+    ${pending && methods.includes('boleto') ? `<form method="post" action="${base}/boleto"><button class="pix" type="submit" title="O boleto fica em processamento até ser compensado">Pagar com boleto</button></form>` : ''}
     <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
   </div>`
       : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>

@@ -3,10 +3,11 @@ import { sandboxKey } from '../../infra/keyspace';
 import { runScript } from '../../infra/redis-scripts';
 import type { RedisCommands } from '../../infra/redis';
 import type { ChargeLine, Money } from '../money';
-import type { PaymentOptions } from '../payment-offer';
+import { PAYMENT_METHODS, type PaymentOptions } from '../payment-offer';
 import type {
   CheckoutRequest,
   CreatedCheckout,
+  PaidWith,
   PaymentProvider,
   PaymentState,
   PaymentStatus,
@@ -22,6 +23,8 @@ export interface SandboxPayment {
   lines: ChargeLine[];
   state: PaymentState;
   transactionId?: string;
+  /** How the customer paid or is paying: the page's button (Pay: card, Pix, boleto). */
+  method?: PaidWith;
   expiresAt: string;
   returnUrl: string;
   cancelUrl: string;
@@ -38,7 +41,8 @@ end
 return 1`;
 
 // Settles a pending payment, or one processing (Pix, boleto) with a final outcome; anything
-// else is left as it is and returned.
+// else is left as it is and returned. The method (ARGV[5], '' for none) is the one the customer
+// chose on a pending payment: confirming or declining one under way keeps its own.
 const SETTLE = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return false end
@@ -49,6 +53,7 @@ if state == 'pending' or (state == 'processing' and ARGV[1] ~= 'processing') the
     return 'expired'
   end
   redis.call('HSET', KEYS[1], 'state', ARGV[1], 'transactionId', ARGV[2])
+  if state == 'pending' and ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'method', ARGV[5]) end
   return ARGV[1]
 end
 return state`;
@@ -130,20 +135,24 @@ export class SandboxProvider implements PaymentProvider {
     if (!fields.data || !fields.state) return undefined;
     const data = JSON.parse(fields.data) as Omit<SandboxPayment, 'state'>;
     const expired = fields.state === 'pending' && Date.parse(data.expiresAt) < this.now().getTime();
+    const method = PAYMENT_METHODS.find((m) => m === fields.method);
     return {
       ...data,
       state: expired ? 'expired' : (fields.state as PaymentState),
       transactionId: fields.transactionId,
+      ...(method ? { method } : {}),
     };
   }
 
   /**
-   * What the page's buttons do: pay, decline, or pay by Pix (processing until confirmed, as
-   * asynchronous methods are). Paying twice changes nothing.
+   * What the page's buttons do: pay by card, decline, or pay by Pix or boleto (processing until
+   * confirmed, as asynchronous methods are), `method` saying which (recorded when the payment
+   * was pending). Paying twice changes nothing.
    */
   async settle(
     checkoutId: string,
     outcome: 'paid' | 'failed' | 'processing',
+    method?: PaidWith,
   ): Promise<PaymentState | undefined> {
     const transactionId = `sbx_pay_${randomBytes(8).toString('hex')}`;
     const state = (await runScript(
@@ -155,6 +164,7 @@ export class SandboxProvider implements PaymentProvider {
       transactionId,
       this.now().getTime(),
       await this.expiresAtMs(checkoutId),
+      method ?? '',
     )) as PaymentState | null;
     return state ?? undefined;
   }
@@ -188,13 +198,16 @@ export class SandboxProvider implements PaymentProvider {
   async getStatus(ref: { providerRef: string; checkoutId: string }): Promise<PaymentStatus> {
     const payment = await this.payment(ref.checkoutId);
     if (!payment) return { state: 'expired', reason: 'unknown sandbox payment' };
-    if (payment.state === 'failed') return { state: 'failed', reason: 'declined in the sandbox' };
+    const method = payment.method ? { method: payment.method } : {};
+    if (payment.state === 'failed') {
+      return { state: 'failed', reason: 'declined in the sandbox', ...method };
+    }
     if (payment.state === 'refunded' || payment.state === 'charged_back') {
       const reason =
         payment.state === 'refunded' ? 'refunded in the sandbox' : 'charged back in the sandbox';
-      return { state: payment.state, transactionId: payment.transactionId, reason };
+      return { state: payment.state, transactionId: payment.transactionId, reason, ...method };
     }
-    return { state: payment.state, transactionId: payment.transactionId };
+    return { state: payment.state, transactionId: payment.transactionId, ...method };
   }
 
   async cancelCheckout(ref: { providerRef: string; checkoutId: string }): Promise<void> {

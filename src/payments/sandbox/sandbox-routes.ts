@@ -48,8 +48,10 @@ export function sandboxRoutes(
   // The buttons: the payment's own (the customer then goes back to the shop), and the
   // simulator's after the outcome (a refund, a chargeback, a late payment: back to the page).
   const buttons: Array<[string, (found: SandboxShop, id: string) => Promise<unknown>, boolean]> = [
-    ['pay', (found, id) => found.sandbox.settle(id, 'paid'), true],
-    ['pix', (found, id) => found.sandbox.settle(id, 'processing'), true],
+    // Pay is the card's button (and confirms a Pix or boleto under way, keeping its method).
+    ['pay', (found, id) => found.sandbox.settle(id, 'paid', 'card'), true],
+    ['pix', (found, id) => found.sandbox.settle(id, 'processing', 'pix'), true],
+    ['boleto', (found, id) => found.sandbox.settle(id, 'processing', 'boleto'), true],
     ['decline', (found, id) => found.sandbox.settle(id, 'failed'), true],
     ['refund', (found, id) => found.sandbox.after(id, 'refunded'), false],
     ['chargeback', (found, id) => found.sandbox.after(id, 'charged_back'), false],

@@ -3,12 +3,13 @@ import { AppError } from '../../errors';
 import type {
   CheckoutRequest,
   CreatedCheckout,
+  PaidWith,
   PaymentProvider,
   PaymentStatus,
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
-import type { PaymentOptions } from '../payment-offer';
+import { PAYMENT_METHODS, type PaymentOptions } from '../payment-offer';
 
 export interface StripeSettings {
   secretKey: string;
@@ -162,8 +163,9 @@ export class StripeProvider implements PaymentProvider {
   async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
     let session: Stripe.Checkout.Session;
     try {
+      // The intent, its charge and its payment method in the one read (`methodOfIntent`).
       session = await this.stripe.checkout.sessions.retrieve(ref.providerRef, {
-        expand: ['payment_intent.latest_charge'],
+        expand: ['payment_intent.latest_charge', 'payment_intent.payment_method'],
       });
     } catch (error) {
       throw asAppError(error, 'read the Checkout Session');
@@ -235,6 +237,9 @@ export function sessionStatus(session: Stripe.Checkout.Session): PaymentStatus {
   const intent = typeof session.payment_intent === 'object' ? session.payment_intent : null;
   const transactionId =
     intent?.id ?? (typeof session.payment_intent === 'string' ? session.payment_intent : undefined);
+  // How the payment was made, when Stripe says.
+  const method = methodOfIntent(intent);
+  const paidWith = method ? { method } : {};
   const amount =
     session.amount_total === null || !session.currency
       ? undefined
@@ -243,20 +248,46 @@ export function sessionStatus(session: Stripe.Checkout.Session): PaymentStatus {
     // Afterwards, its charge may be disputed or refunded (in full or in part).
     const charge = typeof intent?.latest_charge === 'object' ? intent.latest_charge : null;
     if (charge?.disputed) {
-      return { state: 'charged_back', transactionId, amount, reason: 'disputed at Stripe' };
+      return {
+        state: 'charged_back',
+        transactionId,
+        amount,
+        reason: 'disputed at Stripe',
+        ...paidWith,
+      };
     }
     if (charge && charge.amount_refunded > 0) {
       const part = charge.refunded ? '' : ` (${charge.amount_refunded} of ${charge.amount})`;
-      return { state: 'refunded', transactionId, amount, reason: `refunded at Stripe${part}` };
+      const reason = `refunded at Stripe${part}`;
+      return { state: 'refunded', transactionId, amount, reason, ...paidWith };
     }
-    return { state: 'paid', transactionId, amount };
+    return { state: 'paid', transactionId, amount, ...paidWith };
   }
   if (session.status === 'expired') return { state: 'expired', reason: 'checkout expired' };
   if (session.status === 'complete') {
     if (intent?.status === 'canceled' || intent?.status === 'requires_payment_method') {
-      return { state: 'failed', transactionId, reason: 'payment failed at Stripe' };
+      return { state: 'failed', transactionId, reason: 'payment failed at Stripe', ...paidWith };
     }
-    return { state: 'processing', transactionId };
+    return { state: 'processing', transactionId, ...paidWith };
   }
   return { state: 'pending' };
+}
+
+/**
+ * How a session's payment was made, from what the one read expands (docs.stripe.com/api): the
+ * charge's `payment_method_details.type` (a charge made), else the PaymentIntent's
+ * `payment_method` and its `type` (chosen, even while a Pix or boleto waits, before any charge
+ * succeeds), else the intent's `payment_method_types` when it allows only one. Stripe names the
+ * three methods as PAYMENT_METHODS does (card, pix, boleto); any other type is no method.
+ */
+function methodOfIntent(intent: Stripe.PaymentIntent | null): PaidWith | undefined {
+  if (!intent) return undefined;
+  const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
+  const paymentMethod = typeof intent.payment_method === 'object' ? intent.payment_method : null;
+  const types = intent.payment_method_types ?? [];
+  const type =
+    charge?.payment_method_details?.type ??
+    paymentMethod?.type ??
+    (types.length === 1 ? types[0] : undefined);
+  return PAYMENT_METHODS.find((method) => method === type);
 }

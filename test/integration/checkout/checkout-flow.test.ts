@@ -190,6 +190,41 @@ describe('checkout flow with the sandbox provider', () => {
     ).toBe(true);
   });
 
+  it('records how the customer paid on the page: Pay by card, Pix, boleto', async () => {
+    const open = async (serviceId: number) => {
+      const checkoutId = (
+        (await h.simulator.requestCheckout(serviceId)).body as { checkout_id: string }
+      ).checkout_id;
+      return { checkoutId, url: await checkoutUrlOf(serviceId) };
+    };
+    const recordOf = async (id: string) => h.connector.deps.store.get(id);
+
+    const card = await open(1011);
+    // Each method has its own button and action.
+    const page = await (await fetch(card.url)).text();
+    const path = new URL(card.url).pathname;
+    for (const action of ['pay', 'pix', 'boleto']) {
+      expect(page).toContain(`action="${path.replace(/\/$/, '')}/${action}"`);
+    }
+    expect((await post(`${card.url}/pay`, '')).status).toBe(303);
+    expect(await recordOf(card.checkoutId)).toMatchObject({ outcome: 'paid', method: 'card' });
+
+    const pix = await open(1012);
+    expect((await post(`${pix.url}/pix`, '')).status).toBe(303);
+    expect(await recordOf(pix.checkoutId)).toMatchObject({ state: 'processing', method: 'pix' });
+    // The bank confirms it (Pay on the page under way): paid, still by Pix.
+    expect((await post(`${pix.url}/pay`, '')).status).toBe(303);
+    expect(await recordOf(pix.checkoutId)).toMatchObject({ outcome: 'paid', method: 'pix' });
+
+    const boleto = await open(1013);
+    expect((await post(`${boleto.url}/boleto`, '')).status).toBe(303);
+    expect(await recordOf(boleto.checkoutId)).toMatchObject({
+      state: 'processing',
+      method: 'boleto',
+    });
+    expect(await (await fetch(boleto.url)).text()).toContain('Pagamento em processamento');
+  });
+
   it('retries posting the URL while the platform fails, then delivers it', async () => {
     h.simulator.faults.add({ match: '/payment/checkout-url', status: 503, times: 2 });
     await h.simulator.requestCheckout(1007);

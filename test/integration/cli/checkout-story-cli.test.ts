@@ -10,6 +10,7 @@ import {
 interface Story {
   checkout_id: string;
   state: string;
+  method?: string;
   requests?: number;
   steps: Array<{ step: string; at?: string; note?: string }>;
   deliveries: Array<{
@@ -39,7 +40,7 @@ describe("connector checkout status: a checkout's story", () => {
     return JSON.parse(result.stdout) as Story[];
   };
 
-  async function checkoutOf(serviceId: number, action: 'pay' | 'decline'): Promise<string> {
+  async function checkoutOf(serviceId: number, action: 'pay' | 'pix' | 'decline'): Promise<string> {
     const before = h.simulator
       .accepted('checkout-url')
       .filter((c) => c.serviceId === serviceId).length;
@@ -69,11 +70,11 @@ describe("connector checkout status: a checkout's story", () => {
     const stories = await status(1010);
     expect(stories.map((s) => s.checkout_id)).toEqual([paid, declined]);
     const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(stories[0]).toMatchObject({ state: 'reported', requests: 2 });
+    expect(stories[0]).toMatchObject({ state: 'reported', requests: 2, method: 'card' });
     expect(stories[0]?.steps).toEqual([
       { step: 'requested', at: iso, note: '2 requests' },
       { step: 'URL sent', at: iso },
-      { step: 'paid', at: iso, note: expect.stringMatching(/^transaction sbx_pay_/) },
+      { step: 'paid', at: iso, note: expect.stringMatching(/^by card; transaction sbx_pay_/) },
       { step: 'finish delivered', at: iso, note: '1 attempt' },
     ]);
     expect(stories[1]?.steps.map((s) => s.step)).toEqual([
@@ -91,10 +92,22 @@ describe("connector checkout status: a checkout's story", () => {
     const table = await runCliCaptured(['checkout', 'status', '1010'], env);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(
-      new RegExp(`^checkout ${paid}  sandbox  R\\$\\s[\\d.]+,\\d\\d  now reported\\n`),
+      new RegExp(`^checkout ${paid}  sandbox  R\\$\\s[\\d.]+,\\d\\d  now reported \\(card\\)\\n`),
     );
     expect(table.stdout).toMatch(/^ {2}finish delivered +\d{4}-\S+ +1 attempt$/m);
     expect(table.stdout).toContain(`\n\ncheckout ${declined}  sandbox`);
+  });
+
+  it('says how a payment under way is being made: processing (Pix)', async () => {
+    const checkoutId = await checkoutOf(1012, 'pix');
+    const [story] = await status(1012);
+    expect(story).toMatchObject({ checkout_id: checkoutId, state: 'processing', method: 'pix' });
+    expect(story?.steps.find((s) => s.step === 'processing')).toMatchObject({ note: 'by Pix' });
+    const table = await runCliCaptured(['checkout', 'status', '1012'], env);
+    expect(table.stdout).toMatch(
+      new RegExp(`^checkout ${checkoutId}  .*  now processing \\(Pix\\)\\n`),
+    );
+    expect(table.stdout).toMatch(/^ {2}processing +\d{4}-\S+ +by Pix$/m);
   });
 
   it('shows a delivery that is retrying: its attempts, next attempt and last error', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { checkoutStory } from '../../../src/cli/checkout-story';
+import { planStatus, type Payment } from '../../../src/payments/asaas/asaas-payments';
 import { FakeAsaas, type FakeCheckout } from '../../support/fake-asaas';
 import { jobIds } from '../../../src/jobs/queue-names';
 import {
@@ -116,12 +117,14 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     expect(
       (await asaas.notify(webhooks(), asaas.event('PAYMENT_CREATED', { payment: pix[0]! }))).body,
     ).toMatchObject({ state: 'processing' });
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
     const page = await (await fetch(`${h.url}/return/asaas?checkout_id=${checkoutId}`)).text();
     expect(page).toContain('Pagamento em processamento');
     asaas.update(pix, 'RECEIVED');
     expect(
       (await asaas.notify(webhooks(), asaas.event('PAYMENT_RECEIVED', { payment: pix[0]! }))).body,
     ).toMatchObject({ state: 'paid' });
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
   });
 
   it('pays a card in installments with the interest Asaas reports, recording both', async () => {
@@ -144,9 +147,10 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
       interest: { amountMinor: 7_200, currency: 'BRL' },
       transactionId: plan[0]!.installment,
     });
+    expect(record?.method).toBe('card');
     const paidStep = checkoutStory(record!, []).steps.find((step) => step.step === 'paid');
     expect(paidStep?.note).toMatch(
-      /collected R\$\s.*, of which R\$\s72,00 the buyer's installment interest$/,
+      /^by card; .*collected R\$\s.*, of which R\$\s72,00 the buyer's installment interest$/,
     );
     const finish = await eventually(
       () => accepted('finish-checkout', 1012)[0],
@@ -343,5 +347,28 @@ describe('Asaas as a registry shop’s provider', () => {
       'finish',
     );
     expect(finish.body).toEqual({ service_id: 1011, transaction_id: payment!.id });
+  });
+});
+
+describe("Asaas's billingType, as the method a payment was made with", () => {
+  const payment = (billingType: string): Payment => ({
+    id: 'pay_1',
+    status: 'PENDING',
+    value: 10,
+    billingType,
+  });
+
+  it.each([
+    ['CREDIT_CARD', 'card'],
+    ['PIX', 'pix'],
+    ['BOLETO', 'boleto'],
+  ])('reads %s as %s', (billingType, method) => {
+    expect(planStatus([payment(billingType)]).method).toBe(method);
+  });
+
+  it('says none while the customer has not chosen (UNDEFINED), or for another type', () => {
+    for (const billingType of ['UNDEFINED', 'TRANSFER', 'constructor']) {
+      expect(planStatus([payment(billingType)])).not.toHaveProperty('method');
+    }
   });
 });

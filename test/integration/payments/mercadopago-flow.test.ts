@@ -102,14 +102,57 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
 
   it('keeps a pending Pix processing until it is approved', async () => {
     const { checkoutId, preference } = await open(1005);
-    const payment = mp.pay(preference, 'pending');
+    const payment = mp.pay(preference, 'pending', undefined, { paymentType: 'bank_transfer' });
     expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'processing' });
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
     const page = await (
       await fetch(`${h.url}/return/mercadopago?checkout_id=${checkoutId}`)
     ).text();
     expect(page).toContain('Pagamento em processamento');
     mp.update(payment, 'approved');
     expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'paid' });
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
+  });
+
+  it('records the method of the payment that tells: a refused card, a boleto, then a Pix', async () => {
+    const { checkoutId, preference } = await open(1007);
+    const method = async () => (await h.connector.deps.store.get(checkoutId))?.method;
+    const refused = mp.pay(preference, 'rejected');
+    expect((await mp.notify(webhooks(), refused)).body).toMatchObject({ state: 'url_sent' });
+    // A refused attempt tells nothing: no method yet.
+    expect(await method()).toBeUndefined();
+    const boleto = mp.pay(preference, 'pending', undefined, { paymentType: 'ticket' });
+    expect((await mp.notify(webhooks(), boleto)).body).toMatchObject({ state: 'processing' });
+    expect(await method()).toBe('boleto');
+    // The customer then chooses Pix: the newer payment under way is the one that tells.
+    const pix = mp.pay(preference, 'pending', undefined, { paymentType: 'bank_transfer' });
+    expect((await mp.notify(webhooks(), pix)).body).toMatchObject({ state: 'processing' });
+    expect(await method()).toBe('pix');
+    mp.update(pix, 'approved');
+    expect((await mp.notify(webhooks(), pix)).body).toMatchObject({ state: 'paid' });
+    expect(await h.connector.deps.store.get(checkoutId)).toMatchObject({
+      outcome: 'paid',
+      transactionId: String(pix.id),
+      method: 'pix',
+    });
+  });
+
+  it('records a debit card as a card, and no method for what is none of the three', async () => {
+    const { checkoutId: debit, preference } = await open(1008);
+    const payment = mp.pay(preference, 'approved', undefined, {
+      paymentType: 'debit_card',
+      // Mercado Pago's id of the CAIXA virtual debit card (its Brazilian methods' list).
+      paymentMethod: 'debcabal',
+    });
+    expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'paid' });
+    expect((await h.connector.deps.store.get(debit))?.method).toBe('card');
+    // Mercado Pago's balance (account_money) is no card, Pix or boleto: the record says none.
+    const { checkoutId: balance, preference: second } = await open(1013);
+    const fromBalance = mp.pay(second, 'approved', undefined, { paymentType: 'account_money' });
+    expect((await mp.notify(webhooks(), fromBalance)).body).toMatchObject({ state: 'paid' });
+    const record = await h.connector.deps.store.get(balance);
+    expect(record?.outcome).toBe('paid');
+    expect(record).not.toHaveProperty('method');
   });
 
   it('keeps a checkout payable after a refused card, so a second card can still pay it', async () => {
@@ -231,7 +274,10 @@ describe('a Mercado Pago checkout nobody pays', () => {
       jobIds.expire(checkoutId, new Date(record.expiresAt)),
     );
     expect(check.returnvalue).toBe('recheck');
-    expect((await h.connector.deps.store.get(checkoutId))?.state).toBe('processing');
+    expect(await h.connector.deps.store.get(checkoutId)).toMatchObject({
+      state: 'processing',
+      method: 'boleto',
+    });
     expect(h.simulator.accepted('cancel-checkout').filter((c) => c.serviceId === 1016)).toEqual([]);
     // Days later the bank settles it.
     mp.update(boleto, 'approved');
@@ -243,5 +289,6 @@ describe('a Mercado Pago checkout nobody pays', () => {
       WAIT_DEADLINE_MS,
       'finish',
     );
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('boleto');
   });
 });

@@ -34,13 +34,16 @@ const TOKEN: readonly Forgery[] = ['wrong secret', 'missing'];
 
 /**
  * What the contract needs of each adapter's world: the adapter, the customer's hand at the
- * provider (pay by card, start and confirm a Pix), and the provider's webhooks, valid or forged.
+ * provider (pay by card, start and confirm a Pix, issue a boleto where the provider offers one),
+ * and the provider's webhooks, valid or forged.
  */
 interface Driver {
   provider: PaymentProvider;
   pay(checkoutId: string, providerRef: string): Promise<void>;
   startPix(checkoutId: string, providerRef: string): Promise<void>;
   confirmPix(checkoutId: string, providerRef: string): Promise<void>;
+  /** Undefined for a provider whose checkout offers no boleto (Asaas Checkout). */
+  issueBoleto?(checkoutId: string, providerRef: string): Promise<void>;
   /** The shop refunds a paid payment (from the provider's dashboard). */
   refund(checkoutId: string, providerRef: string): Promise<void>;
   /** Undefined for a provider without webhooks (the sandbox: its page reports directly). */
@@ -68,9 +71,12 @@ async function sandboxDriver(): Promise<Driver> {
   });
   return {
     provider: sandbox,
-    pay: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid')),
-    startPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'processing')),
-    confirmPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid')),
+    // As its page's buttons do: Pay is a card; Pay again confirms a Pix or boleto under way.
+    pay: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid', 'card')),
+    startPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'processing', 'pix')),
+    confirmPix: async (checkoutId) => void (await sandbox.settle(checkoutId, 'paid', 'card')),
+    issueBoleto: async (checkoutId) =>
+      void (await sandbox.settle(checkoutId, 'processing', 'boleto')),
     refund: async (checkoutId) => void (await sandbox.after(checkoutId, 'refunded')),
     close: async () => {},
   };
@@ -89,6 +95,7 @@ async function stripeDriver(): Promise<Driver> {
     pay: async (_id, ref) => void fake.pay(ref, 'card'),
     startPix: async (_id, ref) => void fake.pay(ref, 'pix'),
     confirmPix: async (_id, ref) => void fake.settle(ref, true),
+    issueBoleto: async (_id, ref) => void fake.pay(ref, 'boleto'),
     refund: async (_id, ref) => void fake.refund(ref),
     webhook: async (_id, ref, forgery) => {
       const event = fake.event('checkout.session.completed', fake.session(ref));
@@ -121,13 +128,16 @@ async function mercadoPagoDriver(): Promise<Driver> {
   return {
     provider,
     pay: async (id) => void fake.pay(preference(id), 'approved'),
-    startPix: async (id) => void fake.pay(preference(id), 'pending'),
+    startPix: async (id) =>
+      void fake.pay(preference(id), 'pending', undefined, { paymentType: 'bank_transfer' }),
     confirmPix: async (id) => {
       const pending = [...fake.payments.values()].find(
         (p) => p.external_reference === id && p.status === 'pending',
       );
       if (pending) fake.update(pending, 'approved');
     },
+    issueBoleto: async (id) =>
+      void fake.pay(preference(id), 'pending', undefined, { paymentType: 'ticket' }),
     refund: async (id) => {
       for (const payment of fake.payments.values())
         if (payment.external_reference === id && payment.status === 'approved')
@@ -252,6 +262,24 @@ describe.each([
     expect((await status(c)).state).toBe('processing');
     await driver.confirmPix(c.checkoutId, c.providerRef);
     expect((await status(c)).state).toBe('paid');
+  });
+
+  it('says how a payment was made: by card, by Pix (under way, then paid), by boleto', async () => {
+    const card = await created();
+    expect((await status(card)).method).toBeUndefined();
+    await driver.pay(card.checkoutId, card.providerRef);
+    expect(await status(card)).toMatchObject({ state: 'paid', method: 'card' });
+
+    const pix = await created();
+    await driver.startPix(pix.checkoutId, pix.providerRef);
+    expect(await status(pix)).toMatchObject({ state: 'processing', method: 'pix' });
+    await driver.confirmPix(pix.checkoutId, pix.providerRef);
+    expect(await status(pix)).toMatchObject({ state: 'paid', method: 'pix' });
+
+    if (!driver.issueBoleto) return;
+    const boleto = await created();
+    await driver.issueBoleto(boleto.checkoutId, boleto.providerRef);
+    expect(await status(boleto)).toMatchObject({ state: 'processing', method: 'boleto' });
   });
 
   it('says refunded once a paid payment is refunded, naming the payment', async () => {

@@ -1,3 +1,5 @@
+import type Stripe from 'stripe';
+import { sessionStatus } from '../../../src/payments/stripe/stripe-provider';
 import { FakeStripe } from '../../support/fake-stripe';
 import { eventually, settled, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
 import { providerFlowScenarios } from '../../support/provider-flow-suite';
@@ -5,7 +7,7 @@ import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
   const suite = providerSuite(() => new FakeStripe(), {
-    env: { STRIPE_PAYMENT_METHODS: 'card,pix', RECONCILE_INTERVAL_MS: '500' },
+    env: { STRIPE_PAYMENT_METHODS: 'card,pix,boleto', RECONCILE_INTERVAL_MS: '500' },
     start: { produceBackoffMs: 50 },
   });
   let stripe: FakeStripe;
@@ -49,7 +51,7 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       currency: 'brl',
       amount_total: record?.amount?.amountMinor,
       metadata: { checkout_id: checkoutId, service_id: '1001' },
-      allowed_payment_method_types: ['card', 'pix'],
+      allowed_payment_method_types: ['card', 'pix', 'boleto'],
       success_url: `${h.url}/return/stripe?checkout_id=${checkoutId}`,
     });
     const create = stripe.requests.find(
@@ -100,6 +102,8 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       stripe.event('checkout.session.completed', pending),
     );
     expect(first.body).toMatchObject({ state: 'processing' });
+    // The intent allows card, Pix and boleto: its PaymentMethod (expanded) says it is a Pix.
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
     const page = await (await fetch(`${h.url}/return/stripe?checkout_id=${checkoutId}`)).text();
     expect(page).toContain('Pagamento em processamento');
     const succeeded = stripe.settle(session.id, true);
@@ -108,7 +112,29 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
       stripe.event('checkout.session.async_payment_succeeded', succeeded),
     );
     expect(second.body).toMatchObject({ state: 'paid' });
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
     await eventually(() => accepted('finish-checkout', 1004)[0], WAIT_DEADLINE_MS, 'finish');
+  });
+
+  it('keeps a boleto processing as a boleto until Stripe says it was paid', async () => {
+    const { checkoutId, session } = await open(1006);
+    const issued = stripe.pay(session.id, 'boleto');
+    const first = await stripe.deliver(
+      webhooks(),
+      stripe.event('checkout.session.completed', issued),
+    );
+    expect(first.body).toMatchObject({ state: 'processing' });
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('boleto');
+    const paid = stripe.settle(session.id, true);
+    const second = await stripe.deliver(
+      webhooks(),
+      stripe.event('checkout.session.async_payment_succeeded', paid),
+    );
+    expect(second.body).toMatchObject({ state: 'paid' });
+    expect(await h.connector.deps.store.get(checkoutId)).toMatchObject({
+      outcome: 'paid',
+      method: 'boleto',
+    });
   });
 
   it('cancels a Pix payment that failed', async () => {
@@ -181,5 +207,46 @@ describe('a Stripe checkout nobody pays', () => {
     expect(
       stripe.requests.some((r) => r.path === `/v1/checkout/sessions/${session?.id}/expire`),
     ).toBe(true);
+  });
+});
+
+describe("sessionStatus: how a Stripe payment was made, from the one read's expansions", () => {
+  const session = (intent: Record<string, unknown>) =>
+    ({
+      id: 'cs_test_1',
+      status: 'complete',
+      payment_status: 'unpaid',
+      amount_total: 1000,
+      currency: 'brl',
+      payment_intent: {
+        id: 'pi_1',
+        status: 'processing',
+        latest_charge: null,
+        payment_method: null,
+        payment_method_types: ['card', 'pix', 'boleto'],
+        ...intent,
+      },
+    }) as unknown as Stripe.Checkout.Session;
+
+  it("reads the charge's payment_method_details.type first", () => {
+    const charge = { id: 'ch_1', payment_method_details: { type: 'boleto', boleto: {} } };
+    const paymentMethod = { id: 'pm_1', object: 'payment_method', type: 'pix' };
+    expect(
+      sessionStatus(session({ latest_charge: charge, payment_method: paymentMethod })).method,
+    ).toBe('boleto');
+  });
+
+  it("then the PaymentMethod's type, then the intent's only type", () => {
+    const paymentMethod = { id: 'pm_1', object: 'payment_method', type: 'pix' };
+    expect(sessionStatus(session({ payment_method: paymentMethod })).method).toBe('pix');
+    expect(sessionStatus(session({ payment_method_types: ['boleto'] })).method).toBe('boleto');
+  });
+
+  it('says none when Stripe does not tell, or names a method none of the three', () => {
+    // Several types allowed and nothing expanded: which one is not known.
+    expect(sessionStatus(session({ payment_method: 'pm_1' }))).not.toHaveProperty('method');
+    const link = { id: 'pm_2', object: 'payment_method', type: 'link' };
+    expect(sessionStatus(session({ payment_method: link }))).not.toHaveProperty('method');
+    expect(sessionStatus(session({ payment_method_types: ['oxxo'] }))).not.toHaveProperty('method');
   });
 });
