@@ -46,8 +46,29 @@ describe('the return page', () => {
     );
   });
 
-  it('says what to expect of a Pix or a boleto under way', () => {
-    expect(returnPage(record({ state: 'processing' }))).toMatch(/Pix[^<]*minutos[^<]*boleto/);
+  it('says what to expect of a payment under way, by its method, and of no other', () => {
+    const pix = returnPage(record({ state: 'processing', method: 'pix' }));
+    expect(title(pix)).toBe('Pix em confirmação');
+    expect(pix).toMatch(/Pix[^<]*minutos/);
+    expect(pix).not.toMatch(/boleto/i);
+    const boleto = returnPage(record({ state: 'processing', method: 'boleto' }));
+    expect(title(boleto)).toBe('Boleto gerado');
+    expect(boleto).toContain('3 dias úteis');
+    expect(boleto).not.toMatch(/Pix/);
+    expect(title(returnPage(record({ state: 'processing', method: 'card' })))).toBe(
+      'Pagamento em análise',
+    );
+    // A provider that did not say how: neither method's promise.
+    const unknown = returnPage(record({ state: 'processing' }));
+    expect(title(unknown)).toBe('Pagamento em processamento');
+    expect(unknown).not.toMatch(/Pix|boleto|minutos|dias úteis/);
+  });
+
+  it('says how a paid checkout was paid, when the provider said', () => {
+    expect(returnPage(record({ state: 'paid', outcome: 'paid', method: 'pix' }))).toContain(
+      'Pago com Pix',
+    );
+    expect(returnPage(record({ state: 'paid', outcome: 'paid' }))).not.toContain('Pago com');
   });
 });
 

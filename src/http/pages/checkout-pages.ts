@@ -8,7 +8,10 @@ import {
   type PageStorefront,
 } from '../../html/page-layout';
 
-const RETURN_TEXT: Record<string, { title: string; text: string; tone: 'ok' | 'bad' | '' }> = {
+type PageText = { title: string; text: string; tone: 'ok' | 'bad' | '' };
+type Method = NonNullable<CheckoutRecord['method']>;
+
+const RETURN_TEXT: Record<string, PageText> = {
   paid: {
     title: 'Pagamento confirmado',
     text: 'Obrigado! Seu pedido segue para produção.',
@@ -16,7 +19,7 @@ const RETURN_TEXT: Record<string, { title: string; text: string; tone: 'ok' | 'b
   },
   processing: {
     title: 'Pagamento em processamento',
-    text: 'Recebemos o seu pagamento e aguardamos a confirmação: por Pix ela costuma chegar em minutos, por boleto em até 3 dias úteis após o pagamento. A loja é avisada assim que for confirmado; não é preciso pagar de novo.',
+    text: 'Recebemos o seu pagamento e aguardamos a confirmação. A loja é avisada assim que for confirmado; não é preciso pagar de novo.',
     tone: '',
   },
   declined: {
@@ -35,6 +38,33 @@ const RETURN_TEXT: Record<string, { title: string; text: string; tone: 'ok' | 'b
     tone: 'bad',
   },
 };
+
+/** A payment under way, as its method makes it: what the customer waits for, and how long. */
+const PROCESSING_BY_METHOD: Record<Method, PageText> = {
+  pix: {
+    title: 'Pix em confirmação',
+    text: 'Recebemos o seu Pix e aguardamos a confirmação do banco, que costuma chegar em minutos. A loja é avisada assim que for confirmado; não é preciso pagar de novo.',
+    tone: '',
+  },
+  boleto: {
+    title: 'Boleto gerado',
+    text: 'Pague o boleto até o vencimento. Depois do pagamento, a confirmação chega em até 3 dias úteis, e a loja é avisada assim que for compensado.',
+    tone: '',
+  },
+  card: {
+    title: 'Pagamento em análise',
+    text: 'O pagamento com cartão está em análise. A loja é avisada assim que for aprovado; não é preciso pagar de novo.',
+    tone: '',
+  },
+};
+
+/** How the customer paid, in their words. */
+const PAID_WITH: Record<Method, string> = {
+  pix: 'Pago com Pix',
+  boleto: 'Pago com boleto',
+  card: 'Pago com cartão',
+};
+
 const WAITING = {
   title: 'Aguardando pagamento',
   text: 'Ainda não recebemos a confirmação do pagamento.',
@@ -59,7 +89,11 @@ export function returnPage(
   // without one the page claims nothing.
   const key = record.state === 'reported' ? record.outcome : record.state;
   const stillOpen = record.state === 'requested' || record.state === 'url_sent';
-  const text = (key && RETURN_TEXT[key]) || (options.cancelled && stillOpen ? LEFT : WAITING);
+  const byMethod = key === 'processing' && record.method && PROCESSING_BY_METHOD[record.method];
+  const text =
+    byMethod || (key && RETURN_TEXT[key]) || (options.cancelled && stillOpen ? LEFT : WAITING);
+  const paidWith =
+    key === 'paid' && record.method ? `<p class="note">${PAID_WITH[record.method]}</p>` : '';
   const amount = record.amount
     ? `<p>Valor: <strong>${formatMoney(record.amount.amountMinor, record.amount.currency)}</strong></p>`
     : '';
@@ -70,6 +104,7 @@ export function returnPage(
   <h1 class="${text.tone}" data-testid="outcome">${escapeHtml(text.title)}</h1>
   <p class="status">${escapeHtml(text.text)}</p>
   ${amount}
+  ${paidWith}
   ${wayBack(options.storefront)}
 </div>`,
     options.notice,

@@ -119,7 +119,8 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     ).toMatchObject({ state: 'processing' });
     expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
     const page = await (await fetch(`${h.url}/return/asaas?checkout_id=${checkoutId}`)).text();
-    expect(page).toContain('Pagamento em processamento');
+    expect(page).toContain('Pix em confirmação');
+    expect(page).not.toMatch(/boleto/i);
     asaas.update(pix, 'RECEIVED');
     expect(
       (await asaas.notify(webhooks(), asaas.event('PAYMENT_RECEIVED', { payment: pix[0]! }))).body,

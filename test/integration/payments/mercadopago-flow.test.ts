@@ -108,7 +108,8 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
     const page = await (
       await fetch(`${h.url}/return/mercadopago?checkout_id=${checkoutId}`)
     ).text();
-    expect(page).toContain('Pagamento em processamento');
+    expect(page).toContain('Pix em confirmação');
+    expect(page).not.toMatch(/boleto/i);
     mp.update(payment, 'approved');
     expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'paid' });
     expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
