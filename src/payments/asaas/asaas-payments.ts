@@ -11,21 +11,24 @@ import type { PaidWith, PaymentState, PaymentStatus } from '../payment-provider'
  * Asaas's payment statuses (docs.asaas.com, "Payment status"), as docs/payment-providers.md maps
  * them. OVERDUE depends on the payment (`canBePaidAfterDueDate`), see `paymentState`.
  */
-const STATES: Record<string, PaymentState> = {
-  RECEIVED: 'paid',
-  CONFIRMED: 'paid',
-  RECEIVED_IN_CASH: 'paid',
-  DUNNING_RECEIVED: 'paid',
-  PENDING: 'processing',
-  AWAITING_RISK_ANALYSIS: 'processing',
-  DUNNING_REQUESTED: 'processing',
-  REFUNDED: 'refunded',
-  REFUND_REQUESTED: 'refunded',
-  REFUND_IN_PROGRESS: 'refunded',
-  CHARGEBACK_REQUESTED: 'charged_back',
-  CHARGEBACK_DISPUTE: 'charged_back',
-  AWAITING_CHARGEBACK_REVERSAL: 'charged_back',
-};
+// A Map, not an object: a status named like an Object property (`constructor`) is unknown.
+const STATES = new Map<string, PaymentState>(
+  Object.entries({
+    RECEIVED: 'paid',
+    CONFIRMED: 'paid',
+    RECEIVED_IN_CASH: 'paid',
+    DUNNING_RECEIVED: 'paid',
+    PENDING: 'processing',
+    AWAITING_RISK_ANALYSIS: 'processing',
+    DUNNING_REQUESTED: 'processing',
+    REFUNDED: 'refunded',
+    REFUND_REQUESTED: 'refunded',
+    REFUND_IN_PROGRESS: 'refunded',
+    CHARGEBACK_REQUESTED: 'charged_back',
+    CHARGEBACK_DISPUTE: 'charged_back',
+    AWAITING_CHARGEBACK_REVERSAL: 'charged_back',
+  }),
+);
 
 const paymentSchema = z.looseObject({
   id: z.string(),
@@ -72,7 +75,7 @@ function paymentState(payment: Payment): PaymentState {
     // Past its due date: still payable when Asaas says so (a boleto), otherwise it cannot be.
     return payment.canBePaidAfterDueDate ? 'processing' : 'expired';
   }
-  return STATES[payment.status] ?? 'pending';
+  return STATES.get(payment.status) ?? 'pending';
 }
 
 /** One payment, or one plan of installments, as a status: its total, its interest, its state. */

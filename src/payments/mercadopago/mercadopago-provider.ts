@@ -32,16 +32,19 @@ export interface MercadoPagoSettings {
 }
 
 /** Mercado Pago's payment statuses, as docs/payment-providers.md maps them. */
-const STATES: Record<string, PaymentState> = {
-  approved: 'paid',
-  pending: 'processing',
-  in_process: 'processing',
-  authorized: 'processing',
-  rejected: 'failed',
-  cancelled: 'canceled',
-  refunded: 'refunded',
-  charged_back: 'charged_back',
-};
+// A Map, not an object: a status named like an Object property (`constructor`) is unknown.
+const STATES = new Map<string, PaymentState>(
+  Object.entries({
+    approved: 'paid',
+    pending: 'processing',
+    in_process: 'processing',
+    authorized: 'processing',
+    rejected: 'failed',
+    cancelled: 'canceled',
+    refunded: 'refunded',
+    charged_back: 'charged_back',
+  }),
+);
 
 const paymentSchema = z.looseObject({
   id: z.union([z.number(), z.string()]).transform(String),
@@ -251,7 +254,7 @@ export class MercadoPagoProvider implements PaymentProvider {
 }
 
 function paymentStatus(payment: Payment): PaymentStatus {
-  const state = STATES[payment.status] ?? 'pending';
+  const state = STATES.get(payment.status) ?? 'pending';
   const currency = payment.currency_id ?? 'BRL';
   // What the buyer paid: total_paid_amount (the price plus the financing of installments), or
   // the price when Mercado Pago gives no total; the financing is the fees of type financing_fee.

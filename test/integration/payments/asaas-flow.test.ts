@@ -373,3 +373,11 @@ describe("Asaas's billingType, as the method a payment was made with", () => {
     }
   });
 });
+
+describe("Asaas's status, read as a state", () => {
+  it('reads a status it does not know, even one named like an Object property, as pending', () => {
+    for (const status of ['constructor', 'toString', '__proto__', 'SOMETHING_NEW']) {
+      expect(planStatus([{ id: 'pay_1', status, value: 10 }]).state).toBe('pending');
+    }
+  });
+});
