@@ -67,11 +67,16 @@ export interface PageStorefront {
 }
 
 /** The line above a page's title: the shop's name when it has one, then what the page is about. */
-export function shopEyebrow(storefront: PageStorefront | undefined, about: string): string {
+export function shopEyebrow(
+  storefront: PageStorefront | undefined,
+  about: string,
+  /** Markup after it (already escaped), such as a badge. */
+  after = '',
+): string {
   const shop = storefront?.name
     ? `<span class="shop" data-testid="shop-name">${escapeHtml(storefront.name)}</span>`
     : '';
-  return `<p class="eyebrow">${shop}<span>${escapeHtml(about)}</span></p>`;
+  return `<p class="eyebrow">${shop}<span>${escapeHtml(about)}</span>${after}</p>`;
 }
 
 /**

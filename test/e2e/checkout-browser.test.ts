@@ -40,6 +40,7 @@ describe('a customer in a real browser', () => {
     await expect(page.getByRole('heading', { name: 'Pedido nº 1001' }).isVisible()).resolves.toBe(
       true,
     );
+    await expect(page.getByTestId('shop-name').textContent()).resolves.toBe('Marcenaria Silva');
     const total = (await page.getByTestId('total').textContent()) ?? '';
     expect(total).toMatch(/^R\$\s[\d.]+,\d{2}$/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sandbox-checkout.png'), fullPage: true });

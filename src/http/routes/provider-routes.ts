@@ -3,12 +3,14 @@ import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { syncCheckout } from '../../checkout/settle-checkout';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import type { ProviderModule } from '../../payments/provider-module';
+import type { ShopSettings } from '../../shop-registry/shop-settings';
 import { sandboxRoutes } from '../../payments/sandbox/sandbox-routes';
 
 /** A shop as the providers' own pages see it: its checkouts, and its provider's sandbox. */
 export interface ProviderShop {
   deps: CheckoutDeps;
   providerModule: Pick<ProviderModule, 'sandbox' | 'pageNotice'>;
+  settings: Pick<ShopSettings, 'storefront'>;
 }
 
 /**
@@ -30,6 +32,7 @@ export function providerRoutes(
       sandbox,
       hooks: { hint: (id: string) => syncCheckout(deps, id) },
       pageNotice: shop.providerModule.pageNotice,
+      storefront: shop.settings.storefront,
     };
   }, defaultNotice);
 }

@@ -1,4 +1,10 @@
-import { escapeHtml, formatMoney, renderPage } from '../../html/page-layout';
+import {
+  escapeHtml,
+  formatMoney,
+  renderPage,
+  shopEyebrow,
+  type PageStorefront,
+} from '../../html/page-layout';
 import type { SandboxPayment } from './sandbox-provider';
 
 /**
@@ -6,7 +12,11 @@ import type { SandboxPayment } from './sandbox-provider';
  * boleto (processing until confirmed, like a real asynchronous method) and Decline; a Pix or
  * boleto under way can be confirmed or declined.
  */
-export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): string {
+export function sandboxPaymentPage(
+  payment: SandboxPayment,
+  notice?: string,
+  storefront?: PageStorefront,
+): string {
   const total = formatMoney(payment.amount.amountMinor, payment.amount.currency);
   const rows = payment.lines
     .map(
@@ -27,7 +37,7 @@ export function sandboxPaymentPage(payment: SandboxPayment, notice?: string): st
   return renderPage(
     `Pagamento do pedido ${payment.serviceId}`,
     `<div class="card">
-  <p class="eyebrow">Pagamento seguro<span class="badge">Ambiente de teste</span></p>
+  ${shopEyebrow(storefront, 'Pagamento seguro', '<span class="badge">Ambiente de teste</span>')}
   <h1>Pedido nº ${payment.serviceId}</h1>
   <table aria-label="Itens do pedido">${rows}
     <tr class="total"><td>Total</td><td class="amount" data-testid="total">${total}</td></tr>

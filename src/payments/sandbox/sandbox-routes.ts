@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
-import { notFoundPage } from '../../html/page-layout';
+import { notFoundPage, type PageStorefront } from '../../html/page-layout';
 import { allowOnly } from '../../infra/allow-only';
 import type { ProviderHooks } from '../provider-module';
 import { sandboxPaymentPage } from './sandbox-page';
@@ -11,6 +11,8 @@ export interface SandboxShop {
   sandbox: SandboxProvider;
   hooks: ProviderHooks;
   pageNotice: string | undefined;
+  /** The shop as its customer's pages show it: its name. */
+  storefront?: PageStorefront;
 }
 
 /** An id fit to be part of a Redis key; whether it is a payment, the lookup says. */
@@ -41,7 +43,7 @@ export function sandboxRoutes(
         res.status(404).type('html').send(notFoundPage(defaultNotice));
         return;
       }
-      res.type('html').send(sandboxPaymentPage(found.payment, found.pageNotice));
+      res.type('html').send(sandboxPaymentPage(found.payment, found.pageNotice, found.storefront));
     })
     .all(allowOnly('GET'));
 
