@@ -1,19 +1,56 @@
 import type { z } from 'zod';
 import { PROVIDER_FIELDS, PROVIDER_NAMES, providerVariable } from '../payments/provider-fields';
+import { envShopShape } from './env-shop-config';
 import { SECRET_VARIABLES } from './secret-variables';
 import { CONFIG_VARIABLES, serverShape } from './server-schema';
 
 /**
- * config/.env.example and config/defaults.env, written from the schema (`npm run config:docs`):
+ * config/.env.example and config/defaults.env, written from the schema (`npm run docs`):
  * a variable's meaning and default are declared once, on its zod type, and a unit test fails
  * when a committed file differs from what this module writes.
  */
 
 const GENERATED =
-  '# Generated from the schema (src/config/) by `npm run config:docs`: edit the schema, not this file.';
+  '# Generated from the schema (src/config/) by `npm run docs`: edit the schema, not this file.';
 
-/** The sections of .env.example, in order; the providers' own follow "checkout". */
-const SECTIONS: ReadonlyArray<{ title: string; variables: readonly string[] }> = [
+/**
+ * The page of docs/ each section a description names (`README "Many shops"`, from before the
+ * docs had pages) is on; a title missing here fails the generation, and the links test checks
+ * that the page has that heading.
+ */
+const DOCS_PAGES: Record<string, string> = {
+  'Many shops': 'docs/shops.md',
+  'The admin token, and keeping /admin private': 'docs/shops.md',
+  'Isolation and fairness': 'docs/shops.md',
+  'Payment providers': 'docs/payment-providers.md',
+  'Payment options': 'docs/payment-providers.md',
+  Operations: 'docs/operating.md',
+  Security: 'docs/security.md',
+  Redis: 'docs/redis.md',
+};
+
+/** The page (`docs/shops.md`) and the anchor of a section a description names by its title. */
+export function docsSectionOf(title: string): { file: string; anchor: string } {
+  const file = DOCS_PAGES[title];
+  if (!file) throw new Error(`"${title}": no page of docs/ is known for it (env-docs.ts)`);
+  const anchor = title
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
+  return { file, anchor };
+}
+
+/** `README "Many shops"` as a plain-text reference to its page: `docs/shops.md "Many shops"`. */
+function referenced(text: string): string {
+  return text.replace(/README "([^"]+)"/g, (_, title: string) => {
+    return `${docsSectionOf(title).file} "${title}"`;
+  });
+}
+
+type Section = { title: string; variables: readonly string[] };
+
+/** The sections of .env.example named here, up to "checkout" (the env shop's own follow it). */
+const FIRST: readonly Section[] = [
   {
     title: 'process',
     variables: ['NODE_ENV', 'ROLE', 'PORT', 'PUBLIC_URL', 'LOG_LEVEL', 'LOG_FORMAT'].concat(
@@ -45,6 +82,10 @@ const SECTIONS: ReadonlyArray<{ title: string; variables: readonly string[] }> =
       'SANDBOX_IN_PRODUCTION',
     ]),
   },
+];
+
+/** The sections named here between the env shop's and the providers' own. */
+const MIDDLE: readonly Section[] = [
   {
     title: 'Many shops: the registry (README "Many shops")',
     variables: ['SHOP_SECRET_KEYS', 'ADMIN_TOKEN', 'SHOP_REFRESH_MS'].concat([
@@ -53,7 +94,10 @@ const SECTIONS: ReadonlyArray<{ title: string; variables: readonly string[] }> =
     ]),
   },
   { title: "Where providers may be sent (every shop's)", variables: ['PROVIDER_API_ORIGINS'] },
-  ...providerSections(),
+];
+
+/** The sections named here that follow the providers' own. */
+const LAST: readonly Section[] = [
   {
     title: `How the customer may pay (the env shop; a registry shop says it in its document's "payment")`,
     variables: ['PAYMENT_METHODS', 'CARD_MAX_INSTALLMENTS', 'CHECKOUT_EXPIRY_MINUTES', 'CURRENCY'],
@@ -77,13 +121,30 @@ const SECTIONS: ReadonlyArray<{ title: string; variables: readonly string[] }> =
 ];
 
 /** One section per provider with variables, from its fields: a new provider needs no row here. */
-function providerSections(): Array<{ title: string; variables: string[] }> {
+function providerSections(): Section[] {
   return PROVIDER_NAMES.flatMap((name) => {
     const { fields, api } = PROVIDER_FIELDS[name];
     const variables = Object.keys(fields).map((field) => providerVariable(name, field));
     if (variables.length === 0) return [];
     return [{ title: `${api?.label ?? name} (PAYMENT_PROVIDER=${name})`, variables }];
   });
+}
+
+/**
+ * The env shop's variables no other section names (its name and its site, say), from its
+ * schema: a new one needs no row here. None: no section.
+ */
+function envShopSection(named: readonly Section[]): Section[] {
+  const listed = new Set(named.flatMap((section) => section.variables));
+  const variables = Object.keys(envShopShape).filter((name) => !listed.has(name));
+  return variables.length > 0 ? [{ title: 'the env shop', variables }] : [];
+}
+
+/** The sections of .env.example, in order. */
+function sections(): readonly Section[] {
+  const providers = providerSections();
+  const envShop = envShopSection([...FIRST, ...MIDDLE, ...providers, ...LAST]);
+  return [...FIRST, ...envShop, ...MIDDLE, ...providers, ...LAST];
 }
 
 /**
@@ -119,7 +180,7 @@ export function defaultOf(name: string): string | undefined {
   return def.type === 'prefault' ? String(def.defaultValue) : undefined;
 }
 
-/** A variable's `.describe()`: text with `code` in backticks (the README renders them). */
+/** A variable's `.describe()`: text with `code` in backticks (the docs render them). */
 export function descriptionOf(name: string): string {
   const description = schemaOf(name).description;
   if (!description) throw new Error(`${name} has no .describe() in the schema`);
@@ -128,7 +189,7 @@ export function descriptionOf(name: string): string {
 
 /** A variable's meaning as a comment says it: no backticks, and "Secret." when it is one. */
 function meaningOf(name: string): string {
-  const description = descriptionOf(name).replaceAll('`', '');
+  const description = referenced(descriptionOf(name).replaceAll('`', ''));
   return SECRET_VARIABLES.includes(name) ? `${description} Secret.` : description;
 }
 
@@ -148,8 +209,9 @@ function commentLines(text: string, width = 100): string[] {
 }
 
 /** Checks that the sections name every variable of the schema exactly once. */
-export function checkedSections(): typeof SECTIONS {
-  const listed = SECTIONS.flatMap((section) => section.variables);
+export function checkedSections(): readonly Section[] {
+  const all = sections();
+  const listed = all.flatMap((section) => section.variables);
   const twice = listed.filter((name, i) => listed.indexOf(name) !== i);
   const missing = CONFIG_VARIABLES.filter((name) => !listed.includes(name));
   const unknown = listed.filter((name) => !CONFIG_VARIABLES.includes(name));
@@ -157,7 +219,7 @@ export function checkedSections(): typeof SECTIONS {
     throw new Error(
       `.env.example sections: twice ${twice}; missing ${missing}; unknown ${unknown}`,
     );
-  return SECTIONS;
+  return all;
 }
 
 /** config/.env.example: every variable, its meaning, and an example deployment's value. */
@@ -167,7 +229,7 @@ export function renderEnvExample(): string {
     GENERATED,
   ];
   for (const { title, variables } of checkedSections()) {
-    out.push('', `# --- ${title} ---`);
+    out.push('', `# --- ${referenced(title)} ---`);
     for (const name of variables) {
       const example = EXAMPLES[name];
       const meaning = [meaningOf(name), example?.note].filter(Boolean).join(' ');

@@ -1,15 +1,15 @@
-import { checkedMarkdown, itemLines, withGenerated } from '../config/readme-variables';
+import { checkedMarkdown, itemLines, withGenerated } from '../config/variables-docs';
 import { PROVIDER_LIST, PROVIDERS } from '../payments/providers';
 import { documentFields } from './shop-document';
 import type { ShopField } from './shop-fields';
 
 /**
- * README.md's list of a shop document's fields, written from the field table (`documentFields`:
- * the schemas' metadata and each provider's descriptor) by `npm run config:docs`, between two
- * markers. A unit test fails when README.md differs from what this module writes.
+ * docs/shops.md's list of a shop document's fields, written from the field table
+ * (`documentFields`: the schemas' metadata and each provider's descriptor) by `npm run docs`,
+ * between two markers. A unit test fails when the page differs from what this module writes.
  */
 export const SHOP_FIELDS_START =
-  '<!-- shop-fields:start: generated from the shop schema by `npm run config:docs`; edit the schema -->';
+  '<!-- shop-fields:start: generated from the shop schema by `npm run docs`; edit the schema -->';
 export const SHOP_FIELDS_END = '<!-- shop-fields:end -->';
 
 function itemOf(field: ShopField): string[] {
@@ -53,10 +53,10 @@ export function renderShopFields(): string {
   return [...out, '', SHOP_FIELDS_END].join('\n');
 }
 
-/** `readme` with its generated list written afresh; throws when a marker is missing. */
-export function withShopFields(readme: string): string {
+/** `page` with its generated list written afresh; throws when a marker is missing. */
+export function withShopFields(page: string): string {
   return withGenerated(
-    readme,
+    page,
     { start: SHOP_FIELDS_START, end: SHOP_FIELDS_END },
     renderShopFields(),
   );

@@ -8,7 +8,7 @@ import {
   SECRET_VARIABLES,
 } from '../../src/config';
 import { renderDefaultsEnv, renderEnvExample } from '../../src/config/env-docs';
-import { README_END, README_START, renderReadmeVariables } from '../../src/config/readme-variables';
+import { renderVariables, VARIABLES_END, VARIABLES_START } from '../../src/config/variables-docs';
 import { envShopSettings } from '../../src/main/shop-deps';
 import { configProblems } from '../support/config-problems';
 
@@ -394,12 +394,15 @@ describe('config/defaults.env', () => {
   });
 });
 
-describe("README.md's variables", () => {
-  it('are what `npm run config:docs` writes from the schema (run it after changing the schema)', () => {
-    const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const start = readme.indexOf(README_START);
-    const end = readme.indexOf(README_END);
+describe("docs/reference/configuration.md's variables", () => {
+  it('are what `npm run docs` writes from the schema (run it after changing the schema)', () => {
+    const page = readFileSync(
+      path.join(__dirname, '../../docs/reference/configuration.md'),
+      'utf8',
+    );
+    const start = page.indexOf(VARIABLES_START);
+    const end = page.indexOf(VARIABLES_END);
     expect(start).toBeGreaterThan(0);
-    expect(readme.slice(start, end + README_END.length)).toBe(renderReadmeVariables());
+    expect(page.slice(start, end + VARIABLES_END.length)).toBe(renderVariables());
   });
 });

@@ -8,7 +8,7 @@ describe('the webhook signature', () => {
   const body = '{"id":1001,"status":{"code":6}}';
   const now = 1_800_000_000;
 
-  it('is t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">, as README documents', () => {
+  it('is t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">, as docs/erp-sync.md documents', () => {
     expect(signatureHeader(secret, body, now)).toBe(
       `t=${now},v1=${createHmac('sha256', secret).update(`${now}.${body}`).digest('hex')}`,
     );

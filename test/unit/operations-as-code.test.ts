@@ -36,7 +36,7 @@ function metricsIn(expr: string): string[] {
 }
 
 describe('operations as code: alerts and dashboard read metrics the connector exports', () => {
-  it('every alert rule has a runbook line in README and reads exported metrics', async () => {
+  it('every alert rule has a runbook line in docs/operating.md and reads exported metrics', async () => {
     const names = await exportedNames();
     const rules = (
       parse(readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8')) as {
@@ -46,7 +46,7 @@ describe('operations as code: alerts and dashboard read metrics the connector ex
       }
     ).groups.flatMap((group) => group.rules);
     expect(rules.length).toBeGreaterThanOrEqual(8);
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const runbook = readFileSync(path.join(ROOT, 'docs/operating.md'), 'utf8');
     for (const rule of rules) {
       expect(['warning', 'critical']).toContain(rule.labels.severity);
       for (const name of metricsIn(rule.expr))
@@ -55,7 +55,7 @@ describe('operations as code: alerts and dashboard read metrics the connector ex
           name,
           exported: true,
         });
-      expect(readme).toContain(`\`${rule.alert}\``);
+      expect(runbook).toContain(`\`${rule.alert}\``);
     }
   });
 

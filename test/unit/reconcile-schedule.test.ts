@@ -9,7 +9,7 @@ describe('reconcile schedule', () => {
   });
 
   it('has looked by the first look and the interval after it, passes keeping up', () => {
-    // Due at half an interval, looked at by a pass within the next interval (the README's 1.5).
+    // Due at half an interval, looked at by a pass within the next interval (docs/delivery.md's 1.5).
     expect(reconcileSchedule(60_000).lookedAtBy(now)).toEqual(after(90_000));
   });
 

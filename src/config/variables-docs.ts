@@ -1,17 +1,18 @@
+import path from 'node:path';
 import { PROVIDER_NAMES, requiredProviderVariables } from '../payments/provider-fields';
-import { checkedSections, defaultOf, descriptionOf, schemaOf } from './env-docs';
+import { checkedSections, defaultOf, descriptionOf, docsSectionOf, schemaOf } from './env-docs';
 import { ENV_SHOP_ACCOUNT } from './env-shop-config';
 import { SECRET_VARIABLES } from './secret-variables';
 
 /**
- * The variables of README.md's "Configuration", written from the schema (`npm run config:docs`)
+ * The variables of docs/reference/configuration.md, written from the schema (`npm run docs`)
  * between two markers: one item per variable, grouped as config/.env.example groups them. A unit
- * test fails when README.md differs from what this module writes.
+ * test fails when the page differs from what this module writes.
  */
 
-export const README_START =
-  '<!-- variables:start: generated from src/config/ by `npm run config:docs`; edit the schema -->';
-export const README_END = '<!-- variables:end -->';
+export const VARIABLES_START =
+  '<!-- variables:start: generated from src/config/ by `npm run docs`; edit the schema -->';
+export const VARIABLES_END = '<!-- variables:end -->';
 
 /** The condition a variable without a default is required under, when the schema sets one. */
 function requiredWhen(name: string): string | undefined {
@@ -38,14 +39,14 @@ function tagsOf(name: string): string[] {
   return SECRET_VARIABLES.includes(name) ? [...tags, 'secret'] : tags;
 }
 
-/** `README "Many shops"` as a link to that section of the README itself. */
+/**
+ * `README "Many shops"` (how a description names a section of the documentation) as a link to
+ * that section's page, from docs/reference/configuration.md.
+ */
 function linked(text: string): string {
   return text.replace(/README "([^"]+)"/g, (_, title: string) => {
-    const anchor = title
-      .toLowerCase()
-      .replace(/[^a-z0-9 -]/g, '')
-      .replace(/ /g, '-');
-    return `[${title}](#${anchor})`;
+    const { file, anchor } = docsSectionOf(title);
+    return `[${title}](${path.posix.relative('docs/reference', file)}#${anchor})`;
   });
 }
 
@@ -77,14 +78,17 @@ function itemOf(name: string): string[] {
   return itemLines(`${head} ${linked(checkedMarkdown(name, descriptionOf(name)))}`);
 }
 
-/** The generated part of README.md's "Configuration", markers included. */
-export function renderReadmeVariables(): string {
-  const out = [README_START];
+/** The generated part of docs/reference/configuration.md, markers included: a section a group. */
+export function renderVariables(): string {
+  const out = [VARIABLES_START];
   for (const { title, variables } of checkedSections()) {
-    out.push('', `**${linked(title.charAt(0).toUpperCase() + title.slice(1))}**`, '');
+    // A section a title names (`README "Many shops"`) is a line under the heading, not a link in it.
+    const [heading = title, section] = title.split(/\s*\((README "[^"]+")\)/);
+    out.push('', `## ${heading.charAt(0).toUpperCase() + heading.slice(1)}`, '');
+    if (section) out.push(`See ${linked(section)}.`, '');
     for (const name of variables) out.push(...itemOf(name));
   }
-  return [...out, '', README_END].join('\n');
+  return [...out, '', VARIABLES_END].join('\n');
 }
 
 /**
@@ -99,11 +103,11 @@ export function withGenerated(
   const start = text.indexOf(markers.start);
   const end = text.indexOf(markers.end);
   if (start < 0 || end < start)
-    throw new Error(`README.md lacks ${markers.start} ... ${markers.end}`);
+    throw new Error(`the page lacks ${markers.start} ... ${markers.end}`);
   return text.slice(0, start) + generated + text.slice(end + markers.end.length);
 }
 
-/** `readme` with its generated part written afresh; throws when a marker is missing. */
-export function withReadmeVariables(readme: string): string {
-  return withGenerated(readme, { start: README_START, end: README_END }, renderReadmeVariables());
+/** `page` with its generated variables written afresh; throws when a marker is missing. */
+export function withVariables(page: string): string {
+  return withGenerated(page, { start: VARIABLES_START, end: VARIABLES_END }, renderVariables());
 }

@@ -1,0 +1,94 @@
+import { PassThrough } from 'node:stream';
+import { Command } from 'commander';
+import type { CliAdapters } from './cli-adapters';
+import { runCli } from './program';
+
+/**
+ * docs/reference/cli.md's list of commands, written from the commander program itself
+ * (`npm run docs`) between two markers: every command, depth first, with its `--help` as the
+ * CLI prints it (arguments, options, defaults, and the text a command adds after them). A new
+ * command, option or description shows up by itself; a unit test fails when the page differs.
+ */
+export const CLI_START =
+  '<!-- cli:start: generated from the commands (src/cli/) by `npm run docs`; edit the commands -->';
+export const CLI_END = '<!-- cli:end -->';
+
+/** The width the help is laid out in, and the longest line the page holds. */
+const WIDTH = 100;
+
+/**
+ * The program `runCli` builds, caught before it parses anything: its `parseAsync` is held for
+ * the one call, so no command runs and nothing is opened (the adapters are never reached).
+ */
+async function builtProgram(): Promise<Command> {
+  const original = Command.prototype.parseAsync;
+  const built: Command[] = [];
+  Command.prototype.parseAsync = async function (this: Command) {
+    built.push(this);
+    return this;
+  };
+  try {
+    const adapters = new Proxy({} as CliAdapters, {
+      get: () => {
+        throw new Error('the CLI reference runs no command');
+      },
+    });
+    await runCli([], { env: {}, stdout: new PassThrough(), stderr: new PassThrough(), adapters });
+  } finally {
+    Command.prototype.parseAsync = original;
+  }
+  const [program] = built;
+  if (!program) throw new Error('runCli built no program');
+  return program;
+}
+
+/** A line longer than the page: broken at spaces, continued under its text plus two. */
+function wrapped(line: string): string[] {
+  if (line.length <= WIDTH) return [line];
+  const indent = ' '.repeat((/^ */.exec(line)?.[0].length ?? 0) + 2);
+  const lines: string[] = [];
+  for (const word of line.trimStart().split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && `${last} ${word}`.length <= WIDTH)
+      lines[lines.length - 1] = `${last} ${word}`;
+    else
+      lines.push(last === undefined ? `${line.slice(0, indent.length - 2)}${word}` : indent + word);
+  }
+  return lines;
+}
+
+/** What `<command> --help` prints, laid out in WIDTH columns without colour. */
+function helpOf(command: Command): string {
+  let text = '';
+  command.configureOutput({
+    writeOut: (chunk) => {
+      text += chunk;
+    },
+    getOutHelpWidth: () => WIDTH,
+    getOutHasColors: () => false,
+  });
+  command.outputHelp();
+  return text.trimEnd().split('\n').flatMap(wrapped).join('\n');
+}
+
+/** The commands under `command`, depth first, each with its words from the program's name. */
+function commandsOf(
+  command: Command,
+  words: string[],
+): Array<{ words: string[]; command: Command }> {
+  return [
+    { words, command },
+    ...command.commands.flatMap((sub) => commandsOf(sub, [...words, sub.name()])),
+  ];
+}
+
+/** The generated reference, markers included: a section per command, its help as printed. */
+export async function renderCliReference(): Promise<string> {
+  const program = await builtProgram();
+  const out = [CLI_START];
+  for (const { words, command } of commandsOf(program, [program.name()])) {
+    const level = words.length <= 2 ? '##' : '###';
+    out.push('', `${level} \`${words.join(' ')}\``, '', '```text', helpOf(command), '```');
+  }
+  return [...out, '', CLI_END].join('\n');
+}
