@@ -31,7 +31,7 @@ const MATERIALS = [
 ] as const;
 
 /**
- * [ours] The platform has no total field (PLATFORM.md): the amount is the sum of the labour
+ * [ours] The platform has no total field (docs/platform.md): the amount is the sum of the labour
  * prices plus price x quantity of every board, edge and component. Lines of zero are left out.
  */
 export const computedAmount: AmountSource = (service, currency) => {

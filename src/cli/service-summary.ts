@@ -10,7 +10,7 @@ import { formatMoney } from './service-formats';
 
 /*
  * `services get`: a service as a person reads it. Every field is read as it passed through
- * (PLATFORM.md: sub-objects may be partial or absent), so nothing here can fail on odd data:
+ * (docs/platform.md: sub-objects may be partial or absent), so nothing here can fail on odd data:
  * what is missing is left out, what is odd is shown as text.
  */
 

@@ -3,7 +3,7 @@ import { classifyStatus, type AnswerClass } from '../platform/answer-classificat
 
 /**
  * What to do after one delivery attempt of a finish or cancel. The one answer table of
- * DELIVERY.md, tested row by row:
+ * docs/delivery.md, tested row by row:
  *
  * | answer                                   | verdict                                  |
  * | 2xx within the timeout                   | delivered                                |

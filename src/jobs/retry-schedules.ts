@@ -1,6 +1,6 @@
 /*
  * Every retry schedule of the connector's jobs, in one place. Retries live in the queues only
- * (STYLE.md rule 4): the platform client under a job makes one attempt.
+ * (docs/architecture.md, rule 4): the platform client under a job makes one attempt.
  */
 import { AppError } from '../errors';
 

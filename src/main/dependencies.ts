@@ -120,7 +120,7 @@ export async function createDependencies(
       // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
       schedule: reconcileSchedule(config.jobs.reconcileIntervalMs),
       jobs: jobs.forShop(shop, incarnation),
-      // Retries live in the queues (STYLE.md rule 4): the client makes one attempt by default.
+      // Retries live in the queues (docs/architecture.md, rule 4): the client makes one attempt.
       platform,
       provider: providerModule.provider,
       amountSource: options.amountSource ?? computedAmount,

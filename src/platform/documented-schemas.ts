@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { codeLike, decimalLike, intLike, platformDate, price, priceAndQuantity } from './schemas';
 
 /*
- * The *documented* schemas (see schemas.ts): every block of the platform's answers as PLATFORM.md
- * knows it. They never reject an answer: `unexpectedFields` compares an answer with them, and the
- * client logs what differs once as a warning.
+ * The *documented* schemas (see schemas.ts): every block of the platform's answers as
+ * docs/platform.md knows it. They never reject an answer: `unexpectedFields` compares an answer
+ * with them, and the client logs what differs once as a warning.
  */
 
 const optionalDate = platformDate.nullish();
@@ -42,7 +42,7 @@ const material = {
 
 /**
  * [ours] ServicePartInfo is not in the public reference; it is modelled on the platform's JSON
- * part import format, with the types its guide writes (PLATFORM.md): dimensions `c` (length)
+ * part import format, with the types its guide writes (docs/platform.md): dimensions `c` (length)
  * and `l` (width) in mm, edge tapes on each side (a name or null), the board material, and
  * optional machining whose `startSide` and drill `corner` are numbers, `direction` and `face`
  * strings. More machining attributes exist (vertical drills...): unknown fields pass.
@@ -82,7 +82,7 @@ export const servicePartSchema = z.looseObject({
     .nullish(),
 });
 
-/** GET /services/:id with every block PLATFORM.md knows [doc fields; `parts` per SPEC.md]. */
+/** GET /services/:id with every block docs/platform.md knows [doc fields; `parts` per the spec]. */
 export const documentedServiceSchema = z.looseObject({
   id: intLike,
   internal_code: codeLike.nullish(),

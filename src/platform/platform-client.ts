@@ -58,7 +58,7 @@ function isNotFound(error: unknown): boolean {
 
 /**
  * The platform's API as the connector uses it. The one home of the platform's paths and
- * bodies; PLATFORM.md lists which are documented and which are our assumptions.
+ * bodies; docs/platform.md lists which are documented and which are our assumptions.
  */
 export class PlatformClient {
   private readonly http: PlatformHttp;

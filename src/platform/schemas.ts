@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
 /*
- * Every assumption about the shape of the platform's answers lives here (PLATFORM.md marks
+ * Every assumption about the shape of the platform's answers lives here (docs/platform.md marks
  * them [doc], [seen] or [ours]). Two kinds of schema:
  * - the *read* schemas (`serviceSchema`, `serviceListSchema`) parse strictly only what the
  *   connector uses: ids, the status code, paging, the priced lines. A mismatch there is
  *   PLATFORM_BAD_RESPONSE. Every other field passes through exactly as the platform sent it.
- * - the *documented* schemas describe every block as PLATFORM.md knows it. They never reject an
- *   answer: `unexpectedFields` compares an answer with them, and the client logs what differs
+ * - the *documented* schemas describe every block as docs/platform.md knows it. They never reject
+ *   an answer: `unexpectedFields` compares an answer with them, and the client logs what differs
  *   once as a warning. Numbers may arrive as numeric strings (DreamFactory often does that).
  */
 

@@ -58,7 +58,7 @@ const paymentBodies = {
   'cancel-checkout': z.object({ service_id: serviceIdBody, reason: z.string().max(1000) }),
 } as const;
 
-/** The platform's API as PLATFORM.md describes it. */
+/** The platform's API as docs/platform.md describes it. */
 export function platformRoutes(state: SimulatorState): Router {
   const router = Router();
   router.use(requireAuth(state));

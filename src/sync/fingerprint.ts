@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dateTextOf, statusCodeOf } from '../platform/schemas';
 
-/** The status dates a fingerprint covers (PLATFORM.md: the light list items carry these). */
+/** The status dates a fingerprint covers (docs/platform.md: the light list items carry them). */
 const STATUS_DATES = [
   'created_date',
   'budgeted_date',

@@ -4,7 +4,7 @@ import { eventually, ROUTE_TOKEN } from '../support/harness';
 import { connectorStarted, spawnConnector, type Spawned } from '../support/spawn-ts';
 
 /**
- * The promise of DELIVERY.md under fire: a few hundred paid checkouts while the platform fails
+ * The promise of docs/delivery.md under fire: a few hundred paid checkouts while the platform fails
  * 30% of payment calls, goes dark, the worker process is SIGKILLed mid-delivery and restarted,
  * and Redis (append-only on) is restarted. Zero finishes lost, zero wrong cancels.
  */

@@ -85,8 +85,8 @@ function parseNodes(text: string): NodeLine[] {
 /**
  * Starts six cluster nodes (append-only, noeviction, `cluster-node-timeout` 2 s, the bus on a
  * port of its own) and joins them with `redis-cli --cluster create ... --cluster-replicas 1`, as
- * README's Redis section and ../shared/REDIS.md describe; resolves once every node says the
- * cluster is ok and every replica is in sync.
+ * docs/redis.md describes; resolves once every node says the cluster is ok and every replica is
+ * in sync.
  */
 export async function startRedisCluster(): Promise<RedisClusterGroup> {
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-cluster-'));

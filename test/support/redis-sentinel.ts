@@ -55,8 +55,8 @@ export interface SentinelGroup {
 
 /**
  * Starts a primary (append-only, noeviction), a replica of it, and three Sentinels watching it
- * (quorum 2, down after 1 s, failover timeout 5 s), as README's Redis section and
- * ../shared/REDIS.md describe; resolves once the Sentinels see the replica.
+ * (quorum 2, down after 1 s, failover timeout 5 s), as docs/redis.md describes; resolves once the
+ * Sentinels see the replica.
  */
 export async function startSentinelGroup(): Promise<SentinelGroup> {
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-sentinel-'));

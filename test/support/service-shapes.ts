@@ -1,9 +1,9 @@
 /**
  * Service bodies as the platform may really send them, for the tests of lenient reading.
- * `guideShapedService` has parts exactly as PLATFORM.md's part import example writes them.
+ * `guideShapedService` has parts exactly as docs/platform.md's part import example writes them.
  */
 
-/** One part as the import-format guide writes it (PLATFORM.md, ServicePartInfo). */
+/** One part as the import-format guide writes it (docs/platform.md, ServicePartInfo). */
 export const GUIDE_PART = {
   quantity: 2,
   c: 720,

@@ -11,7 +11,7 @@ import { DEMO_CREDENTIALS } from '../../../src/simulator/platform-simulator';
 import { startPlatform } from '../../support/platform';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';
 
-/** The answer table of DELIVERY.md, row by row, over real HTTP against the simulator. */
+/** The answer table of docs/delivery.md, row by row, over real HTTP against the simulator. */
 describe('delivery answer table', () => {
   let redis: TestRedis;
   let connection: ReturnType<typeof createRedis>;

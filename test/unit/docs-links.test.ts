@@ -1,0 +1,161 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import {
+  CONTENTS_START,
+  headingsOf,
+  markdownFiles,
+  proseLines,
+  ROOT,
+} from '../../scripts/docs-lib';
+
+/**
+ * The documentation holds together: README.md is a front page, every page of docs/ has its
+ * contents, every relative link and `#anchor` lands (GitHub's anchors), tables fit 100 columns,
+ * and every `*.md` the code cites is in the repository.
+ */
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const pages = markdownFiles();
+const docsPages = pages.filter((file) => file.startsWith('docs/'));
+
+/** The prose of a page (no fenced code, no code spans), where its links are. */
+function proseOf(text: string): string {
+  return proseLines(text)
+    .map(({ line }) => line)
+    .join('\n')
+    .replace(/`+[^`]*`+/g, '');
+}
+
+/** The links of a page that stay in the repository: `[text](target)` and `[label]: target`. */
+function relativeLinksOf(text: string): string[] {
+  const prose = proseOf(text);
+  const targets = [
+    ...[...prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1] ?? ''),
+    ...[...prose.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1] ?? ''),
+  ];
+  return targets.filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+}
+
+describe('the docs', () => {
+  it('have every relative link and #anchor land (README.md, BENCHMARKS.md, docs/)', () => {
+    expect(docsPages.length).toBeGreaterThanOrEqual(10);
+    const broken: string[] = [];
+    for (const page of pages) {
+      for (const link of relativeLinksOf(read(page))) {
+        const [target = '', anchor] = link.split('#');
+        const file =
+          target === ''
+            ? page
+            : path.posix.normalize(path.posix.join(path.posix.dirname(page), target));
+        const absolute = path.join(ROOT, file);
+        if (file.startsWith('..') || !existsSync(absolute)) {
+          broken.push(`${page}: ${link} (no ${file})`);
+          continue;
+        }
+        if (anchor === undefined) continue;
+        const anchors = statSync(absolute).isFile()
+          ? headingsOf(read(file)).map((h) => h.anchor)
+          : [];
+        if (!anchors.includes(anchor)) broken.push(`${page}: ${link} (no #${anchor} in ${file})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('have tables of at most 100 columns (a wider one becomes a list)', () => {
+    const wide = [...pages.filter((page) => page !== 'BENCHMARKS.md')].flatMap((page) =>
+      proseLines(read(page))
+        .filter(({ line }) => line.trimStart().startsWith('|') && line.length > 100)
+        .map(({ number, line }) => `${page}:${number} (${line.length} columns)`),
+    );
+    expect(wide).toEqual([]);
+  });
+
+  it('give each page of docs/ its contents at its top, before its first section', () => {
+    for (const page of docsPages) {
+      const text = read(page);
+      const firstSection = text.search(/^## /m);
+      expect({ page, contents: text.indexOf(CONTENTS_START) }).toEqual({
+        page,
+        contents: expect.any(Number),
+      });
+      expect({ page, atTop: text.indexOf(CONTENTS_START) < firstSection }).toEqual({
+        page,
+        atTop: true,
+      });
+      expect({ page, sections: headingsOf(text).filter((h) => h.level === 2).length }).not.toEqual({
+        page,
+        sections: 0,
+      });
+    }
+  });
+
+  it('docs/architecture.md names every folder and file at the top of src/', () => {
+    const architecture = read('docs/architecture.md');
+    const entries = readdirSync(path.join(ROOT, 'src'), { withFileTypes: true }).map((entry) =>
+      entry.isDirectory() ? `${entry.name}/` : entry.name,
+    );
+    expect(entries.filter((entry) => !architecture.includes(`  ${entry}`))).toEqual([]);
+  });
+});
+
+describe('README.md, the front page', () => {
+  const readme = read('README.md');
+
+  it('is at most 20,000 characters', () => {
+    expect(readme.length).toBeLessThanOrEqual(20_000);
+  });
+
+  it('says what it is: the providers, many shops, the Redis topologies', () => {
+    for (const words of [
+      'sandbox',
+      'Stripe Checkout',
+      'Mercado Pago Checkout Pro',
+      'Asaas Checkout',
+      'Many shops from one deployment',
+      'Sentinel',
+      'Cluster',
+    ])
+      expect(readme).toContain(words);
+  });
+
+  it('gives the two commands before any section', () => {
+    const firstSection = readme.search(/^## /m);
+    expect(readme.indexOf('npm ci && npm run demo')).toBeGreaterThan(0);
+    expect(readme.indexOf('npm ci && npm run demo')).toBeLessThan(firstSection);
+    expect(readme.indexOf('npm test')).toBeLessThan(firstSection);
+  });
+
+  it('draws the flow and maps the docs: a link to every page of docs/', () => {
+    expect(readme).toMatch(/```(text|mermaid)\n[\s\S]*platform[\s\S]*provider[\s\S]*```/);
+    const linked = relativeLinksOf(readme).map((link) => link.split('#')[0]);
+    expect(docsPages.filter((page) => !linked.includes(page))).toEqual([]);
+  });
+});
+
+describe('the *.md files the code cites', () => {
+  /** Every file of a folder, recursively, but what git ignores or installs. */
+  const filesUnder = (dir: string): string[] =>
+    readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const relative = path.posix.join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(relative);
+      return /\.(ts|js|mjs|cjs)$/.test(entry.name) ? [relative] : [];
+    });
+
+  it('are in the repository (src/, test/, bench/, scripts/)', () => {
+    const missing: string[] = [];
+    let cited = 0;
+    for (const file of ['src', 'test', 'bench', 'scripts'].flatMap(filesUnder)) {
+      for (const match of read(file).matchAll(/(?:\.\.\/)*[A-Za-z0-9_][\w./-]*\.md\b/g)) {
+        cited += 1;
+        const name = match[0];
+        const candidates = [name, path.posix.join(path.posix.dirname(file), name)].map((p) =>
+          path.posix.normalize(p),
+        );
+        const found = candidates.some((p) => !p.startsWith('..') && existsSync(path.join(ROOT, p)));
+        if (!found) missing.push(`${file}: ${name}`);
+      }
+    }
+    expect(cited).toBeGreaterThan(5);
+    expect(missing).toEqual([]);
+  });
+});
