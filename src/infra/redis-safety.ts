@@ -20,3 +20,18 @@ export async function readEvictionPolicy(redis: RedisCommands): Promise<string |
     return undefined;
   }
 }
+
+/**
+ * What a `maxmemory-policy` (as `readEvictionPolicy` read it) means where the connector runs:
+ * `safe` (noeviction), `unknown` (a primary did not say), or, for any other, `refused` in
+ * production (the start refuses to run on it, exit 78) and `warned` elsewhere. The start and
+ * `connector doctor` judge by it alike.
+ */
+export function evictionRisk(
+  policy: string | undefined,
+  production: boolean,
+): 'safe' | 'unknown' | 'refused' | 'warned' {
+  if (policy === 'noeviction') return 'safe';
+  if (policy === undefined) return 'unknown';
+  return production ? 'refused' : 'warned';
+}

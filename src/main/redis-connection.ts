@@ -1,7 +1,7 @@
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, REDIS_CHECK, withoutPassword, type Logger } from '../infra/logger';
 import { closeRedis, createRedis, waitForRedis, type ConnectorConnection } from '../infra/redis';
-import { readEvictionPolicy } from '../infra/redis-safety';
+import { evictionRisk, readEvictionPolicy } from '../infra/redis-safety';
 import { holdsLayout1 } from '../store/layout-migration';
 
 /**
@@ -10,13 +10,14 @@ import { holdsLayout1 } from '../store/layout-migration';
  */
 async function checkRedisSafety(redis: ConnectorConnection, config: Config, logger: Logger) {
   const policy = await readEvictionPolicy(redis);
-  if (policy === 'noeviction') return;
-  if (policy === undefined) {
+  const risk = evictionRisk(policy, config.env === 'production');
+  if (risk === 'safe') return;
+  if (risk === 'unknown') {
     logger.warn('could not read maxmemory-policy; make sure Redis is set to noeviction');
     return;
   }
   const problem = `REDIS_URL: Redis may evict keys (maxmemory-policy ${policy}); set maxmemory-policy noeviction so queued notifications are never dropped`;
-  if (config.env === 'production') throw new ConfigError([problem]);
+  if (risk === 'refused') throw new ConfigError([problem]);
   logger.warn('redis may evict keys', { maxmemoryPolicy: policy });
 }
 
