@@ -4,6 +4,7 @@ import { AppError, errorMessage } from '../errors';
 import { packageVersion } from '../infra/package-version';
 import { checkoutCommand } from './checkout-commands';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
+import { doctorCommand } from './doctor';
 import { forTerminal } from './terminal-text';
 import { migrateCommand } from './migrate-command';
 import { notificationsCommand } from './notifications-commands';
@@ -35,6 +36,7 @@ function buildProgram(io: CliIo): Command {
   program.addCommand(simulatorCommand(io));
   program.addCommand(migrateCommand(io));
   program.addCommand(shopsCommand(io));
+  program.addCommand(doctorCommand(io));
   configureTree(program, io);
   return program;
 }
