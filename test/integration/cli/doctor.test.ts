@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hasFlag } from '@ioredis/commands';
@@ -57,6 +57,7 @@ describe('connector doctor', () => {
     await mercadopago?.stop();
     await simulator?.stop();
     await redis?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   /** A deployment's variables: its own QUEUE_PREFIX, the env shop on the sandbox, a keyring. */
