@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import winston from 'winston';
 import { currentLogContext } from './log-context';
 import { createRedactor, SecretBook } from './redact';
+import { redactedRedisUrl } from '../redis-url';
 
 export type Logger = winston.Logger;
 
@@ -126,13 +127,9 @@ function troubleOf(logger: Logger): RedisTrouble {
 
 /** `url` without its password (a Redis URL may carry one): what a log line may show. */
 export function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(REDIS_URL is not a URL)';
-  }
+  // REDIS_URL's own reading (src/redis-url.ts): a Sentinel's or a Cluster's list of hosts is no
+  // WHATWG URL, so URL() cannot be the parser here.
+  return redactedRedisUrl(url);
 }
 
 /** What an operator should check when Redis does not answer: said beside `redisUrl`. */

@@ -91,6 +91,25 @@ describe("the Redis connections' one voice", () => {
     expect(lines[1]).toMatchObject({ errMessage: 'Connection is closed.' });
   });
 
+  it.each([
+    [
+      'redis+sentinel://:s3cret-pw@10.0.0.5:26379,10.0.0.6:26379/mymaster',
+      'redis+sentinel://:***@10.0.0.5:26379,10.0.0.6:26379/mymaster',
+    ],
+    [
+      'rediss+cluster://app:s3cret-pw@10.0.0.5:6379,10.0.0.6:6379',
+      'rediss+cluster://app:***@10.0.0.5:6379,10.0.0.6:6379',
+    ],
+    ['redis://10.0.0.5:6390', 'redis://10.0.0.5:6390'],
+  ])('names a Sentinel or Cluster REDIS_URL too: %s', (url, said) => {
+    const out = sink();
+    const logger = createLogger({ level: 'info', format: 'json', secrets: [], stream: out.stream });
+    redisLocation(logger, url);
+    connectionErrorLogger(logger, { redis: 'producer' })(new Error('connect ECONNREFUSED'));
+    expect(out.lines()[0]).toMatchObject({ redisUrl: said });
+    expect(JSON.stringify(out.lines())).not.toContain('s3cret-pw');
+  });
+
   it('says it again after the quiet time, with what it left out and who met it', () => {
     const out = sink();
     const logger = createLogger({ level: 'info', format: 'json', secrets: [], stream: out.stream });
