@@ -93,7 +93,7 @@ const MIDDLE: readonly Section[] = [
       'SHOP_BREAKER_COOLDOWN_MS',
     ]),
   },
-  { title: "Where providers may be sent (every shop's)", variables: ['PROVIDER_API_ORIGINS'] },
+  { title: 'Where providers may be sent (for every shop)', variables: ['PROVIDER_API_ORIGINS'] },
 ];
 
 /** The sections named here that follow the providers' own. */

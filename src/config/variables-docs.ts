@@ -78,14 +78,27 @@ function itemOf(name: string): string[] {
   return itemLines(`${head} ${linked(checkedMarkdown(name, descriptionOf(name)))}`);
 }
 
+/**
+ * A group's title as a short heading, and what its parentheses say as a line under it: a section
+ * it names (`README "Many shops"`) becomes a link, a variable's name code.
+ */
+function headingOf(title: string): { heading: string; note?: string } {
+  const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+  const [, heading = title, inside] = /^(.*?)\s*\((.*)\)$/.exec(title) ?? [];
+  if (inside === undefined) return { heading: capital(title) };
+  const note = /^README "[^"]+"$/.test(inside)
+    ? `See ${linked(inside)}.`
+    : `${/^[A-Z_]+=/.test(inside) ? 'With ' : ''}${capital(inside.replace(/\b[A-Z][A-Z0-9_]*_[A-Z0-9_]+(=\w+)?/g, '`$&`'))}.`;
+  return { heading: capital(heading), note };
+}
+
 /** The generated part of docs/reference/configuration.md, markers included: a section a group. */
 export function renderVariables(): string {
   const out = [VARIABLES_START];
   for (const { title, variables } of checkedSections()) {
-    // A section a title names (`README "Many shops"`) is a line under the heading, not a link in it.
-    const [heading = title, section] = title.split(/\s*\((README "[^"]+")\)/);
-    out.push('', `## ${heading.charAt(0).toUpperCase() + heading.slice(1)}`, '');
-    if (section) out.push(`See ${linked(section)}.`, '');
+    const { heading, note } = headingOf(title);
+    out.push('', `## ${heading}`, '');
+    if (note) out.push(note, '');
     for (const name of variables) out.push(...itemOf(name));
   }
   return [...out, '', VARIABLES_END].join('\n');
