@@ -139,7 +139,7 @@ function subjectOf(variable: string): string {
 
 /** A variable the server would refuse, said as doctor says a finding. */
 function configFinding(subject: string, { variable, problem }: ConfigProblem): Finding {
-  const where = 'config/.env.example describes it';
+  const where = 'docs/reference/configuration.md describes it';
   if (problem.startsWith('is required')) {
     const why = problem.slice('is required'.length);
     const found = `${variable} is not set${why ? ` (required${why})` : ''}`;

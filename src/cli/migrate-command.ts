@@ -28,7 +28,7 @@ export function migrateCommand(io: CliIo): Command {
         for (const { from, to } of report.conflicts.slice(0, 20))
           await write(io.stderr, `  not moved: ${from} (${to} exists)\n`);
         throw new CliFailure(
-          `${report.conflicts.length} keys were not moved: their new names exist already (did the new release run before this migration?). Nothing was overwritten; see README "Upgrading".`,
+          `${report.conflicts.length} keys were not moved: their new names exist already (did the new release run before this migration?). Nothing was overwritten; see docs/operating.md, "Upgrading".`,
           EXIT.failure,
         );
       }

@@ -13,7 +13,7 @@ import { printable } from './terminal-text';
  */
 export function shopsCommand(io: CliIo): Command {
   const command = new Command('shops').description(
-    'the shops this deployment serves besides the env shop: add, change, disable, remove (README "Many shops")',
+    'the shops this deployment serves besides the env shop: add, change, disable, remove (docs/shops.md)',
   );
   const cli: ShopsCli = {
     io,
@@ -33,6 +33,7 @@ export function shopsCommand(io: CliIo): Command {
   };
   addAndList(command, cli);
   changes(command, cli);
+  update(command, cli);
   checks(command, cli);
   keys(command, cli);
   return command;
@@ -92,18 +93,8 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
     });
 }
 
-/** `show`, `update`, `enable`/`disable` and `rotate-token`. */
-function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
-  command
-    .command('show <id>')
-    .description('one registry shop, without secrets')
-    .addOption(formatOption())
-    .action(async (id: string, options: { format: Format }) => {
-      const shop = await withAdmin(READS, (admin) => admin.show(id));
-      if (options.format === 'json') return json(shop);
-      await write(io.stdout, fieldsTable(shop));
-    });
-
+/** `update`: the fields a document gives, credentials checked first. */
+function update(command: Command, { io, withAdmin }: ShopsCli): void {
   command
     .command('update <id>')
     .description(
@@ -122,6 +113,19 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
         admin.update(id, change, cliActor(io.env)).catch(asUsage),
       );
       await write(io.stdout, `updated shop ${view.id}\n`);
+    });
+}
+
+/** `show`, `enable`/`disable` and `rotate-token`. */
+function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
+  command
+    .command('show <id>')
+    .description('one registry shop, without secrets')
+    .addOption(formatOption())
+    .action(async (id: string, options: { format: Format }) => {
+      const shop = await withAdmin(READS, (admin) => admin.show(id));
+      if (options.format === 'json') return json(shop);
+      await write(io.stdout, fieldsTable(shop));
     });
 
   for (const [verb, enabled] of [

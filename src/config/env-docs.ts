@@ -82,6 +82,11 @@ const FIRST: readonly Section[] = [
       'SANDBOX_IN_PRODUCTION',
     ]),
   },
+  {
+    title:
+      "the env shop on its customers' pages (a registry shop's document says it: name, siteUrl)",
+    variables: ['SHOP_NAME', 'SHOP_SITE_URL'],
+  },
 ];
 
 /** The sections named here between the env shop's and the providers' own. */

@@ -88,7 +88,7 @@ export const envShopShape = {
   PAYMENT_METHODS: paymentMethodsVariable
     .optional()
     .describe(
-      "The env shop's methods: a comma-separated subset of `pix,card,boleto`; empty for all the provider offers (some offer fewer: its section of the README). A method the provider cannot take is refused at start (78).",
+      "The env shop's methods: a comma-separated subset of `pix,card,boleto`; empty for all the provider offers (some offer fewer: its section of docs/payment-providers.md). A method the provider cannot take is refused at start (78).",
     ),
   CARD_MAX_INSTALLMENTS: maxInstallmentsVariable
     .optional()

@@ -55,7 +55,7 @@ export function createMetrics(): Metrics {
     }),
     paymentIncidents: new Counter({
       name: 'connector_payment_incidents_total',
-      help: 'What providers said after an outcome was recorded, by kind: refund, chargeback, late_payment (never a second finish or a cancel: the shop must act; README "Incidents")',
+      help: 'What providers said after an outcome was recorded, by kind: refund, chargeback, late_payment (never a second finish or a cancel: the shop must act; docs/payment-providers.md, "Incidents after the outcome")',
       labelNames: ['kind'] as const,
       registers: [registry],
     }),

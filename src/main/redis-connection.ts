@@ -28,7 +28,7 @@ async function checkRedisSafety(redis: ConnectorConnection, config: Config, logg
 async function checkLayout(redis: ConnectorConnection, config: Config): Promise<void> {
   if (!(await holdsLayout1(redis, config.redis.prefix))) return;
   throw new ConfigError([
-    `QUEUE_PREFIX: Redis holds the previous release's data under "${config.redis.prefix}" in its old layout; stop every process of the previous release, run "npx connector migrate", then start this one (README "Upgrading")`,
+    `QUEUE_PREFIX: Redis holds the previous release's data under "${config.redis.prefix}" in its old layout; stop every process of the previous release, run "npx connector migrate", then start this one (docs/operating.md, "Upgrading")`,
   ]);
 }
 

@@ -39,15 +39,13 @@ export function returnRoutes(
       // The redirect is a hint, like a webhook: ask the provider before showing the page.
       const current = await syncFromProvider(shop.deps, record);
       const cancelled = req.query.cancelled === '1';
-      res
-        .type('html')
-        .send(
-          returnPage(current, {
-            notice: pageNotice,
-            cancelled,
-            storefront: shop.settings.storefront,
-          }),
-        );
+      res.type('html').send(
+        returnPage(current, {
+          notice: pageNotice,
+          cancelled,
+          storefront: shop.settings.storefront,
+        }),
+      );
     })
     .all(allowOnly('GET'));
   return router;
