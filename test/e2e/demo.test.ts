@@ -78,6 +78,10 @@ describe('npm run demo', () => {
       expect(shops.stdout).toMatch(/^marcenaria-demo +enabled +sandbox +\S+ +Marcenaria Demo$/m);
       const services = await runCliCaptured(['services', 'list'], env);
       expect(services.stdout).toMatch(/^1001\b/m);
+      // README: against the demo, doctor finds nothing wrong.
+      const doctor = await runCliCaptured(['doctor'], env);
+      expect(doctor).toMatchObject({ code: 0 });
+      expect(doctor.stdout).not.toMatch(/^(FAIL|warn)/m);
 
       demo.child.kill('SIGINT');
       expect(await demo.exited).toBe(0);
