@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import type { CliAdapters } from './cli-adapters';
-import { runCli } from './program';
+import { buildProgram } from './program';
 
 /**
  * docs/reference/cli.md's list of commands, written from the commander program itself
@@ -16,30 +16,14 @@ export const CLI_END = '<!-- cli:end -->';
 /** The width the help is laid out in, and the longest line the page holds. */
 const WIDTH = 100;
 
-/**
- * The program `runCli` builds, caught before it parses anything: its `parseAsync` is held for
- * the one call, so no command runs and nothing is opened (the adapters are never reached).
- */
-async function builtProgram(): Promise<Command> {
-  const original = Command.prototype.parseAsync;
-  const built: Command[] = [];
-  Command.prototype.parseAsync = async function (this: Command) {
-    built.push(this);
-    return this;
-  };
-  try {
-    const adapters = new Proxy({} as CliAdapters, {
-      get: () => {
-        throw new Error('the CLI reference runs no command');
-      },
-    });
-    await runCli([], { env: {}, stdout: new PassThrough(), stderr: new PassThrough(), adapters });
-  } finally {
-    Command.prototype.parseAsync = original;
-  }
-  const [program] = built;
-  if (!program) throw new Error('runCli built no program');
-  return program;
+/** The program `runCli` runs, built with adapters that refuse use: nothing is run or opened. */
+function builtProgram(): Command {
+  const adapters = new Proxy({} as CliAdapters, {
+    get: () => {
+      throw new Error('the CLI reference runs no command');
+    },
+  });
+  return buildProgram({ env: {}, stdout: new PassThrough(), stderr: new PassThrough(), adapters });
 }
 
 /** A line longer than the page: broken at spaces, continued under its text plus two. */
@@ -84,7 +68,7 @@ function commandsOf(
 
 /** The generated reference, markers included: a section per command, its help as printed. */
 export async function renderCliReference(): Promise<string> {
-  const program = await builtProgram();
+  const program = builtProgram();
   const out = [CLI_START];
   for (const { words, command } of commandsOf(program, [program.name()])) {
     const level = words.length <= 2 ? '##' : '###';

@@ -25,7 +25,7 @@ function configureTree(command: Command, io: CliIo): void {
   for (const sub of command.commands) configureTree(sub, io);
 }
 
-function buildProgram(io: CliIo): Command {
+export function buildProgram(io: CliIo): Command {
   const program = new Command('connector')
     .description('checkout connector: the platform, a payment provider and your ERP')
     .version(packageVersion(), '--version', 'print the version');
