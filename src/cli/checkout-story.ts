@@ -201,7 +201,12 @@ export function storyTable(stories: Array<CheckoutStory | UnreadableStory>): str
     .map((story) => {
       if ('unreadable' in story) return unreadableLines(story);
       const method = story.method ? ` (${METHOD_WORDS[story.method]})` : '';
-      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}  now ${story.state}${method}`;
+      // Reported: the platform heard the outcome, which is what the reader wants first.
+      const now =
+        story.state === 'reported' && story.outcome
+          ? `${story.outcome}${method}, reported to the platform`
+          : `${story.state}${method}`;
+      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}  now ${now}`;
       const lines = story.steps.map((step) =>
         `  ${step.step.padEnd(18)} ${(step.at ?? '').padEnd(24)}${step.note ? `  ${step.note}` : ''}`.trimEnd(),
       );

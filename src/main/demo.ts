@@ -237,9 +237,9 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
     }
   }
   say();
-  say('  Ask for another checkout of the env shop (services 1001-1025):');
+  say(`  Ask for another checkout of the env shop (services 1001-1025; its URL shows in the log):`);
   say(
-    `    curl -X POST ${platformUrl}/__simulator/checkout-requests -H 'content-type: application/json' -d '{"service_id": 1002}'`,
+    `    curl -X POST ${platformUrl}/__simulator/checkout-requests -H 'content-type: application/json' -d '{"service_id": ${secondServiceId + 1}}'`,
   );
   say("  See what the platform received (each call names the shop's account):");
   say(`    curl ${platformUrl}/__simulator/calls`);

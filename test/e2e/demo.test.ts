@@ -71,6 +71,13 @@ describe('npm run demo', () => {
       const status = await runCliCaptured(['checkout', 'status', '1001'], env);
       expect(status).toMatchObject({ code: 0 });
       expect(status.stdout).toMatch(/paid|notified/);
+      // README: the other shop's checkout, with --shop.
+      const other = await runCliCaptured(
+        ['checkout', 'status', '1002', '--shop', 'marcenaria-demo'],
+        env,
+      );
+      expect(other).toMatchObject({ code: 0 });
+      expect(other.stdout).toMatch(/now paid \(card\), reported to the platform/);
       const shops = await runCliCaptured(['shops', 'list'], env);
       expect(shops.stdout).toMatch(
         /^default +env +sandbox +integrador@example\.com +Móveis Aurora$/m,
