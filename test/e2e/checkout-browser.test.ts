@@ -90,7 +90,7 @@ describe('a customer in a real browser', () => {
     const checkoutUrl = page.url();
     await page.getByRole('button', { name: 'Pagar com Pix' }).click();
     await page.waitForURL(/\/return\/sandbox/);
-    await expect(page.getByTestId('outcome').textContent()).resolves.toBe('Pix em confirmação');
+    await expect(page.getByTestId('outcome').textContent()).resolves.toBe('Aguardando o Pix');
     await expect(page.getByText('boleto').count()).resolves.toBe(0);
     await page.screenshot({ path: path.join(ARTIFACTS, 'return-processing.png') });
     await settled(h.connector.jobs);

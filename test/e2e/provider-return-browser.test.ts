@@ -93,7 +93,7 @@ describe('the return pages in a real browser', () => {
       const preference = await preferenceOf(1005);
       mp.pay(preference, 'pending', undefined, { paymentType: 'bank_transfer' });
       expect(await outcomeAt(preference.back_urls.pending, 'return-mercadopago-pix.png')).toBe(
-        'Pix em confirmação',
+        'Aguardando o Pix',
       );
     });
 

@@ -48,8 +48,10 @@ describe('the return page', () => {
 
   it('says what to expect of a payment under way, by its method, and of no other', () => {
     const pix = returnPage(record({ state: 'processing', method: 'pix' }));
-    expect(title(pix)).toBe('Pix em confirmação');
+    expect(title(pix)).toBe('Aguardando o Pix');
     expect(pix).toMatch(/Pix[^<]*minutos/);
+    // Processing is also a Pix code issued and not paid yet: never "nothing to do" alone.
+    expect(pix).toContain('Se você ainda não pagou, pague o Pix');
     expect(pix).not.toMatch(/boleto/i);
     const boleto = returnPage(record({ state: 'processing', method: 'boleto' }));
     expect(title(boleto)).toBe('Boleto gerado');

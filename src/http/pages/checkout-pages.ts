@@ -19,7 +19,7 @@ const RETURN_TEXT: Record<string, PageText> = {
   },
   processing: {
     title: 'Pagamento em processamento',
-    text: 'Recebemos o seu pagamento e aguardamos a confirmação. A loja é avisada assim que for confirmado; não é preciso pagar de novo.',
+    text: 'Aguardamos a confirmação do pagamento. Se ainda falta pagar, pague antes do vencimento; a loja é avisada assim que for confirmado.',
     tone: '',
   },
   declined: {
@@ -42,8 +42,10 @@ const RETURN_TEXT: Record<string, PageText> = {
 /** A payment under way, as its method makes it: what the customer waits for, and how long. */
 const PROCESSING_BY_METHOD: Record<Method, PageText> = {
   pix: {
-    title: 'Pix em confirmação',
-    text: 'Recebemos o seu Pix e aguardamos a confirmação do banco, que costuma chegar em minutos. A loja é avisada assim que for confirmado; não é preciso pagar de novo.',
+    // Processing also means the Pix code was issued and not yet paid (Mercado Pago's and Asaas's
+    // pending): the page never tells a customer who has not paid that there is nothing to do.
+    title: 'Aguardando o Pix',
+    text: 'Se você ainda não pagou, pague o Pix pelo código antes que ele expire. Depois de pago, a confirmação costuma chegar em minutos e a loja é avisada; não é preciso pagar de novo.',
     tone: '',
   },
   boleto: {

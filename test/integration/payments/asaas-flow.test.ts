@@ -119,7 +119,7 @@ describe('PAYMENT_PROVIDER=asaas against a loopback Asaas', () => {
     ).toMatchObject({ state: 'processing' });
     expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
     const page = await (await fetch(`${h.url}/return/asaas?checkout_id=${checkoutId}`)).text();
-    expect(page).toContain('Pix em confirmação');
+    expect(page).toContain('Aguardando o Pix');
     expect(page).not.toMatch(/boleto/i);
     asaas.update(pix, 'RECEIVED');
     expect(

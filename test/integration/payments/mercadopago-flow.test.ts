@@ -108,7 +108,7 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
     const page = await (
       await fetch(`${h.url}/return/mercadopago?checkout_id=${checkoutId}`)
     ).text();
-    expect(page).toContain('Pix em confirmação');
+    expect(page).toContain('Aguardando o Pix');
     expect(page).not.toMatch(/boleto/i);
     mp.update(payment, 'approved');
     expect((await mp.notify(webhooks(), payment)).body).toMatchObject({ state: 'paid' });

@@ -105,7 +105,7 @@ describe('PAYMENT_PROVIDER=stripe against a loopback Stripe', () => {
     // The intent allows card, Pix and boleto: its PaymentMethod (expanded) says it is a Pix.
     expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('pix');
     const page = await (await fetch(`${h.url}/return/stripe?checkout_id=${checkoutId}`)).text();
-    expect(page).toContain('Pix em confirmação');
+    expect(page).toContain('Aguardando o Pix');
     expect(page).not.toMatch(/boleto/i);
     const succeeded = stripe.settle(session.id, true);
     const second = await stripe.deliver(
