@@ -19,7 +19,7 @@ import {
 } from '../payments/provider-fields';
 import { PROVIDER_LIST } from '../payments/providers';
 import { checkoutRoutePath, ENV_SHOP_ID } from '../shop/shop-id';
-import { optional, requireFor, secret } from './env-values';
+import { optional, readEnvironment, requireFor, secret } from './env-values';
 import { platformAccountShape, type PlatformAccount } from './platform-config';
 
 export const routeToken = z.string().min(16, 'must be at least 16 characters');
@@ -221,8 +221,11 @@ export interface EnvShopSummary {
  * Undefined without PLATFORM_EMAIL.
  */
 export function envShopSummary(
-  env: Record<string, string | undefined>,
+  given: Record<string, string | undefined>,
+  cwd = process.cwd(),
 ): EnvShopSummary | undefined {
+  // As every command reads its variables: config/defaults.env, then .env, then the environment.
+  const env = readEnvironment(given, cwd);
   const email = env.PLATFORM_EMAIL?.trim();
   if (!email) return undefined;
   const name = env.SHOP_NAME?.trim();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   CONFIG_VARIABLES,
+  envShopSummary,
   loadConfig,
   loadPlatformConfig,
   SECRET_VARIABLES,
@@ -404,5 +405,25 @@ describe("docs/reference/configuration.md's variables", () => {
     const end = page.indexOf(VARIABLES_END);
     expect(start).toBeGreaterThan(0);
     expect(page.slice(start, end + VARIABLES_END.length)).toBe(renderVariables());
+  });
+});
+
+describe('the env shop as shops list reads it', () => {
+  it('reads .env as every command does, the environment winning', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'connector-envshop-'));
+    writeFileSync(
+      path.join(dir, '.env'),
+      'PLATFORM_EMAIL=loja@example.com\nSHOP_NAME=Móveis do Arquivo\nPAYMENT_PROVIDER=stripe\n',
+    );
+    expect(envShopSummary({}, dir)).toEqual({
+      id: 'default',
+      name: 'Móveis do Arquivo',
+      source: 'environment',
+      provider: { name: 'stripe' },
+      platform: { email: 'loja@example.com' },
+    });
+    expect(envShopSummary({ SHOP_NAME: 'Do Ambiente' }, dir)?.name).toBe('Do Ambiente');
+    // No PLATFORM_EMAIL anywhere: no env shop.
+    expect(envShopSummary({}, emptyDir)).toBeUndefined();
   });
 });
