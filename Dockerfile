@@ -23,8 +23,8 @@ ENV NODE_ENV=production
 # A heap limit: without one, V8 on a large host lets garbage grow a busy worker's memory to
 # 200 MB and more although its live heap stays under 60 MB (BENCHMARKS.md, the ERP sync). A
 # young generation of 32 MB a half, not 16: a busy route's garbage is collected half as often.
-# The api's manifests raise it to 48 MB (README "Memory"); a worker's peak stays under 200 MB
-# with 32.
+# The api's manifests raise it to 48 MB (docs/operating.md, "Processes, memory, crashes and
+# shutdown"); a worker's peak stays under 200 MB with 32.
 ENV NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=32"
 WORKDIR /app
 COPY package.json package-lock.json ./

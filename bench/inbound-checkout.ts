@@ -16,7 +16,7 @@
  *
  * Every process (connector, baselines, simulator) is a child of its own; Redis is private.
  * BENCH_REPLICA=1 gives it a replica, so the connector WAITs for it before each URL goes out
- * (README "Redis"); the bare sides do not: the ratios then include what the WAIT costs.
+ * (docs/redis.md, "Redis"); the bare sides do not: the ratios then include what the WAIT costs.
  * Run: npm run bench:inbound   (BENCH_REPS=3 BENCH_SECONDS=5 BENCH_SINGLE=30 by default)
  */
 import { cpus } from 'node:os';

@@ -50,7 +50,7 @@ export interface CheckoutDeps {
   newCheckoutId: () => string;
   log: Log;
   /**
-   * Waits for a replica to hold what was written (README "Redis"): before a checkout's URL goes
+   * Waits for a replica to hold what was written (docs/redis.md, "Redis"): before a checkout's URL goes
    * to the platform, and before a webhook or the sandbox's Pay is answered.
    */
   replication: Replication;

@@ -38,7 +38,7 @@ function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | un
 }
 
 /**
- * Whether a paid status pays the checkout (README "The amount rule"): the provider collected, in
+ * Whether a paid status pays the checkout (docs/payment-providers.md, "The amount rule"): the provider collected, in
  * the checkout's currency, the order's amount plus exactly what it reports as the buyer's
  * interest (card installments). Short, in another currency, or with an excess the provider does
  * not call interest: not paid. Either amount unknown: paid, nothing to compare.

@@ -88,7 +88,7 @@ export async function evictionPolicy(
   return risk === 'refused' ? fail(SUBJECT, found, fix) : warn(SUBJECT, found, fix);
 }
 
-/** Append-only persistence (README "The settings Redis must have"): advice, in production. */
+/** Append-only persistence (docs/redis.md, "The settings Redis must have"): advice, in production. */
 export function persistence(infos: Info[], production: boolean): Finding[] {
   const aof = infos.map((info) => info.get('aof_enabled'));
   if (aof.includes(undefined)) return [];

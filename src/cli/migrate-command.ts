@@ -4,7 +4,7 @@ import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 
 /**
  * `connector migrate [--dry-run]`: moves a previous release's data in Redis to the current
- * layout. Idempotent; with the connector's processes stopped (README "Upgrading").
+ * layout. Idempotent; with the connector's processes stopped (docs/operating.md, "Upgrading").
  */
 export function migrateCommand(io: CliIo): Command {
   return new Command('migrate')

@@ -7,7 +7,7 @@ import {
 } from 'node:crypto';
 
 /**
- * Envelope encryption of the shops' secrets (CONTRACT "Shops"; README "Many shops"):
+ * Envelope encryption of the shops' secrets (CONTRACT "Shops"; docs/shops.md, "Many shops"):
  *
  * - each shop has a random 256-bit *data key*, which encrypts that shop's secrets;
  * - the data key is stored wrapped (encrypted) by the active *master key* of SHOP_SECRET_KEYS,

@@ -9,7 +9,7 @@ export interface ShopField {
   secret: boolean;
   /** The variable that sets it for the env shop, when one does. */
   env?: string;
-  /** What it is, for the docs (README "The shop document's fields", generated). */
+  /** What it is, for the docs (docs/shops.md, "The shop document's fields", generated). */
   description: string;
 }
 

@@ -75,7 +75,7 @@ export interface MigrationReport {
 
 /**
  * Moves every layout-1 key under `prefix` to layout 2. Idempotent; a no-op when nothing is left
- * to move. The connector's processes must be stopped (README "Upgrading").
+ * to move. The connector's processes must be stopped (docs/operating.md, "Upgrading").
  */
 export async function migrateToLayout2(
   redis: RedisCommands,

@@ -24,7 +24,7 @@ export interface ErpSink {
   deliver(delivery: { serviceId: number; sent: unknown; deliveryId: string }): Promise<SinkReceipt>;
   /**
    * Hands the ERP an incident after a checkout's outcome (a refund, a chargeback, a late
-   * payment: README "Incidents"), `deliveryId` the same on every attempt. Failures are thrown as
+   * payment: docs/payment-providers.md, "Incidents after the outcome"), `deliveryId` the same on every attempt. Failures are thrown as
    * for services.
    */
   deliverIncident(delivery: { incident: ErpIncident; deliveryId: string }): Promise<void>;

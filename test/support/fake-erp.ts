@@ -22,7 +22,7 @@ export interface ErpDelivery {
 }
 
 /**
- * An ERP's webhook endpoint, written from README's "Verifying a delivery" section (not from the
+ * An ERP's webhook endpoint, written from docs/erp-sync.md, "Verifying a delivery" section (not from the
  * connector's code): it checks `X-Connector-Signature` (t=<unix s>,v1=<hex HMAC-SHA256 of
  * "<t>.<raw body>">, or with `shop=<id>` of "<t>.<shop>.<raw body>"; five minutes of tolerance)
  * with its own HMAC, answers 401 when it does not verify (or when `X-Connector-Shop` is not the

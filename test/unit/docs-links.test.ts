@@ -159,3 +159,48 @@ describe('the *.md files the code cites', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('the sections the code and the deployment files cite', () => {
+  /** Every file of a folder, recursively, but what git ignores or installs. */
+  const filesUnder = (dir: string): string[] =>
+    readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const relative = path.posix.join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(relative);
+      return /\.(ts|js|mjs|cjs|ya?ml|json|sh)$|^(run|[a-z]+-check)$/.test(entry.name)
+        ? [relative]
+        : [];
+    });
+  const cited = ['src', 'test', 'bench', 'scripts', 'deploy', '.ci']
+    .flatMap(filesUnder)
+    .concat(['docker-compose.yml', 'Dockerfile', 'lint-layers.cjs', 'eslint.config.mjs'])
+    .filter((file) => !file.endsWith('docs-links.test.ts'));
+  /** A title as a citation writes it: no code spans, any case. */
+  const plain = (title: string) => title.replaceAll('`', '').toLowerCase();
+  const titlesOf = (files: string[]) =>
+    new Set(files.flatMap((file) => headingsOf(read(file)).map((h) => plain(h.text))));
+  const everyTitle = titlesOf(pages);
+
+  it('name a section that exists: README "X" anywhere in the docs, docs/<page>.md "X" in its page', () => {
+    const stale: string[] = [];
+    let seen = 0;
+    for (const file of cited) {
+      // A citation may run over a comment's lines, and a JSON string escapes its quotes.
+      const text = read(file)
+        .replaceAll('\\"', '"')
+        .replace(/\s*\n\s*(?:#|\*|\/\/)?\s*/g, ' ');
+      for (const [, title] of text.matchAll(/README(?:'s)?,? "([^"]+)"/g)) {
+        seen += 1;
+        // A pattern in the code that reads such citations, not one.
+        if (/[[\]()]/.test(title ?? '')) continue;
+        if (!everyTitle.has(plain(title ?? ''))) stale.push(`${file}: README "${title}"`);
+      }
+      for (const [, page, title] of text.matchAll(/(docs\/[\w/-]+\.md),? "([^"]+)"/g)) {
+        seen += 1;
+        const titles = existsSync(path.join(ROOT, page ?? '')) ? titlesOf([page ?? '']) : new Set();
+        if (!titles.has(plain(title ?? ''))) stale.push(`${file}: ${page} "${title}"`);
+      }
+    }
+    expect(seen).toBeGreaterThan(10);
+    expect(stale).toEqual([]);
+  });
+});

@@ -62,7 +62,7 @@ export function sandboxPaymentPage(
 
 /**
  * What the simulator can make happen after the outcome, as a provider's dashboard or a bank
- * would: the connector records it as an incident (README "Incidents").
+ * would: the connector records it as an incident (docs/payment-providers.md, "Incidents after the outcome").
  */
 function afterActions(base: string, state: string): string {
   const actions =

@@ -170,7 +170,7 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   /**
-   * The simulator's incidents after an outcome (README "Incidents"): refund or charge back a paid
+   * The simulator's incidents after an outcome (docs/payment-providers.md, "Incidents after the outcome"): refund or charge back a paid
    * payment, or pay one that expired or was declined.
    */
   async after(

@@ -14,7 +14,7 @@ import {
 import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
 
 /*
- * Incidents after the outcome (CONTRACT "Guarantees", README "Incidents after the outcome"): a
+ * Incidents after the outcome (CONTRACT "Guarantees", docs/payment-providers.md, "Incidents after the outcome"): a
  * refund or a chargeback after a finish, a payment after a cancel. Never a second finish or a
  * cancel; recorded on the checkout (its story), counted, logged, and sent to the ERP.
  */
