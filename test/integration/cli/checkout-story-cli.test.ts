@@ -92,7 +92,9 @@ describe("connector checkout status: a checkout's story", () => {
     const table = await runCliCaptured(['checkout', 'status', '1010'], env);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(
-      new RegExp(`^checkout ${paid}  sandbox  R\\$\\s[\\d.]+,\\d\\d  now paid \\(card\\), reported to the platform\\n`),
+      new RegExp(
+        `^checkout ${paid}  sandbox  R\\$\\s[\\d.]+,\\d\\d  now paid \\(card\\), reported to the platform\\n`,
+      ),
     );
     expect(table.stdout).toMatch(/^ {2}finish delivered +\d{4}-\S+ +1 attempt$/m);
     expect(table.stdout).toContain(`\n\ncheckout ${declined}  sandbox`);
