@@ -22,7 +22,7 @@ export function parsePositiveInt(value: string): number {
   return Number(value);
 }
 
-function parseFilter(value: string, previous: ServiceFilters): ServiceFilters {
+function parseFilter(value: string, previous: ServiceFilters | undefined): ServiceFilters {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError('must be key=value');
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
@@ -52,7 +52,7 @@ function platformClient(
 interface ListOptions {
   shop: string;
   status?: number;
-  filter: ServiceFilters;
+  filter?: ServiceFilters;
   format: ListFormat;
   pageSize?: number;
   limit?: number;
@@ -142,7 +142,8 @@ export function servicesCommand(io: CliIo): Command {
       'only services with this status code (4, 6, 7, 9...)',
       parsePositiveInt,
     )
-    .option('--filter <key=value>', 'any other platform filter, repeatable', parseFilter, {})
+    // No default value: commander would print it ("default: {}") in the help.
+    .option('--filter <key=value>', 'any other platform filter, repeatable', parseFilter)
     .addOption(
       new Option('--format <format>', 'output format').choices(LIST_FORMATS).default('table'),
     )

@@ -220,11 +220,12 @@ const request = (checkoutId: string): CheckoutRequest => ({
 });
 
 describe.each([
-  ['sandbox', sandboxDriver, SIGNED],
-  ['stripe', stripeDriver, SIGNED],
-  ['mercadopago', mercadoPagoDriver, SIGNED],
-  ['asaas', asaasDriver, TOKEN],
-] as const)('the payment provider contract: %s', (_name, makeDriver, forgeries) => {
+  // The last column: whether the provider's checkout offers a boleto (Asaas Checkout does not).
+  ['sandbox', sandboxDriver, SIGNED, true],
+  ['stripe', stripeDriver, SIGNED, true],
+  ['mercadopago', mercadoPagoDriver, SIGNED, true],
+  ['asaas', asaasDriver, TOKEN, false],
+] as const)('the payment provider contract: %s', (_name, makeDriver, forgeries, offersBoleto) => {
   let driver: Driver;
   beforeAll(async () => {
     driver = await makeDriver();
@@ -264,7 +265,7 @@ describe.each([
     expect((await status(c)).state).toBe('paid');
   });
 
-  it('says how a payment was made: by card, by Pix (under way, then paid), by boleto', async () => {
+  it('says how a payment was made: by card, by Pix (under way, then paid)', async () => {
     const card = await created();
     expect((await status(card)).method).toBeUndefined();
     await driver.pay(card.checkoutId, card.providerRef);
@@ -275,10 +276,12 @@ describe.each([
     expect(await status(pix)).toMatchObject({ state: 'processing', method: 'pix' });
     await driver.confirmPix(pix.checkoutId, pix.providerRef);
     expect(await status(pix)).toMatchObject({ state: 'paid', method: 'pix' });
+  });
 
-    if (!driver.issueBoleto) return;
+  (offersBoleto ? it : it.skip)('says a boleto issued is under way, by boleto', async () => {
     const boleto = await created();
-    await driver.issueBoleto(boleto.checkoutId, boleto.providerRef);
+    expect(driver.issueBoleto).toBeDefined();
+    await driver.issueBoleto?.(boleto.checkoutId, boleto.providerRef);
     expect(await status(boleto)).toMatchObject({ state: 'processing', method: 'boleto' });
   });
 
