@@ -1,10 +1,10 @@
 import axios, { type AxiosResponse } from 'axios';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { isOpen, UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
 import { loadCheckoutRouteConfig, loadQueueConfig } from '../config';
 import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story';
 import type { CheckoutRecords } from '../checkout/ports';
-import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import { parsePositiveInt, parseServiceId } from './services-commands';
 import { shopOption } from './shop-option';
 import {
@@ -166,9 +166,7 @@ export function checkoutCommand(io: CliIo): Command {
       'wait up to this long for the checkout URL and print it (reads Redis)',
       parsePositiveInt,
     )
-    .addOption(
-      new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'),
-    )
+    .addOption(formatOption(['text', 'json']))
     .addOption(shopOption())
     .action((serviceId: number, options: StartOptions) => startCheckout(io, serviceId, options));
   checkout
@@ -181,9 +179,7 @@ export function checkoutCommand(io: CliIo): Command {
       '--unreadable',
       "instead: the shop's checkout records that cannot be read, which the reconciler parked",
     )
-    .addOption(
-      new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
-    )
+    .addOption(formatOption(['table', 'json']))
     .addOption(shopOption())
     .action((serviceId: number | undefined, options: StatusOptions) => {
       if ((serviceId === undefined) === (options.unreadable === undefined)) throw statusUsage();

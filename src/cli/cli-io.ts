@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { once } from 'node:events';
+import { Option } from 'commander';
 import type { CliAdapters } from './cli-adapters';
 import { forTerminal } from './terminal-text';
 
@@ -14,6 +15,17 @@ export interface CliIo {
   /** Where `--file -` reads from; process.stdin when absent. */
   stdin?: Readable;
   adapters: CliAdapters;
+}
+
+/**
+ * `--format <format>`, as every command that lists or shows takes it: its choices, the first
+ * the default.
+ */
+export function formatOption(
+  choices: readonly [string, ...string[]],
+  description = 'output format',
+): Option {
+  return new Option('--format <format>', description).choices(choices).default(choices[0]);
 }
 
 /** Exit codes of the CLI. */

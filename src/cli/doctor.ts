@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { loadDoctorConfig, type ConfigProblem, type DoctorConfig } from '../config/cli-configs';
 import { envShopShape } from '../config/env-shop-config';
 import { platformShape } from '../config/platform-config';
@@ -6,7 +6,7 @@ import { redisShape } from '../config/redis-config';
 import { errorMessage } from '../errors';
 import { createLogger } from '../infra/logger';
 import { ENV_SHOP_ID } from '../shop/shop-id';
-import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import {
   anyFailed,
   fail,
@@ -45,11 +45,7 @@ export function doctorCommand(io: CliIo): Command {
     .description(
       "check this configuration as an operator would: Redis and its settings, the platform's credentials, each shop's provider",
     )
-    .addOption(
-      new Option('--format <format>', 'table (a line a finding) or json')
-        .choices(['table', 'json'])
-        .default('table'),
-    )
+    .addOption(formatOption(['table', 'json'], 'table (a line a finding) or json'))
     .addHelpText('after', HELP)
     .action(async (options: { format: 'table' | 'json' }) => {
       const config = loadDoctorConfig(io.env);

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { loadQueueConfig } from '../config';
 import type { FailedDelivery } from '../delivery/ports';
 import type { QueueAccess } from './cli-adapters';
-import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import { parseShopId } from './shop-option';
 
 async function withQueues<T>(io: CliIo, fn: (access: QueueAccess) => Promise<T>): Promise<T> {
@@ -81,9 +81,7 @@ export function notificationsCommand(io: CliIo): Command {
   notifications
     .command('failed')
     .description('deliveries that gave up (the platform refused them, or every attempt failed)')
-    .addOption(
-      new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
-    )
+    .addOption(formatOption(['table', 'json']))
     .addOption(onlyShop())
     .action((options: { format: 'table' | 'json'; shop?: string }) =>
       withQueues(io, (access) => listFailed(io, access, options)),

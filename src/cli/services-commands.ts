@@ -1,9 +1,9 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { loadCurrency } from '../config';
 import { createLogger } from '../infra/logger';
 import { PlatformClient, type ServiceFilters } from '../platform/platform-client';
 import { Presets, SingleBar } from 'cli-progress';
-import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import { serviceSummary } from './service-summary';
 import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
 import { shopOption, shopPlatform } from './shop-option';
@@ -144,9 +144,7 @@ export function servicesCommand(io: CliIo): Command {
     )
     // No default value: commander would print it ("default: {}") in the help.
     .option('--filter <key=value>', 'any other platform filter, repeatable', parseFilter)
-    .addOption(
-      new Option('--format <format>', 'output format').choices(LIST_FORMATS).default('table'),
-    )
+    .addOption(formatOption(LIST_FORMATS))
     .option(
       '--page-size <n>',
       'services per request (default PLATFORM_PAGE_SIZE)',
@@ -167,12 +165,10 @@ export function servicesCommand(io: CliIo): Command {
     )
     .argument('<id>', 'service id', parseServiceId)
     .addOption(
-      new Option(
-        '--format <format>',
+      formatOption(
+        ['text', 'json'],
         'output format: a readable summary, or the JSON the platform sent',
-      )
-        .choices(['text', 'json'])
-        .default('text'),
+      ),
     )
     .option('--json', 'the same as --format json')
     .addOption(shopOption())

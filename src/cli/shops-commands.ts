@@ -3,7 +3,7 @@ import { envShopSummary, loadShopsConfig, type EnvShopSummary } from '../config'
 import { shopFieldsHelp } from '../shop-registry/shop-fields-docs';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { newKeyringEntry } from '../secrets/secret-box';
-import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import { asUsage, CHECKS, cliActor, readDocument, READS, SEALS, type ShopsCli } from './shops-cli';
 import { printable } from './terminal-text';
 
@@ -80,7 +80,7 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .description(
       "every shop, without secrets: the env shop first when this command's environment describes one (PLATFORM_EMAIL), then the registry's",
     )
-    .addOption(formatOption())
+    .addOption(formatOption(['table', 'json']))
     .action(async (options: { format: Format }) => {
       const envShop = envShopSummary(io.env);
       const shops = await withAdmin(READS, (admin) => admin.list());
@@ -121,7 +121,7 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('show <id>')
     .description('one registry shop, without secrets')
-    .addOption(formatOption())
+    .addOption(formatOption(['table', 'json']))
     .action(async (id: string, options: { format: Format }) => {
       const shop = await withAdmin(READS, (admin) => admin.show(id));
       if (options.format === 'json') return json(shop);
@@ -196,7 +196,7 @@ function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('audit <id>')
     .description("the shop's audit trail, newest first")
-    .addOption(formatOption())
+    .addOption(formatOption(['table', 'json']))
     // The flag before --format, kept for scripts that use it.
     .addOption(new Option('--json', 'the same as --format json').hideHelp())
     .action(async (id: string, options: { format: Format; json?: boolean }) => {
@@ -236,13 +236,6 @@ function keys(command: Command, { io, withAdmin }: ShopsCli): void {
 }
 
 type Format = 'table' | 'json';
-
-/** `--format table|json`, as every command that lists or shows has it. */
-function formatOption(): Option {
-  return new Option('--format <format>', 'output format')
-    .choices(['table', 'json'])
-    .default('table');
-}
 
 type ListedShop = Awaited<ReturnType<ShopAdmin['list']>>[number];
 

@@ -1,7 +1,7 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { loadSyncConfig } from '../config';
 import { syncOnce, type OnceCounts } from '../sync/sync-once';
-import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import { forTerminal } from './terminal-text';
 import { shopOption, shopPlatform } from './shop-option';
 
@@ -95,11 +95,7 @@ export function syncCommand(io: CliIo): Command {
       'send new and changed services (statuses SYNC_STATUSES) to the ERP (ERP_SINK): one pass with --once, else a pass every SYNC_INTERVAL until stopped',
     )
     .option('--once', 'one pass: wait for its deliveries, print the counts, exit 1 if any failed')
-    .addOption(
-      new Option('--format <format>', 'output format of the counts')
-        .choices(['text', 'json'])
-        .default('text'),
-    )
+    .addOption(formatOption(['text', 'json'], 'output format of the counts'))
     .addOption(shopOption())
     .action((options: SyncOptions) => runSync(io, options));
 }
