@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ChargeLine, Money } from '../payments/money';
-import { PAYMENT_METHODS } from '../payments/payment-offer';
-import type { PaidWith } from '../payments/payment-provider';
+import { isPaidWith, type PaidWith } from '../payments/payment-provider';
 import { namedShop, shopOrEnv } from '../shop/shop-id';
 
 export type { ChargeLine, Money, PaidWith };
-
-/** Whether `value` names a way of paying (a stored record's `method` field is read with it). */
-export function isPaidWith(value: unknown): value is PaidWith {
-  return (PAYMENT_METHODS as readonly unknown[]).includes(value);
-}
+// A stored record's `method` field is read with it (store/ may not import payments/).
+export { isPaidWith };
 
 /**
  * The checkout state machine. A checkout is one attempt to collect payment for one service.

@@ -1,5 +1,5 @@
 import type { ChargeLine, Money } from './money';
-import type { PaymentMethod } from './payment-offer';
+import { PAYMENT_METHODS, type PaymentMethod } from './payment-offer';
 
 /** What the connector asks a provider to collect. */
 export interface CheckoutRequest {
@@ -37,6 +37,11 @@ export type PaymentState =
  * (PAYMENT_METHODS: card, Pix, boleto).
  */
 export type PaidWith = PaymentMethod;
+
+/** Whether `value` names a way of paying: a provider's word, or a stored record's field. */
+export function isPaidWith(value: unknown): value is PaidWith {
+  return (PAYMENT_METHODS as readonly unknown[]).includes(value);
+}
 
 export interface PaymentStatus {
   state: PaymentState;

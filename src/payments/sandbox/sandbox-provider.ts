@@ -3,15 +3,16 @@ import { sandboxKey } from '../../infra/keyspace';
 import { runScript } from '../../infra/redis-scripts';
 import type { RedisCommands } from '../../infra/redis';
 import type { ChargeLine, Money } from '../money';
-import { PAYMENT_METHODS, type PaymentOptions } from '../payment-offer';
-import type {
-  CheckoutRequest,
-  CreatedCheckout,
-  PaidWith,
-  PaymentProvider,
-  PaymentState,
-  PaymentStatus,
-  WebhookHint,
+import type { PaymentOptions } from '../payment-offer';
+import {
+  isPaidWith,
+  type CheckoutRequest,
+  type CreatedCheckout,
+  type PaidWith,
+  type PaymentProvider,
+  type PaymentState,
+  type PaymentStatus,
+  type WebhookHint,
 } from '../payment-provider';
 
 /** A sandbox payment as its page shows it. */
@@ -135,7 +136,7 @@ export class SandboxProvider implements PaymentProvider {
     if (!fields.data || !fields.state) return undefined;
     const data = JSON.parse(fields.data) as Omit<SandboxPayment, 'state'>;
     const expired = fields.state === 'pending' && Date.parse(data.expiresAt) < this.now().getTime();
-    const method = PAYMENT_METHODS.find((m) => m === fields.method);
+    const method = isPaidWith(fields.method) ? fields.method : undefined;
     return {
       ...data,
       state: expired ? 'expired' : (fields.state as PaymentState),

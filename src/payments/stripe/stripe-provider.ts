@@ -1,15 +1,16 @@
 import Stripe from 'stripe';
 import { AppError } from '../../errors';
-import type {
-  CheckoutRequest,
-  CreatedCheckout,
-  PaidWith,
-  PaymentProvider,
-  PaymentStatus,
-  WebhookHint,
-  WebhookInput,
+import {
+  isPaidWith,
+  type CheckoutRequest,
+  type CreatedCheckout,
+  type PaidWith,
+  type PaymentProvider,
+  type PaymentStatus,
+  type WebhookHint,
+  type WebhookInput,
 } from '../payment-provider';
-import { PAYMENT_METHODS, type PaymentOptions } from '../payment-offer';
+import type { PaymentOptions } from '../payment-offer';
 
 export interface StripeSettings {
   secretKey: string;
@@ -289,5 +290,5 @@ function methodOfIntent(intent: Stripe.PaymentIntent | null): PaidWith | undefin
     charge?.payment_method_details?.type ??
     paymentMethod?.type ??
     (types.length === 1 ? types[0] : undefined);
-  return PAYMENT_METHODS.find((method) => method === type);
+  return isPaidWith(type) ? type : undefined;
 }
