@@ -125,19 +125,16 @@ function troubleOf(logger: Logger): RedisTrouble {
   return trouble;
 }
 
-/** `url` without its password (a Redis URL may carry one): what a log line may show. */
-export function withoutPassword(url: string): string {
-  // REDIS_URL's own reading (src/redis-url.ts): a Sentinel's or a Cluster's list of hosts is no
-  // WHATWG URL, so URL() cannot be the parser here.
-  return redactedRedisUrl(url);
-}
-
 /** What an operator should check when Redis does not answer: said beside `redisUrl`. */
 export const REDIS_CHECK = 'is Redis running and reachable there? start it, or fix REDIS_URL';
 
-/** Tells `logger`'s Redis listeners which REDIS_URL they are about, so their line can name it. */
+/**
+ * Tells `logger`'s Redis listeners which REDIS_URL they are about, so their line can name it,
+ * without its password (REDIS_URL's own reading: a Sentinel's or a Cluster's list of hosts is no
+ * WHATWG URL).
+ */
 export function redisLocation(logger: Logger, url: string): void {
-  troubleOf(logger).where = withoutPassword(url);
+  troubleOf(logger).where = redactedRedisUrl(url);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ConfigError, type Config } from '../config';
-import { connectionErrorLogger, REDIS_CHECK, withoutPassword, type Logger } from '../infra/logger';
+import { connectionErrorLogger, REDIS_CHECK, type Logger } from '../infra/logger';
+import { redactedRedisUrl } from '../redis-url';
 import { closeRedis, createRedis, waitForRedis, type ConnectorConnection } from '../infra/redis';
 import { evictionRisk, readEvictionPolicy } from '../infra/redis-safety';
 import { holdsLayout1 } from '../store/layout-migration';
@@ -46,7 +47,7 @@ export async function connectRedis(
   if (!reachable) {
     logger.warn('redis not reachable yet; /readyz answers 503 until it is', {
       timeoutMs: 5000,
-      redisUrl: withoutPassword(config.redis.url),
+      redisUrl: redactedRedisUrl(config.redis.url),
       check: REDIS_CHECK,
     });
     return { redis, reachable };
