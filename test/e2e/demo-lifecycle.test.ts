@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { eventually } from '../support/harness';
 import { childCoverageEnv, ROOT, spawnTs, type Spawned } from '../support/spawn-ts';
 
 /*
@@ -35,27 +36,26 @@ const NOTHING = { folders: [], processes: [] };
 
 /** Waits (bounded) for what a process left to be gone: a redis-server takes a moment to exit. */
 async function settled(pid: number): Promise<{ folders: string[]; processes: string[] }> {
-  for (let i = 0; i < 100; i++) {
+  const gone = () => {
     const left = leftBy(pid);
-    if (left.folders.length === 0 && left.processes.length === 0) return left;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return left.folders.length === 0 && left.processes.length === 0 ? true : undefined;
+  };
+  // Past the deadline, what is still there is the answer the test compares.
+  await eventually(gone, 10_000, `what ${pid} left to be gone`).catch(() => undefined);
   return leftBy(pid);
 }
 
 /** Whether `pid` has ended within 10 s: no such process, or one that exited (a zombie). */
 async function ended(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    let state: string | undefined;
+  const exited = () => {
     try {
-      state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      return state === 'Z' || state === 'X' ? true : undefined;
     } catch {
       return true;
     }
-    if (state === 'Z' || state === 'X') return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
+  };
+  return eventually(exited, 10_000, `${pid} to end`).catch(() => false);
 }
 
 function demo(env: Record<string, string> = {}): Spawned {
@@ -129,16 +129,18 @@ describe('npm run demo leaves nothing behind', () => {
     let out = '';
     shell.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     shell.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const demoPid = async (): Promise<number> => {
-      for (let i = 0; i < 600; i++) {
-        if (started.test(out)) {
+    const demoPid = (): Promise<number> =>
+      eventually(
+        () => {
+          if (!started.test(out)) return undefined;
           const children = readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8');
           return Number(children.trim().split(/\s+/)[0]);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error(`the demo never started: ${out}`);
-    };
+        },
+        60_000,
+        'the demo to start',
+      ).catch(() => {
+        throw new Error(`the demo never started: ${out}`);
+      });
     const pid = await demoPid();
     try {
       expect(leftBy(pid).processes).toHaveLength(1);
