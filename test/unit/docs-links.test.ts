@@ -14,6 +14,16 @@ import {
  * and every `*.md` the code cites is in the repository.
  */
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+
+/** The files of a folder whose names match, recursively, but what npm installs. */
+function filesUnder(dir: string, names: RegExp): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.posix.join(dir, entry.name);
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' ? [] : filesUnder(relative, names);
+    return names.test(entry.name) ? [relative] : [];
+  });
+}
 const pages = markdownFiles();
 const docsPages = pages.filter((file) => file.startsWith('docs/'));
 
@@ -133,18 +143,11 @@ describe('README.md, the front page', () => {
 });
 
 describe('the *.md files the code cites', () => {
-  /** Every file of a folder, recursively, but what git ignores or installs. */
-  const filesUnder = (dir: string): string[] =>
-    readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-      const relative = path.posix.join(dir, entry.name);
-      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(relative);
-      return /\.(ts|js|mjs|cjs)$/.test(entry.name) ? [relative] : [];
-    });
-
   it('are in the repository (src/, test/, bench/, scripts/)', () => {
     const missing: string[] = [];
     let cited = 0;
-    for (const file of ['src', 'test', 'bench', 'scripts'].flatMap(filesUnder)) {
+    const code = (dir: string) => filesUnder(dir, /\.(ts|js|mjs|cjs)$/);
+    for (const file of ['src', 'test', 'bench', 'scripts'].flatMap(code)) {
       for (const match of read(file).matchAll(/(?:\.\.\/)*[A-Za-z0-9_][\w./-]*\.md\b/g)) {
         cited += 1;
         const name = match[0];
@@ -161,17 +164,8 @@ describe('the *.md files the code cites', () => {
 });
 
 describe('the sections the code and the deployment files cite', () => {
-  /** Every file of a folder, recursively, but what git ignores or installs. */
-  const filesUnder = (dir: string): string[] =>
-    readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-      const relative = path.posix.join(dir, entry.name);
-      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(relative);
-      return /\.(ts|js|mjs|cjs|ya?ml|json|sh)$|^(run|[a-z]+-check)$/.test(entry.name)
-        ? [relative]
-        : [];
-    });
   const cited = ['src', 'test', 'bench', 'scripts', 'deploy', '.ci']
-    .flatMap(filesUnder)
+    .flatMap((dir) => filesUnder(dir, /\.(ts|js|mjs|cjs|ya?ml|json|sh)$|^(run|[a-z]+-check)$/))
     .concat(['docker-compose.yml', 'Dockerfile', 'lint-layers.cjs', 'eslint.config.mjs'])
     .filter((file) => !file.endsWith('docs-links.test.ts'));
   /** A title as a citation writes it: no code spans, any case. */
