@@ -14,37 +14,17 @@ const GENERATED =
   '# Generated from the schema (src/config/) by `npm run docs`: edit the schema, not this file.';
 
 /**
- * The page of docs/ each section a description names (`README "Many shops"`, from before the
- * docs had pages) is on; a title missing here fails the generation, and the links test checks
- * that the page has that heading.
+ * How a description names a section of the documentation: its page and its title,
+ * `docs/shops.md "Many shops"` (the links test checks that the page has that heading).
  */
-const DOCS_PAGES: Record<string, string> = {
-  'Many shops': 'docs/shops.md',
-  'The admin token, and keeping /admin private': 'docs/shops.md',
-  'Isolation and fairness': 'docs/shops.md',
-  'Payment providers': 'docs/payment-providers.md',
-  'Payment options': 'docs/payment-providers.md',
-  Operations: 'docs/operating.md',
-  Security: 'docs/security.md',
-  Redis: 'docs/redis.md',
-};
+export const SECTION_CITATION = /(docs\/[\w/-]+\.md) "([^"]+)"/g;
 
-/** The page (`docs/shops.md`) and the anchor of a section a description names by its title. */
-export function docsSectionOf(title: string): { file: string; anchor: string } {
-  const file = DOCS_PAGES[title];
-  if (!file) throw new Error(`"${title}": no page of docs/ is known for it (env-docs.ts)`);
-  const anchor = title
+/** The anchor GitHub gives a heading (`Many shops` → `many-shops`). */
+export function anchorOf(title: string): string {
+  return title
     .toLowerCase()
     .replace(/[^a-z0-9 _-]/g, '')
     .replace(/ /g, '-');
-  return { file, anchor };
-}
-
-/** `README "Many shops"` as a plain-text reference to its page: `docs/shops.md "Many shops"`. */
-function referenced(text: string): string {
-  return text.replace(/README "([^"]+)"/g, (_, title: string) => {
-    return `${docsSectionOf(title).file} "${title}"`;
-  });
 }
 
 type Section = { title: string; variables: readonly string[] };
@@ -92,7 +72,7 @@ const FIRST: readonly Section[] = [
 /** The sections named here between the env shop's and the providers' own. */
 const MIDDLE: readonly Section[] = [
   {
-    title: 'Many shops: the registry (README "Many shops")',
+    title: 'Many shops: the registry (docs/shops.md "Many shops")',
     variables: ['SHOP_SECRET_KEYS', 'ADMIN_TOKEN', 'SHOP_REFRESH_MS'].concat([
       'SHOP_BREAKER_FAILURES',
       'SHOP_BREAKER_COOLDOWN_MS',
@@ -194,7 +174,7 @@ export function descriptionOf(name: string): string {
 
 /** A variable's meaning as a comment says it: no backticks, and "Secret." when it is one. */
 function meaningOf(name: string): string {
-  const description = referenced(descriptionOf(name).replaceAll('`', ''));
+  const description = descriptionOf(name).replaceAll('`', '');
   return SECRET_VARIABLES.includes(name) ? `${description} Secret.` : description;
 }
 
@@ -234,7 +214,7 @@ export function renderEnvExample(): string {
     GENERATED,
   ];
   for (const { title, variables } of checkedSections()) {
-    out.push('', `# --- ${referenced(title)} ---`);
+    out.push('', `# --- ${title} ---`);
     for (const name of variables) {
       const example = EXAMPLES[name];
       const meaning = [meaningOf(name), example?.note].filter(Boolean).join(' ');

@@ -81,7 +81,9 @@ export const envShopShape = {
       error: `must be ${PROVIDER_CHOICE}`,
     })
     .prefault('sandbox')
-    .describe(`The env shop's payment provider: ${PROVIDER_CHOICE} (README "Payment providers").`),
+    .describe(
+      `The env shop's payment provider: ${PROVIDER_CHOICE} (docs/payment-providers.md "Payment providers").`,
+    ),
   // Every provider's fields, by the variables its descriptor names (src/payments/providers.ts).
   ...providerVariables(),
   // How the env shop's customers may pay (src/payments/payment-options.ts).

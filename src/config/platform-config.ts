@@ -24,7 +24,7 @@ export const platformAccountShape = {
     .string()
     .min(1)
     .describe(
-      "Basic auth user of the platform API (from the platform's support). For the server it is the env shop's: set, it defines the shop `default` from the variables below; unset, the connector serves the registry's shops only (README \"Many shops\").",
+      "Basic auth user of the platform API (from the platform's support). For the server it is the env shop's: set, it defines the shop `default` from the variables below; unset, the connector serves the registry's shops only (docs/shops.md \"Many shops\").",
     ),
   PLATFORM_PASSWORD: secret(z.string().min(1).describe('Basic auth password of the platform API.')),
   PLATFORM_API_KEY: secret(z.string().min(1).describe('`x-dreamfactory-api-key` header value.')),

@@ -12,7 +12,7 @@ export const redisShape = {
     })
     .prefault('redis://127.0.0.1:6379')
     .describe(
-      'Redis for queues and checkout state. One server: `redis://[user:password@]host:port[/db]` (`rediss://` for TLS). Sentinels to ask for the current primary, found again after a failover without a restart: `redis+sentinel://[user:password@]host1:26379,host2:26379,.../<master-name>[/db]` (`rediss+sentinel://`). Seed nodes of a Redis Cluster: `redis+cluster://[user:password@]host1:port1,host2:port2,...` (`rediss+cluster://`). A bad URL is a configuration error saying what is wrong (README "Redis").',
+      'Redis for queues and checkout state. One server: `redis://[user:password@]host:port[/db]` (`rediss://` for TLS). Sentinels to ask for the current primary, found again after a failover without a restart: `redis+sentinel://[user:password@]host1:26379,host2:26379,.../<master-name>[/db]` (`rediss+sentinel://`). Seed nodes of a Redis Cluster: `redis+cluster://[user:password@]host1:port1,host2:port2,...` (`rediss+cluster://`). A bad URL is a configuration error saying what is wrong (docs/redis.md "Redis").',
     ),
   QUEUE_PREFIX: z
     .string()

@@ -15,7 +15,7 @@ export const registryShape = {
       })
       .optional()
       .describe(
-        'Keyring of the registry shops\' secrets: comma-separated `keyid:<32 random bytes, base64>` (`openssl rand -base64 32`). The first key encrypts; every key listed decrypts (rotation). Required once the registry holds a shop (README "Many shops").',
+        'Keyring of the registry shops\' secrets: comma-separated `keyid:<32 random bytes, base64>` (`openssl rand -base64 32`). The first key encrypts; every key listed decrypts (rotation). Required once the registry holds a shop (docs/shops.md "Many shops").',
       ),
   ),
   ADMIN_TOKEN: secret(
@@ -24,7 +24,7 @@ export const registryShape = {
       .min(32, 'must be at least 32 characters')
       .optional()
       .describe(
-        'Bearer token of the admin API (`/admin/api`), at least 32 characters; the admin API is off (404) while unset. Keep `/admin` off the public internet (README "The admin token, and keeping /admin private").',
+        'Bearer token of the admin API (`/admin/api`), at least 32 characters; the admin API is off (404) while unset. Keep `/admin` off the public internet (docs/shops.md "The admin token, and keeping /admin private").',
       ),
   ),
   SHOP_REFRESH_MS: positiveInt
@@ -38,7 +38,7 @@ export const registryShape = {
     .max(1000)
     .prefault('5')
     .describe(
-      'Each shop\'s circuit breaker: this many platform failures in a row (unreachable, 408/425/429/5xx, 401/403/404) open it; its finish/cancel then wait, without spending attempts, while other shops go on (README "Isolation and fairness").',
+      'Each shop\'s circuit breaker: this many platform failures in a row (unreachable, 408/425/429/5xx, 401/403/404) open it; its finish/cancel then wait, without spending attempts, while other shops go on (docs/shops.md "Isolation and fairness").',
     ),
   SHOP_BREAKER_COOLDOWN_MS: positiveInt
     .min(100)

@@ -55,7 +55,7 @@ export const serverShape = {
   CHECKOUT_EXPIRY_MINUTES: expiryMinutesVariable
     .prefault(60)
     .describe(
-      'Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop\'s unless it chose its own; shortened to what its provider accepts (Stripe: 1440; README "Payment options").',
+      'Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop\'s unless it chose its own; shortened to what its provider accepts (Stripe: 1440; docs/payment-providers.md "Payment options").',
     ),
   CURRENCY: z
     .string()
@@ -99,7 +99,7 @@ export const serverShape = {
     .min(100)
     .prefault('60000')
     .describe(
-      'Milliseconds between reconciler passes, which heal lost webhooks, jobs and Redis writes (a checkout is first looked at half an interval after it changed, by a pass that works for at most 0.8 of one: a lost webhook heals within 2.3 intervals; README "Operations").',
+      'Milliseconds between reconciler passes, which heal lost webhooks, jobs and Redis writes (a checkout is first looked at half an interval after it changed, by a pass that works for at most 0.8 of one: a lost webhook heals within 2.3 intervals; docs/operating.md "Operations").',
     ),
   SHUTDOWN_TIMEOUT_MS: positiveInt
     .prefault('15000')
@@ -155,7 +155,7 @@ export const serverShape = {
   METRICS_PORT: port
     .optional()
     .describe(
-      'Serve `/metrics` on this port instead of `PORT` (e.g. `9464`), on the interface `METRICS_HOST`; empty: on `PORT` (README "Security").',
+      'Serve `/metrics` on this port instead of `PORT` (e.g. `9464`), on the interface `METRICS_HOST`; empty: on `PORT` (docs/security.md "Security").',
     ),
   METRICS_HOST: z
     .string()

@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { PROVIDER_NAMES, requiredProviderVariables } from '../payments/provider-fields';
-import { checkedSections, defaultOf, descriptionOf, docsSectionOf, schemaOf } from './env-docs';
+import {
+  anchorOf,
+  checkedSections,
+  defaultOf,
+  descriptionOf,
+  schemaOf,
+  SECTION_CITATION,
+} from './env-docs';
 import { ENV_SHOP_ACCOUNT } from './env-shop-config';
 import { SECRET_VARIABLES } from './secret-variables';
 
@@ -40,13 +47,12 @@ function tagsOf(name: string): string[] {
 }
 
 /**
- * `README "Many shops"` (how a description names a section of the documentation) as a link to
- * that section's page, from docs/reference/configuration.md.
+ * `docs/shops.md "Many shops"` (how a description names a section of the documentation) as a
+ * link to that section, from docs/reference/configuration.md.
  */
 function linked(text: string): string {
-  return text.replace(/README "([^"]+)"/g, (_, title: string) => {
-    const { file, anchor } = docsSectionOf(title);
-    return `[${title}](${path.posix.relative('docs/reference', file)}#${anchor})`;
+  return text.replace(SECTION_CITATION, (_, file: string, title: string) => {
+    return `[${title}](${path.posix.relative('docs/reference', file)}#${anchorOf(title)})`;
   });
 }
 
@@ -80,13 +86,13 @@ function itemOf(name: string): string[] {
 
 /**
  * A group's title as a short heading, and what its parentheses say as a line under it: a section
- * it names (`README "Many shops"`) becomes a link, a variable's name code.
+ * it names (`docs/shops.md "Many shops"`) becomes a link, a variable's name code.
  */
 function headingOf(title: string): { heading: string; note?: string } {
   const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
   const [, heading = title, inside] = /^(.*?)\s*\((.*)\)$/.exec(title) ?? [];
   if (inside === undefined) return { heading: capital(title) };
-  const note = /^README "[^"]+"$/.test(inside)
+  const note = new RegExp(`^${SECTION_CITATION.source}$`).test(inside)
     ? `See ${linked(inside)}.`
     : `${/^[A-Z_]+=/.test(inside) ? 'With ' : ''}${capital(inside.replace(/\b[A-Z][A-Z0-9_]*_[A-Z0-9_]+(=\w+)?/g, '`$&`'))}.`;
   return { heading: capital(heading), note };
