@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_END, CLI_START, renderCliReference } from '../src/cli/cli-reference';
-import { renderDefaultsEnv, renderEnvExample } from '../src/config/env-docs';
+import { anchorOf, renderDefaultsEnv, renderEnvExample } from '../src/config/env-docs';
 import { withGenerated, withVariables } from '../src/config/variables-docs';
 import { withShopFields } from '../src/shop-registry/shop-fields-docs';
 
@@ -51,25 +51,12 @@ export function headingsOf(text: string): Array<{ level: number; text: string; a
     const match = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
     if (!match) return [];
     const heading = match[2] ?? '';
-    const base = slugOf(heading);
+    const base = anchorOf(heading);
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     const anchor = count === 0 ? base : `${base}-${count}`;
     return [{ level: (match[1] ?? '').length, text: heading, anchor }];
   });
-}
-
-/**
- * The anchor GitHub gives a heading: its text without markup, lower case, without punctuation
- * but `-` and `_`, each space a `-`.
- */
-export function slugOf(heading: string): string {
-  return heading
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]+>/g, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
 }
 
 /** The table of contents of a page: its `##` headings, each with its `###` ones under it. */

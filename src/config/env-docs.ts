@@ -19,11 +19,17 @@ const GENERATED =
  */
 export const SECTION_CITATION = /(docs\/[\w/-]+\.md) "([^"]+)"/g;
 
-/** The anchor GitHub gives a heading (`Many shops` → `many-shops`). */
-export function anchorOf(title: string): string {
-  return title
+/**
+ * The anchor GitHub gives a heading (`Many shops` → `many-shops`): link text kept, tags dropped,
+ * lower case, punctuation but `-` and `_` dropped, spaces as `-` (before a repeat's `-1`). The
+ * generated links and the docs' tables of contents and link checks (scripts/docs-lib.ts) alike.
+ */
+export function anchorOf(heading: string): string {
+  return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, '')
     .toLowerCase()
-    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
     .replace(/ /g, '-');
 }
 
