@@ -24,6 +24,8 @@ const STYLE = `
   .badge { display:inline-block; font-size:12px; font-weight:600; padding:2px 8px; border-radius:999px; background:#fff4e5; color:#8a4b00; }
   table { width:100%; border-collapse:collapse; margin:0 0 16px; }
   td { padding:8px 0; border-bottom:1px solid var(--line); vertical-align:top; }
+  td.nowrap { white-space:nowrap; }
+  td.end { text-align:right; padding-left:16px; }
   td.amount { text-align:right; white-space:nowrap; padding-left:16px; font-variant-numeric:tabular-nums; }
   tr.total td { border-bottom:none; font-weight:700; font-size:20px; padding-top:14px; }
   .actions { display:flex; gap:12px; flex-wrap:wrap; margin-top:8px; }

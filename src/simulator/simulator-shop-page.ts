@@ -26,7 +26,7 @@ export function simulatedShopPage(
     .sort(([a], [b]) => b - a)
     .map(([serviceId, call]) => {
       const said = SAID[call.endpoint];
-      return `<tr><td>Pedido nº ${serviceId}</td><td class="amount ${said.tone}" data-testid="order-${serviceId}">${escapeHtml(said.text)}</td></tr>`;
+      return `<tr><td class="nowrap">Pedido nº ${serviceId}</td><td class="end ${said.tone}" data-testid="order-${serviceId}">${escapeHtml(said.text)}</td></tr>`;
     })
     .join('');
   return renderPage(
