@@ -6,12 +6,19 @@ import { LoopbackFake } from './loopback-server';
  * A small fake of Asaas's API v3 on loopback, written from its public reference (docs.asaas.com)
  * for the calls the connector makes: create a checkout (`POST /v3/checkouts`: billingTypes PIX and
  * CREDIT_CARD, chargeTypes DETACHED and INSTALLMENT with installment.maxInstallmentCount, items
- * whose name is at most 30 characters, minutesToExpire, callback), cancel it
+ * whose name is at most 30 characters, minutesToExpire, callback, splits), cancel it
  * (`POST /v3/checkouts/{id}/cancel`, only while ACTIVE), list payments (`GET /v3/payments`, filtered
  * by checkoutSession or externalReference, Asaas's list shape), read the balance; `access_token`
  * auth and Asaas's error shape (`{"errors": [{"code", "description"}]}`). Test controls play the
  * customer (a Pix, a card in installments) and Asaas's webhooks, which carry the webhook's token
  * in the `asaas-access-token` header.
+ *
+ * Accounts ("Subcontas Asaas"): the fake holds the shop's own account (`apiKey`, `walletId`), a
+ * root account (`rootApiKey`, `rootWalletId`: the vendor's) and the subaccounts a root creates with
+ * `POST /v3/accounts`. Every key sees only its own account's checkouts and payments (an object of
+ * another account answers 404, "Códigos HTTP das respostas"); each account has its wallet
+ * (`GET /v3/wallets`), its webhooks (`POST`/`GET /v3/webhooks`) and its keys, which the root may
+ * manage for its subaccounts (`/v3/accounts/{id}/accessTokens`) and which can expire.
  */
 export interface FakeCheckout {
   id: string;
@@ -24,9 +31,13 @@ export interface FakeCheckout {
   callback: { successUrl: string; cancelUrl?: string; expiredUrl?: string };
   items: Array<{ name: string; description?: string; quantity: number; value: number }>;
   externalReference?: string;
+  /** The splits it was created with (Asaas answers them as `split`), percentages as percentualValue. */
+  splits?: FakeSplitRule[];
   dateCreated: string;
   /** When Asaas ends it (dateCreated + minutesToExpire): not a field of Asaas's answer. */
   expiresAt: number;
+  /** The account whose key created it: not a field of Asaas's answer. */
+  accountId: string;
 }
 
 export interface FakePayment {
@@ -46,21 +57,125 @@ export interface FakePayment {
   canBePaidAfterDueDate: boolean;
   externalReference: string | null;
   deleted: boolean;
+  /** Only on a payment of a checkout with splits, as the reference's payment shows it. */
+  split?: FakePaymentSplit[];
+}
+
+/** One entry of a checkout's `splits` ("Checkout com Split de Pagamento"). */
+export interface FakeSplitRule {
+  walletId: string;
+  fixedValue?: number;
+  percentualValue?: number;
+  /** Installments only: the whole plan's amount, shared among the installments. */
+  totalFixedValue?: number;
+  externalReference?: string;
+  description?: string;
+}
+
+/** A payment's split as Asaas answers it (the payment's `split` list). */
+export interface FakePaymentSplit {
+  id: string;
+  walletId: string;
+  fixedValue: number | null;
+  percentualValue: number | null;
+  /** What this split takes of this payment, computed on its netValue. */
+  totalValue: number;
+  status:
+    | 'PENDING'
+    | 'AWAITING_CREDIT'
+    | 'CANCELLED'
+    | 'DONE'
+    | 'REFUNDED'
+    | 'BLOCKED_BY_VALUE_DIVERGENCE';
+  cancellationReason: string | null;
+  externalReference: string | null;
+  description: string | null;
+}
+
+/** An Asaas account of the fake: the shop's, the root, or a subaccount. */
+export interface FakeAccount {
+  id: string;
+  walletId: string;
+  /** The account that created it (a subaccount's root); null for an account nobody created. */
+  parentId: string | null;
+  /** The key it was made with (a subaccount's is answered once, on its creation). */
+  apiKey: string;
+  /** What `POST /v3/accounts` accepted (name, email, cpfCnpj...); empty for the fake's own two. */
+  data: Record<string, unknown>;
+  webhooks: FakeWebhook[];
+}
+
+/** A webhook registered with `POST /v3/webhooks` (or in `POST /v3/accounts`'s `webhooks`). */
+export interface FakeWebhook {
+  id: string;
+  name: string | null;
+  url: string;
+  email: string | null;
+  enabled: boolean;
+  interrupted: boolean;
+  apiVersion: number;
+  /** Sent as `asaas-access-token`; Asaas makes one when none is given and shows it only once. */
+  authToken: string;
+  sendType: 'SEQUENTIALLY' | 'NON_SEQUENTIALLY';
+  events: string[];
+  /** Consecutive deliveries not answered 200 (Asaas interrupts at 15): not a field of Asaas's. */
+  failures: number;
+}
+
+/** An API key ("chave de API"): its account, whether it is enabled, and its expirationDate. */
+export interface FakeApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  enabled: boolean;
+  /** "YYYY-MM-DD" (usable through that day, Brasília time) or "YYYY-MM-DD HH:mm:ss"; null: never. */
+  expirationDate: string | null;
+  dateCreated: string;
 }
 
 const BILLING_TYPES = ['PIX', 'CREDIT_CARD'];
 const CHARGE_TYPES = ['DETACHED', 'INSTALLMENT'];
+const COMPANY_TYPES = ['MEI', 'LIMITED', 'INDIVIDUAL', 'ASSOCIATION'];
+const SEND_TYPES = ['SEQUENTIALLY', 'NON_SEQUENTIALLY'];
+/** The reference lists webhook events by entity; these are the entities' prefixes. */
+const WEBHOOK_EVENT =
+  /^(PAYMENT|CHECKOUT|INVOICE|TRANSFER|BILL|RECEIVABLE_ANTICIPATION|MOBILE_PHONE_RECHARGE|ACCOUNT_STATUS|SUBSCRIPTION|ACCESS_TOKEN)_[A-Z_]+$/;
+/** "Você pode ter até 10 Webhooks configurados por conta" (Criar novo Webhook). */
+const MAX_WEBHOOKS = 10;
+/** The queue is interrupted after 15 consecutive failures (Webhooks FAQ). */
+const MAX_FAILURES = 15;
+/** The root's key management opens for 2 hours ("Gerenciamento das chaves de API de subcontas"). */
+const KEY_MANAGEMENT_MS = 2 * 3600_000;
+/** Asaas's dates are Brasília's (UTC-3, no daylight saving since 2019). */
+const BRT_MS = -3 * 3600_000;
+
+type Problem = [code: string, description: string];
 
 export class FakeAsaas extends LoopbackFake {
   readonly checkouts = new Map<string, FakeCheckout>();
   readonly payments = new Map<string, FakePayment>();
   readonly requests: Array<{ method: string; path: string; body?: unknown }> = [];
+  /** Every account by id: the shop's, the root and the subaccounts. */
+  readonly accounts = new Map<string, FakeAccount>();
+  /** The subaccounts created with `POST /v3/accounts`, by id. */
+  readonly subaccounts = new Map<string, FakeAccount>();
+  /** Every key that answers, by its value; a revoked key is gone from here. */
+  readonly keys = new Map<string, FakeApiKey>();
+  /** The fake's time (checkouts' expiry, keys' expirationDate): a test may set its own. */
+  clock: () => Date = () => new Date();
+  readonly walletId: string = randomUUID();
+  readonly rootWalletId: string = randomUUID();
+  /** Until when the root may manage its subaccounts' keys (opened by `enableKeyManagement`). */
+  private keyManagementUntil = 0;
 
   constructor(
     readonly apiKey = `$aact_hmlg_${randomBytes(24).toString('base64url')}`,
     readonly webhookToken = `whtok-${randomBytes(24).toString('hex')}`,
+    readonly rootApiKey = `$aact_hmlg_root_${randomBytes(24).toString('base64url')}`,
   ) {
     super();
+    this.addAccount({ walletId: this.walletId, parentId: null, apiKey, data: {} });
+    this.addAccount({ walletId: this.rootWalletId, parentId: null, apiKey: rootApiKey, data: {} });
   }
 
   protected buildApp(): express.Express {
@@ -72,7 +187,8 @@ export class FakeAsaas extends LoopbackFake {
       if (!req.header('user-agent')) {
         return asaasError(res, 400, 'invalid_user_agent', 'O header User-Agent é obrigatório.');
       }
-      if (req.header('access_token') !== this.apiKey) {
+      const account = this.accountOf(req.header('access_token') ?? '');
+      if (!account) {
         return asaasError(
           res,
           401,
@@ -80,28 +196,37 @@ export class FakeAsaas extends LoopbackFake {
           'A chave de API informada não pertence a este ambiente.',
         );
       }
+      res.locals.account = account;
       next();
     });
     api.post('/checkouts', (req, res) => {
-      const body = req.body as Partial<FakeCheckout>;
+      const body = req.body as Partial<FakeCheckout> & { splits?: unknown };
       const problem = checkoutProblem(body);
       if (problem) return asaasError(res, 400, 'invalid_checkout', problem);
+      const splits = normalSplits(body.splits);
+      const problems = this.splitProblems(splits, callerOf(res), body as FakeCheckout);
+      if (problems.length) return asaasErrors(res, 400, problems);
       const id = randomUUID();
-      const now = Date.now();
+      const now = this.now();
       const checkout: FakeCheckout = {
         ...(body as FakeCheckout),
         id,
         link: `${this.url}/checkoutSession/show?id=${id}`,
         status: 'ACTIVE',
+        splits: splits ?? undefined,
         dateCreated: new Date(now).toISOString(),
         expiresAt: now + (body.minutesToExpire ?? 60) * 60_000,
+        accountId: callerOf(res).id,
       };
+      if (!checkout.splits) delete checkout.splits;
       this.checkouts.set(id, checkout);
       return res.json(this.view(checkout));
     });
     api.post('/checkouts/:id/cancel', (req, res) => {
       const checkout = this.checkouts.get(req.params.id);
-      if (!checkout) return asaasError(res, 404, 'not_found', 'Checkout não encontrado.');
+      if (!checkout || checkout.accountId !== callerOf(res).id) {
+        return asaasError(res, 404, 'not_found', 'Checkout não encontrado.');
+      }
       if (this.statusOf(checkout) !== 'ACTIVE') {
         return asaasError(
           res,
@@ -116,23 +241,124 @@ export class FakeAsaas extends LoopbackFake {
     api.get('/payments', (req, res) => {
       const session = req.query.checkoutSession;
       const reference = req.query.externalReference;
-      const limit = Math.min(100, Number(req.query.limit ?? 10));
-      const offset = Number(req.query.offset ?? 0);
+      const mine = callerOf(res).id;
       const found = [...this.payments.values()].filter(
         (p) =>
+          this.checkouts.get(p.checkoutSession)?.accountId === mine &&
           (session === undefined || p.checkoutSession === session) &&
           (reference === undefined || p.externalReference === reference),
       );
-      res.json({
-        object: 'list',
-        hasMore: offset + limit < found.length,
-        totalCount: found.length,
-        limit,
-        offset,
-        data: found.slice(offset, offset + limit),
-      });
+      listOf(res, req.query, found);
     });
     api.get('/finance/balance', (_req, res) => res.json({ balance: 0 }));
+
+    // Subaccounts: "Criar subconta" (POST /v3/accounts), listed with GET /v3/accounts.
+    api.post('/accounts', (req, res) => {
+      const caller = callerOf(res);
+      // Subaccounts hang under a root ("vinculadas a uma conta raiz"); the reference shows no
+      // refusal's shape for a subaccount's key, so the fake answers 403, "requisição não autorizada".
+      if (caller.parentId) {
+        return asaasError(res, 403, 'forbidden', 'Somente a conta raiz pode criar subcontas.');
+      }
+      const body = req.body as Record<string, unknown>;
+      const problems = this.accountProblems(body);
+      if (problems.length) return asaasErrors(res, 400, problems);
+      const config = (body.accessTokenConfig ?? {}) as { name?: unknown };
+      const apiKey = `$aact_hmlg_${randomBytes(24).toString('base64url')}`;
+      const { webhooks: _webhooks, accessTokenConfig: _config, ...data } = body;
+      const account = this.addAccount(
+        { walletId: randomUUID(), parentId: caller.id, apiKey, data },
+        typeof config.name === 'string' ? config.name : undefined,
+      );
+      for (const hook of (body.webhooks as Record<string, unknown>[] | undefined) ?? []) {
+        account.webhooks.push(newWebhook(hook));
+      }
+      this.subaccounts.set(account.id, account);
+      return res.json({ ...accountView(account), apiKey });
+    });
+    api.get('/accounts', (req, res) => {
+      const mine = [...this.subaccounts.values()].filter((a) => a.parentId === callerOf(res).id);
+      listOf(res, req.query, mine.map(accountView));
+    });
+
+    // The subaccounts' keys, managed by their root ("Gerenciamento das chaves de API de subcontas").
+    api.use('/accounts/:id/accessTokens', (req, res, next) => {
+      const account = this.subaccounts.get(req.params.id ?? '');
+      if (!account || account.parentId !== callerOf(res).id) {
+        return asaasError(res, 404, 'not_found', 'Subconta não encontrada.');
+      }
+      // Opened in the web interface for 2 hours; the reference names no code for a closed one.
+      if (this.now() >= this.keyManagementUntil) {
+        return asaasError(
+          res,
+          403,
+          'forbidden',
+          'O gerenciamento de chaves de API de subcontas não está habilitado.',
+        );
+      }
+      res.locals.subaccount = account;
+      next();
+    });
+    api.get('/accounts/:id/accessTokens', (req, res) => {
+      const { id } = res.locals.subaccount as FakeAccount;
+      const keys = [...this.keys.values()].filter((k) => k.accountId === id);
+      listOf(res, req.query, keys.map(keyView));
+    });
+    api.post('/accounts/:id/accessTokens', (req, res) => {
+      const body = req.body as { name?: unknown; expirationDate?: unknown };
+      const problems = this.keyProblems(body);
+      if (problems.length) return asaasErrors(res, 400, problems);
+      const value = `$aact_hmlg_${randomBytes(24).toString('base64url')}`;
+      const key = this.addKey(value, (res.locals.subaccount as FakeAccount).id, {
+        name: typeof body.name === 'string' ? body.name : undefined,
+        expirationDate: typeof body.expirationDate === 'string' ? body.expirationDate : null,
+      });
+      // "O access_token é retornado somente na resposta desta operação."
+      return res.json({ ...keyView(key), access_token: value });
+    });
+    api.put('/accounts/:id/accessTokens/:tokenId', (req, res) => {
+      const found = this.keyById(res, req.params.tokenId);
+      if (!found) return asaasError(res, 404, 'not_found', 'Chave de API não encontrada.');
+      const body = req.body as { name?: unknown; expirationDate?: unknown; enabled?: unknown };
+      const problems = this.keyProblems(body, true);
+      if (problems.length) return asaasErrors(res, 400, problems);
+      if (typeof body.name === 'string') found.name = body.name;
+      if (typeof body.enabled === 'boolean') found.enabled = body.enabled;
+      if (body.expirationDate !== undefined) {
+        found.expirationDate = (body.expirationDate as string | null) ?? null;
+      }
+      return res.json(keyView(found));
+    });
+    api.delete('/accounts/:id/accessTokens/:tokenId', (req, res) => {
+      const found = this.keyById(res, req.params.tokenId);
+      if (!found) return asaasError(res, 404, 'not_found', 'Chave de API não encontrada.');
+      for (const [value, key] of this.keys) if (key === found) this.keys.delete(value);
+      return res.json({ id: found.id, deleted: true });
+    });
+
+    // "Recuperar WalletId": the caller's wallet, in Asaas's list shape.
+    api.get('/wallets', (req, res) =>
+      listOf(res, req.query, [{ object: 'wallet', id: callerOf(res).walletId }]),
+    );
+
+    // Webhooks by API, for root and subaccounts alike ("Criar novo Webhook pela API").
+    api.post('/webhooks', (req, res) => {
+      const caller = callerOf(res);
+      const body = req.body as Record<string, unknown>;
+      const problems = this.webhookProblems(body);
+      if (caller.webhooks.length >= MAX_WEBHOOKS) {
+        problems.push(['invalid_action', `Limite de ${MAX_WEBHOOKS} Webhooks por conta atingido.`]);
+      }
+      if (problems.length) return asaasErrors(res, 400, problems);
+      const webhook = newWebhook(body);
+      caller.webhooks.push(webhook);
+      // The token is shown once, in this answer; a listing says only hasAuthToken.
+      return res.json({ ...webhookView(webhook), authToken: webhook.authToken });
+    });
+    api.get('/webhooks', (req, res) =>
+      listOf(res, req.query, callerOf(res).webhooks.map(webhookView)),
+    );
+
     api.use((_req, res) => asaasError(res, 404, 'not_found', 'Recurso não encontrado.'));
     app.use('/v3', api);
     return app;
@@ -150,14 +376,41 @@ export class FakeAsaas extends LoopbackFake {
     };
   }
 
+  /** The account a key opens, while the key is enabled and not past its expirationDate. */
+  accountOf(apiKey: string): FakeAccount | undefined {
+    const key = this.keys.get(apiKey);
+    if (!key?.enabled || (key.expirationDate && this.now() >= expiryOf(key.expirationDate))) {
+      return undefined;
+    }
+    return this.accounts.get(key.accountId);
+  }
+
+  /** The key is deleted (as in Asaas's panel, for good): it then answers 401. */
+  revokeKey(apiKey: string): void {
+    if (!this.keys.delete(apiKey)) throw new Error('no such key');
+  }
+
+  /** The key's expirationDate passes (yesterday, by the fake's clock): it then answers 401. */
+  expireKey(apiKey: string): FakeApiKey {
+    const key = this.keys.get(apiKey);
+    if (!key) throw new Error('no such key');
+    key.expirationDate = brtDate(this.now() - 86_400_000);
+    return key;
+  }
+
+  /** The root opens its subaccounts' key management in the web interface, for 2 hours. */
+  enableKeyManagement(): void {
+    this.keyManagementUntil = this.now() + KEY_MANAGEMENT_MS;
+  }
+
   /** A checkout as Asaas answers it (its expiry is seen when read, as Asaas ends it on time). */
-  private view(checkout: FakeCheckout): Omit<FakeCheckout, 'expiresAt'> {
-    const { expiresAt: _expiresAt, ...shown } = checkout;
-    return { ...shown, status: this.statusOf(checkout) };
+  private view(checkout: FakeCheckout): Record<string, unknown> {
+    const { expiresAt: _expiresAt, accountId: _accountId, splits, ...shown } = checkout;
+    return { ...shown, ...(splits ? { split: splits } : {}), status: this.statusOf(checkout) };
   }
 
   statusOf(checkout: FakeCheckout): FakeCheckout['status'] {
-    if (checkout.status === 'ACTIVE' && Date.now() >= checkout.expiresAt)
+    if (checkout.status === 'ACTIVE' && this.now() >= checkout.expiresAt)
       checkout.status = 'EXPIRED';
     return checkout.status;
   }
@@ -172,7 +425,7 @@ export class FakeAsaas extends LoopbackFake {
    * interest on top when the buyer pays some. Throws when the checkout can no longer be paid,
    * unless `late`: a Pix code the customer copied while the checkout was active, paid after it
    * closed (Asaas's reference does not say it refuses one; the connector's late-payment path
-   * exists for it).
+   * exists for it). A checkout with splits gives each payment its `split`.
    */
   pay(
     checkout: FakeCheckout,
@@ -195,12 +448,11 @@ export class FakeAsaas extends LoopbackFake {
     if (count > 1 && (checkout.installment?.maxInstallmentCount ?? 1) < count) {
       throw new Error(`at most ${checkout.installment?.maxInstallmentCount ?? 1} installments`);
     }
-    const orderMinor =
-      how.valueMinor ??
-      checkout.items.reduce((sum, item) => sum + Math.round(item.value * 100) * item.quantity, 0);
+    const orderMinor = how.valueMinor ?? totalMinorOf(checkout);
     const totalMinor = orderMinor + (how.interestMinor ?? 0);
     const plan = count > 1 ? randomUUID() : null;
     const status = how.status ?? (how.billingType === 'PIX' ? 'PENDING' : 'CONFIRMED');
+    const today = new Date(this.now()).toISOString().slice(0, 10);
     const made: FakePayment[] = [];
     for (let n = 1; n <= count; n++) {
       const share = (total: number) =>
@@ -210,21 +462,22 @@ export class FakeAsaas extends LoopbackFake {
       const payment: FakePayment = {
         object: 'payment',
         id: `pay_${randomBytes(8).toString('hex')}`,
-        dateCreated: new Date().toISOString().slice(0, 10),
+        dateCreated: today,
         customer: 'cus_000005219613',
         checkoutSession: checkout.id,
         installment: plan,
         installmentNumber: plan ? n : null,
         value,
-        netValue: Math.round(value * 97) / 100,
+        netValue: netOf(value),
         interestValue: interest,
         billingType: how.billingType,
         status,
-        dueDate: new Date().toISOString().slice(0, 10),
+        dueDate: today,
         canBePaidAfterDueDate: false,
         externalReference: null,
         deleted: false,
       };
+      if (checkout.splits) payment.split = paymentSplits(checkout.splits, payment, share);
       this.payments.set(payment.id, payment);
       made.push(payment);
     }
@@ -245,9 +498,12 @@ export class FakeAsaas extends LoopbackFake {
     return checkout;
   }
 
-  /** Payments change status (a Pix received, a refund, a chargeback...). */
+  /** Payments change status (a Pix received, a refund, a chargeback...), and their splits with them. */
   update(payments: FakePayment[], status: string): FakePayment[] {
-    for (const payment of payments) payment.status = status;
+    for (const payment of payments) {
+      payment.status = status;
+      for (const split of payment.split ?? []) followPayment(split, status);
+    }
     const checkout = payments[0] && this.checkouts.get(payments[0].checkoutSession);
     const paid = status === 'RECEIVED' || status === 'CONFIRMED';
     if (checkout && paid && this.statusOf(checkout) === 'ACTIVE') checkout.status = 'PAID';
@@ -258,16 +514,20 @@ export class FakeAsaas extends LoopbackFake {
     return [...this.payments.values()].filter((p) => p.checkoutSession === checkout.id);
   }
 
-  /** An event as Asaas posts it: `{id: "evt_...", event, dateCreated, account, checkout|payment}`. */
+  /**
+   * An event as Asaas posts it: `{id: "evt_...", event, dateCreated, account, checkout|payment}`;
+   * `account` is the checkout's account, with its root as ownerId.
+   */
   event(
     event: string,
     about: { checkout: FakeCheckout } | { payment: FakePayment },
   ): Record<string, unknown> {
+    const owner = this.ownerOf(about);
     return {
       id: `evt_${randomBytes(16).toString('hex')}&${Math.floor(Math.random() * 1e7)}`,
       event,
-      dateCreated: new Date().toISOString().replace('T', ' ').slice(0, 19),
-      account: { id: randomUUID(), ownerId: null },
+      dateCreated: new Date(this.now()).toISOString().replace('T', ' ').slice(0, 19),
+      account: { id: owner?.id ?? randomUUID(), ownerId: owner?.parentId ?? null },
       ...('checkout' in about
         ? { checkout: this.view(about.checkout) }
         : { payment: about.payment }),
@@ -289,6 +549,269 @@ export class FakeAsaas extends LoopbackFake {
       body: JSON.stringify(event),
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  /**
+   * Asaas delivers an event (from `event`) to the webhooks its account registered: each enabled,
+   * not interrupted one that observes it gets a POST with its authToken as `asaas-access-token`.
+   * Only a 200 counts as delivered; 15 failures in a row interrupt the webhook (Webhooks FAQ). The
+   * fake posts one at a time whatever the sendType (both deliver in order when posted one by one).
+   */
+  async deliver(
+    event: Record<string, unknown>,
+  ): Promise<Array<{ webhook: FakeWebhook; status: number; body: unknown }>> {
+    const about = event as { checkout?: { id?: string }; payment?: FakePayment };
+    const checkout = this.checkouts.get(about.checkout?.id ?? about.payment?.checkoutSession ?? '');
+    const owner = checkout && this.accounts.get(checkout.accountId);
+    if (!owner) throw new Error('the event is about no checkout of the fake');
+    const answers = [];
+    for (const webhook of owner.webhooks) {
+      if (!webhook.enabled || webhook.interrupted || !webhook.events.includes(String(event.event)))
+        continue;
+      const response = await fetch(webhook.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'asaas-access-token': webhook.authToken },
+        body: JSON.stringify(event),
+      });
+      const text = await response.text();
+      webhook.failures = response.status === 200 ? 0 : webhook.failures + 1;
+      if (webhook.failures >= MAX_FAILURES) webhook.interrupted = true;
+      answers.push({ webhook, status: response.status, body: parsed(text) });
+    }
+    return answers;
+  }
+
+  private now(): number {
+    return this.clock().getTime();
+  }
+
+  private addAccount(
+    account: Omit<FakeAccount, 'id' | 'webhooks'>,
+    keyName = 'Chave de API',
+  ): FakeAccount {
+    const made: FakeAccount = { id: randomUUID(), webhooks: [], ...account };
+    this.accounts.set(made.id, made);
+    this.addKey(made.apiKey, made.id, { name: keyName, expirationDate: null });
+    return made;
+  }
+
+  private addKey(
+    value: string,
+    accountId: string,
+    { name, expirationDate }: { name?: string; expirationDate: string | null },
+  ): FakeApiKey {
+    const key: FakeApiKey = {
+      id: randomUUID(),
+      accountId,
+      name: name ?? 'Chave de API',
+      enabled: true,
+      expirationDate,
+      dateCreated: brtDateTime(this.now()),
+    };
+    this.keys.set(value, key);
+    return key;
+  }
+
+  private keyById(res: Response, id: string | undefined): FakeApiKey | undefined {
+    const { id: accountId } = res.locals.subaccount as FakeAccount;
+    return [...this.keys.values()].find((k) => k.id === id && k.accountId === accountId);
+  }
+
+  private ownerOf(about: { checkout: FakeCheckout } | { payment: FakePayment }) {
+    const checkout =
+      'checkout' in about ? about.checkout : this.checkouts.get(about.payment.checkoutSession);
+    return checkout && this.accounts.get(checkout.accountId);
+  }
+
+  /**
+   * What Asaas would refuse in a subaccount's creation ("Criar subconta"): name, email, cpfCnpj,
+   * mobilePhone, incomeValue, address, addressNumber, province and postalCode required; birthDate
+   * for a person (CPF), companyType for a company (CNPJ). One error per problem, as the reference's
+   * 400 example lists them. Also the fake's own choices where the reference is silent: a CPF/CNPJ
+   * must have its check digits, an email may open one account only, and a postalCode is 8 digits
+   * (the fake has no CEP table: any 8 digits are found).
+   */
+  private accountProblems(body: Record<string, unknown>): Problem[] {
+    const problems: Problem[] = [];
+    const text = (field: string) => {
+      const value = body[field];
+      return typeof value === 'string' && value.trim() !== '';
+    };
+    const digits = (field: string) => String(body[field] ?? '').replace(/\D/g, '');
+    for (const field of [
+      'name',
+      'email',
+      'cpfCnpj',
+      'mobilePhone',
+      'address',
+      'addressNumber',
+      'province',
+      'postalCode',
+    ]) {
+      if (!text(field)) problems.push([`invalid_${field}`, `O campo ${field} deve ser informado.`]);
+    }
+    if (text('email')) {
+      const email = String(body.email).toLowerCase();
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+        problems.push(['invalid_email', 'O email informado é inválido.']);
+      } else if (
+        [...this.subaccounts.values()].some((a) => String(a.data.email).toLowerCase() === email)
+      ) {
+        problems.push(['invalid_email', `O email ${email} já está em uso.`]);
+      }
+    }
+    if (typeof body.incomeValue !== 'number' || !(body.incomeValue > 0)) {
+      problems.push(['invalid_incomeValue', 'O campo incomeValue deve ser informado.']);
+    }
+    if (text('mobilePhone') && !/^\d{10,11}$/.test(digits('mobilePhone'))) {
+      problems.push(['invalid_mobilePhone', 'O celular informado é inválido.']);
+    }
+    if (text('postalCode') && !/^\d{8}$/.test(digits('postalCode'))) {
+      problems.push(['invalid_city', 'O CEP informado não foi encontrado: informe a cidade.']);
+    }
+    const document = digits('cpfCnpj');
+    if (text('cpfCnpj') && !validCpfCnpj(document)) {
+      problems.push(['invalid_cpfCnpj', 'O CPF/CNPJ informado é inválido.']);
+    } else if (document.length === 11) {
+      const birth = String(body.birthDate ?? '');
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(birth) || !(Date.parse(birth) < this.now())) {
+        problems.push(['invalid_birthDate', 'A data de nascimento deve ser informada.']);
+      }
+    } else if (document.length === 14 && !COMPANY_TYPES.includes(String(body.companyType))) {
+      problems.push([
+        'invalid_companyType',
+        `O tipo de empresa deve ser informado: ${COMPANY_TYPES.join(', ')}.`,
+      ]);
+    }
+    for (const hook of Array.isArray(body.webhooks) ? body.webhooks : []) {
+      problems.push(...this.webhookProblems(hook as Record<string, unknown>));
+    }
+    return problems;
+  }
+
+  /**
+   * What Asaas would refuse in a webhook ("Criar novo Webhook pela API"): a url (http or https),
+   * sendType SEQUENTIALLY or NON_SEQUENTIALLY, a list of events, apiVersion 3, and an authToken,
+   * when given, that is "secure": 32 to 255 characters, no spaces, no numeric sequence (12345) nor
+   * 4 repeated letters, and no Asaas API key.
+   */
+  private webhookProblems(body: Record<string, unknown>): Problem[] {
+    const problems: Problem[] = [];
+    let url: URL | undefined;
+    try {
+      url = new URL(String(body.url ?? ''));
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol)) {
+      problems.push(['invalid_url', 'Informe uma URL válida (http ou https).']);
+    }
+    if (!SEND_TYPES.includes(String(body.sendType))) {
+      problems.push(['invalid_sendType', `O sendType deve ser ${SEND_TYPES.join(' ou ')}.`]);
+    }
+    const events = body.events;
+    if (!Array.isArray(events) || events.length === 0) {
+      problems.push(['invalid_events', 'Informe ao menos um evento.']);
+    } else {
+      for (const event of events) {
+        if (typeof event !== 'string' || !WEBHOOK_EVENT.test(event)) {
+          problems.push(['invalid_events', `O evento ${String(event)} não existe.`]);
+        }
+      }
+    }
+    if (body.apiVersion !== undefined && body.apiVersion !== 3) {
+      problems.push(['invalid_apiVersion', 'A versão da API deve ser 3.']);
+    }
+    if (body.email !== undefined && body.email !== null) {
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(String(body.email))) {
+        problems.push(['invalid_email', 'O email informado é inválido.']);
+      }
+    }
+    const token = body.authToken;
+    if (token !== undefined && token !== null) {
+      if (typeof token !== 'string' || !secureToken(token) || this.keys.has(token)) {
+        problems.push([
+          'invalid_authToken',
+          'O token de autenticação deve ter de 32 a 255 caracteres, sem espaços, sem sequências numéricas nem 4 letras repetidas, e não pode ser uma chave de API.',
+        ]);
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * What Asaas would refuse in a checkout's splits ("Checkout com Split de Pagamento", "FAQ do
+   * Split"): a walletId of an Asaas account, never the caller's own wallet; a fixed value or a
+   * percentage (of the netValue) each; the total no more than the net value (percentages no more
+   * than 100%). The fake's fee is 3%, so the net value is 97% of the items' total. The reference
+   * names no error code: the fake says `invalid_split`.
+   */
+  private splitProblems(
+    splits: FakeSplitRule[] | null | undefined,
+    caller: FakeAccount,
+    checkout: FakeCheckout,
+  ): Problem[] {
+    if (splits === undefined) return [];
+    if (splits === null) return [['invalid_split', 'splits deve ser uma lista.']];
+    const problems: Problem[] = [];
+    const wallets = new Set([...this.accounts.values()].map((a) => a.walletId));
+    const net = netOf(totalMinorOf(checkout) / 100);
+    let fixed = 0;
+    let percent = 0;
+    for (const split of splits) {
+      const amounts = [split.fixedValue, split.percentualValue, split.totalFixedValue];
+      const given = amounts.filter((v) => v !== undefined);
+      if (typeof split.walletId !== 'string' || !wallets.has(split.walletId)) {
+        problems.push(['invalid_split', `A carteira ${String(split.walletId)} não existe.`]);
+      } else if (split.walletId === caller.walletId) {
+        problems.push(['invalid_split', 'Não é permitido split para a sua própria carteira.']);
+      }
+      if (given.length !== 1 || given.some((v) => typeof v !== 'number' || !(v > 0))) {
+        problems.push([
+          'invalid_split',
+          'Informe fixedValue ou percentualValue (maior que zero) de cada split.',
+        ]);
+        continue;
+      }
+      if (split.totalFixedValue !== undefined && !checkout.chargeTypes.includes('INSTALLMENT')) {
+        problems.push(['invalid_split', 'totalFixedValue vale apenas para parcelamentos.']);
+      }
+      fixed += split.fixedValue ?? split.totalFixedValue ?? 0;
+      percent += split.percentualValue ?? 0;
+    }
+    if (percent > 100) {
+      problems.push(['invalid_split', 'A soma dos percentuais não pode ultrapassar 100%.']);
+    } else if (Math.round(fixed * 100) + Math.round(net * percent) > Math.round(net * 100)) {
+      problems.push([
+        'invalid_split',
+        `O valor total do split excede o valor líquido a receber (R$ ${net.toFixed(2)}).`,
+      ]);
+    }
+    return problems;
+  }
+
+  /** A key's name and expirationDate ("YYYY-MM-DD" or "YYYY-MM-DD HH:mm:ss", not past). */
+  private keyProblems(
+    body: { name?: unknown; expirationDate?: unknown; enabled?: unknown },
+    update = false,
+  ): Problem[] {
+    const problems: Problem[] = [];
+    if (body.name !== undefined || !update) {
+      if (typeof body.name !== 'string' || body.name.trim() === '') {
+        problems.push(['invalid_name', 'O nome da chave deve ser informado.']);
+      }
+    }
+    const date = body.expirationDate;
+    if (date !== undefined && date !== null) {
+      const shape = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/;
+      if (typeof date !== 'string' || !shape.test(date) || !(expiryOf(date) > this.now())) {
+        problems.push(['invalid_expirationDate', 'A data de expiração deve ser futura.']);
+      }
+    }
+    if (body.enabled !== undefined && typeof body.enabled !== 'boolean') {
+      problems.push(['invalid_enabled', 'enabled deve ser true ou false.']);
+    }
+    return problems;
   }
 }
 
@@ -321,6 +844,249 @@ function checkoutProblem(body: Partial<FakeCheckout>): string | undefined {
   return undefined;
 }
 
+/**
+ * A checkout's `splits` as the fake keeps them: the guide names the percentage `percentualValue`,
+ * Asaas's own SDK (from its OpenAPI) `percentageValue` for checkouts; both are read. Null: not a list.
+ */
+function normalSplits(splits: unknown): FakeSplitRule[] | null | undefined {
+  if (splits === undefined) return undefined;
+  if (!Array.isArray(splits)) return null;
+  return splits.map((raw: Record<string, unknown>) => {
+    const { percentageValue, ...split } = raw ?? {};
+    const rule = { ...split } as unknown as FakeSplitRule;
+    if (rule.percentualValue === undefined && percentageValue !== undefined) {
+      rule.percentualValue = percentageValue as number;
+    }
+    return rule;
+  });
+}
+
+/**
+ * A payment's `split`: each rule's amount on this payment's netValue (a totalFixedValue shared
+ * among the installments as the reference's example, 33.33 + 33.33 + 33.34). PENDING until the
+ * payment is confirmed; a total above the netValue is blocked (BLOCKED_BY_VALUE_DIVERGENCE).
+ */
+function paymentSplits(
+  rules: FakeSplitRule[],
+  payment: FakePayment,
+  share: (totalMinor: number) => number,
+): FakePaymentSplit[] {
+  const splits = rules.map((rule): FakePaymentSplit => {
+    const minor =
+      rule.totalFixedValue !== undefined
+        ? share(Math.round(rule.totalFixedValue * 100))
+        : rule.fixedValue !== undefined
+          ? Math.round(rule.fixedValue * 100)
+          : Math.round(payment.netValue * (rule.percentualValue ?? 0));
+    return {
+      id: randomUUID(),
+      walletId: rule.walletId,
+      fixedValue: rule.fixedValue ?? (rule.totalFixedValue !== undefined ? minor / 100 : null),
+      percentualValue: rule.percentualValue ?? null,
+      totalValue: minor / 100,
+      status: 'PENDING',
+      cancellationReason: null,
+      externalReference: rule.externalReference ?? null,
+      description: rule.description ?? null,
+    };
+  });
+  const total = splits.reduce((sum, s) => sum + Math.round(s.totalValue * 100), 0);
+  for (const split of splits) {
+    if (total > Math.round(payment.netValue * 100)) split.status = 'BLOCKED_BY_VALUE_DIVERGENCE';
+    else followPayment(split, payment.status);
+  }
+  return splits;
+}
+
+/**
+ * A split follows its payment (Asaas's changelog, "Um novo status foi criado... CANCELLED" and
+ * "Novo status Split de Pagamento"): PENDING until the payment is confirmed, then AWAITING_CREDIT
+ * until the transfer, DONE (the fake transfers when the payment is RECEIVED); CANCELLED when the
+ * payment is received in cash, refunded before the transfer or overdue; REFUNDED when
+ * refunded after it.
+ */
+function followPayment(split: FakePaymentSplit, status: string): void {
+  if (split.status === 'BLOCKED_BY_VALUE_DIVERGENCE' || split.status === 'CANCELLED') return;
+  const cancel = (reason: string) => {
+    split.status = 'CANCELLED';
+    split.cancellationReason = reason;
+  };
+  if (status === 'CONFIRMED') split.status = 'AWAITING_CREDIT';
+  else if (status === 'RECEIVED') split.status = 'DONE';
+  else if (status === 'RECEIVED_IN_CASH') cancel('PAYMENT_RECEIVED_IN_CASH');
+  else if (status === 'OVERDUE') cancel('PAYMENT_OVERDUE');
+  else if (status === 'REFUNDED') {
+    if (split.status === 'DONE') split.status = 'REFUNDED';
+    else cancel('PAYMENT_REFUNDED');
+  }
+}
+
+function newWebhook(body: Record<string, unknown>): FakeWebhook {
+  return {
+    id: randomUUID(),
+    name: typeof body.name === 'string' ? body.name : null,
+    url: String(body.url),
+    email: typeof body.email === 'string' ? body.email : null,
+    enabled: body.enabled !== false,
+    interrupted: body.interrupted === true,
+    apiVersion: 3,
+    authToken: typeof body.authToken === 'string' ? body.authToken : generatedToken(),
+    sendType: body.sendType as FakeWebhook['sendType'],
+    events: [...(body.events as string[])],
+    failures: 0,
+  };
+}
+
+/** A webhook as a listing shows it: `hasAuthToken`, never the token. */
+function webhookView(webhook: FakeWebhook): Record<string, unknown> {
+  const { authToken: _token, failures: _failures, ...shown } = webhook;
+  return { ...shown, hasAuthToken: true };
+}
+
+/** A subaccount as Asaas answers it (AccountSaveResponseDto), its apiKey aside. */
+function accountView(account: FakeAccount): Record<string, unknown> {
+  const data = account.data as Record<string, string | number | undefined>;
+  const document = String(data.cpfCnpj ?? '').replace(/\D/g, '');
+  const or = (field: string) => data[field] ?? null;
+  return {
+    object: 'account',
+    id: account.id,
+    name: data.name,
+    email: data.email,
+    loginEmail: data.loginEmail ?? data.email,
+    phone: or('phone'),
+    mobilePhone: data.mobilePhone,
+    address: data.address,
+    addressNumber: data.addressNumber,
+    complement: or('complement'),
+    province: data.province,
+    postalCode: data.postalCode,
+    cpfCnpj: data.cpfCnpj,
+    birthDate: or('birthDate'),
+    personType: document.length === 11 ? 'FISICA' : 'JURIDICA',
+    companyType: or('companyType'),
+    // The fake has no CEP table, so it knows no city.
+    city: null,
+    state: null,
+    country: 'Brasil',
+    tradingName: data.name,
+    site: or('site'),
+    walletId: account.walletId,
+    accountNumber: { agency: '0001', account: account.id.slice(0, 6), accountDigit: '0' },
+  };
+}
+
+/** A key as a listing shows it, as in the ACCESS_TOKEN_* events' `accessToken`. */
+function keyView(key: FakeApiKey): Record<string, unknown> {
+  return {
+    id: key.id,
+    name: key.name,
+    enabled: key.enabled,
+    dateCreated: key.dateCreated,
+    disableReason: key.enabled ? null : 'MANUAL',
+    expirationDate: key.expirationDate,
+    projectedExpirationDateByLackOfUse: null,
+  };
+}
+
+/** Asaas's list shape, paged by limit (at most 100) and offset. */
+function listOf(res: Response, query: Record<string, unknown>, all: unknown[]): void {
+  const limit = Math.min(100, Number(query.limit ?? 10));
+  const offset = Number(query.offset ?? 0);
+  res.json({
+    object: 'list',
+    hasMore: offset + limit < all.length,
+    totalCount: all.length,
+    limit,
+    offset,
+    data: all.slice(offset, offset + limit),
+  });
+}
+
+function callerOf(res: Response): FakeAccount {
+  return res.locals.account as FakeAccount;
+}
+
+function totalMinorOf(checkout: Pick<FakeCheckout, 'items'>): number {
+  return checkout.items.reduce(
+    (sum, item) => sum + Math.round(item.value * 100) * item.quantity,
+    0,
+  );
+}
+
+/** The fake's fee: Asaas keeps 3%. */
+function netOf(value: number): number {
+  return Math.round(value * 97) / 100;
+}
+
+/**
+ * When a key's expirationDate passes: a date is usable through that day, a date and time until
+ * then, both in Brasília's time (the reference gives the field, "2024-06-12", not its hour).
+ */
+function expiryOf(expirationDate: string): number {
+  const [day, time] = expirationDate.split(' ');
+  const start = Date.parse(`${day}T${time ?? '00:00:00'}Z`) - BRT_MS;
+  return time ? start : start + 86_400_000;
+}
+
+function brtDate(ms: number): string {
+  return new Date(ms + BRT_MS).toISOString().slice(0, 10);
+}
+
+function brtDateTime(ms: number): string {
+  return new Date(ms + BRT_MS).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+/** A CPF (11 digits) or CNPJ (14) with its two check digits right. */
+function validCpfCnpj(digits: string): boolean {
+  if (!/^(\d{11}|\d{14})$/.test(digits) || /^(\d)\1+$/.test(digits)) return false;
+  const check = (length: number) => {
+    const weights =
+      digits.length === 11
+        ? Array.from({ length }, (_, i) => length + 1 - i)
+        : Array.from({ length }, (_, i) => ((length - 1 - i) % 8) + 2);
+    const sum = weights.reduce((total, weight, i) => total + weight * Number(digits[i]), 0);
+    return sum % 11 < 2 ? 0 : 11 - (sum % 11);
+  };
+  const base = digits.length - 2;
+  return check(base) === Number(digits[base]) && check(base + 1) === Number(digits[base + 1]);
+}
+
+/** A webhook authToken as the reference asks it to be. */
+function secureToken(token: string): boolean {
+  if (token.length < 32 || token.length > 255 || /\s/.test(token)) return false;
+  if (/([A-Za-z])\1{3}/.test(token) || token.startsWith('$aact_')) return false;
+  for (let i = 0; i + 5 <= token.length; i++) {
+    const run = token.slice(i, i + 5);
+    if (!/^\d{5}$/.test(run)) continue;
+    const steps = [...run].slice(1).map((d, j) => Number(d) - Number(run[j]));
+    if (steps.every((s) => s === 1) || steps.every((s) => s === -1)) return false;
+  }
+  return true;
+}
+
+/** The token Asaas makes when none is given: one that passes its own rules. */
+function generatedToken(): string {
+  for (;;) {
+    const token = `whsec_${randomBytes(32).toString('base64url')}`;
+    if (secureToken(token)) return token;
+  }
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 function asaasError(res: Response, status: number, code: string, description: string): void {
   res.status(status).json({ errors: [{ code, description }] });
+}
+
+function asaasErrors(res: Response, status: number, problems: Problem[]): void {
+  res
+    .status(status)
+    .json({ errors: problems.map(([code, description]) => ({ code, description })) });
 }

@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import express, { type Response } from 'express';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
 import { signNotification } from '../../src/payments/mercadopago/mercadopago-signature';
 import { LoopbackFake } from './loopback-server';
 
@@ -9,6 +9,14 @@ import { LoopbackFake } from './loopback-server';
  * payment, search payments by external_reference; Bearer-token auth; its error shape. Test
  * controls play the customer (a payment with a status) and the notifications, signed as
  * Mercado Pago signs them (x-signature over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`).
+ *
+ * It also plays OAuth for marketplaces: the seller's consent at `/authorization` (auth.mercadopago
+ * .com.br: client_id, response_type=code, platform_id=mp, state, redirect_uri, PKCE's
+ * code_challenge with code_challenge_method=S256), `POST /oauth/token` (authorization_code and
+ * refresh_token grants) and preferences made with a seller's token, with a `marketplace_fee`.
+ * From developers/en/docs/security/oauth/{creation,renewal,management}, .../oauth/pkce,
+ * developers/en/reference/oauth/_oauth_token/post and .../checkout-pro/how-tos/integrate-marketplace;
+ * where they are silent it does what RFC 6749 and RFC 7636 say, and says so where it does.
  */
 export interface FakePreference {
   id: string;
@@ -26,6 +34,14 @@ export interface FakePreference {
     excluded_payment_methods?: Array<{ id: string }>;
     installments?: number;
   };
+  /** The account the money goes to: the seller whose token made the preference. */
+  collector_id?: number;
+  /** The application whose OAuth token made it (absent for a seller's own token). */
+  client_id?: string;
+  /** `MP-MKT-<client_id>` for a marketplace's preference, `NONE` otherwise (the reference's). */
+  marketplace?: string;
+  /** The marketplace's fee, a fixed amount in reais; 0 by default. */
+  marketplace_fee?: number;
 }
 
 export interface FakePayment {
@@ -43,6 +59,36 @@ export interface FakePayment {
   installments: number;
   transaction_details: { total_paid_amount: number; installment_amount: number };
   fee_details: Array<{ type: string; amount: number; fee_payer: string }>;
+  collector_id?: number;
+  /** A marketplace's payment: its fee, also listed in fee_details as an `application_fee`. */
+  marketplace_fee?: number;
+}
+
+/** The vendor's application at Mercado Pago (Your integrations): the OAuth client. */
+export interface FakeApplication {
+  /** The application's ID ("APP_ID"), digits. */
+  clientId: string;
+  clientSecret: string;
+  /** The application's Redirect URL; set, redirect_uri must be exactly it, unset any http(s) URL. */
+  redirectUri?: string;
+}
+
+/** A seller who linked their account to the application. */
+export interface FakeSeller {
+  userId: number;
+  nickname: string;
+  publicKey: string;
+}
+
+/** One call of `POST /oauth/token`: no secret, code or token of it is kept. */
+export interface FakeTokenRequest {
+  grantType: string;
+  clientId: string;
+  ok: boolean;
+  /** The HTTP status answered; 0 when the connection was dropped. */
+  status: number;
+  error?: string;
+  at: Date;
 }
 
 /**
@@ -56,12 +102,69 @@ const METHOD_OF_TYPE: Record<string, string> = {
   account_money: 'account_money',
 };
 
+/** The account of the fake's own access token (`GET /users/me`). */
+const OWN_USER_ID = 1_234_567_890;
+/** "The code received by the Redirect URL after authorization is valid for 10 minutes." */
+const CODE_LIFETIME_MS = 10 * 60_000;
+const SCOPE = 'offline_access read write';
+/** The reference's message for every invalid_grant. */
+const GRANT_REFUSED =
+  'Error validating grant. Your authorization code or refresh token may be expired or it was already used.';
+
+/** Who calls the API: a seller, by its own token or by the application's OAuth token. */
+interface Caller {
+  userId: number;
+  clientId?: string;
+}
+interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  state?: string;
+  challenge: string;
+  userId?: number;
+}
+interface Code extends AuthorizationRequest {
+  userId: number;
+  expiresAt: number;
+  used: boolean;
+}
+interface Token {
+  kind: 'access' | 'refresh';
+  userId: number;
+  clientId: string;
+  expiresAt: number;
+  valid: boolean;
+  test: boolean;
+  /** The code the chain of tokens began with. */
+  family: string;
+}
+type Asked = { refused: string } | { redirect: string } | { request: string };
+
 export class FakeMercadoPago extends LoopbackFake {
   readonly preferences = new Map<string, FakePreference>();
   readonly payments = new Map<number, FakePayment>();
   readonly requests: Array<{ method: string; path: string; idempotencyKey?: string }> = [];
+  /** The marketplace's application; tests may replace it. */
+  application: FakeApplication = {
+    clientId: '1234567890123456',
+    clientSecret: randomBytes(24).toString('base64url'),
+  };
+  /** Mercado Pago's time: codes and tokens expire by it. */
+  clock: () => Date = () => new Date();
+  /** expires_in of the tokens it issues: 15552000 s, the reference's 180 days. */
+  tokenLifetimeSeconds = 15_552_000;
+  /** The seller signed in at Mercado Pago whom the consent page asks; unset, a new test seller. */
+  signedInSeller: number | undefined;
+  readonly sellers = new Map<number, FakeSeller>();
+  readonly tokenRequests: FakeTokenRequest[] = [];
   private readonly idempotent = new Map<string, FakePreference>();
+  private readonly preferenceOf = new Map<number, FakePreference>();
+  private readonly pending = new Map<string, AuthorizationRequest>();
+  private readonly codes = new Map<string, Code>();
+  private readonly tokens = new Map<string, Token>();
+  private readonly tokenFailures: Array<number | 'drop' | 'lose-answer'> = [];
   private nextPaymentId = 1_300_000_001;
+  private nextUserId = 1_500_000_001;
 
   constructor(
     readonly accessToken = 'TEST-1234567890-fake-access-token',
@@ -73,53 +176,93 @@ export class FakeMercadoPago extends LoopbackFake {
   protected buildApp(): express.Express {
     const app = express();
     app.use(express.json());
-    app.use((req, res, next) => {
+    // POST /oauth/token takes a form too, as the docs' curl sends it.
+    app.use(express.urlencoded({ extended: false }));
+    app.use((req, _res, next) => {
       this.requests.push({
         method: req.method,
         path: req.path,
         idempotencyKey: req.header('x-idempotency-key'),
       });
-      if (req.header('authorization') !== `Bearer ${this.accessToken}`) {
-        return mpError(res, 401, 'unauthorized', 'invalid access token');
-      }
+      next();
+    });
+    // auth.mercadopago.com.br/authorization: the seller's consent, then a redirect.
+    app.get('/authorization', (req, res) => {
+      const asked = this.authorize(req.query);
+      if ('refused' in asked) return res.status(400).type('html').send(refusedPage(asked.refused));
+      if ('redirect' in asked) return res.redirect(302, asked.redirect);
+      return res.type('html').send(consentPage(this.application.clientId, asked.request));
+    });
+    app.post('/authorization/decision', (req, res) => {
+      const form = (req.body ?? {}) as Record<string, unknown>;
+      const location = this.decide(one(form.request) ?? '', form.decision === 'allow');
+      if (!location) return res.status(400).type('html').send(refusedPage('pedido desconhecido'));
+      return res.redirect(302, location);
+    });
+    app.post('/oauth/token', (req, res) => this.token(req, res));
+    app.use((req, res, next) => {
+      const caller = this.caller(req.header('authorization'));
+      // An unknown, expired or revoked token alike.
+      if (!caller) return mpError(res, 401, 'unauthorized', 'invalid access token');
+      res.locals.caller = caller;
       next();
     });
     // https://www.mercadopago.com.br/developers/en/reference/online-payments/checkout-pro/users/get
     app.get('/users/me', (_req, res) => {
-      res.json({ id: 1_234_567_890, nickname: 'TESTFAKE', site_id: 'MLB', country_id: 'BR' });
+      const { userId } = callerOf(res);
+      const nickname = this.sellers.get(userId)?.nickname ?? 'TESTFAKE';
+      res.json({ id: userId, nickname, site_id: 'MLB', country_id: 'BR' });
     });
     app.post('/checkout/preferences', (req, res) => {
-      const key = req.header('x-idempotency-key');
+      const caller = callerOf(res);
+      // A seller's key is its own: another seller's same key makes another preference.
+      const header = req.header('x-idempotency-key');
+      const key = header && `${caller.userId}:${header}`;
       const earlier = key ? this.idempotent.get(key) : undefined;
       if (earlier) return res.status(201).json(earlier);
       const body = req.body as Partial<FakePreference>;
       if (!body.items?.length) return mpError(res, 400, 'invalid_items', 'items needed');
-      const id = `123456789-${randomUUID()}`;
+      const marketplace = this.marketplaceOf(caller, body);
+      if ('problem' in marketplace) return mpError(res, 400, 'bad_request', marketplace.problem);
+      const id = `${caller.userId}-${randomUUID()}`;
       const preference = {
         ...body,
+        ...marketplace,
         id,
         init_point: `${this.url}/checkout/v1/redirect?pref_id=${id}`,
+        collector_id: caller.userId,
+        ...(caller.clientId ? { client_id: caller.clientId } : {}),
       } as FakePreference;
       this.preferences.set(id, preference);
       if (key) this.idempotent.set(key, preference);
       return res.status(201).json(preference);
     });
     app.put('/checkout/preferences/:id', (req, res) => {
+      const caller = callerOf(res);
       const preference = this.preferences.get(req.params.id);
-      if (!preference) return mpError(res, 404, 'not_found', 'preference not found');
-      Object.assign(preference, req.body as Partial<FakePreference>);
+      if (preference?.collector_id !== caller.userId) {
+        return mpError(res, 404, 'not_found', 'preference not found');
+      }
+      const changed = { ...preference, ...(req.body as Partial<FakePreference>) };
+      const marketplace = this.marketplaceOf(caller, changed);
+      if ('problem' in marketplace) return mpError(res, 400, 'bad_request', marketplace.problem);
+      Object.assign(preference, changed, marketplace);
       return res.json(preference);
     });
     app.get('/v1/payments/search', (req, res) => {
+      const { userId } = callerOf(res);
       const reference = String(req.query.external_reference ?? '');
       const results = [...this.payments.values()]
-        .filter((p) => p.external_reference === reference)
+        .filter((p) => p.external_reference === reference && p.collector_id === userId)
         .sort((a, b) => b.date_created.localeCompare(a.date_created) || b.id - a.id);
       res.json({ paging: { total: results.length, limit: 30, offset: 0 }, results });
     });
     app.get('/v1/payments/:id', (req, res) => {
       const payment = this.payments.get(Number(req.params.id));
-      if (!payment) return mpError(res, 404, 'not_found', 'Payment not found');
+      // Another seller's payment is as good as none.
+      if (payment?.collector_id !== callerOf(res).userId) {
+        return mpError(res, 404, 'not_found', 'Payment not found');
+      }
       return res.json(payment);
     });
     app.use((_req, res) => mpError(res, 404, 'not_found', 'resource not found'));
@@ -147,7 +290,7 @@ export class FakeMercadoPago extends LoopbackFake {
     return (
       !preference.expires ||
       !preference.expiration_date_to ||
-      Date.parse(preference.expiration_date_to) > Date.now()
+      Date.parse(preference.expiration_date_to) > this.clock().getTime()
     );
   }
 
@@ -158,6 +301,8 @@ export class FakeMercadoPago extends LoopbackFake {
    * Pago keeps `transaction_amount` the price, adds the financing to
    * `transaction_details.total_paid_amount`, and lists it as a `financing_fee`). Checkout Pro
    * offers only the types the preference does not exclude, and at most its `installments`.
+   * A marketplace's payment carries its `marketplace_fee`, listed in fee_details as an
+   * `application_fee` the collector pays (as Mercado Libre's orders docs show a payment).
    */
   pay(
     preference: FakePreference,
@@ -185,6 +330,7 @@ export class FakeMercadoPago extends LoopbackFake {
     const item = preference.items[0];
     const price = amount ?? (item ? item.unit_price * item.quantity : 0);
     const total = Math.round((price + (how.interest ?? 0)) * 100) / 100;
+    const fee = preference.marketplace_fee ?? 0;
     const payment: FakePayment = {
       id: this.nextPaymentId++,
       status,
@@ -192,7 +338,7 @@ export class FakeMercadoPago extends LoopbackFake {
       external_reference: preference.external_reference,
       transaction_amount: price,
       currency_id: item?.currency_id ?? 'BRL',
-      date_created: new Date().toISOString(),
+      date_created: this.clock().toISOString(),
       payment_type_id: paymentType,
       payment_method_id: paymentMethod,
       installments,
@@ -200,11 +346,17 @@ export class FakeMercadoPago extends LoopbackFake {
         total_paid_amount: total,
         installment_amount: Math.round((total / installments) * 100) / 100,
       },
-      fee_details: how.interest
-        ? [{ type: 'financing_fee', amount: how.interest, fee_payer: 'payer' }]
-        : [],
+      fee_details: [
+        ...(how.interest
+          ? [{ type: 'financing_fee', amount: how.interest, fee_payer: 'payer' }]
+          : []),
+        ...(fee > 0 ? [{ type: 'application_fee', amount: fee, fee_payer: 'collector' }] : []),
+      ],
+      collector_id: preference.collector_id ?? OWN_USER_ID,
+      ...(isMarketplace(preference) ? { marketplace_fee: fee } : {}),
     };
     this.payments.set(payment.id, payment);
+    this.preferenceOf.set(payment.id, preference);
     return payment;
   }
 
@@ -234,6 +386,8 @@ export class FakeMercadoPago extends LoopbackFake {
     const requestId = options.requestId ?? randomUUID();
     const ts = options.ts ?? String(Date.now());
     const type = options.type ?? 'payment';
+    // A linked seller's notification names the seller; the fake's own account keeps its old id.
+    const collector = this.payments.get(Number(payment.id))?.collector_id;
     const body = {
       id: options.notificationId ?? Number(`1${randomBytes(4).readUInt32BE()}`),
       action: 'payment.updated',
@@ -242,7 +396,7 @@ export class FakeMercadoPago extends LoopbackFake {
       date_created: new Date().toISOString(),
       live_mode: false,
       type,
-      user_id: '123456789',
+      user_id: collector && this.sellers.has(collector) ? String(collector) : '123456789',
     };
     const signature = signNotification(options.secret ?? this.webhookSecret, {
       dataId: options.signedDataId ?? dataId,
@@ -260,8 +414,364 @@ export class FakeMercadoPago extends LoopbackFake {
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
+
+  /**
+   * `notify` to the notification_url of the payment's preference, where Mercado Pago sends it; a
+   * marketplace's notifications are signed with the application's secret (the fake's one).
+   */
+  notifyOf(
+    payment: FakePayment,
+    options: Parameters<FakeMercadoPago['notify']>[2] = {},
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const endpoint = this.preferenceOf.get(payment.id)?.notification_url;
+    if (!endpoint)
+      throw new Error(`the preference of payment ${payment.id} has no notification_url`);
+    return this.notify(endpoint, payment, options);
+  }
+
+  /**
+   * The seller allows the application on the consent page of `authorizationUrl` (any host; its
+   * path /authorization): returns the Location the browser is sent to, `redirect_uri?code=TG-…
+   * &state=…`, or the error redirect of a request Mercado Pago refuses that way. Throws for one it
+   * refuses without redirecting (unknown client_id, bad redirect_uri). `seller.userId` picks (or
+   * makes) the seller; by default `signedInSeller`, else a new one.
+   */
+  approve(authorizationUrl: string, seller: { userId?: number } = {}): string {
+    const asked = this.ask(authorizationUrl, seller.userId);
+    return 'request' in asked ? this.decide(asked.request, true)! : asked.redirect;
+  }
+
+  /** The seller presses "Cancelar": `redirect_uri?error=access_denied&state=…`. */
+  deny(authorizationUrl: string): string {
+    const asked = this.ask(authorizationUrl);
+    return 'request' in asked ? this.decide(asked.request, false)! : asked.redirect;
+  }
+
+  /**
+   * The seller removes the application (or Mercado Pago revokes the authorization): "the deletion
+   * of all tokens and temporal grants associated" — the API answers 401, a refresh invalid_grant.
+   */
+  revokeGrant(userId: number): void {
+    for (const token of this.tokens.values()) if (token.userId === userId) token.valid = false;
+    for (const code of this.codes.values()) if (code.userId === userId) code.expiresAt = 0;
+  }
+
+  /** The seller an OAuth access token was issued for (however it stands now). */
+  sellerOf(accessToken: string): FakeSeller | undefined {
+    const token = this.tokens.get(accessToken);
+    return token?.kind === 'access' ? this.sellers.get(token.userId) : undefined;
+  }
+
+  /**
+   * The next `POST /oauth/token` fails: with this HTTP status (500 by default; 429 is the
+   * reference's local_rate_limited), `drop` (the connection is cut before Mercado Pago acts) or
+   * `lose-answer` (Mercado Pago grants — a code is used, a refresh token spent — and the answer is
+   * lost). Calls queue up.
+   */
+  failNextToken(answer: number | 'drop' | 'lose-answer' = 500): void {
+    this.tokenFailures.push(answer);
+  }
+
+  private ask(authorizationUrl: string, userId?: number): Exclude<Asked, { refused: string }> {
+    const url = new URL(authorizationUrl);
+    if (url.pathname !== '/authorization') throw new Error(`not an authorization URL: ${url}`);
+    const query: Record<string, unknown> = {};
+    for (const name of new Set(url.searchParams.keys())) {
+      const values = url.searchParams.getAll(name);
+      query[name] = values.length === 1 ? values[0] : values;
+    }
+    const asked = this.authorize(query, userId);
+    if ('refused' in asked)
+      throw new Error(`Mercado Pago refuses to ask the seller: ${asked.refused}`);
+    return asked;
+  }
+
+  /**
+   * Checks an authorization request as RFC 6749 §4.1.2.1 says: an unknown client_id or a bad
+   * redirect_uri is shown to the seller, never redirected to; other faults go back to
+   * redirect_uri with `error` and the state. PKCE is on for the application (the docs: "Mercado
+   * Pago will start requiring the code_challenge"), and only S256 (RFC 7636 §4.2; plain refused).
+   */
+  private authorize(query: Record<string, unknown>, userId = this.signedInSeller): Asked {
+    const clientId = one(query.client_id);
+    const redirectUri = one(query.redirect_uri);
+    const state = one(query.state);
+    if (clientId !== this.application.clientId) return { refused: 'client_id desconhecido' };
+    if (!redirectUri || !/^https?:\/\//.test(redirectUri) || !URL.canParse(redirectUri)) {
+      return { refused: 'redirect_uri inválida' };
+    }
+    // "The call will receive an error response if the redirect_uri does not exactly match".
+    const registered = this.application.redirectUri;
+    if (registered !== undefined && redirectUri !== registered) {
+      return { refused: 'redirect_uri não é a Redirect URL da aplicação' };
+    }
+    const back = (error: string, description: string) => ({
+      redirect: withParams(redirectUri, { error, error_description: description, state }),
+    });
+    const responseType = one(query.response_type);
+    if (responseType === undefined) return back('invalid_request', 'response_type is required');
+    if (responseType !== 'code') return back('unsupported_response_type', 'only code');
+    const challenge = one(query.code_challenge);
+    if (!challenge) return back('invalid_request', 'code challenge required');
+    // An absent method is plain (RFC 7636 §4.3), which this application does not take.
+    if (one(query.code_challenge_method) !== 'S256') {
+      return back('invalid_request', 'transform algorithm not supported');
+    }
+    if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+      return back('invalid_request', 'code_challenge is not a BASE64URL(SHA256) value');
+    }
+    const request = randomBytes(12).toString('hex');
+    this.pending.set(request, { clientId, redirectUri, state, challenge, userId });
+    return { request };
+  }
+
+  /** The seller's answer on the consent page: the redirect, with a code or access_denied. */
+  private decide(request: string, allow: boolean): string | undefined {
+    const asked = this.pending.get(request);
+    if (!asked) return undefined;
+    this.pending.delete(request);
+    if (!allow)
+      return withParams(asked.redirectUri, { error: 'access_denied', state: asked.state });
+    const { userId } = this.sellerFor(asked.userId);
+    // A code like the docs' TG-60357f5d0cd06d000740646d-643464554.
+    const code = `TG-${randomBytes(12).toString('hex')}-${userId}`;
+    const expiresAt = this.clock().getTime() + CODE_LIFETIME_MS;
+    this.codes.set(code, { ...asked, userId, expiresAt, used: false });
+    return withParams(asked.redirectUri, { code, state: asked.state });
+  }
+
+  /**
+   * `POST /oauth/token`, its parameters in the body (JSON or a form; the docs: "Remember not to
+   * send any parameters inside Query Params"). Every refusal is a 400 with the reference's
+   * errors: invalid_client, invalid_request, invalid_grant, unsupported_grant_type.
+   */
+  private token(req: Request, res: Response): void {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const grantType = one(body.grant_type) ?? '';
+    const clientId = one(body.client_id) ?? '';
+    const record = (status: number, error?: string) =>
+      this.tokenRequests.push({
+        grantType,
+        clientId,
+        ok: status === 200,
+        status,
+        error,
+        at: this.clock(),
+      });
+    const failure = this.tokenFailures.shift();
+    if (failure === 'drop') {
+      record(0, 'dropped');
+      req.socket.destroy();
+      return;
+    }
+    if (typeof failure === 'number') {
+      record(failure, 'injected');
+      const error = failure === 429 ? 'local_rate_limited' : 'internal_server_error';
+      return mpError(res, failure, error, 'injected failure');
+    }
+    const refuse = (error: string, message: string) => {
+      record(400, error);
+      mpError(res, 400, error, message);
+    };
+    const application = this.application;
+    // RFC 6749 §5.2: no or wrong client authentication is invalid_client.
+    if (clientId !== application.clientId || one(body.client_secret) !== application.clientSecret) {
+      return refuse('invalid_client', 'invalid client_id or client_secret');
+    }
+    const now = this.clock().getTime();
+    let grant: { userId: number; family: string; test: boolean };
+    if (grantType === 'authorization_code') {
+      const code = one(body.code);
+      const redirectUri = one(body.redirect_uri);
+      const verifier = one(body.code_verifier);
+      if (!code || !redirectUri || !verifier) {
+        return refuse('invalid_request', 'code, redirect_uri and code_verifier are required');
+      }
+      const issued = this.codes.get(code);
+      if (issued?.clientId !== clientId) return refuse('invalid_grant', GRANT_REFUSED);
+      if (issued.used) {
+        // RFC 6749 §4.1.2: a code used twice revokes the tokens it gave.
+        for (const token of this.tokens.values()) if (token.family === code) token.valid = false;
+        return refuse('invalid_grant', GRANT_REFUSED);
+      }
+      // Single use, whatever the outcome (the docs: "may be expired or it was already used").
+      issued.used = true;
+      // RFC 6749 §4.1.3: the same redirect_uri; RFC 7636 §4.6: BASE64URL(SHA256(verifier)).
+      const verified =
+        createHash('sha256').update(verifier).digest('base64url') === issued.challenge;
+      if (now >= issued.expiresAt || issued.redirectUri !== redirectUri || !verified) {
+        return refuse('invalid_grant', GRANT_REFUSED);
+      }
+      grant = { userId: issued.userId, family: code, test: truthy(body.test_token) };
+    } else if (grantType === 'refresh_token') {
+      const refresh = one(body.refresh_token);
+      if (!refresh) return refuse('invalid_request', 'refresh_token is required');
+      const held = this.tokens.get(refresh);
+      if (held?.kind !== 'refresh' || held.clientId !== clientId || !this.live(held)) {
+        return refuse('invalid_grant', GRANT_REFUSED);
+      }
+      // "The refresh_token can only be used once … After a refresh_token is used it will become
+      // invalid." The access token it came with keeps its own expiry (the docs are silent).
+      held.valid = false;
+      grant = held;
+    } else if (!grantType) {
+      return refuse('invalid_request', 'grant_type is required');
+    } else {
+      // client_credentials is documented too; this fake plays only the seller's grants.
+      return refuse(
+        'unsupported_grant_type',
+        'grant_type must be authorization_code or refresh_token',
+      );
+    }
+    const answer = this.issue(clientId, grant);
+    if (failure === 'lose-answer') {
+      record(0, 'answer lost');
+      req.socket.destroy();
+      return;
+    }
+    record(200);
+    res.json(answer);
+  }
+
+  /**
+   * A new access token and refresh token for the seller, as the reference's answer shows them:
+   * APP_USR-<client_id>-<MMddHH>-<hash>-<user_id> (TEST- with test_token), TG-…-<user_id>.
+   * The refresh token lives as long as the access token: "Your sellers' data that you received
+   * lasts 180 days. After that, you need to request the seller's authorization again."
+   */
+  private issue(clientId: string, grant: { userId: number; family: string; test: boolean }) {
+    const { userId, family, test } = grant;
+    const seller = this.sellerFor(userId);
+    const created = this.clock();
+    const expiresAt = created.getTime() + this.tokenLifetimeSeconds * 1000;
+    const prefix = test ? 'TEST' : 'APP_USR';
+    const stamp = [created.getUTCMonth() + 1, created.getUTCDate(), created.getUTCHours()]
+      .map((n) => String(n).padStart(2, '0'))
+      .join('');
+    const accessToken = `${prefix}-${clientId}-${stamp}-${randomBytes(16).toString('hex')}-${userId}`;
+    const refreshToken = `TG-${randomBytes(12).toString('hex')}-${userId}`;
+    const token = { userId, clientId, expiresAt, valid: true, test, family };
+    this.tokens.set(accessToken, { kind: 'access', ...token });
+    this.tokens.set(refreshToken, { kind: 'refresh', ...token });
+    return {
+      access_token: accessToken,
+      token_type: 'bearer',
+      expires_in: this.tokenLifetimeSeconds,
+      scope: SCOPE,
+      user_id: userId,
+      refresh_token: refreshToken,
+      public_key: seller.publicKey.replace(/^APP_USR/, prefix),
+      live_mode: !test,
+    };
+  }
+
+  private live(token: Token): boolean {
+    return token.valid && token.expiresAt > this.clock().getTime();
+  }
+
+  private caller(authorization: string | undefined): Caller | undefined {
+    const bearer = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+    if (bearer === undefined) return undefined;
+    if (bearer === this.accessToken) return { userId: OWN_USER_ID };
+    const token = this.tokens.get(bearer);
+    if (token?.kind !== 'access' || !this.live(token)) return undefined;
+    return { userId: token.userId, clientId: token.clientId };
+  }
+
+  /**
+   * A preference's `marketplace` and `marketplace_fee`, or why Mercado Pago refuses them. The
+   * reference: marketplace is "NONE" by default; "as the marketplace is associated to the
+   * Application ID, the marketplace credentials must correspond to the credentials used to create
+   * the preference", shown as MP-MKT-<client_id>; marketplace_fee "is a fixed amount and its
+   * default value is 0 … can only be sent if a valid marketplace has been defined as well,
+   * otherwise the request will fail". So a fee needs an OAuth token (only they make a marketplace
+   * here). Not negative and not above the items' total: the docs are silent; the fake refuses them.
+   */
+  private marketplaceOf(
+    caller: Caller,
+    body: Partial<FakePreference>,
+  ): { marketplace: string; marketplace_fee: number } | { problem: string } {
+    const own = caller.clientId && `MP-MKT-${caller.clientId}`;
+    const marketplace = body.marketplace ?? own ?? 'NONE';
+    if (marketplace !== 'NONE' && marketplace !== own) {
+      return { problem: 'marketplace does not match the credentials' };
+    }
+    const fee = body.marketplace_fee ?? 0;
+    if (typeof fee !== 'number' || !Number.isFinite(fee) || fee < 0) {
+      return { problem: 'marketplace_fee must be a number, 0 or more' };
+    }
+    if (fee > 0 && marketplace === 'NONE') {
+      return { problem: 'marketplace_fee can only be sent with a valid marketplace' };
+    }
+    const total = (body.items ?? []).reduce((sum, i) => sum + i.unit_price * i.quantity, 0);
+    if (fee > total) return { problem: 'marketplace_fee is more than the amount' };
+    return { marketplace, marketplace_fee: fee };
+  }
+
+  private sellerFor(userId = this.nextUserId++): FakeSeller {
+    let seller = this.sellers.get(userId);
+    if (!seller) {
+      seller = { userId, nickname: `TESTSELLER${userId}`, publicKey: `APP_USR-${randomUUID()}` };
+      this.sellers.set(userId, seller);
+    }
+    return seller;
+  }
 }
 
 function mpError(res: Response, status: number, error: string, message: string): void {
   res.status(status).json({ message, error, status, cause: [] });
+}
+
+function callerOf(res: Response): Caller {
+  return res.locals.caller as Caller;
+}
+
+function isMarketplace(preference: FakePreference): boolean {
+  return preference.marketplace !== undefined && preference.marketplace !== 'NONE';
+}
+
+/** A parameter given once (RFC 6749 §3.1: none may be repeated). */
+function one(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 'true';
+}
+
+/** redirect_uri with these parameters added; its own query stays (RFC 6749 §3.1.2). */
+function withParams(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) url.searchParams.set(name, value);
+  }
+  return url.toString();
+}
+
+/** The seller's consent: one form, "Permitir" or "Cancelar". */
+function consentPage(clientId: string, request: string): string {
+  return page(
+    'Autorizar aplicação',
+    `<p>A aplicação ${escapeHtml(clientId)} quer acessar sua conta do Mercado Pago ` +
+      `(${SCOPE}).</p>` +
+      '<form method="post" action="/authorization/decision">' +
+      `<input type="hidden" name="request" value="${escapeHtml(request)}">` +
+      '<button type="submit" name="decision" value="allow">Permitir</button> ' +
+      '<button type="submit" name="decision" value="deny">Cancelar</button></form>',
+  );
+}
+
+function refusedPage(reason: string): string {
+  return page('Não foi possível autorizar', `<p>${escapeHtml(reason)}</p>`);
+}
+
+function page(title: string, body: string): string {
+  return (
+    `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title>` +
+    `</head><body><h1>${title}</h1>${body}</body></html>`
+  );
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

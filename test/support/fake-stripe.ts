@@ -10,6 +10,12 @@ import { LoopbackFake } from './loopback-server';
  * Idempotency-Key replay and mismatch, Stripe's error shape. Test controls play the customer (pay
  * by card, Pix or boleto) and Stripe's webhooks, signed the way Stripe signs them (the SDK's test
  * header helper).
+ *
+ * It also plays Stripe Connect for a platform with Express accounts and direct charges: create and
+ * retrieve connected accounts, Account Links to a hosted onboarding page served by the fake, the
+ * Stripe-Account header (objects belong to the account they were created as), Checkout's
+ * payment_intent_data[application_fee_amount], and Connect webhook events (a top-level `account`,
+ * signed with the Connect endpoint's own secret).
  */
 export interface FakeSession {
   id: string;
@@ -30,6 +36,11 @@ export interface FakeSession {
   payment_intent: string | null;
   /** payment_intent_data.metadata, given to the PaymentIntent when the customer pays. */
   payment_intent_metadata: Record<string, string>;
+  /**
+   * payment_intent_data.application_fee_amount (null without one), given to the PaymentIntent when
+   * the customer pays. Not a field of Stripe's Session: kept here for tests to assert.
+   */
+  application_fee_amount: number | null;
 }
 
 /** https://docs.stripe.com/api/payment_intents/object: the fields the connector reads. */
@@ -47,6 +58,8 @@ interface FakeIntent {
   payment_method_types: string[];
   /** The PaymentMethod the customer paid with (expandable). */
   payment_method: string | null;
+  /** The platform's fee on a direct charge (the session's payment_intent_data), else null. */
+  application_fee_amount: number | null;
 }
 
 /** https://docs.stripe.com/api/payment_methods/object: `type`, and a hash named after it. */
@@ -72,23 +85,100 @@ export interface FakeCharge {
   payment_method_details: { type: string; [details: string]: unknown };
 }
 
+/**
+ * https://docs.stripe.com/api/accounts/object: a connected account. Created with its onboarding
+ * to do (nothing enabled, requirements currently due); onboarding enables charges and payouts.
+ */
+export interface FakeAccount {
+  id: string;
+  object: 'account';
+  /** `express`, `standard` or `custom` as created, or `none` when created with `controller`. */
+  type: 'express' | 'standard' | 'custom' | 'none';
+  controller: Record<string, unknown>;
+  country: string;
+  email: string | null;
+  /** Each requested capability and its status. */
+  capabilities: Record<string, 'active' | 'inactive' | 'pending'>;
+  charges_enabled: boolean;
+  payouts_enabled: boolean;
+  details_submitted: boolean;
+  requirements: {
+    currently_due: string[];
+    eventually_due: string[];
+    past_due: string[];
+    pending_verification: string[];
+    disabled_reason: string | null;
+    current_deadline: number | null;
+    errors: unknown[];
+  };
+  metadata: Record<string, string>;
+  created: number;
+}
+
+/**
+ * https://docs.stripe.com/api/account_links/object: what the fake keeps of an Account Link, a
+ * single-use, short-lived URL (`visited` once opened, `used` once onboarding was submitted).
+ */
+export interface FakeAccountLink {
+  id: string;
+  account: string;
+  url: string;
+  refresh_url: string | null;
+  return_url: string | null;
+  created: number;
+  expires_at: number;
+  visited: boolean;
+  used: boolean;
+}
+
+/**
+ * What a new account's `requirements` list as due until onboarding (field names in the form of
+ * https://docs.stripe.com/api/accounts/object `requirements.currently_due`; which ones is the
+ * fake's choice).
+ */
+const ONBOARDING_DUE = [
+  'business_type',
+  'external_account',
+  'tos_acceptance.date',
+  'tos_acceptance.ip',
+];
+
 export class FakeStripe extends LoopbackFake {
   readonly sessions = new Map<string, FakeSession>();
   readonly intents = new Map<string, FakeIntent>();
   readonly charges = new Map<string, FakeCharge>();
   readonly paymentMethods = new Map<string, FakePaymentMethod>();
-  /** Every request received: method, path, and the parsed form body. */
+  /** Connected accounts, by id. */
+  readonly accounts = new Map<string, FakeAccount>();
+  /** Account Links, by the id ending their URL (`/onboarding/:linkId`). */
+  readonly accountLinks = new Map<string, FakeAccountLink>();
+  /** How long a new Account Link lives: Stripe's reference example expires 300 s after creation. */
+  accountLinkTtlSeconds = 300;
+  /** The platform's Connect webhook endpoint: when set, `account.updated` events are sent to it. */
+  connectWebhookUrl: string | undefined;
+  /** Every Connect event the fake sent itself (to `connectWebhookUrl`); status 0 if unreachable. */
+  readonly connectDeliveries: Array<{ id: string; type: string; account: string; status: number }> =
+    [];
+  /**
+   * Every request received: method, path, the parsed form body, and the Stripe-Account it was
+   * made as (none: the platform).
+   */
   readonly requests: Array<{
     method: string;
     path: string;
     body: unknown;
     idempotencyKey?: string;
+    stripeAccount?: string;
   }> = [];
   private readonly idempotent = new Map<string, { body: string; answer: unknown }>();
+  /** The connected account an object was created as (sessions, intents, charges...). */
+  private readonly owners = new Map<string, string>();
 
   constructor(
     readonly secretKey = 'sk_test_fake_0123456789',
     readonly webhookSecret = 'whsec_fake_0123456789',
+    /** The Connect webhook endpoint's own signing secret (https://docs.stripe.com/connect/webhooks). */
+    readonly connectWebhookSecret = 'whsec_fake_connect_0123456789',
   ) {
     super();
   }
@@ -98,16 +188,52 @@ export class FakeStripe extends LoopbackFake {
     // Stripe's form encoding nests with brackets (line_items[0][price_data][currency], expand[0]).
     app.set('query parser', 'extended');
     app.use(express.urlencoded({ extended: true }));
-    app.use((req, res, next) => {
+    app.use((req, _res, next) => {
       this.requests.push({
         method: req.method,
         path: req.path,
         body: req.body,
         idempotencyKey: req.header('idempotency-key'),
+        stripeAccount: req.header('stripe-account'),
       });
+      next();
+    });
+    // The hosted onboarding an Account Link opens: a page for the account's user, no API key.
+    // https://docs.stripe.com/api/account_links/create: single use; refresh_url when "expired, has
+    // been previously-visited, or is otherwise invalid"; return_url on completing the flow.
+    app.get('/onboarding/:linkId', (req, res) => {
+      const link = this.accountLinks.get(req.params.linkId);
+      if (!link) return void res.status(404).type('html').send(page('Link inválido.'));
+      const now = Math.floor(Date.now() / 1000);
+      if (link.visited || link.used || now >= link.expires_at) return leave(res, link.refresh_url);
+      link.visited = true;
+      return void res
+        .type('html')
+        .send(
+          page(
+            `Cadastro da conta ${link.account}`,
+            `<form method="post" action="/onboarding/${link.id}"><button type="submit">Concluir</button></form>`,
+          ),
+        );
+    });
+    app.post('/onboarding/:linkId', async (req, res) => {
+      const link = this.accountLinks.get(req.params.linkId);
+      if (!link) return void res.status(404).type('html').send(page('Link inválido.'));
+      // Submitting needs the page opened through this link, once.
+      if (!link.visited || link.used) return leave(res, link.refresh_url);
+      link.used = true;
+      await this.completeOnboarding(link.account);
+      return leave(res, link.return_url, 'Cadastro concluído.');
+    });
+    app.use((req, res, next) => {
       if (req.header('authorization') !== `Bearer ${this.secretKey}`) {
         return stripeError(res, 401, 'invalid_request_error', 'Invalid API Key provided.');
       }
+      // https://docs.stripe.com/connect/authentication: acting as a connected account with the
+      // Stripe-Account header; an account the key may not act as is refused (error code
+      // account_invalid, https://docs.stripe.com/error-codes).
+      const account = req.header('stripe-account');
+      if (account !== undefined && !this.accounts.has(account)) return this.noAccess(res, account);
       next();
     });
     // https://docs.stripe.com/api/balance/balance_retrieve
@@ -119,10 +245,84 @@ export class FakeStripe extends LoopbackFake {
         livemode: false,
       });
     });
+    // https://docs.stripe.com/api/accounts/create
+    app.post('/v1/accounts', (req, res) => {
+      const created = this.createAccount(req.body as Record<string, unknown>);
+      if ('error' in created) {
+        return stripeError(res, 400, 'invalid_request_error', created.error, { param: 'type' });
+      }
+      return res.json(created);
+    });
+    // https://docs.stripe.com/api/accounts/retrieve. An account id in the URL implies the
+    // Stripe-Account header (https://docs.stripe.com/connect/authentication): the same refusal.
+    app.get('/v1/accounts/:id', (req, res) => {
+      const account = this.accounts.get(req.params.id);
+      if (!account) return this.noAccess(res, req.params.id);
+      return res.json(account);
+    });
+    // https://docs.stripe.com/api/account_links/create
+    app.post('/v1/account_links', (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      for (const param of ['account', 'type']) {
+        if (typeof body[param] !== 'string') {
+          return stripeError(
+            res,
+            400,
+            'invalid_request_error',
+            `Missing required param: ${param}.`,
+            { code: 'parameter_missing', param },
+          );
+        }
+      }
+      const account = this.accounts.get(body.account as string);
+      if (!account) {
+        return stripeError(
+          res,
+          400,
+          'invalid_request_error',
+          `No such account: '${String(body.account)}'`,
+          { code: 'resource_missing', param: 'account' },
+        );
+      }
+      // account_update is only for accounts whose platform collects requirements, never for an
+      // account with a Stripe-hosted Dashboard (Express, Standard).
+      if (body.type !== 'account_onboarding') {
+        return stripeError(
+          res,
+          400,
+          'invalid_request_error',
+          `You cannot create an account link of type '${String(body.type)}' for this account.`,
+          { param: 'type' },
+        );
+      }
+      const id = randomBytes(12).toString('hex');
+      const created = Math.floor(Date.now() / 1000);
+      const link: FakeAccountLink = {
+        id,
+        account: account.id,
+        url: `${this.url}/onboarding/${id}`,
+        refresh_url: (body.refresh_url as string | undefined) ?? null,
+        return_url: (body.return_url as string | undefined) ?? null,
+        created,
+        expires_at: created + this.accountLinkTtlSeconds,
+        visited: false,
+        used: false,
+      };
+      this.accountLinks.set(id, link);
+      return res.json({
+        object: 'account_link',
+        created,
+        expires_at: link.expires_at,
+        url: link.url,
+      });
+    });
     app.post('/v1/checkout/sessions', (req, res) => {
+      const account = req.header('stripe-account');
       const key = req.header('idempotency-key');
+      // A key is the account's own: the same key as another account is another request.
+      const scoped = key && `${account ?? ''} ${key}`;
       const body = JSON.stringify(req.body);
-      const earlier = key ? this.idempotent.get(key) : undefined;
+      const earlier = scoped ? this.idempotent.get(scoped) : undefined;
       if (earlier && earlier.body !== body) {
         return stripeError(
           res,
@@ -132,13 +332,16 @@ export class FakeStripe extends LoopbackFake {
         );
       }
       if (earlier) return res.json(earlier.answer);
-      const created = this.createSession(req.body as Record<string, unknown>);
-      if ('error' in created) return stripeError(res, 400, 'invalid_request_error', created.error);
-      if (key) this.idempotent.set(key, { body, answer: created });
+      const created = this.createSession(req.body as Record<string, unknown>, account);
+      if ('error' in created) {
+        const { error, ...details } = created;
+        return stripeError(res, 400, 'invalid_request_error', error, details);
+      }
+      if (scoped) this.idempotent.set(scoped, { body, answer: created });
       return res.json(created);
     });
     app.get('/v1/checkout/sessions/:id', (req, res) => {
-      const session = this.sessions.get(req.params.id);
+      const session = this.owned(this.sessions, req.params.id, req.header('stripe-account'));
       if (!session) return missing(res, req.params.id);
       const expand = ([] as unknown[]).concat((req.query.expand as unknown) ?? []);
       const intent = session.payment_intent ? this.intents.get(session.payment_intent) : undefined;
@@ -162,12 +365,12 @@ export class FakeStripe extends LoopbackFake {
     });
     // https://docs.stripe.com/api/payment_intents/retrieve
     app.get('/v1/payment_intents/:id', (req, res) => {
-      const intent = this.intents.get(req.params.id);
+      const intent = this.owned(this.intents, req.params.id, req.header('stripe-account'));
       if (!intent) return missing(res, req.params.id, 'payment_intent');
       return res.json(intent);
     });
     app.post('/v1/checkout/sessions/:id/expire', (req, res) => {
-      const session = this.sessions.get(req.params.id);
+      const session = this.owned(this.sessions, req.params.id, req.header('stripe-account'));
       if (!session) return missing(res, req.params.id);
       if (session.status !== 'open') {
         return stripeError(
@@ -204,7 +407,83 @@ export class FakeStripe extends LoopbackFake {
     };
   }
 
-  private createSession(body: Record<string, unknown>): FakeSession | { error: string } {
+  /** The connected account an object was created as, or null for the platform's own. */
+  accountOf(objectId: string): string | null {
+    return this.owners.get(objectId) ?? null;
+  }
+
+  /** An object of `map` only as the account it belongs to: another account finds none. */
+  private owned<T>(map: Map<string, T>, id: string, account: string | undefined): T | undefined {
+    return this.accountOf(id) === (account ?? null) ? map.get(id) : undefined;
+  }
+
+  /** A key that may not act as `account`, or an account that does not exist (403). */
+  private noAccess(res: Response, account: string): void {
+    const key = `${this.secretKey.slice(0, 8)}${'*'.repeat(Math.max(this.secretKey.length - 12, 0))}${this.secretKey.slice(-4)}`;
+    return stripeError(
+      res,
+      403,
+      'invalid_request_error',
+      `The provided key '${key}' does not have access to account '${account}' (or that account does not exist). Application access may have been revoked.`,
+      { code: 'account_invalid' },
+    );
+  }
+
+  private createAccount(body: Record<string, unknown>): FakeAccount | { error: string } {
+    const type = body.type as string | undefined;
+    const controller = body.controller as Record<string, unknown> | undefined;
+    if (type !== undefined && !['express', 'standard', 'custom'].includes(type)) {
+      return { error: `Invalid type: must be one of custom, express, or standard` };
+    }
+    const requested = (body.capabilities ?? {}) as Record<string, { requested?: string }>;
+    const capabilities = Object.fromEntries(
+      Object.entries(requested)
+        .filter(([, capability]) => capability?.requested === 'true')
+        .map(([name]) => [name, 'inactive' as const]),
+    );
+    // https://docs.stripe.com/connect/migrate-to-controller-properties: an Express account's
+    // controller properties.
+    const express = {
+      fees: { payer: 'application' },
+      losses: { payments: 'application' },
+      requirement_collection: 'stripe',
+      stripe_dashboard: { type: 'express' },
+    };
+    const account: FakeAccount = {
+      id: `acct_${randomBytes(8).toString('hex')}`,
+      object: 'account',
+      type: (type ?? (controller ? 'none' : 'standard')) as FakeAccount['type'],
+      controller: {
+        ...(type === 'express' ? express : (controller ?? {})),
+        type: 'application',
+        is_controller: true,
+      },
+      country: (body.country as string | undefined) ?? 'BR',
+      email: (body.email as string | undefined) ?? null,
+      capabilities,
+      charges_enabled: false,
+      payouts_enabled: false,
+      details_submitted: false,
+      requirements: {
+        currently_due: [...ONBOARDING_DUE],
+        eventually_due: [...ONBOARDING_DUE],
+        past_due: [...ONBOARDING_DUE],
+        pending_verification: [],
+        disabled_reason: 'requirements.past_due',
+        current_deadline: null,
+        errors: [],
+      },
+      metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+      created: Math.floor(Date.now() / 1000),
+    };
+    this.accounts.set(account.id, account);
+    return account;
+  }
+
+  private createSession(
+    body: Record<string, unknown>,
+    account?: string,
+  ): FakeSession | { error: string; param?: string; code?: string } {
     const items = (body.line_items ?? []) as Array<{
       quantity?: string;
       price_data?: { currency?: string; unit_amount?: string };
@@ -223,6 +502,20 @@ export class FakeStripe extends LoopbackFake {
     if (expiresAt < now + 1800 || expiresAt > now + 86_400) {
       return {
         error: 'The `expires_at` timestamp must be between 30 minutes and 24 hours from now.',
+      };
+    }
+    const intentData = (body.payment_intent_data ?? {}) as {
+      metadata?: Record<string, string>;
+      application_fee_amount?: string;
+    };
+    const fee = this.applicationFee(intentData.application_fee_amount, amount, account);
+    if (typeof fee === 'object' && fee !== null) return fee;
+    // https://docs.stripe.com/connect/direct-charges: only an account that can take card payments
+    // can be charged directly.
+    if (account && !this.accounts.get(account)?.charges_enabled) {
+      return {
+        error:
+          'You cannot create a charge on a connected account without the `card_payments` capability enabled.',
       };
     }
     const id = `cs_test_${randomBytes(12).toString('hex')}`;
@@ -244,12 +537,144 @@ export class FakeStripe extends LoopbackFake {
       allowed_payment_method_types:
         (body.allowed_payment_method_types as string[] | undefined) ?? null,
       payment_intent: null,
-      payment_intent_metadata:
-        (body.payment_intent_data as { metadata?: Record<string, string> } | undefined)?.metadata ??
-        {},
+      payment_intent_metadata: intentData.metadata ?? {},
+      application_fee_amount: fee,
     };
     this.sessions.set(id, session);
+    if (account) this.owners.set(id, account);
     return session;
+  }
+
+  /**
+   * payment_intent_data[application_fee_amount]: a platform's fee on a direct charge, so only as
+   * a connected account (https://docs.stripe.com/connect/direct-charges); a non-negative integer
+   * no larger than the payment.
+   */
+  private applicationFee(
+    given: string | undefined,
+    amount: number,
+    account: string | undefined,
+  ): number | null | { error: string; param: string; code?: string } {
+    if (given === undefined) return null;
+    const param = 'payment_intent_data[application_fee_amount]';
+    if (!account) {
+      return {
+        error:
+          'Can only apply an application_fee_amount when the PaymentIntent is attempting a direct payment (using an OAuth key or Stripe-Account header) or destination payment (using `transfer_data[destination]`).',
+        param,
+      };
+    }
+    if (!/^\d+$/.test(given)) {
+      return /^-\d+$/.test(given)
+        ? { error: 'This value must be greater than or equal to 0.', param }
+        : { error: `Invalid integer: ${given}`, param, code: 'parameter_invalid_integer' };
+    }
+    const fee = Number(given);
+    if (fee > amount) {
+      return {
+        error: `The application fee (${fee}) cannot be greater than the payment's amount (${amount}).`,
+        param,
+      };
+    }
+    return fee;
+  }
+
+  /**
+   * The account's user completes onboarding (what the hosted page's button does): details
+   * submitted, requested capabilities active, charges and payouts enabled, nothing due. Sends
+   * `account.updated` to `connectWebhookUrl` when set, and resolves once it was delivered.
+   */
+  async completeOnboarding(accountId: string): Promise<FakeAccount> {
+    const account = this.account(accountId);
+    const previous = this.snapshot(account);
+    for (const name of Object.keys(account.capabilities)) account.capabilities[name] = 'active';
+    Object.assign(account, {
+      details_submitted: true,
+      charges_enabled: true,
+      payouts_enabled: true,
+      requirements: {
+        ...account.requirements,
+        currently_due: [],
+        eventually_due: [],
+        past_due: [],
+        disabled_reason: null,
+      },
+    });
+    await this.accountUpdated(account, previous);
+    return account;
+  }
+
+  /**
+   * Stripe enables or disables the account's charges (card_payments follows; disabling says
+   * `under_review`). Sends `account.updated` to `connectWebhookUrl` when the value changes.
+   */
+  async setChargesEnabled(accountId: string, enabled: boolean): Promise<FakeAccount> {
+    const account = this.account(accountId);
+    if (account.charges_enabled === enabled) return account;
+    const previous = this.snapshot(account);
+    account.charges_enabled = enabled;
+    account.capabilities.card_payments = enabled ? 'active' : 'inactive';
+    account.requirements = {
+      ...account.requirements,
+      disabled_reason: enabled ? null : 'under_review',
+    };
+    await this.accountUpdated(account, previous);
+    return account;
+  }
+
+  account(accountId: string): FakeAccount {
+    const account = this.accounts.get(accountId);
+    if (!account) throw new Error(`no account ${accountId}`);
+    return account;
+  }
+
+  private snapshot(account: FakeAccount): Partial<FakeAccount> {
+    return structuredClone({
+      capabilities: account.capabilities,
+      charges_enabled: account.charges_enabled,
+      payouts_enabled: account.payouts_enabled,
+      details_submitted: account.details_submitted,
+      requirements: account.requirements,
+    });
+  }
+
+  /**
+   * https://docs.stripe.com/connect/webhooks: `account.updated`, with the changed fields' earlier
+   * values (`previous_attributes`), to the Connect endpoint when one is registered.
+   */
+  private async accountUpdated(account: FakeAccount, previous: Partial<FakeAccount>) {
+    if (!this.connectWebhookUrl) return;
+    const changed = Object.fromEntries(
+      Object.entries(previous).filter(
+        ([field, value]) =>
+          JSON.stringify(value) !== JSON.stringify(account[field as keyof FakeAccount]),
+      ),
+    );
+    const event = this.event('account.updated', account, {
+      account: account.id,
+      previousAttributes: changed,
+    });
+    let status = 0;
+    try {
+      const response = await fetch(this.connectWebhookUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': this.signature(event.body, { secret: this.connectWebhookSecret }),
+        },
+        body: event.body,
+      });
+      status = response.status;
+      await response.arrayBuffer();
+    } catch {
+      // Unreachable: recorded with status 0, as Stripe would retry later.
+    }
+    this.connectDeliveries.push({
+      id: event.id,
+      type: 'account.updated',
+      account: account.id,
+      status,
+    });
   }
 
   /**
@@ -279,8 +704,12 @@ export class FakeStripe extends LoopbackFake {
       latest_charge: null,
       payment_method_types: allowed ?? [method],
       payment_method: paymentMethod.id,
+      application_fee_amount: session.application_fee_amount,
     };
     this.intents.set(intent.id, intent);
+    // A direct charge's objects are the connected account's, as its session is.
+    const owner = this.owners.get(session.id);
+    if (owner) for (const id of [paymentMethod.id, intent.id]) this.owners.set(id, owner);
     if (intent.status === 'succeeded') this.charge(intent);
     Object.assign(session, {
       status: 'complete',
@@ -319,6 +748,8 @@ export class FakeStripe extends LoopbackFake {
       payment_method_details: { type, [type]: {} },
     };
     this.charges.set(charge.id, charge);
+    const owner = this.owners.get(intent.id);
+    if (owner) this.owners.set(charge.id, owner);
     intent.latest_charge = charge.id;
     return charge;
   }
@@ -347,12 +778,10 @@ export class FakeStripe extends LoopbackFake {
   } {
     const charge = this.chargeOf(sessionId);
     charge.disputed = true;
-    return {
-      id: `dp_${randomBytes(12).toString('hex')}`,
-      object: 'dispute',
-      charge: charge.id,
-      payment_intent: charge.payment_intent,
-    };
+    const id = `dp_${randomBytes(12).toString('hex')}`;
+    const owner = this.owners.get(charge.id);
+    if (owner) this.owners.set(id, owner);
+    return { id, object: 'dispute', charge: charge.id, payment_intent: charge.payment_intent };
   }
 
   session(sessionId: string): FakeSession {
@@ -361,24 +790,38 @@ export class FakeStripe extends LoopbackFake {
     return session;
   }
 
-  /** A webhook event as Stripe sends it, about a session, a charge or a dispute. */
+  /**
+   * A webhook event as Stripe sends it, about a session, a charge, a dispute or an account. An
+   * event of a connected account carries it as a top-level `account`
+   * (https://docs.stripe.com/connect/webhooks): by default the account the object was created as;
+   * `account` names one, or null for none. `previousAttributes` are an `*.updated` event's
+   * `data.previous_attributes`.
+   */
   event<T extends { id: string; object: string }>(
     type: string,
     object: T,
-  ): { id: string; body: string } {
+    options: { account?: string | null; previousAttributes?: Record<string, unknown> } = {},
+  ): { id: string; body: string; account?: string } {
     const id = `evt_${randomBytes(12).toString('hex')}`;
+    const account = options.account === undefined ? this.owners.get(object.id) : options.account;
     const event = {
       id,
       object: 'event',
+      ...(account ? { account } : {}),
       api_version: '2025-01-01',
       created: Math.floor(Date.now() / 1000),
       type,
-      data: { object: { ...object } },
+      data: {
+        object: { ...object },
+        ...(options.previousAttributes ? { previous_attributes: options.previousAttributes } : {}),
+      },
       livemode: false,
       pending_webhooks: 1,
       request: { id: null, idempotency_key: null },
     };
-    return { id, body: JSON.stringify(event) };
+    return account
+      ? { id, body: JSON.stringify(event), account }
+      : { id, body: JSON.stringify(event) };
   }
 
   /** The Stripe-Signature header of `body`, signed with `secret` at `timestamp` (seconds). */
@@ -390,17 +833,23 @@ export class FakeStripe extends LoopbackFake {
     });
   }
 
-  /** Delivers a signed event to the connector's webhook route; returns its answer. */
+  /**
+   * Delivers a signed event to `endpoint` (the connector's webhook route); returns its answer.
+   * A connected account's event is signed with the Connect endpoint's secret, others with the
+   * account endpoint's, unless `secret` says otherwise.
+   */
   async deliver(
     endpoint: string,
-    event: { body: string },
+    event: { body: string; account?: string },
     options: { secret?: string; timestamp?: number; body?: string } = {},
   ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const secret =
+      options.secret ?? (event.account ? this.connectWebhookSecret : this.webhookSecret);
     const response = await fetch(endpoint, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'stripe-signature': this.signature(event.body, options),
+        'stripe-signature': this.signature(event.body, { ...options, secret }),
       },
       body: options.body ?? event.body,
     });
@@ -408,8 +857,14 @@ export class FakeStripe extends LoopbackFake {
   }
 }
 
-function stripeError(res: Response, status: number, type: string, message: string): void {
-  res.status(status).json({ error: { type, message } });
+function stripeError(
+  res: Response,
+  status: number,
+  type: string,
+  message: string,
+  details: { code?: string; param?: string } = {},
+): void {
+  res.status(status).json({ error: { type, ...details, message } });
 }
 
 function missing(res: Response, id: string, kind = 'checkout.session'): void {
@@ -421,4 +876,19 @@ function missing(res: Response, id: string, kind = 'checkout.session'): void {
       param: 'id',
     },
   });
+}
+
+/** Leaves the hosted onboarding for `url` (302), or says `note` when the platform gave none. */
+function leave(
+  res: Response,
+  url: string | null,
+  note = 'Este link expirou ou já foi usado.',
+): void {
+  if (url) return res.redirect(302, url);
+  res.type('html').send(page(note));
+}
+
+/** The hosted onboarding's small page. */
+function page(title: string, body = ''): string {
+  return `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
 }
