@@ -42,6 +42,21 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The shop is disabled: it takes no new checkout (what it has in flight still completes).',
   },
+  SHOP_NEEDS_RECONNECT: {
+    status: 503,
+    retryable: true,
+    text: "The shop's provider account must be connected again (its provider refused to renew the connection): no checkout is started until the owner follows a new link (`connector shops connect`).",
+  },
+  CONNECT_LINK_INVALID: {
+    status: 404,
+    retryable: false,
+    text: 'The connect link is unknown, used or expired: ask for a new one (`connector shops connect`).',
+  },
+  CONNECT_NOT_CONFIGURED: {
+    status: 409,
+    retryable: false,
+    text: 'This deployment has no vendor account to connect that provider with (its variables, such as `MERCADOPAGO_CLIENT_ID`, are unset), or the provider cannot be connected.',
+  },
   SHOP_EXISTS: {
     status: 409,
     retryable: false,

@@ -1,4 +1,5 @@
 import type { PaymentProvider } from '../payments/payment-provider';
+import type { VendorFee } from '../payments/vendor-fee';
 import type { PlatformClient } from '../platform/platform-client';
 import type { AmountSource } from './amount-source';
 import type {
@@ -42,6 +43,8 @@ export interface CheckoutDeps {
   platform: CheckoutPlatform;
   provider: PaymentProvider;
   amountSource: AmountSource;
+  /** The vendor's fee on each payment: a connected shop's (`feeOn`); absent for the rest. */
+  vendorFee?: VendorFee;
   currency: string;
   publicUrl: string;
   /** How long a checkout stays payable. */

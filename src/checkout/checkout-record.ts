@@ -76,6 +76,8 @@ export interface CheckoutRecord {
   collected?: Money;
   /** Of `collected`, what the provider reports as the buyer's installment interest. */
   interest?: Money;
+  /** The vendor's fee asked of the provider on this checkout (a connected shop's). */
+  vendorFee?: Money;
   /**
    * How the customer paid (or is paying: a Pix or boleto under way), when the provider said: the
    * method of the status that last moved or updated the checkout; a later status without one

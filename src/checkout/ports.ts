@@ -47,6 +47,8 @@ export interface ProviderCheckoutAttach {
   url: string;
   amount: Money;
   lines: ChargeLine[];
+  /** The vendor's fee asked of the provider, for a connected shop that pays one. */
+  vendorFee?: Money;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { feeOn, isNoFee } from '../payments/vendor-fee';
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen, type CheckoutRecord } from './checkout-record';
 import { notifyRecordedOutcome, recordOutcome } from './settle-checkout';
@@ -78,7 +79,10 @@ async function makeProviderCheckout(
     return 'nothing_to_charge';
   }
   const returnUrl = `${deps.publicUrl}/return/${deps.provider.name}?checkout_id=${encodeURIComponent(checkoutId)}`;
+  const fee =
+    deps.vendorFee && !isNoFee(deps.vendorFee) ? feeOn(charge.amount, deps.vendorFee) : undefined;
   const created = await deps.provider.createCheckout({
+    ...(fee ? { vendorFee: fee } : {}),
     checkoutId,
     serviceId: record.serviceId,
     amount: charge.amount,
@@ -91,7 +95,7 @@ async function makeProviderCheckout(
   const now = deps.clock();
   return deps.store.attachProviderCheckout(
     checkoutId,
-    { provider: record.provider, ...created, ...charge },
+    { provider: record.provider, ...created, ...charge, ...(fee ? { vendorFee: fee } : {}) },
     now,
     deps.schedule.firstLookAt(now),
   );

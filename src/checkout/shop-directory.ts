@@ -9,6 +9,8 @@ export interface ShopIdentity {
   enabled: boolean;
   /** Whether a presented route token is this shop's (compared in constant time). */
   tokenMatches(token: string | undefined): boolean;
+  /** Set while its provider account must be connected again: it takes no new checkout. */
+  needsReconnect?: { since: string; reason: string };
 }
 
 /** The least a shop's collaborators hold: its identity and its checkout collaborators. */

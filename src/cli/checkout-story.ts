@@ -24,6 +24,8 @@ export interface CheckoutStory {
   interest?: { amount_minor: number; currency: string };
   /** How the customer paid (or is paying), when the provider said. */
   method?: PaidWith;
+  /** The vendor's fee asked of the provider on this checkout (a connected shop's). */
+  vendor_fee?: { amount_minor: number; currency: string };
   checkout_url: string | undefined;
   expires_at: string;
   requests: number | undefined;
@@ -170,6 +172,14 @@ export function checkoutStory(
         }
       : {}),
     ...(record.method ? { method: record.method } : {}),
+    ...(record.vendorFee
+      ? {
+          vendor_fee: {
+            amount_minor: record.vendorFee.amountMinor,
+            currency: record.vendorFee.currency,
+          },
+        }
+      : {}),
     checkout_url: record.url,
     expires_at: record.expiresAt,
     requests: record.requests,
@@ -206,7 +216,8 @@ export function storyTable(stories: Array<CheckoutStory | UnreadableStory>): str
         story.state === 'reported' && story.outcome
           ? `${story.outcome}${method}, reported to the platform`
           : `${story.state}${method}`;
-      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}  now ${now}`;
+      const fee = story.vendor_fee ? ` (vendor fee ${amountText(story.vendor_fee)})` : '';
+      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}${fee}  now ${now}`;
       const lines = story.steps.map((step) =>
         `  ${step.step.padEnd(18)} ${(step.at ?? '').padEnd(24)}${step.note ? `  ${step.note}` : ''}`.trimEnd(),
       );

@@ -11,6 +11,7 @@ import type {
   ShopsCliConfig,
 } from '../config';
 import type { CredentialCheck } from '../shop-registry/ports';
+import type { ConnectLinks } from '../shop-registry/connect-links';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import type { SyncDeps } from '../sync/ports';
 
@@ -50,6 +51,8 @@ export interface CliAdapters {
   openShops(config: ShopsCliConfig & { stderr: Writable }): Promise<{
     admin: ShopAdmin;
     credentials: CredentialCheck;
+    /** The links that connect a shop's provider account (`shops connect`). */
+    links: ConnectLinks;
     close(): Promise<void>;
   }>;
   /**

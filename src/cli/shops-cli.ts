@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { AppError } from '../errors';
+import type { ConnectLinks } from '../shop-registry/connect-links';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
 
@@ -59,7 +60,10 @@ export interface ShopsCli {
    * Runs `run` with the registry's verbs, closing what it opened; `needs` says which of
    * SHOP_SECRET_KEYS and PLATFORM_BASE_URL the verb requires.
    */
-  withAdmin<T>(needs: Needs, run: (admin: ShopAdmin) => Promise<T>): Promise<T>;
+  withAdmin<T>(
+    needs: Needs,
+    run: (admin: ShopAdmin, links: ConnectLinks) => Promise<T>,
+  ): Promise<T>;
   json(value: unknown): Promise<void>;
 }
 

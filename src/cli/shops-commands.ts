@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { envShopSummary, loadShopsConfig, type EnvShopSummary } from '../config';
 import { shopFieldsHelp } from '../shop-registry/shop-fields-docs';
+import { CONNECTABLE } from '../shop-registry/connect-links';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { newKeyringEntry } from '../secrets/secret-box';
 import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
@@ -24,7 +25,7 @@ export function shopsCommand(io: CliIo): Command {
       });
       const access = await io.adapters.openShops({ ...config, stderr: io.stderr });
       try {
-        return await run(access.admin);
+        return await run(access.admin, access.links);
       } finally {
         await access.close();
       }
@@ -35,6 +36,7 @@ export function shopsCommand(io: CliIo): Command {
   changes(command, cli);
   update(command, cli);
   checks(command, cli);
+  connect(command, cli);
   keys(command, cli);
   return command;
 }
@@ -166,6 +168,32 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
     });
 }
 
+/** `connect`: a link the shop's owner follows to connect the shop's provider account. */
+function connect(command: Command, { io, withAdmin, json }: ShopsCli): void {
+  command
+    .command('connect <id>')
+    .description(
+      "a link (single use, 7 days) the shop's owner follows to connect the shop's provider account, no keys pasted (docs/shops.md)",
+    )
+    .requiredOption('--provider <provider>', `the provider to connect: ${CONNECTABLE.join(', ')}`)
+    .option('--json', 'print the answer as JSON')
+    .action(async (id: string, options: { provider: string; json?: boolean }) => {
+      const link = await withAdmin(READS, (_admin, links) =>
+        links.create(id, options.provider, cliActor(io.env)).catch(asUsage),
+      );
+      if (options.json) return json(link);
+      await write(
+        io.stdout,
+        [
+          `connect link:   ${link.url}`,
+          `valid until:    ${link.expires_at} (one connection)`,
+          "                (send it to the shop's owner: it connects this shop only)",
+          '',
+        ].join('\n'),
+      );
+    });
+}
+
 /** `verify`, `remove` and `audit`. */
 function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
@@ -253,16 +281,27 @@ function shopsTable(envShop: EnvShopSummary | undefined, shops: ListedShop[]): s
     ...envRow,
     ...shops.map((shop) => [
       shop.id,
-      shop.served === false ? 'not served' : shop.enabled ? 'enabled' : 'disabled',
+      shop.served === false
+        ? 'not served'
+        : shop.needs_reconnect
+          ? 'needs reconnect'
+          : shop.enabled
+            ? 'enabled'
+            : 'disabled',
       shop.provider.name ?? '',
       shop.platform.email,
       shop.name,
     ]),
   ].map((row) => row.map(printable));
   const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
-  const problems = shops.flatMap((shop) =>
-    shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : [],
-  );
+  const problems = shops.flatMap((shop) => [
+    ...(shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : []),
+    ...(shop.needs_reconnect
+      ? [
+          `${shop.id}: must connect again since ${shop.needs_reconnect.since} (${shop.needs_reconnect.reason}): \`connector shops connect ${shop.id} --provider ${shop.provider.name}\``,
+        ]
+      : []),
+  ]);
   return `${aligned([header, ...rows])
     .concat(problems)
     .join('\n')}\n`;

@@ -85,6 +85,14 @@ const MIDDLE: readonly Section[] = [
     ]),
   },
   { title: 'Where providers may be sent (for every shop)', variables: ['PROVIDER_API_ORIGINS'] },
+  {
+    title: `Connecting shops' provider accounts, and your fee (docs/shops.md "Connecting a shop's provider account")`,
+    variables: [
+      'MERCADOPAGO_CLIENT_ID',
+      'MERCADOPAGO_CLIENT_SECRET',
+      'MERCADOPAGO_AUTH_URL',
+    ].concat(['VENDOR_FEE_PERCENT', 'VENDOR_FEE_FIXED', 'CREDENTIAL_RENEW_BEFORE']),
+  },
 ];
 
 /** The sections named here that follow the providers' own. */

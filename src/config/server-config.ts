@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { logConfig } from './common-config';
+import { vendorAccountsFrom } from './connect-config';
 import { envShopConfig, type EnvShopConfig } from './env-shop-config';
 import { deepFreeze, parseOrThrow, readEnvironment, type Env } from './env-values';
 import { platformHostConfig, platformSecrets } from './platform-config';
@@ -41,6 +42,8 @@ function toConfig(raw: ServerEnv) {
     envShop,
     /** PROVIDER_API_ORIGINS: where a provider may be sent besides its official hosts. */
     providerApiOrigins: (raw.PROVIDER_API_ORIGINS ?? []) as readonly string[],
+    /** The vendor's own provider accounts (to connect shops' accounts) and its fee. */
+    vendor: vendorAccountsFrom(raw),
     /** The registry of shops added at run time. */
     shops: shopsConfig(raw),
     checkout: {

@@ -3,6 +3,7 @@ import { expiryMinutesVariable } from '../payments/payment-options';
 import { httpUrl, isSimulated } from '../payments/provider-fields';
 import { parseApiOrigins } from '../payments/provider-hosts';
 import { commonShape } from './common-config';
+import { connectIssues, connectShape } from './connect-config';
 import { envShopApiIssues, envShopIssues, envShopShape } from './env-shop-config';
 import { nonNegativeInt, port, positiveInt, secret } from './env-values';
 import { platformHostShape } from './platform-config';
@@ -45,6 +46,7 @@ export const serverShape = {
       'Base URL customers and payment providers reach the connector at (default `http://localhost:$PORT`). With `NODE_ENV=production` it must be `https` (only a loopback address may be `http`).',
     ),
   PROVIDER_API_ORIGINS: providerApiOrigins,
+  ...connectShape,
   ...redisShape,
   SANDBOX_IN_PRODUCTION: z
     .enum(['true', 'false'], { error: 'must be true or false' })
@@ -208,6 +210,7 @@ export const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
   }
   envShopIssues(env, env.CHECKOUT_EXPIRY_MINUTES, ctx);
   envShopApiIssues(env, ctx);
+  connectIssues(env, ctx);
   syncIssues(env, ctx);
   if ((env.DASHBOARD_USER === undefined) !== (env.DASHBOARD_PASSWORD === undefined)) {
     ctx.addIssue({

@@ -1,5 +1,12 @@
 import { z } from 'zod';
+import type { VendorAccounts } from '../payments/vendor-accounts';
 import { commonShape, logConfig, type LogConfig } from './common-config';
+import {
+  connectIssues,
+  connectShape,
+  vendorAccountsFrom,
+  vendorProviderShape,
+} from './connect-config';
 import { deepFreeze, parseOrThrow, readEnvironment, type Env } from './env-values';
 import { platformHostConfig, platformHostShape, type PlatformHostConfig } from './platform-config';
 import { redisConfig, redisShape, type RedisConfig } from './redis-config';
@@ -18,6 +25,8 @@ export interface ShopsCliConfig {
   sandboxAllowed: boolean;
   /** PROVIDER_API_ORIGINS: where a shop document's provider may be sent besides its official hosts. */
   providerApiOrigins: readonly string[];
+  /** The vendor's accounts: which providers `shops connect` can make links for. */
+  vendor: VendorAccounts;
   secrets: string[];
 }
 
@@ -43,8 +52,11 @@ export function loadShopsConfig(
         SHOP_SECRET_KEYS: registryShape.SHOP_SECRET_KEYS,
         SANDBOX_IN_PRODUCTION: serverShape.SANDBOX_IN_PRODUCTION,
         PROVIDER_API_ORIGINS: serverShape.PROVIDER_API_ORIGINS,
+        ...connectShape,
+        ...vendorProviderShape,
       })
       .superRefine((raw, ctx) => {
+        connectIssues(raw, ctx);
         if (options.needsPlatform && raw.PLATFORM_BASE_URL === undefined)
           ctx.addIssue({
             code: 'custom',
@@ -70,6 +82,12 @@ export function loadShopsConfig(
     shops: { secretKeys: raw.SHOP_SECRET_KEYS },
     sandboxAllowed: raw.NODE_ENV !== 'production' || raw.SANDBOX_IN_PRODUCTION === 'true',
     providerApiOrigins: raw.PROVIDER_API_ORIGINS ?? [],
-    secrets: keyringSecrets(raw.SHOP_SECRET_KEYS),
+    vendor: vendorAccountsFrom(raw),
+    secrets: [
+      ...keyringSecrets(raw.SHOP_SECRET_KEYS),
+      ...[raw.MERCADOPAGO_CLIENT_SECRET, raw.MERCADOPAGO_WEBHOOK_SECRET].filter(
+        (value): value is string => value !== undefined,
+      ),
+    ],
   });
 }

@@ -13,6 +13,15 @@ export function formatMoney(amountMinor: number, currency: string): string {
   return new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(amountMinor / 100);
 }
 
+/** A moment in Brasília time (a page says so beside it: a reader abroad reads it right). */
+export function brasiliaTime(iso: string): string {
+  return new Intl.DateTimeFormat('pt-BR', {
+    dateStyle: 'short',
+    timeStyle: 'short',
+    timeZone: 'America/Sao_Paulo',
+  }).format(new Date(iso));
+}
+
 const STYLE = `
   :root { --ink:#1f2933; --muted:#616e7c; --line:#e4e7eb; --brand:#0b7a53; --bg:#f5f7fa; --bad:#b42318; }
   * { box-sizing: border-box; }

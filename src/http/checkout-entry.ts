@@ -6,7 +6,7 @@ import { namedShop, SHOP_ID_PATTERN, shopOrEnv } from '../shop/shop-id';
 /** A shop as its checkout route sees it. */
 export interface CheckoutShop {
   deps: CheckoutDeps;
-  settings: Pick<ShopIdentity, 'enabled' | 'tokenMatches'>;
+  settings: Pick<ShopIdentity, 'enabled' | 'tokenMatches' | 'needsReconnect'>;
 }
 
 const SHOP_ROUTE = new RegExp(`^/shops/(${SHOP_ID_PATTERN.source.slice(1, -1)})/checkout$`);
@@ -63,6 +63,13 @@ export class CheckoutEntry {
       throw new AppError('UNAUTHORIZED', 'The token is not valid.');
     if (!found.settings.enabled) {
       throw new AppError('SHOP_DISABLED', `Shop ${shop} is disabled: it takes no new checkout.`);
+    }
+    if (found.settings.needsReconnect) {
+      // At once: a checkout started now would fail at the provider later.
+      throw new AppError(
+        'SHOP_NEEDS_RECONNECT',
+        `Shop ${shop}'s payment account must be connected again; no checkout is started.`,
+      );
     }
     return found.deps;
   }

@@ -82,3 +82,20 @@ export function registryKeys(prefix: string): {
     removals: `${tag}:removals`,
   };
 }
+
+/**
+ * The connect links (by their token's hash), the connections under way (by their OAuth
+ * `state`), and each shop's renewal lock: single keys, each command touching one.
+ */
+export function connectKeys(prefix: string): {
+  link(hash: string): string;
+  state(state: string): string;
+  renewLock(shop: string): string;
+} {
+  const tag = `{${prefix}:connect}`;
+  return {
+    link: (hash) => `${tag}:link:${hash}`,
+    state: (state) => `${tag}:state:${state}`,
+    renewLock: (shop) => `${tag}:renew-lock:${shop}`,
+  };
+}

@@ -196,3 +196,46 @@ export function observeRedis(metrics: Metrics, ping: () => Promise<boolean>): vo
     },
   });
 }
+
+/** A connected shop as its gauges see it. */
+export interface ObservedConnection {
+  shop: string;
+  needsReconnect: boolean;
+  /** Its credential's kind and expiry, when it has one. */
+  credential?: { kind: string; expiresAt: string };
+}
+
+/**
+ * Connected shops' credentials (CONTRACT "Credentials stay alive"), read at each scrape from
+ * the shops this process serves: which must connect again, and when each credential expires.
+ */
+export function observeConnections(
+  metrics: Metrics,
+  connections: () => ObservedConnection[],
+): void {
+  new Gauge({
+    name: 'connector_shop_needs_reconnect',
+    help: '1 for a connected shop whose provider refused to renew its credential: it takes no checkout until the owner follows a new link (`connector shops connect`), else 0',
+    labelNames: ['shop'] as const,
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const connection of connections())
+        this.set({ shop: connection.shop }, connection.needsReconnect ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'connector_credential_expiry_timestamp_seconds',
+    help: "When each connected shop's credential expires (Unix seconds), by shop and kind (`oauth_access_token` renews itself ahead of it; other kinds must be replaced)",
+    labelNames: ['shop', 'kind'] as const,
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const { shop, credential } of connections()) {
+        if (!credential) continue;
+        const at = Date.parse(credential.expiresAt);
+        if (Number.isFinite(at)) this.set({ shop, kind: credential.kind }, at / 1000);
+      }
+    },
+  });
+}

@@ -17,6 +17,9 @@ import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migrati
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { ShopAdmin } from '../shop-registry/shop-admin';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
+import { RedisConnectStore } from '../store/redis-connect-store';
+import { ConnectLinks } from '../shop-registry/connect-links';
+import { ShopCredentials } from '../shop-registry/shop-credentials';
 import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
 import { keyringOf } from './dependencies';
@@ -46,10 +49,30 @@ export const cliAdapters: CliAdapters = {
       publicUrl: config.publicUrl,
       logger,
     });
+    const store = new RedisShopRegistry(redis, config.redis.prefix);
+    const keyring = keyringOf(config);
+    const connectStore = new RedisConnectStore(redis, config.redis.prefix);
+    const links = new ConnectLinks({
+      links: connectStore,
+      store,
+      credentials: new ShopCredentials({
+        store,
+        keyring,
+        lock: connectStore,
+        vendor: config.vendor,
+        providerApiOrigins: config.providerApiOrigins,
+        clock: () => new Date(),
+        log: logger,
+      }),
+      vendor: config.vendor,
+      publicUrl: config.publicUrl,
+      clock: () => new Date(),
+    });
     return {
+      links,
       admin: new ShopAdmin({
-        store: new RedisShopRegistry(redis, config.redis.prefix),
-        keyring: keyringOf(config),
+        store,
+        keyring,
         credentials,
         work: new RedisShopWork(redis, config.redis.prefix),
         publicUrl: config.publicUrl,

@@ -8,13 +8,20 @@ import { createHttpServer, serveRequests } from '../http/http-server';
 import { addLogSecrets, createLogger, redisLocation, type Logger } from '../infra/logger';
 import type { RegistryShops } from '../shop-registry/registry-shops';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
-import { createMetrics, observeQueues, observeReconciler, observeRedis } from '../infra/metrics';
+import {
+  createMetrics,
+  observeConnections,
+  observeQueues,
+  observeReconciler,
+  observeRedis,
+} from '../infra/metrics';
 import { closeRedis, pingRedis } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
 import type { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import type { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import { deploymentNotices } from '../payments/build-provider';
+import { servedConnections } from './credential-renewal';
 import { shopOrEnv } from '../shop/shop-id';
 import { createDependencies, type DependencyOptions } from './dependencies';
 import { connectRedis } from './redis-connection';
@@ -111,6 +118,7 @@ export async function startConnector(
   observeQueues(metrics, built.queues);
   observeReconciler(metrics, () => reconcileBacklog(built.directory, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
+  observeConnections(metrics, () => servedConnections(built.registry));
   const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics, publicUrl });
   serveRequests(server, listener);
   const running = await startWorkers(config, built, { logger, metrics });

@@ -2,6 +2,7 @@ import type { RedisCommands } from '../infra/redis';
 import type { PlatformHostConfig } from '../config';
 import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
+import { isConnected } from '../payments/define-provider';
 import { providerSettingsOf } from '../payments/provider-fields';
 import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
@@ -38,6 +39,9 @@ export function platformCredentialCheck(runtime: {
           problem: `the platform refused the account ${document.platform.email} (HTTP ${error.upstreamStatus ?? '?'})`,
         });
       }
+      // A connected account's credential came from the provider itself, and its renewal is
+      // what checks it: only pasted keys are tried here.
+      if (isConnected(document.provider)) return problems;
       const { provider } = buildProviderModule(
         providerSettingsOf(document.provider, true, document.payment),
         {

@@ -16,6 +16,10 @@ import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
 import { RegistryKeyError, RegistryShops } from '../shop-registry/registry-shops';
 import { ShopAdmin } from '../shop-registry/shop-admin';
+import { ConnectLinks } from '../shop-registry/connect-links';
+import { ShopCredentials } from '../shop-registry/shop-credentials';
+import { renewingProvider } from '../payments/renewing-provider';
+import { RedisConnectStore } from '../store/redis-connect-store';
 import { parseKeyring, type Keyring } from '../secrets/secret-box';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
@@ -44,6 +48,10 @@ export interface Dependencies {
   registry: RegistryShops;
   /** The registry's verbs (the admin API's and the CLI's). */
   admin: ShopAdmin;
+  /** The links that connect a shop's provider account (CONTRACT "Connecting"). */
+  links: ConnectLinks;
+  /** Connected shops' credentials: stored, renewed, marked needs_reconnect. */
+  credentials: ShopCredentials;
   jobs: BullmqCheckoutJobs;
   /** The ERP sync's queue, when ERP_SINK is set. */
   syncQueue: BullmqSyncQueue | undefined;
@@ -105,6 +113,15 @@ export async function createDependencies(
       scope,
       publicUrl,
     });
+    const { connection } = settings;
+    // A token the connector renews: a 401 renews it once (one process does) and retries once.
+    const provider = connection?.renews
+      ? renewingProvider(providerModule.provider, async () => {
+          await credentials.renew(shop, { reason: 'rejected', stale: connection.fingerprint });
+          const now = await directory.byId(shop);
+          return now && now.settings !== settings ? now.deps.provider : undefined;
+        })
+      : providerModule.provider;
     const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
     const paidSync = syncQueue?.forShop(shop, incarnation);
     const incidents: IncidentFollowUp = {
@@ -122,8 +139,9 @@ export async function createDependencies(
       jobs: jobs.forShop(shop, incarnation),
       // Retries live in the queues (docs/architecture.md, rule 4): the client makes one attempt.
       platform,
-      provider: providerModule.provider,
+      provider,
       amountSource: options.amountSource ?? computedAmount,
+      ...(settings.vendorFee ? { vendorFee: settings.vendorFee } : {}),
       currency: config.checkout.currency,
       publicUrl,
       expiryMs:
@@ -140,16 +158,27 @@ export async function createDependencies(
       paidSync,
       incidents,
     };
-    return { settings, deps, providerModule, sync };
+    return { settings, deps, providerModule: { ...providerModule, provider }, sync };
   };
 
   const keyring = keyringOf(config);
   const store = new RedisShopRegistry(redis, prefix);
+  const connectStore = new RedisConnectStore(redis, prefix);
+  const credentials = new ShopCredentials({
+    store,
+    keyring,
+    lock: connectStore,
+    vendor: config.vendor,
+    providerApiOrigins: config.providerApiOrigins,
+    clock: () => new Date(),
+    log: logger,
+  });
   const registry = new RegistryShops({
     store,
     keyring,
     sandboxInProduction: config.checkout.sandboxInProduction,
     providerApiOrigins: config.providerApiOrigins,
+    vendor: config.vendor,
     refreshMs: config.shops.refreshMs,
     clock: () => new Date(),
     log: logger,
@@ -184,6 +213,14 @@ export async function createDependencies(
     sandboxAllowed: config.env !== 'production' || config.checkout.sandboxInProduction,
     providerApiOrigins: config.providerApiOrigins,
   });
+  const links = new ConnectLinks({
+    links: connectStore,
+    store,
+    credentials,
+    vendor: config.vendor,
+    publicUrl,
+    clock: () => new Date(),
+  });
   const queues = syncQueue ? [...jobs.queues, syncQueue.queue] : jobs.queues;
   for (const queue of queues)
     queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
@@ -191,6 +228,8 @@ export async function createDependencies(
     directory,
     registry,
     admin,
+    links,
+    credentials,
     jobs,
     syncQueue,
     queues,

@@ -8,6 +8,7 @@ import { rateLimiters, type RateLimiters } from '../http/middleware/rate-limits'
 import { presentedToken } from '../http/middleware/route-token';
 import { adminRoutes, adminTokenMatcher } from '../http/routes/admin-routes';
 import { checkoutRoutes } from '../http/routes/checkout-routes';
+import { connectRoutes } from '../http/routes/connect-routes';
 import type * as DashboardRoutes from '../http/routes/dashboard-routes';
 import { providerRoutes } from '../http/routes/provider-routes';
 import { returnRoutes } from '../http/routes/return-routes';
@@ -94,11 +95,21 @@ function apiRouters(
   const defaultNotice = deploymentNotices(config.checkout.sandboxInProduction).pageNotice;
   return {
     apiRouters: [checkoutRoutes(api.entry, { rateLimit: api.limiters.checkout })],
-    routers: [returnRoutes(directory, defaultNotice), providerRoutes(directory, defaultNotice)],
+    routers: [
+      returnRoutes(directory, defaultNotice),
+      providerRoutes(directory, defaultNotice),
+      connectRoutes(built.links, api.logger),
+    ],
     rawBodyRouters: [webhookRoutes(directory)],
     adminRouters: [
       ...(adminToken
-        ? [adminRoutes(built.admin, { token: adminToken, rateLimit: api.limiters.admin })]
+        ? [
+            adminRoutes(built.admin, {
+              token: adminToken,
+              rateLimit: api.limiters.admin,
+              links: built.links,
+            }),
+          ]
         : []),
       ...(config.dashboard
         ? [

@@ -8,6 +8,7 @@ import { settlesWithin } from '../infra/settles-within';
 import type { Shutdown } from '../infra/shutdown';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
 import { startSyncWorker } from '../jobs/sync-workers';
+import { keepCredentialsAlive } from './credential-renewal';
 import { RedisShopBreakers } from '../store/redis-shop-breaker';
 import type { Dependencies } from './dependencies';
 
@@ -65,12 +66,14 @@ export async function startWorkers(
     await built.syncQueue.schedule(config.sync.intervalMs);
   }
   await built.jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
+  const stopRenewals = keepCredentialsAlive(built.registry, built.credentials, logger);
   return {
     workers,
     // close() stops taking jobs and waits for the ones in hand, for what is left of the deadline
     // minus time to close the queues and Redis; then the workers' connections are dropped. A job
     // cut short is picked up again by another worker once its lock lapses.
     close: async (shutdown) => {
+      stopRenewals();
       const graceMs = Math.max(500, shutdown.remainingMs() - 2000);
       const closing = Promise.all(workers.map((worker) => worker.close()));
       if (await settlesWithin(closing, graceMs)) {

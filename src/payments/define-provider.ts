@@ -3,16 +3,82 @@ import type { RedisCommands } from '../infra/redis';
 import type { PaymentOptions, ProviderOffer } from './payment-offer';
 import type { ProviderApi } from './provider-api';
 import type { ProviderModule } from './provider-module';
+import type { VendorAccounts } from './vendor-accounts';
 
 /**
- * What a provider's credentials are. Pasted keys today; `oauth` (tokens the connector refreshes)
- * and `client-certificate` (mutual TLS) are the kinds that come next.
+ * What a provider's pasted credentials are: none (the sandbox), or keys from its panel. A
+ * provider whose accounts can also be connected without pasted keys says how in `connection`.
  */
-export type CredentialKind =
-  | { kind: 'none' }
-  | { kind: 'api-key' }
-  | { kind: 'oauth'; tokenUrl: string; scopes: readonly string[] }
-  | { kind: 'client-certificate' };
+export type CredentialKind = { kind: 'none' } | { kind: 'api-key' };
+
+/**
+ * How a shop's provider account is connected without pasted keys (CONTRACT "Connecting a shop's
+ * provider account"): `oauth` (the owner authorizes the vendor's application; tokens the
+ * connector renews), `subaccount` (the vendor's account creates the shop's), `connect` (a
+ * connected account of the vendor's platform account).
+ */
+export type ConnectionKind = 'oauth' | 'subaccount' | 'connect';
+
+/** The fields every connected provider document has, whatever the provider. */
+export function connectionShape<K extends ConnectionKind>(kind: K) {
+  return {
+    connection: z
+      .literal(kind)
+      .describe(`\`${kind}\`: connected by a link (\`shops connect\`), not by pasted keys.`),
+    account: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe("The provider's id of the connected account (set by connecting)."),
+    connectedAt: z.iso.datetime().describe('When the owner connected it (set by connecting).'),
+    expiresAt: z.iso
+      .datetime()
+      .optional()
+      .describe(
+        'When its credential expires, where it does; a token that renews itself is renewed `CREDENTIAL_RENEW_BEFORE` ahead.',
+      ),
+  };
+}
+
+type ConnectionShape<K extends ConnectionKind> = ReturnType<typeof connectionShape<K>>;
+
+/**
+ * A provider refused to renew a connected account's credential for good (Mercado Pago's
+ * `invalid_grant`: the owner revoked the grant, or the single-use refresh token was spent): the
+ * shop must be connected again with a new link.
+ */
+export class ConnectionRevokedError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly providerError: string,
+  ) {
+    super(
+      `${provider} refused to renew the connection (${providerError}): the shop must connect again`,
+    );
+    this.name = 'ConnectionRevokedError';
+  }
+}
+
+/** How a provider's accounts are connected, and what the connection stores. */
+export interface ConnectionSpec<N extends string, C extends FieldShape> {
+  kind: ConnectionKind;
+  /** Its fields besides `connection`, `account`, `connectedAt`, `expiresAt` (tokens, keys). */
+  fields: C;
+  /** The fields that are secrets: stored encrypted, never shown nor logged. */
+  secrets: readonly (keyof C & string)[];
+  /** The credential's kind in `connector_credential_expiry_timestamp_seconds{kind}`. */
+  credential: string;
+  /**
+   * Renews the credential before it expires (OAuth tokens), for a provider whose credential
+   * does: the document with the new credential, to be stored before it is used. Throws
+   * ConnectionRevokedError when the provider refuses for good (the shop must connect again).
+   */
+  renew?(
+    document: ConnectedDocumentOf<N, C>,
+    vendor: VendorAccounts,
+    now: () => Date,
+  ): Promise<ConnectedDocumentOf<N, C>>;
+}
 
 /** What every provider module is built with. */
 export interface ProviderEnvironment {
@@ -27,6 +93,8 @@ export interface ProviderEnvironment {
 
 /** What every provider's settings carry besides its own: the shop's payment choice. */
 export interface CommonSettings {
+  /** The vendor's accounts (a connected shop is served with them) and its fee. */
+  vendor: VendorAccounts;
   /** A simulated provider may run under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true). */
   sandboxInProduction: boolean;
   /** How customers may pay: the shop's choice, or what the provider offers. */
@@ -35,17 +103,33 @@ export interface CommonSettings {
 
 type FieldShape = Record<string, z.ZodType>;
 
-/** A provider's part of a shop's document: its name and its fields. */
-export type DocumentOf<N extends string, F extends FieldShape> = z.output<
+/** A provider's part of a shop's document with pasted keys: its name and its fields. */
+export type PastedDocumentOf<N extends string, F extends FieldShape> = z.output<
   z.ZodObject<{ name: z.ZodLiteral<N> } & F>
->;
+> & { connection?: undefined };
+
+/** A provider's part of a shop's document once its account is connected. */
+export type ConnectedDocumentOf<N extends string, C extends FieldShape> = [C] extends [never]
+  ? never
+  : z.output<z.ZodObject<{ name: z.ZodLiteral<N> } & ConnectionShape<ConnectionKind> & C>>;
+
+/** A provider's part of a shop's document: pasted keys, or a connected account. */
+export type DocumentOf<N extends string, F extends FieldShape, C extends FieldShape = never> =
+  PastedDocumentOf<N, F> | ConnectedDocumentOf<N, C>;
 
 /** One payment provider, declared once in its own folder and listed in providers.ts. */
-export interface ProviderSpec<N extends string, F extends FieldShape, S extends { name: N }> {
+export interface ProviderSpec<
+  N extends string,
+  F extends FieldShape,
+  S extends { name: N },
+  C extends FieldShape = never,
+> {
   name: N;
   /** As people name it, in messages, with its spaces and capitals. */
   label: string;
   credential: CredentialKind;
+  /** How a shop's account is connected without pasted keys, where the provider allows it. */
+  connection?: ConnectionSpec<N, C>;
   /** Its fields in a shop's document (`"provider": {"name": ..., <field>: ...}`). */
   fields: F;
   /** The fields that are secrets: stored encrypted, never shown nor logged. */
@@ -59,7 +143,7 @@ export interface ProviderSpec<N extends string, F extends FieldShape, S extends 
   /** What customers may pay with it, and why no more. */
   offer: ProviderOffer;
   /** The settings its adapter is built with, from its document (`apiUrl` resolved). */
-  settings(document: DocumentOf<N, F>, common: CommonSettings): S & CommonSettings;
+  settings(document: DocumentOf<N, F, C>, common: CommonSettings): S & CommonSettings;
   /** The adapter, with its start warnings. */
   build(settings: S & CommonSettings, environment: ProviderEnvironment): ProviderModule;
 }
@@ -76,24 +160,65 @@ export interface ProviderDescriptor<
   N extends string,
   F extends FieldShape,
   S extends { name: N },
-> extends ProviderSpec<N, F, S> {
-  /** Its part of a shop's document, unknown fields refused. */
-  document: z.ZodObject<{ name: z.ZodLiteral<N> } & F, z.core.$strict>;
+  C extends FieldShape = never,
+> extends ProviderSpec<N, F, S, C> {
+  /**
+   * Its part of a shop's document, unknown fields refused: its pasted keys, or (a provider that
+   * can be connected) the connected account's fields, told apart by `connection`.
+   */
+  document: z.ZodType<DocumentOf<N, F, C>>;
+  /** Its pasted fields, each with the variable that sets it for the env shop. */
   rows: readonly FieldRow[];
+  /** The fields a connection adds (no variable: the env shop is never connected). */
+  connectedRows: readonly FieldRow[];
 }
 
-/** A provider's descriptor, with its document schema and field table derived. */
-export function defineProvider<N extends string, F extends FieldShape, S extends { name: N }>(
-  spec: ProviderSpec<N, F, S>,
-): ProviderDescriptor<N, F, S> {
-  const secrets = new Set<string>(spec.secrets);
-  const variables: Record<string, string> = spec.variables;
-  const rows = Object.entries(spec.fields).map(([field, schema]) => ({
+function rowsOf(
+  fields: FieldShape,
+  secretList: readonly string[],
+  variables: Record<string, string>,
+) {
+  const secrets = new Set(secretList);
+  return Object.entries(fields).map(([field, schema]) => ({
     field,
     schema,
     secret: secrets.has(field),
     variable: variables[field] ?? '',
   }));
-  const shape: { name: z.ZodLiteral<N> } & F = { name: z.literal(spec.name), ...spec.fields };
-  return { ...spec, document: z.strictObject(shape), rows };
+}
+
+/** A provider's descriptor, with its document schema and field tables derived. */
+export function defineProvider<
+  N extends string,
+  F extends FieldShape,
+  S extends { name: N },
+  C extends FieldShape = never,
+>(spec: ProviderSpec<N, F, S, C>): ProviderDescriptor<N, F, S, C> {
+  const rows = rowsOf(spec.fields, spec.secrets, spec.variables);
+  const pasted = z.strictObject({ name: z.literal(spec.name), ...spec.fields });
+  const { connection } = spec;
+  if (!connection) {
+    const document = pasted as unknown as z.ZodType<DocumentOf<N, F, C>>;
+    return { ...spec, document, rows, connectedRows: [] };
+  }
+  const connectedShape = { ...connectionShape(connection.kind), ...connection.fields };
+  const connectedRows = rowsOf(connectedShape, connection.secrets, {});
+  const connected = z.strictObject({ name: z.literal(spec.name), ...connectedShape });
+  const document = z.discriminatedUnion('connection', [
+    pasted.extend({ connection: z.undefined().optional() }),
+    connected,
+  ]) as unknown as z.ZodType<DocumentOf<N, F, C>>;
+  return { ...spec, document, rows, connectedRows };
+}
+
+/** Whether a provider document is of a connected account (`"connection"` set). */
+export function isConnected<D extends { connection?: unknown }>(
+  document: D,
+): document is D & {
+  connection: ConnectionKind;
+  account: string;
+  connectedAt: string;
+  expiresAt?: string;
+} {
+  return typeof document.connection === 'string';
 }

@@ -13,6 +13,11 @@ export interface CheckoutRequest {
   returnUrl: string;
   cancelUrl: string;
   expiresAt: Date;
+  /**
+   * The vendor's fee on this payment (a connected shop's account: Mercado Pago's
+   * `marketplace_fee`, ...); absent when none is taken.
+   */
+  vendorFee?: Money;
 }
 
 export interface CreatedCheckout {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CommonSettings } from './define-provider';
 import { paymentOptionsOf, type PaymentChoice } from './payment-options';
 import { apiUrlProblem } from './provider-hosts';
+import { NO_VENDOR, type VendorAccounts } from './vendor-accounts';
 import {
   PROVIDER_LIST,
   PROVIDER_NAMES,
@@ -34,8 +35,12 @@ function nonEmpty<T>(items: readonly T[]): [T, ...T[]] {
 /** The `provider` of a shop's document: its name and that provider's fields, nothing else. */
 export const providerDocumentSchema = z.discriminatedUnion(
   'name',
-  nonEmpty(PROVIDER_LIST.map((provider) => provider.document)),
-);
+  // Each a strict object, or (a provider that can be connected) a union of two told apart by
+  // `connection`: zod reads the nested union's `name` as its options'.
+  nonEmpty(PROVIDER_LIST.map((provider) => provider.document)) as unknown as [
+    z.ZodObject<{ name: z.ZodLiteral<string> }>,
+  ],
+) as unknown as z.ZodType<ProviderDocument>;
 
 export type ProviderDocument = DocumentMap[ProviderName];
 
@@ -81,8 +86,10 @@ export function providerSettingsOf(
   document: ProviderDocument,
   sandboxInProduction: boolean,
   choice: PaymentChoice = {},
+  vendor: VendorAccounts = NO_VENDOR,
 ): ProviderSettings {
   const common = {
+    vendor,
     sandboxInProduction: isSimulated(document.name) && sandboxInProduction,
     payment: paymentOptionsOf(document.name, choice),
   };

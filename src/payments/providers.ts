@@ -38,13 +38,12 @@ export const PROVIDER_LIST = Object.values(PROVIDERS);
 export const PROVIDER_NAMES: ProviderName[] = PROVIDER_LIST.map((provider) => provider.name);
 
 type Descriptor<K extends ProviderName> = (typeof PROVIDERS)[K];
-type SettingsOwn<D> =
-  D extends ProviderDescriptor<string, infer _F, infer S> ? S & CommonSettings : never;
+type SettingsOwn<D> = D extends { settings(...args: never[]): infer R } ? R : never;
 
 /** Each provider's part of a shop's document. */
 export type DocumentMap = {
-  [K in ProviderName]: Descriptor<K> extends ProviderDescriptor<K, infer F, infer _S>
-    ? DocumentOf<K, F>
+  [K in ProviderName]: Descriptor<K> extends ProviderDescriptor<K, infer F, infer _S, infer C>
+    ? DocumentOf<K, F, C>
     : never;
 };
 

@@ -5,7 +5,17 @@ export interface AuditEntry {
   at: string;
   /** The CLI's user (`cli:<user>`) or the admin token's fingerprint (`admin:<8 hex>`). */
   by: string;
-  action: 'added' | 'updated' | 'disabled' | 'enabled' | 'token-rotated' | 'rekeyed' | 'removed';
+  action:
+    | 'added'
+    | 'updated'
+    | 'disabled'
+    | 'enabled'
+    | 'token-rotated'
+    | 'rekeyed'
+    | 'removed'
+    | 'connected'
+    | 'credential-renewed'
+    | 'needs-reconnect';
   fields: string[];
 }
 
@@ -60,4 +70,47 @@ export interface ShopWork {
   purge(scope: string): Promise<void>;
   /** Deletes the shop's circuit breaker (kept under its id, whatever its incarnation). */
   forgetBreaker(shop: string): Promise<void>;
+}
+
+/** A link a shop's owner follows to connect the shop's provider account (CONTRACT "Connecting"). */
+export interface ConnectLink {
+  shop: string;
+  /** The shop it was made for: a link of a removed shop opens nothing of one added since. */
+  incarnation: string;
+  provider: string;
+  createdAt: string;
+  expiresAt: string;
+  /** Who made it (`cli:<user>`, `admin:<fingerprint>`). */
+  by: string;
+}
+
+/** What a connection under way keeps between the owner's click and the provider's callback. */
+export interface ConnectState {
+  /** The link's key (its token's hash): taken when the connection completes. */
+  link: string;
+  /** The PKCE verifier (OAuth), or the provider account made for the shop (Stripe). */
+  secret: string;
+}
+
+/**
+ * The links, by the SHA-256 of their token (Redis never holds a usable link), and the
+ * connections under way, by their `state`. Each lapses by itself (Redis TTLs).
+ */
+export interface ConnectLinkStore {
+  put(key: string, link: ConnectLink, ttlMs: number): Promise<void>;
+  get(key: string): Promise<ConnectLink | undefined>;
+  /** Reads and deletes at once: a link is used once. */
+  take(key: string): Promise<ConnectLink | undefined>;
+  putState(state: string, value: ConnectState, ttlMs: number): Promise<void>;
+  takeState(state: string): Promise<ConnectState | undefined>;
+}
+
+/** A per-shop lock in Redis: one renewal of a shop's credential at a time, in all processes. */
+export interface RenewLock {
+  /** True when `owner` now holds the shop's lock (for `ttlMs` at most). */
+  acquire(shop: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Releases the lock if `owner` still holds it. */
+  release(shop: string, owner: string): Promise<void>;
+  /** Whether anyone holds the shop's lock now. */
+  held(shop: string): Promise<boolean>;
 }

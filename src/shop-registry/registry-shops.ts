@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors';
+import type { VendorAccounts } from '../payments/vendor-accounts';
 import { SecretBoxError, type Keyring } from '../secrets/secret-box';
 import { BatchedReads } from './batched-reads';
 import type { RegistryStore, ShopEntry } from './ports';
@@ -13,6 +14,8 @@ export interface RegistryShopsOptions {
   sandboxInProduction: boolean;
   /** PROVIDER_API_ORIGINS: a stored shop whose provider `apiUrl` it does not allow is not served. */
   providerApiOrigins: readonly string[];
+  /** The vendor's accounts and fee: a connected shop is served with them. */
+  vendor?: VendorAccounts;
   /** How often to look for a change (SHOP_REFRESH_MS). */
   refreshMs: number;
   clock: () => Date;
@@ -265,6 +268,8 @@ export class RegistryShops implements ShopSource {
       enabled: stored.enabled,
       tokenMatches: routeTokenCheck(stored, dataKey, clock),
       sandboxInProduction,
+      ...(this.options.vendor ? { vendor: this.options.vendor } : {}),
+      ...(stored.needsReconnect ? { needsReconnect: stored.needsReconnect } : {}),
     });
     this.options.onSecrets(documentSecrets(document));
     return settings;

@@ -66,3 +66,29 @@ export function exists(id: string): AppError {
     details: [{ field: 'id', problem: 'is taken' }],
   });
 }
+
+/**
+ * Refuses a document or a change that would write a connection by hand: a connected account's
+ * fields (its tokens, `connection`) are set by following a link (`shops connect`), and a change
+ * to a connected shop's provider gives a whole provider document (`name` included), pasted keys
+ * instead of the connection.
+ */
+export function refuseHandWrittenConnection(
+  provider: unknown,
+  current: { connection?: unknown } | undefined,
+): void {
+  if (provider === null || typeof provider !== 'object') return;
+  const given = provider as Record<string, unknown>;
+  let problem: string | undefined;
+  if (given.connection !== undefined) {
+    problem = 'is set by connecting the account with a link (`shops connect`), not by a document';
+  } else if (current?.connection !== undefined && given.name === undefined) {
+    problem =
+      'the account is connected by a link: give a whole provider document (with its name) to use pasted keys instead, or send a new link (`shops connect`)';
+  }
+  if (problem) {
+    throw new AppError('VALIDATION_FAILED', 'The shop document is not valid.', {
+      details: [{ field: 'provider.connection', problem }],
+    });
+  }
+}

@@ -21,7 +21,13 @@ import {
 } from './stored-shop';
 import { changeShop, shopEntry } from './shop-changes';
 import { fieldsSet } from './shop-fields';
-import { exists, openWorkError, rejectBadCredentials, requireKeyring } from './shop-admin-checks';
+import {
+  exists,
+  openWorkError,
+  refuseHandWrittenConnection,
+  rejectBadCredentials,
+  requireKeyring,
+} from './shop-admin-checks';
 
 /** How long a rotated-out route token keeps working (CONTRACT: 24 hours). */
 export const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
@@ -74,6 +80,7 @@ export class ShopAdmin {
 
   /** Adds a shop from its document, after checking its credentials. */
   async add(input: unknown, by: Actor): Promise<ShopAdded> {
+    refuseHandWrittenConnection((input as { provider?: unknown } | null)?.provider, undefined);
     const document = parseShopDocument(input, this.deps.providerApiOrigins);
     const keyring = this.keyring();
     if (await this.deps.store.get(document.id)) throw exists(document.id);
@@ -142,6 +149,7 @@ export class ShopAdmin {
     const keyring = this.keyring();
     const stored = await changeShop(this.deps.store, id, async ({ stored: current }) => {
       const { document, dataKey } = openShop(current, keyring);
+      refuseHandWrittenConnection(patch.provider, document.provider);
       const next = applyShopPatch(document, patch, this.deps.providerApiOrigins);
       const fields = changedFields(document, next);
       if (fields.length === 0) return undefined;
@@ -158,6 +166,10 @@ export class ShopAdmin {
           updatedAt: this.deps.clock().toISOString(),
           routeToken: current.routeToken,
           incarnation: current.incarnation,
+          // A shop that must connect again still must, unless its provider was replaced.
+          ...(current.needsReconnect && !fields.some((field) => field.startsWith('provider.'))
+            ? { needsReconnect: current.needsReconnect }
+            : {}),
         },
       );
       return { stored, audit: this.audit(by, 'updated', fields) };

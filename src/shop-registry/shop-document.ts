@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ConfigError, platformSecrets } from '../config';
 import { AppError, type ErrorDetail } from '../errors';
+import { isConnected } from '../payments/define-provider';
 import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
+import { vendorFeeDocumentSchema } from '../payments/vendor-fee';
 import {
   httpUrl,
   PROVIDER_CHOICE,
@@ -105,6 +107,8 @@ const documentShape = {
   provider: providerDocumentSchema,
   /** How the shop's customers may pay; what its provider offers when absent. */
   payment: paymentDocumentSchema.optional(),
+  /** The vendor's fee on its payments, instead of the deployment's (a connected shop's only). */
+  vendorFee: vendorFeeDocumentSchema.optional(),
 };
 
 /** The keys of a document besides its id, in order. */
@@ -113,6 +117,14 @@ export const DOCUMENT_KEYS = Object.keys(documentShape) as (keyof typeof documen
 /** A shop's document under the id rule `id`: a registry shop's, or the env shop's. */
 function documentSchema<I extends z.ZodType<string>>(id: I) {
   return z.strictObject({ id, ...documentShape }).superRefine((document, ctx) => {
+    if (document.vendorFee !== undefined && !isConnected(document.provider)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vendorFee'],
+        message:
+          "is taken only from a provider account connected by a link (`shops connect`): with pasted keys the vendor's fee cannot be collected",
+      });
+    }
     for (const { part, problem } of paymentChoiceProblems(
       document.provider.name,
       document.payment ?? {},

@@ -60,7 +60,13 @@ export function shopFields(shape: Record<string, z.ZodType>, provider: ProviderN
           env: 'PAYMENT_PROVIDER',
           description: "Its payment provider; the fields below it are that provider's.",
         },
-        ...PROVIDERS[provider].rows.map((row) => ({
+        // Its pasted fields, then those a connection adds (a field both have, once).
+        ...[
+          ...PROVIDERS[provider].rows,
+          ...PROVIDERS[provider].connectedRows.filter(
+            (row) => !PROVIDERS[provider].rows.some((pasted) => pasted.field === row.field),
+          ),
+        ].map((row) => ({
           path: `provider.${row.field}`,
           secret: row.secret,
           ...(row.variable ? { env: row.variable } : {}),

@@ -1,6 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { PlatformAccount } from '../config';
+import type { ConnectionKind } from '../payments/define-provider';
 import type { PaymentDocument } from '../payments/payment-options';
 import { providerSettingsOf, type ProviderSettings } from '../payments/provider-fields';
+import { PROVIDERS } from '../payments/providers';
+import { NO_VENDOR, type VendorAccounts } from '../payments/vendor-accounts';
+import { isNoFee, vendorFeeOf, type VendorFee } from '../payments/vendor-fee';
 import { ENV_SHOP_ID } from '../shop/shop-id';
 import type { ShopDocument } from './shop-document';
 
@@ -24,6 +29,33 @@ export interface ShopSettings {
   payment: PaymentDocument;
   /** Whether a presented route token is this shop's (compared in constant time). */
   tokenMatches(token: string | undefined): boolean;
+  /** How its provider account is connected, when by a link rather than pasted keys. */
+  connection?: ShopConnection;
+  /** The vendor's fee on its payments: a connected shop's, when one is taken. */
+  vendorFee?: VendorFee;
+  /**
+   * Its provider refused to renew its credential for good: no checkout is started (503
+   * SHOP_NEEDS_RECONNECT) until the owner connects again with a new link.
+   */
+  needsReconnect?: { since: string; reason: string };
+}
+
+/** A connected provider account, as the renewal and the gauges see it. */
+export interface ShopConnection {
+  kind: ConnectionKind;
+  account: string;
+  connectedAt: string;
+  /** When its credential expires, where it does. */
+  expiresAt?: string;
+  /** Its credential's kind in the expiry gauge (`oauth_access_token`...). */
+  credential: string;
+  /** Whether the connector renews it before it expires. */
+  renews: boolean;
+  /**
+   * Which credential it is, as a digest of its secret fields (never reversible): a renewal
+   * after a 401 tells by it whether another process renewed it meanwhile.
+   */
+  fingerprint: string;
 }
 
 /**
@@ -55,11 +87,20 @@ export interface ShopSource {
  */
 export function settingsOf(
   document: ShopDocument,
-  served: Pick<ShopSettings, 'incarnation' | 'enabled' | 'tokenMatches'> & {
+  served: Pick<ShopSettings, 'incarnation' | 'enabled' | 'tokenMatches' | 'needsReconnect'> & {
     /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
     sandboxInProduction: boolean;
+    /** The vendor's accounts and fee (a connected shop needs them); none by default. */
+    vendor?: VendorAccounts;
   },
 ): ShopSettings {
+  const vendor = served.vendor ?? NO_VENDOR;
+  const connection = connectionOf(document.provider);
+  const fee = connection
+    ? document.vendorFee
+      ? vendorFeeOf(document.vendorFee)
+      : vendor.fee
+    : undefined;
   return {
     id: document.id,
     name: document.name,
@@ -72,8 +113,46 @@ export function settingsOf(
     incarnation: served.incarnation,
     enabled: served.enabled,
     platform: document.platform,
-    provider: providerSettingsOf(document.provider, served.sandboxInProduction, document.payment),
+    provider: providerSettingsOf(
+      document.provider,
+      served.sandboxInProduction,
+      document.payment,
+      vendor,
+    ),
     payment: document.payment ?? {},
     tokenMatches: served.tokenMatches,
+    ...(connection ? { connection } : {}),
+    ...(fee && !isNoFee(fee) ? { vendorFee: fee } : {}),
+    ...(served.needsReconnect ? { needsReconnect: served.needsReconnect } : {}),
   };
+}
+
+/** The connection a provider document records, from its provider's descriptor. */
+export function connectionOf(provider: ShopDocument['provider']): ShopConnection | undefined {
+  const spec = PROVIDERS[provider.name].connection;
+  const document = provider as {
+    connection?: string;
+    account?: string;
+    connectedAt?: string;
+    expiresAt?: string;
+  };
+  if (!spec || document.connection === undefined) return undefined;
+  return {
+    kind: spec.kind,
+    account: document.account ?? '',
+    connectedAt: document.connectedAt ?? '',
+    ...(document.expiresAt === undefined ? {} : { expiresAt: document.expiresAt }),
+    credential: spec.credential,
+    renews: spec.renew !== undefined,
+    fingerprint: credentialFingerprint(provider),
+  };
+}
+
+/** A digest of a connected provider document's secret fields: which credential it holds. */
+export function credentialFingerprint(provider: ShopDocument['provider']): string {
+  const spec = PROVIDERS[provider.name].connection;
+  const values = (spec?.secrets ?? []).map(
+    (field) => (provider as unknown as Record<string, unknown>)[field] ?? '',
+  );
+  return createHash('sha256').update(JSON.stringify(values)).digest('base64url').slice(0, 22);
 }

@@ -19,6 +19,11 @@ export interface StoredMeta {
   incarnation?: string;
   /** The shop's data key, wrapped: `v1.<master key id>....`. */
   dataKey: string;
+  /**
+   * Its provider refused to renew its connected credential for good (a revoked grant): set by
+   * the renewal, cleared by connecting again. Absent in shops stored before connections.
+   */
+  needsReconnect?: { since: string; reason: string };
   routeToken: {
     hash: string;
     rotatedAt: string;
@@ -46,6 +51,7 @@ function documentOf(stored: StoredShop): ShopDocument {
     incarnation: _incarnation,
     dataKey: _dataKey,
     routeToken: _routeToken,
+    needsReconnect: _needsReconnect,
     ...document
   } = stored;
   return document;
@@ -60,7 +66,10 @@ function secretFields(provider: ProviderDocument['name']): ShopField[] {
 export function sealShop(
   document: ShopDocument,
   keys: { keyring: Keyring; dataKey: DataKey },
-  rest: Pick<StoredShop, 'enabled' | 'createdAt' | 'updatedAt' | 'routeToken' | 'incarnation'>,
+  rest: Pick<
+    StoredShop,
+    'enabled' | 'createdAt' | 'updatedAt' | 'routeToken' | 'incarnation' | 'needsReconnect'
+  >,
 ): StoredShop {
   const { keyring, dataKey } = keys;
   const { id } = document;
@@ -148,6 +157,8 @@ export type ShopView = Record<string, unknown> & {
   /** Present (false) when this deployment does not serve the shop as stored; `problem` says why. */
   served?: false;
   problem?: string;
+  /** Present when its provider refused to renew its connection: a new link fixes it. */
+  needs_reconnect?: { since: string; reason: string };
 };
 
 export function viewOf(stored: StoredShop): ShopView {
@@ -159,5 +170,6 @@ export function viewOf(stored: StoredShop): ShopView {
     created_at: stored.createdAt,
     updated_at: stored.updatedAt,
     token_rotated_at: stored.routeToken.rotatedAt,
-  } as ShopView;
+    ...(stored.needsReconnect ? { needs_reconnect: stored.needsReconnect } : {}),
+  } as unknown as ShopView;
 }

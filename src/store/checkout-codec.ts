@@ -85,7 +85,7 @@ function problemOf(h: Record<string, string>): string | undefined {
   if (h.outcome !== undefined && !(STATES.has(h.outcome) && isOutcome(h.outcome as CheckoutState)))
     return 'outcome: not an outcome';
   if (serviceIdOfText(h.serviceId ?? '') === undefined) return `serviceId: not ${SERVICE_ID_RULE}`;
-  for (const field of ['amountMinor', 'collectedMinor', 'interestMinor'] as const)
+  for (const field of ['amountMinor', 'collectedMinor', 'interestMinor', 'vendorFeeMinor'] as const)
     if (h[field] !== undefined && !COUNT.test(h[field])) return `${field}: not a number`;
   return undefined;
 }
@@ -125,6 +125,9 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
       : {}),
     ...(amount && h.interestMinor
       ? { interest: { amountMinor: Number(h.interestMinor), currency: amount.currency } }
+      : {}),
+    ...(amount && h.vendorFeeMinor
+      ? { vendorFee: { amountMinor: Number(h.vendorFeeMinor), currency: amount.currency } }
       : {}),
     // Absent in records written before the connector knew it; a method this version does not
     // know (a later version's) is left out, as an incident that does not read is.

@@ -48,6 +48,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if not redis.call('HGET', KEYS[1], 'providerRef') then
   redis.call('HSET', KEYS[1], 'providerRef', ARGV[1], 'url', ARGV[2], 'amountMinor', ARGV[3],
     'currency', ARGV[4], 'lines', ARGV[5], 'updatedAt', ARGV[6])
+  if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'vendorFeeMinor', ARGV[9]) end
   local id = redis.call('HGET', KEYS[1], 'checkoutId')
   redis.call('SET', KEYS[2], id, 'PX', ARGV[7])
   redis.call('ZADD', KEYS[3], 'XX', ARGV[8], id)

@@ -143,6 +143,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
       now.toISOString(),
       RETENTION_MS,
       lookAt.getTime(),
+      attach.vendorFee?.amountMinor ?? '',
     );
     return writtenRecord(checkoutId, Array.isArray(attached) ? fieldsOf(attached as string[]) : {});
   }

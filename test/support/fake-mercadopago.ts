@@ -665,6 +665,15 @@ export class FakeMercadoPago extends LoopbackFake {
     };
   }
 
+  /**
+   * The seller's access tokens stop working now, as if their time were up, while the refresh
+   * token still renews them: the connector's 401 → renew → retry path without a moved clock.
+   */
+  lapseAccessTokens(userId: number): void {
+    for (const token of this.tokens.values())
+      if (token.kind === 'access' && token.userId === userId) token.valid = false;
+  }
+
   private live(token: Token): boolean {
     return token.valid && token.expiresAt > this.clock().getTime();
   }

@@ -5,6 +5,7 @@ import { CONFIG_VARIABLES } from '../../src/config';
 import {
   createMetrics,
   observeBreakers,
+  observeConnections,
   observeQueues,
   observeReconciler,
   observeRedis,
@@ -19,6 +20,7 @@ async function exportedNames(): Promise<Set<string>> {
   observeReconciler(metrics, async () => ({ due: 0, oldestDueAt: undefined, unreadable: 0 }));
   observeRedis(metrics, async () => true);
   observeBreakers(metrics, async () => []);
+  observeConnections(metrics, () => []);
   const names = new Set<string>();
   for (const metric of await metrics.registry.getMetricsAsJSON()) {
     names.add(metric.name);

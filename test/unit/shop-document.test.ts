@@ -174,6 +174,8 @@ describe("a shop's fields, declared once", () => {
       'platform.apiKey',
       'provider.accessToken',
       'provider.webhookSecret',
+      // A connected account's (its OAuth tokens: the access token above, and this one).
+      'provider.refreshToken',
     ]);
     expect(fields.map((field) => field.path)).toEqual(
       expect.arrayContaining(['name', 'platform.email', 'provider.apiUrl', 'payment.methods']),
@@ -324,7 +326,7 @@ describe('a change to a shop, as the document shape says', () => {
     expect(refusal(() => parseShopPatch({}))).toEqual([
       {
         field: '(document)',
-        problem: 'changes nothing: give name, siteUrl, platform, provider or payment',
+        problem: 'changes nothing: give name, siteUrl, platform, provider, payment or vendorFee',
       },
     ]);
     expect(refusal(() => parseShopPatch({ id: 'loja-2' }))).toEqual([

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { exactRouter } from '../../infra/exact-routes';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
+import type { ConnectLinks } from '../../shop-registry/connect-links';
 import type { ShopAdmin } from '../../shop-registry/shop-admin';
 import { secretMatcher } from '../../secrets/token-match';
 import { isShopId } from '../../shop/shop-id';
@@ -31,6 +32,23 @@ function parseRotation(body: unknown): z.output<typeof rotationSchema> {
   });
 }
 
+/** `connect`'s body: the provider to connect the shop's account with. */
+const connectSchema = z.strictObject({ provider: z.string().min(1).max(40) });
+
+function parseConnect(body: unknown): z.output<typeof connectSchema> {
+  const parsed = connectSchema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  throw new AppError('VALIDATION_FAILED', 'The connect request is not valid.', {
+    details: parsed.error.issues.map((issue) => ({
+      field:
+        issue.path.join('.') ||
+        (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(body)'),
+      problem:
+        issue.code === 'unrecognized_keys' ? 'is not a field of a connect request' : issue.message,
+    })),
+  });
+}
+
 /** Whether a request carries the admin token (for the rate limiter: a right one never counts). */
 export function adminTokenMatcher(token: string): (req: Request) => boolean {
   const matches = secretMatcher(token);
@@ -46,7 +64,7 @@ export function adminTokenMatcher(token: string): (req: Request) => boolean {
 // eslint-disable-next-line max-lines-per-function -- a router factory: one short handler per verb of the admin API
 export function adminRoutes(
   admin: ShopAdmin,
-  options: { token: string; rateLimit?: RequestHandler },
+  options: { token: string; rateLimit?: RequestHandler; links?: ConnectLinks },
 ): Router {
   const router = exactRouter();
   const matches = secretMatcher(options.token);
@@ -124,6 +142,17 @@ export function adminRoutes(
     .post(...jsonBody, async (req, res) => {
       const { revoke_previous } = parseRotation(req.body);
       res.json(await admin.rotateToken(shopId(req), actor, { revokePrevious: revoke_previous }));
+    })
+    .all(allowOnly('POST'));
+  const { links } = options;
+  router
+    .route(`${base}/:shop/connect`)
+    .post(...jsonBody, async (req, res) => {
+      const shop = shopId(req);
+      const { provider } = parseConnect(req.body);
+      if (!links)
+        throw new AppError('CONNECT_NOT_CONFIGURED', 'No provider can be connected here.');
+      res.status(201).json(await links.create(shop, provider, actor));
     })
     .all(allowOnly('POST'));
   router

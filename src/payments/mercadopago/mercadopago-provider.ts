@@ -27,6 +27,11 @@ export interface MercadoPagoSettings {
   notificationUrl: string;
   /** How the customer may pay: Checkout Pro's `payment_methods`. */
   payment?: PaymentOptions;
+  /**
+   * The token is a seller's, from the vendor's application's OAuth: a preference may carry the
+   * vendor's `marketplace_fee` (Mercado Pago's marketplace, "Split payments").
+   */
+  marketplace?: boolean;
   timeoutMs?: number;
   clock?: () => Date;
 }
@@ -176,6 +181,7 @@ export class MercadoPagoProvider implements PaymentProvider {
           },
           auto_return: 'approved',
           notification_url: this.settings.notificationUrl,
+          ...this.marketplaceFee(request),
           ...(this.settings.payment
             ? { payment_methods: paymentMethodsOf(this.settings.payment) }
             : {}),
@@ -187,6 +193,20 @@ export class MercadoPagoProvider implements PaymentProvider {
       preferenceSchema,
     );
     return { providerRef: preference.id, url: preference.init_point };
+  }
+
+  /** The vendor's fee, in reais, on a connected seller's preference. */
+  private marketplaceFee(request: CheckoutRequest): { marketplace_fee?: number } {
+    const fee = request.vendorFee?.amountMinor ?? 0;
+    if (fee === 0) return {};
+    if (!this.settings.marketplace) {
+      // The shop's settings give a fee only to a connected account: never a pasted one's.
+      throw new AppError(
+        'PROVIDER_REJECTED',
+        "Mercado Pago takes the vendor's fee only from an account connected by OAuth.",
+      );
+    }
+    return { marketplace_fee: fee / 100 };
   }
 
   /** GET /users/me: the account the access token belongs to. */

@@ -1,4 +1,5 @@
 import {
+  brasiliaTime,
   escapeHtml,
   formatMoney,
   renderPage,
@@ -54,7 +55,7 @@ export function sandboxPaymentPage(
       : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>
   ${afterActions(base, payment.state)}`
   }
-  <p class="note">Ambiente de teste: nenhum valor é cobrado. Válido até ${escapeHtml(formatDate(payment.expiresAt))} (horário de Brasília).</p>
+  <p class="note">Ambiente de teste: nenhum valor é cobrado. Válido até ${escapeHtml(brasiliaTime(payment.expiresAt))} (horário de Brasília).</p>
 </div>`,
     notice,
   );
@@ -92,12 +93,3 @@ const SANDBOX_CLOSED: Record<string, string> = {
   expired: 'Este link de pagamento expirou.',
   canceled: 'Este pagamento foi cancelado.',
 };
-
-/** A moment in Brasília time (the page says so beside it: a customer abroad reads it right). */
-function formatDate(iso: string): string {
-  return new Intl.DateTimeFormat('pt-BR', {
-    dateStyle: 'short',
-    timeStyle: 'short',
-    timeZone: 'America/Sao_Paulo',
-  }).format(new Date(iso));
-}

@@ -1,0 +1,98 @@
+import express, { type Response, type Router } from 'express';
+import { AppError, errorMessage } from '../../errors';
+import { allowOnly } from '../../infra/allow-only';
+import { exactRouter } from '../../infra/exact-routes';
+import type { Logger } from '../../infra/logger';
+import { MERCADOPAGO_CALLBACK_PATH, type ConnectLinks } from '../../shop-registry/connect-links';
+import {
+  connectCancelledPage,
+  connectedPage,
+  connectFailedPage,
+  connectLinkNotFoundPage,
+  connectPage,
+} from '../pages/connect-pages';
+
+/** A link's token: 43 base64url characters (32 random bytes); anything else is no link. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+function query(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= 2048 ? value : undefined;
+}
+
+/** The pages' answer to a failure: 404 for a link that is no more, 502 when the provider failed. */
+function failed(res: Response, error: unknown, logger: Logger): void {
+  if (error instanceof AppError && error.code === 'CONNECT_LINK_INVALID') {
+    res.status(404).type('html').send(connectLinkNotFoundPage());
+    return;
+  }
+  logger.warn('a connection could not be completed', {
+    error: errorMessage(error),
+    code: error instanceof AppError ? error.code : undefined,
+  });
+  res.status(502).type('html').send(connectFailedPage());
+}
+
+/**
+ * The owner's side of connecting a shop's provider account (CONTRACT "Connecting a shop's
+ * provider account"): the link's page and its button, and the provider's callback.
+ */
+export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
+  const router = exactRouter();
+  router
+    .route(MERCADOPAGO_CALLBACK_PATH)
+    .get(async (req, res) => {
+      try {
+        const done = await links.finish({
+          code: query(req.query.code),
+          state: query(req.query.state),
+          error: query(req.query.error),
+        });
+        if (done.outcome === 'cancelled') {
+          res.type('html').send(connectCancelledPage());
+          return;
+        }
+        logger.info('shop connected', { shop: done.page.shop, provider: done.page.provider });
+        res.type('html').send(connectedPage(done.page));
+      } catch (error) {
+        failed(res, error, logger);
+      }
+    })
+    .all(allowOnly('GET'));
+  router
+    .route('/connect/:token')
+    .get(async (req, res) => {
+      const token = String(req.params.token);
+      try {
+        if (!TOKEN.test(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
+        const page = await links.page(token);
+        // The button's form is answered with a redirect to the provider, which a browser checks
+        // against form-action too: the provider's authorization origin is allowed, no other.
+        const csp = res.getHeader('content-security-policy');
+        if (typeof csp === 'string') {
+          const origins = links.authorizationOrigins().join(' ');
+          res.setHeader(
+            'content-security-policy',
+            csp.replace("form-action 'self'", `form-action 'self' ${origins}`),
+          );
+        }
+        res.type('html').send(connectPage(page, token));
+      } catch (error) {
+        failed(res, error, logger);
+      }
+    })
+    .all(allowOnly('GET'));
+  router
+    .route('/connect/:token/start')
+    // The button's form: no field is read, so any body (or none) is taken and dropped.
+    .post(express.urlencoded({ extended: false, limit: '1kb' }), async (req, res) => {
+      const token = String(req.params.token);
+      try {
+        if (!TOKEN.test(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
+        res.redirect(303, await links.start(token));
+      } catch (error) {
+        failed(res, error, logger);
+      }
+    })
+    .all(allowOnly('POST'));
+  return router;
+}

@@ -1,0 +1,227 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError } from '../errors';
+import {
+  authorizationUrl,
+  exchangeCode,
+  pkcePair,
+} from '../payments/mercadopago/mercadopago-oauth';
+import { MERCADOPAGO_API } from '../payments/mercadopago/mercadopago-api';
+import { officialOrigins } from '../payments/provider-hosts';
+import type { ProviderDocument } from '../payments/provider-fields';
+import { PROVIDERS, type ProviderName } from '../payments/providers';
+import type { VendorAccounts } from '../payments/vendor-accounts';
+import { ENV_SHOP_ID } from '../shop/shop-id';
+import type { ConnectLink, ConnectLinkStore, RegistryStore } from './ports';
+import type { ShopCredentials } from './shop-credentials';
+
+/** How long a link works (CONTRACT: 7 days). */
+export const LINK_TTL_MS = 7 * 86_400_000;
+
+/** How long the owner has between the link's button and the provider's callback. */
+const STATE_TTL_MS = 30 * 60_000;
+
+/** The callback Mercado Pago sends the owner back to; the vendor's application lists it. */
+export const MERCADOPAGO_CALLBACK_PATH = '/connect/mercadopago/callback';
+
+/** The providers a link can connect, in the order the CLI lists them. */
+export const CONNECTABLE: readonly ProviderName[] = ['mercadopago'];
+
+export interface ConnectLinksDeps {
+  links: ConnectLinkStore;
+  store: RegistryStore;
+  credentials: ShopCredentials;
+  vendor: VendorAccounts;
+  publicUrl: string;
+  clock: () => Date;
+}
+
+/** What the link's page shows. */
+export interface LinkPage {
+  shop: string;
+  shopName: string;
+  provider: ProviderName;
+  providerLabel: string;
+  expiresAt: string;
+}
+
+function keyOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function invalidLink(): AppError {
+  return new AppError(
+    'CONNECT_LINK_INVALID',
+    'This link is unknown, was used already, or expired: ask for a new one.',
+  );
+}
+
+/**
+ * The links a vendor sends a shop's owner to connect the shop's provider account without
+ * pasted keys (CONTRACT "Connecting a shop's provider account"): made for one shop and one
+ * provider, good for 7 days and for one connection. Redis holds only each token's hash.
+ */
+export class ConnectLinks {
+  constructor(private readonly deps: ConnectLinksDeps) {}
+
+  /** Whether this deployment can connect `provider` (its vendor account's variables are set). */
+  canConnect(provider: string): provider is ProviderName {
+    return provider === 'mercadopago' && this.deps.vendor.mercadopago !== undefined;
+  }
+
+  /** Where the link's button may send the owner's browser: the providers' authorization pages. */
+  authorizationOrigins(): string[] {
+    const application = this.deps.vendor.mercadopago;
+    return application ? [new URL(application.authUrl).origin] : [];
+  }
+
+  /** A new link for the shop: its URL, once, and when it lapses. */
+  async create(
+    shop: string,
+    provider: string,
+    by: string,
+  ): Promise<{ url: string; expires_at: string }> {
+    if (shop === ENV_SHOP_ID) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        'The env shop is set by variables: it cannot be connected.',
+        {
+          details: [
+            {
+              field: 'shop',
+              problem: 'is the env shop; add the shop to the registry to connect it',
+            },
+          ],
+        },
+      );
+    }
+    if (!(CONNECTABLE as readonly string[]).includes(provider)) {
+      throw new AppError('VALIDATION_FAILED', 'That provider cannot be connected by a link.', {
+        details: [{ field: 'provider', problem: `must be ${CONNECTABLE.join(' or ')}` }],
+      });
+    }
+    if (!this.canConnect(provider)) {
+      throw new AppError(
+        'CONNECT_NOT_CONFIGURED',
+        `This deployment has no ${PROVIDERS[provider as ProviderName].label} application to connect shops with: set MERCADOPAGO_CLIENT_ID, MERCADOPAGO_CLIENT_SECRET and MERCADOPAGO_WEBHOOK_SECRET.`,
+      );
+    }
+    const entry = await this.deps.store.get(shop);
+    if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
+    const token = randomBytes(32).toString('base64url');
+    const now = this.deps.clock();
+    const link: ConnectLink = {
+      shop,
+      incarnation: entry.stored.incarnation ?? '',
+      provider,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + LINK_TTL_MS).toISOString(),
+      by,
+    };
+    await this.deps.links.put(keyOf(token), link, LINK_TTL_MS);
+    return { url: `${this.deps.publicUrl}/connect/${token}`, expires_at: link.expiresAt };
+  }
+
+  /** The link as its page shows it; CONNECT_LINK_INVALID when it is unknown, used or expired. */
+  async page(token: string): Promise<LinkPage> {
+    const link = await this.usable(keyOf(token));
+    const entry = await this.deps.store.get(link.shop);
+    const provider = link.provider as ProviderName;
+    return {
+      shop: link.shop,
+      shopName: entry?.stored.name ?? link.shop,
+      provider,
+      providerLabel: PROVIDERS[provider].label,
+      expiresAt: link.expiresAt,
+    };
+  }
+
+  /** A link still good: not lapsed, its shop still the one it was made for. */
+  private async usable(key: string): Promise<ConnectLink> {
+    const link = await this.deps.links.get(key);
+    if (!link || Date.parse(link.expiresAt) <= this.deps.clock().getTime()) throw invalidLink();
+    const entry = await this.deps.store.get(link.shop);
+    if (!entry || (entry.stored.incarnation ?? '') !== link.incarnation) throw invalidLink();
+    if (!this.canConnect(link.provider)) throw invalidLink();
+    return link;
+  }
+
+  private redirectUri(): string {
+    return `${this.deps.publicUrl}${MERCADOPAGO_CALLBACK_PATH}`;
+  }
+
+  /**
+   * The link's button: where the owner's browser goes to authorize the vendor's application
+   * (Mercado Pago's OAuth with PKCE; the verifier and the link wait under `state`).
+   */
+  async start(token: string): Promise<string> {
+    const key = keyOf(token);
+    await this.usable(key);
+    const application = this.deps.vendor.mercadopago;
+    if (!application) throw invalidLink();
+    const state = randomBytes(24).toString('base64url');
+    const { verifier, challenge } = pkcePair();
+    await this.deps.links.putState(state, { link: key, secret: verifier }, STATE_TTL_MS);
+    return authorizationUrl(application, { redirectUri: this.redirectUri(), state, challenge });
+  }
+
+  /**
+   * Mercado Pago's callback: the code exchanged (with the verifier `state` names) for the
+   * owner's tokens, stored on the shop, and the link used up. A link whose exchange failed
+   * works again.
+   */
+  async finish(query: {
+    code?: string;
+    state?: string;
+    error?: string;
+  }): Promise<{ outcome: 'connected'; page: LinkPage } | { outcome: 'cancelled' }> {
+    const pending = query.state ? await this.deps.links.takeState(query.state) : undefined;
+    if (!pending) throw invalidLink();
+    if (query.error !== undefined || !query.code) return { outcome: 'cancelled' };
+    const link = await this.deps.links.take(pending.link);
+    if (!link || Date.parse(link.expiresAt) <= this.deps.clock().getTime()) throw invalidLink();
+    const application = this.deps.vendor.mercadopago;
+    try {
+      if (!application) throw invalidLink();
+      const grant = await exchangeCode(
+        application,
+        { code: query.code, verifier: pending.secret, redirectUri: this.redirectUri() },
+        this.deps.clock,
+      );
+      const official = officialOrigins(MERCADOPAGO_API).includes(
+        new URL(application.apiUrl).origin,
+      );
+      const provider = {
+        name: 'mercadopago',
+        connection: 'oauth',
+        account: grant.account,
+        connectedAt: this.deps.clock().toISOString(),
+        expiresAt: grant.expiresAt,
+        accessToken: grant.accessToken,
+        refreshToken: grant.refreshToken,
+        publicKey: grant.publicKey,
+        ...(official ? {} : { apiUrl: application.apiUrl }),
+      } as ProviderDocument;
+      const stored = await this.deps.credentials.connect(
+        link.shop,
+        link.incarnation,
+        provider,
+        `connect:${link.by}`,
+      );
+      return {
+        outcome: 'connected',
+        page: {
+          shop: link.shop,
+          shopName: stored.name,
+          provider: 'mercadopago',
+          providerLabel: MERCADOPAGO_API.label,
+          expiresAt: link.expiresAt,
+        },
+      };
+    } catch (error) {
+      // Nothing connected: the owner may follow the same link again while it lasts.
+      const left = Date.parse(link.expiresAt) - this.deps.clock().getTime();
+      if (left > 0) await this.deps.links.put(pending.link, link, left);
+      throw error;
+    }
+  }
+}

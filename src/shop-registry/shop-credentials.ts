@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { errorMessage } from '../errors';
+import { ConnectionRevokedError, isConnected } from '../payments/define-provider';
+import type { ProviderDocument } from '../payments/provider-fields';
+import { PROVIDERS } from '../payments/providers';
+import type { VendorAccounts } from '../payments/vendor-accounts';
+import type { Keyring } from '../secrets/secret-box';
+import type { AuditEntry, RegistryStore, RenewLock } from './ports';
+import { changeShop, shopEntry } from './shop-changes';
+import { changedFields, parseShopDocument } from './shop-document';
+import { requireKeyring } from './shop-admin-checks';
+import { credentialFingerprint } from './shop-settings';
+import { openShop, sealShop, type StoredShop } from './stored-shop';
+
+/** How long one renewal may hold a shop's lock: longer than the provider's call may take. */
+export const RENEW_LOCK_MS = 60_000;
+
+/** How often a process that found the lock held looks again whether the renewal is done. */
+const LOCK_POLL_MS = 100;
+
+export interface ShopCredentialsDeps {
+  store: RegistryStore;
+  keyring: Keyring | undefined;
+  lock: RenewLock;
+  vendor: VendorAccounts;
+  providerApiOrigins: readonly string[];
+  clock: () => Date;
+  log: {
+    info(message: string, fields?: Record<string, unknown>): unknown;
+    warn(message: string, fields?: Record<string, unknown>): unknown;
+    error(message: string, fields?: Record<string, unknown>): unknown;
+  };
+}
+
+/** What a renewal did. */
+export type RenewOutcome =
+  /** This process renewed it, and stored the new credential before anything used it. */
+  | 'renewed'
+  /** Another process renewed it meanwhile (or holds the lock and did so while we waited). */
+  | 'renewed-elsewhere'
+  /** Not due: it expires later than CREDENTIAL_RENEW_BEFORE from now. */
+  | 'not-due'
+  /** The shop is not connected, or its credential does not renew itself. */
+  | 'not-renewable'
+  /** The provider refused for good: the shop is marked needs_reconnect. */
+  | 'needs-reconnect';
+
+/**
+ * A connected shop's credential over its life (CONTRACT "Credentials stay alive"): stored when
+ * the owner connects, renewed ahead of its expiry or after the provider refused it, by one
+ * process at a time (a per-shop lock in Redis: Mercado Pago's refresh tokens are single use, so
+ * two renewals at once would kill the grant), the new credential stored before it is used, and
+ * a renewal refused for good said on the shop (`needs_reconnect`) until a new link fixes it.
+ */
+export class ShopCredentials {
+  constructor(private readonly deps: ShopCredentialsDeps) {}
+
+  private audit(by: string, action: AuditEntry['action'], fields: string[]): AuditEntry {
+    return { at: this.deps.clock().toISOString(), by, action, fields };
+  }
+
+  /**
+   * Stores a connected provider account on the shop (the incarnation the link was made for),
+   * replacing whatever provider it had, and clears `needs_reconnect`.
+   */
+  async connect(
+    id: string,
+    incarnation: string,
+    provider: ProviderDocument,
+    by: string,
+  ): Promise<StoredShop> {
+    const keyring = requireKeyring(this.deps.keyring);
+    return changeShop(this.deps.store, id, async ({ stored: current }) => {
+      if ((current.incarnation ?? '') !== incarnation) {
+        throw new Error(`shop ${id} was removed and added again since the link was made`);
+      }
+      const { document, dataKey } = openShop(current, keyring);
+      const next = parseShopDocument({ ...document, provider }, this.deps.providerApiOrigins);
+      const { needsReconnect: _cleared, ...meta } = current;
+      return {
+        stored: sealShop(
+          next,
+          { keyring, dataKey },
+          {
+            enabled: meta.enabled,
+            createdAt: meta.createdAt,
+            updatedAt: this.deps.clock().toISOString(),
+            routeToken: meta.routeToken,
+            incarnation: meta.incarnation,
+          },
+        ),
+        audit: this.audit(by, 'connected', changedFields(document, next)),
+      };
+    });
+  }
+
+  /**
+   * Renews the shop's credential when it is due (`reason: 'due'`), or because the provider
+   * refused the one whose fingerprint is `stale` (`'rejected'`, a 401): one that is no longer
+   * stored was renewed already. One process renews; the others wait for it and use what it
+   * stored.
+   */
+  async renew(
+    id: string,
+    request: { reason: 'due' } | { reason: 'rejected'; stale: string },
+  ): Promise<RenewOutcome> {
+    const owner = randomUUID();
+    const { lock } = this.deps;
+    if (!(await lock.acquire(id, owner, RENEW_LOCK_MS))) {
+      // Another process renews it now: wait for it, then use what it stored.
+      const until = Date.now() + RENEW_LOCK_MS;
+      while ((await lock.held(id)) && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+      }
+      return 'renewed-elsewhere';
+    }
+    try {
+      return await this.renewHolding(id, request);
+    } finally {
+      await lock.release(id, owner);
+    }
+  }
+
+  private async renewHolding(
+    id: string,
+    request: { reason: 'due' } | { reason: 'rejected'; stale: string },
+  ): Promise<RenewOutcome> {
+    const keyring = requireKeyring(this.deps.keyring);
+    const { stored } = await shopEntry(this.deps.store, id);
+    if (stored.needsReconnect) return 'needs-reconnect';
+    const { document } = openShop(stored, keyring);
+    const provider = document.provider;
+    const renew = PROVIDERS[provider.name].connection?.renew;
+    if (!isConnected(provider) || !renew) return 'not-renewable';
+    const now = this.deps.clock().getTime();
+    if (request.reason === 'due') {
+      const expires = provider.expiresAt ? Date.parse(provider.expiresAt) : Infinity;
+      if (expires - now > this.deps.vendor.renewBeforeMs) return 'not-due';
+    } else if (credentialFingerprint(provider) !== request.stale) {
+      return 'renewed-elsewhere';
+    }
+    let renewed: ProviderDocument;
+    try {
+      renewed = (await (
+        renew as (d: unknown, v: VendorAccounts, c: () => Date) => Promise<unknown>
+      )(provider, this.deps.vendor, this.deps.clock)) as ProviderDocument;
+    } catch (error) {
+      if (!(error instanceof ConnectionRevokedError)) throw error;
+      await this.markNeedsReconnect(id, stored, error.message);
+      return 'needs-reconnect';
+    }
+    // Stored at once, before anything uses it: the refresh token it replaces is spent.
+    await this.storeRenewed(id, provider, renewed);
+    this.deps.log.info('connected credential renewed', {
+      shop: id,
+      provider: provider.name,
+      expiresAt: (renewed as { expiresAt?: string }).expiresAt,
+    });
+    return 'renewed';
+  }
+
+  private async storeRenewed(
+    id: string,
+    used: ProviderDocument,
+    renewed: ProviderDocument,
+  ): Promise<void> {
+    const keyring = requireKeyring(this.deps.keyring);
+    await changeShop(this.deps.store, id, async ({ stored: current }) => {
+      const { document, dataKey } = openShop(current, keyring);
+      // Reconnected meanwhile (another account, another grant): what it stored stands.
+      if (JSON.stringify(document.provider) !== JSON.stringify(used)) return undefined;
+      const next = { ...document, provider: renewed };
+      return {
+        stored: sealShop(
+          next,
+          { keyring, dataKey },
+          {
+            enabled: current.enabled,
+            createdAt: current.createdAt,
+            updatedAt: this.deps.clock().toISOString(),
+            routeToken: current.routeToken,
+            incarnation: current.incarnation,
+          },
+        ),
+        audit: this.audit('connector:renewal', 'credential-renewed', changedFields(document, next)),
+      };
+    });
+  }
+
+  private async markNeedsReconnect(id: string, seen: StoredShop, reason: string): Promise<void> {
+    this.deps.log.error('a connected shop must connect again: its provider refused the renewal', {
+      shop: id,
+      provider: seen.provider.name,
+      reason,
+    });
+    await changeShop(this.deps.store, id, async ({ stored: current }) => {
+      // Connected again meanwhile: the new connection stands.
+      if (current.dataKey !== seen.dataKey || current.needsReconnect) return undefined;
+      if (JSON.stringify(current.provider) !== JSON.stringify(seen.provider)) return undefined;
+      const since = this.deps.clock().toISOString();
+      return {
+        stored: { ...current, needsReconnect: { since, reason }, updatedAt: since },
+        audit: this.audit('connector:renewal', 'needs-reconnect', ['needsReconnect']),
+      };
+    });
+  }
+
+  /**
+   * Renews every shop of `ids` whose credential is due; a failure of one is logged and leaves
+   * the others alone (the next pass tries it again).
+   */
+  async renewDue(
+    shops: ReadonlyArray<{ id: string; expiresAt?: string; renews: boolean }>,
+  ): Promise<Map<string, RenewOutcome | 'failed'>> {
+    const outcomes = new Map<string, RenewOutcome | 'failed'>();
+    const now = this.deps.clock().getTime();
+    for (const shop of shops) {
+      if (!shop.renews || !shop.expiresAt) continue;
+      if (Date.parse(shop.expiresAt) - now > this.deps.vendor.renewBeforeMs) continue;
+      try {
+        outcomes.set(shop.id, await this.renew(shop.id, { reason: 'due' }));
+      } catch (error) {
+        outcomes.set(shop.id, 'failed');
+        this.deps.log.warn('a connected credential could not be renewed; tried again later', {
+          shop: shop.id,
+          error: errorMessage(error),
+        });
+      }
+    }
+    return outcomes;
+  }
+}
