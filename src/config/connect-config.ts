@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiBaseUrl, apiUrlProblem } from '../payments/provider-hosts';
 import { httpUrl } from '../payments/provider-fields';
+import { ASAAS_API } from '../payments/asaas/asaas-api';
 import { MERCADOPAGO_API } from '../payments/mercadopago/mercadopago-api';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import { feeFixed, feePercent, vendorFeeOf } from '../payments/vendor-fee';
@@ -53,6 +54,21 @@ export const connectShape = {
     .describe(
       "Where the shop owner authorizes your application (Mercado Pago's for Brazil); the callback is `$PUBLIC_URL/connect/mercadopago/callback`, which your application must list as its redirect URL.",
     ),
+  ASAAS_ROOT_API_KEY: secret(
+    z
+      .string()
+      .regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)')
+      .optional()
+      .describe(
+        `API key of your own Asaas account: with it, \`shops connect --provider asaas\` creates each shop's Asaas subaccount (docs/shops.md "Connecting a shop's provider account"). Its environment is \`ASAAS_ENVIRONMENT\`'s (or \`ASAAS_API_URL\`).`,
+      ),
+  ),
+  ASAAS_VENDOR_WALLET_ID: z
+    .uuid('must be an Asaas walletId (a UUID)')
+    .optional()
+    .describe(
+      "The Asaas wallet your fee is paid into (`splits`); unset: your root account's own, read when a shop connects.",
+    ),
   VENDOR_FEE_PERCENT: decimal(feePercent)
     .prefault('0')
     .describe(
@@ -71,6 +87,8 @@ export const connectShape = {
 type ConnectEnv = z.output<z.ZodObject<typeof connectShape>> & {
   MERCADOPAGO_API_URL?: string;
   MERCADOPAGO_WEBHOOK_SECRET?: string;
+  ASAAS_API_URL?: string;
+  ASAAS_ENVIRONMENT?: 'production' | 'sandbox';
   PROVIDER_API_ORIGINS?: string[];
 };
 
@@ -95,6 +113,11 @@ export function connectIssues(env: ConnectEnv, ctx: z.RefinementCtx): void {
   }
 }
 
+/** The Asaas API the vendor's root account is at: ASAAS_API_URL, or ASAAS_ENVIRONMENT's host. */
+function asaasApiOf(env: ConnectEnv): string {
+  return (env.ASAAS_API_URL ?? apiBaseUrl(ASAAS_API, env.ASAAS_ENVIRONMENT)).replace(/\/+$/, '');
+}
+
 /** The vendor's accounts and fee, as the registry and the connect routes use them. */
 export function vendorAccountsFrom(env: ConnectEnv): VendorAccounts {
   const { MERCADOPAGO_CLIENT_ID, MERCADOPAGO_CLIENT_SECRET, MERCADOPAGO_WEBHOOK_SECRET } = env;
@@ -110,6 +133,15 @@ export function vendorAccountsFrom(env: ConnectEnv): VendorAccounts {
           },
         }
       : {}),
+    ...(env.ASAAS_ROOT_API_KEY
+      ? {
+          asaas: {
+            rootApiKey: env.ASAAS_ROOT_API_KEY,
+            ...(env.ASAAS_VENDOR_WALLET_ID ? { walletId: env.ASAAS_VENDOR_WALLET_ID } : {}),
+            apiUrl: asaasApiOf(env),
+          },
+        }
+      : {}),
     fee: vendorFeeOf({ percent: env.VENDOR_FEE_PERCENT, fixed: env.VENDOR_FEE_FIXED }),
     renewBeforeMs: env.CREDENTIAL_RENEW_BEFORE,
   };
@@ -122,4 +154,6 @@ export function vendorAccountsFrom(env: ConnectEnv): VendorAccounts {
 export const vendorProviderShape = {
   MERCADOPAGO_API_URL: optional(PROVIDERS.mercadopago.fields.apiUrl),
   MERCADOPAGO_WEBHOOK_SECRET: secret(optional(PROVIDERS.mercadopago.fields.webhookSecret)),
+  ASAAS_API_URL: optional(PROVIDERS.asaas.fields.apiUrl),
+  ASAAS_ENVIRONMENT: PROVIDERS.asaas.fields.environment,
 };

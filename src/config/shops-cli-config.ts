@@ -85,9 +85,11 @@ export function loadShopsConfig(
     vendor: vendorAccountsFrom(raw),
     secrets: [
       ...keyringSecrets(raw.SHOP_SECRET_KEYS),
-      ...[raw.MERCADOPAGO_CLIENT_SECRET, raw.MERCADOPAGO_WEBHOOK_SECRET].filter(
-        (value): value is string => value !== undefined,
-      ),
+      ...[
+        raw.MERCADOPAGO_CLIENT_SECRET,
+        raw.MERCADOPAGO_WEBHOOK_SECRET,
+        raw.ASAAS_ROOT_API_KEY,
+      ].filter((value): value is string => value !== undefined),
     ],
   });
 }

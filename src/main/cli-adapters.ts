@@ -54,6 +54,7 @@ export const cliAdapters: CliAdapters = {
     const connectStore = new RedisConnectStore(redis, config.redis.prefix);
     const links = new ConnectLinks({
       links: connectStore,
+      log: logger,
       store,
       credentials: new ShopCredentials({
         store,

@@ -215,6 +215,7 @@ export async function createDependencies(
   });
   const links = new ConnectLinks({
     links: connectStore,
+    log: logger,
     store,
     credentials,
     vendor: config.vendor,

@@ -18,6 +18,14 @@ export interface VendorAccounts {
     /** MERCADOPAGO_WEBHOOK_SECRET: the application's notifications are signed with it. */
     webhookSecret: string;
   };
+  asaas?: {
+    /** ASAAS_ROOT_API_KEY: the vendor's Asaas account, which creates the shops' subaccounts. */
+    rootApiKey: string;
+    /** ASAAS_VENDOR_WALLET_ID: where the fee goes; read from the root account when unset. */
+    walletId?: string;
+    /** ASAAS_API_URL, or ASAAS_ENVIRONMENT's host: the root's API, and its subaccounts'. */
+    apiUrl: string;
+  };
   /** VENDOR_FEE_PERCENT and VENDOR_FEE_FIXED: the fee unless a shop's document says its own. */
   fee: VendorFee;
   /** CREDENTIAL_RENEW_BEFORE: how long before its expiry a token is renewed (ms). */

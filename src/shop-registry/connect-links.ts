@@ -6,6 +6,17 @@ import {
   pkcePair,
 } from '../payments/mercadopago/mercadopago-oauth';
 import { MERCADOPAGO_API } from '../payments/mercadopago/mercadopago-api';
+import { ASAAS_API } from '../payments/asaas/asaas-api';
+import {
+  createSubaccount,
+  newWebhookToken,
+  registerWebhook,
+  subaccountSchema,
+  vendorWallet,
+  type SubaccountData,
+} from '../payments/asaas/asaas-connect';
+import { webhookPath } from '../shop/shop-id';
+import type { StoredShop } from './stored-shop';
 import { officialOrigins } from '../payments/provider-hosts';
 import type { ProviderDocument } from '../payments/provider-fields';
 import { PROVIDERS, type ProviderName } from '../payments/providers';
@@ -24,10 +35,17 @@ const STATE_TTL_MS = 30 * 60_000;
 export const MERCADOPAGO_CALLBACK_PATH = '/connect/mercadopago/callback';
 
 /** The providers a link can connect, in the order the CLI lists them. */
-export const CONNECTABLE: readonly ProviderName[] = ['mercadopago'];
+export const CONNECTABLE: readonly ProviderName[] = ['mercadopago', 'asaas'];
+
+/** What each connectable provider needs set in the deployment. */
+const VENDOR_VARIABLES: Record<string, string> = {
+  mercadopago: 'MERCADOPAGO_CLIENT_ID, MERCADOPAGO_CLIENT_SECRET and MERCADOPAGO_WEBHOOK_SECRET',
+  asaas: 'ASAAS_ROOT_API_KEY',
+};
 
 export interface ConnectLinksDeps {
   links: ConnectLinkStore;
+  log?: { error(message: string, fields?: Record<string, unknown>): unknown };
   store: RegistryStore;
   credentials: ShopCredentials;
   vendor: VendorAccounts;
@@ -48,6 +66,24 @@ function keyOf(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** The owner's data for an Asaas subaccount, checked; VALIDATION_FAILED naming each field. */
+function parseSubaccount(input: unknown): SubaccountData {
+  const source = { ...((input ?? {}) as Record<string, unknown>) };
+  // A form sends every field, empty ones as '': those are absent.
+  for (const [field, value] of Object.entries(source)) if (value === '') delete source[field];
+  const parsed = subaccountSchema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  throw new AppError('VALIDATION_FAILED', 'The account data is not valid.', {
+    details: parsed.error.issues.map((issue) => ({
+      field:
+        issue.path.map(String).join('.') ||
+        (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'account'),
+      problem:
+        issue.code === 'unrecognized_keys' ? 'is not a field of an Asaas account' : issue.message,
+    })),
+  });
+}
+
 function invalidLink(): AppError {
   return new AppError(
     'CONNECT_LINK_INVALID',
@@ -65,7 +101,9 @@ export class ConnectLinks {
 
   /** Whether this deployment can connect `provider` (its vendor account's variables are set). */
   canConnect(provider: string): provider is ProviderName {
-    return provider === 'mercadopago' && this.deps.vendor.mercadopago !== undefined;
+    if (provider === 'mercadopago') return this.deps.vendor.mercadopago !== undefined;
+    if (provider === 'asaas') return this.deps.vendor.asaas !== undefined;
+    return false;
   }
 
   /** Where the link's button may send the owner's browser: the providers' authorization pages. */
@@ -102,7 +140,7 @@ export class ConnectLinks {
     if (!this.canConnect(provider)) {
       throw new AppError(
         'CONNECT_NOT_CONFIGURED',
-        `This deployment has no ${PROVIDERS[provider as ProviderName].label} application to connect shops with: set MERCADOPAGO_CLIENT_ID, MERCADOPAGO_CLIENT_SECRET and MERCADOPAGO_WEBHOOK_SECRET.`,
+        `This deployment has no ${PROVIDERS[provider as ProviderName].label} account to connect shops with: set ${VENDOR_VARIABLES[provider] ?? 'its variables'}.`,
       );
     }
     const entry = await this.deps.store.get(shop);
@@ -155,8 +193,9 @@ export class ConnectLinks {
    */
   async start(token: string): Promise<string> {
     const key = keyOf(token);
-    await this.usable(key);
+    const link = await this.usable(key);
     const application = this.deps.vendor.mercadopago;
+    if (link.provider !== 'mercadopago') throw invalidLink();
     if (!application) throw invalidLink();
     const state = randomBytes(24).toString('base64url');
     const { verifier, challenge } = pkcePair();
@@ -223,5 +262,93 @@ export class ConnectLinks {
       if (left > 0) await this.deps.links.put(pending.link, link, left);
       throw error;
     }
+  }
+
+  /**
+   * The Asaas link's form: the shop's subaccount created from the owner's data with the vendor's
+   * root key, its webhook registered, its key and wallet stored; the link used. Asaas's refusal
+   * of the data is VALIDATION_FAILED (the form shows it) and the link works again.
+   */
+  async connectAsaas(token: string, input: unknown): Promise<LinkPage> {
+    const key = keyOf(token);
+    const link = await this.usable(key);
+    if (link.provider !== 'asaas') throw invalidLink();
+    const data = parseSubaccount(input);
+    const taken = await this.deps.links.take(key);
+    if (!taken) throw invalidLink();
+    try {
+      const stored = await this.subaccountFor(
+        link.shop,
+        link.incarnation,
+        data,
+        `connect:${link.by}`,
+      );
+      return {
+        shop: link.shop,
+        shopName: stored.name,
+        provider: 'asaas',
+        providerLabel: ASAAS_API.label,
+        expiresAt: link.expiresAt,
+      };
+    } catch (error) {
+      const left = Date.parse(link.expiresAt) - this.deps.clock().getTime();
+      if (left > 0) await this.deps.links.put(key, link, left);
+      throw error;
+    }
+  }
+
+  /** The admin API's `account` body: the shop's subaccount created at once, no link. */
+  async connectAsaasNow(shop: string, input: unknown, by: string): Promise<StoredShop> {
+    if (!this.canConnect('asaas')) {
+      throw new AppError(
+        'CONNECT_NOT_CONFIGURED',
+        `This deployment has no Asaas account to connect shops with: set ${VENDOR_VARIABLES.asaas}.`,
+      );
+    }
+    const entry = await this.deps.store.get(shop);
+    if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
+    return this.subaccountFor(shop, entry.stored.incarnation ?? '', parseSubaccount(input), by);
+  }
+
+  private async subaccountFor(
+    shop: string,
+    incarnation: string,
+    data: SubaccountData,
+    by: string,
+  ): Promise<StoredShop> {
+    const root = this.deps.vendor.asaas;
+    if (!root) throw invalidLink();
+    const walletId = await vendorWallet(root);
+    const created = await createSubaccount(root, data);
+    const webhookToken = newWebhookToken();
+    try {
+      await registerWebhook(root.apiUrl, created.apiKey, {
+        url: `${this.deps.publicUrl}${webhookPath('asaas', shop)}`,
+        authToken: webhookToken,
+        email: data.email,
+      });
+    } catch (error) {
+      // The account exists: keep it. Its checkouts are still read by the reconciler; the
+      // webhook is a hint. Said, so an operator registers it at Asaas.
+      this.deps.log?.error("the Asaas subaccount's webhook could not be registered", {
+        shop,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    const official = officialOrigins(ASAAS_API).includes(new URL(root.apiUrl).origin);
+    const provider = {
+      name: 'asaas',
+      connection: 'subaccount',
+      account: created.account,
+      connectedAt: this.deps.clock().toISOString(),
+      apiKey: created.apiKey,
+      webhookToken,
+      walletId: created.walletId,
+      vendorWalletId: walletId,
+      ...(official
+        ? { environment: root.apiUrl === ASAAS_API.sandbox ? 'sandbox' : 'production' }
+        : { apiUrl: root.apiUrl }),
+    } as ProviderDocument;
+    return this.deps.credentials.connect(shop, incarnation, provider, by);
   }
 }

@@ -8,8 +8,9 @@ import type { LinkPage } from '../../shop-registry/connect-links';
 
 const ABOUT = 'Conexão da conta de pagamento';
 
-/** The link's page: what connecting does, and its one button. */
+/** The link's page: what connecting does, and its one button (Asaas's: a form and its button). */
 export function connectPage(page: LinkPage, token: string): string {
+  if (page.provider === 'asaas') return asaasFormPage(page, token);
   const provider = escapeHtml(page.providerLabel);
   return renderPage(
     `Conectar ${page.providerLabel} — ${page.shopName}`,
@@ -34,7 +35,7 @@ export function connectedPage(page: LinkPage): string {
     `<div class="card">
   ${shopEyebrow({ name: page.shopName }, ABOUT)}
   <h1 class="ok" data-testid="connect-result">Conta conectada</h1>
-  <p class="status">A conta do ${provider} da loja ${escapeHtml(page.shopName)} está conectada. Os próximos pagamentos já são recebidos nela.</p>
+  <p class="status">A conta do ${provider} da loja ${escapeHtml(page.shopName)} está conectada. Os próximos pagamentos já são recebidos nela.</p>${page.provider === 'asaas' ? '\n  <p>O Asaas envia ao e-mail informado o acesso à nova conta: entre nela e envie os documentos que ele pede, para que os valores possam ser transferidos.</p>' : ''}
   <p class="note">Você já pode fechar esta página.</p>
 </div>`,
   );
@@ -72,6 +73,78 @@ export function connectLinkNotFoundPage(): string {
   <p class="eyebrow"><span>${ABOUT}</span></p>
   <h1 class="bad" data-testid="connect-result">Link inválido</h1>
   <p class="status">Este link de conexão não vale mais: já foi usado, expirou ou não existe. Peça um novo link a quem o enviou.</p>
+</div>`,
+  );
+}
+
+/** One field of the Asaas form: its label, its input, and what Asaas or we refused in it. */
+interface FormField {
+  name: string;
+  label: string;
+  type?: string;
+  autocomplete?: string;
+  hint?: string;
+  optional?: boolean;
+}
+
+const ASAAS_FIELDS: readonly FormField[] = [
+  { name: 'name', label: 'Nome ou razão social', autocomplete: 'organization' },
+  { name: 'email', label: 'E-mail', type: 'email', autocomplete: 'email' },
+  { name: 'cpfCnpj', label: 'CPF ou CNPJ', hint: 'Só os números.' },
+  {
+    name: 'birthDate',
+    label: 'Data de nascimento (para CPF)',
+    type: 'date',
+    optional: true,
+  },
+  {
+    name: 'companyType',
+    label: 'Tipo de empresa (para CNPJ): MEI, LIMITED, INDIVIDUAL ou ASSOCIATION',
+    optional: true,
+  },
+  { name: 'mobilePhone', label: 'Celular com DDD', type: 'tel', autocomplete: 'tel' },
+  { name: 'incomeValue', label: 'Faturamento mensal (R$)', type: 'number' },
+  { name: 'postalCode', label: 'CEP', autocomplete: 'postal-code' },
+  { name: 'address', label: 'Endereço', autocomplete: 'address-line1' },
+  { name: 'addressNumber', label: 'Número' },
+  { name: 'complement', label: 'Complemento', optional: true },
+  { name: 'province', label: 'Bairro' },
+];
+
+/**
+ * The Asaas link's page: the owner's data for the shop's new Asaas account, one button. Shown
+ * again with `problems` (field, what is wrong) and what was typed, when Asaas or we refused it.
+ */
+export function asaasFormPage(
+  page: LinkPage,
+  token: string,
+  given: Record<string, unknown> = {},
+  problems: ReadonlyArray<{ field: string; problem: string }> = [],
+): string {
+  const fields = ASAAS_FIELDS.map((field) => {
+    const value = typeof given[field.name] === 'string' ? (given[field.name] as string) : '';
+    const wrong = problems.filter(
+      (p) => p.field === field.name || p.field.startsWith(`${field.name}.`),
+    );
+    return `<label class="field"><span>${escapeHtml(field.label)}</span>
+    <input name="${field.name}" type="${field.type ?? 'text'}"${field.optional ? '' : ' required'}${field.autocomplete ? ` autocomplete="${field.autocomplete}"` : ''} value="${escapeHtml(value)}"${wrong.length > 0 ? ' aria-invalid="true"' : ''}>
+    ${field.hint ? `<small>${escapeHtml(field.hint)}</small>` : ''}${wrong.map((p) => `<small class="bad">${escapeHtml(p.problem)}</small>`).join('')}</label>`;
+  }).join('\n  ');
+  const general = problems.filter(
+    (p) => !ASAAS_FIELDS.some((f) => p.field === f.name || p.field.startsWith(`${f.name}.`)),
+  );
+  return renderPage(
+    `Criar a conta Asaas — ${page.shopName}`,
+    `<div class="card">
+  ${shopEyebrow({ name: page.shopName }, ABOUT)}
+  <h1>Criar a conta da loja no Asaas</h1>
+  <p>Para receber os pagamentos dos pedidos da loja <strong data-testid="connect-shop">${escapeHtml(page.shopName)}</strong>, uma conta Asaas é criada em nome da loja com os dados abaixo. O Asaas envia ao e-mail informado o acesso à conta, onde você envia os documentos que ele pede.</p>
+  ${general.map((p) => `<p class="status bad" role="alert">${escapeHtml(p.problem)}</p>`).join('')}
+  <form method="post" action="/connect/${encodeURIComponent(token)}/asaas" class="form">
+  ${fields}
+    <div class="actions"><button class="pay" type="submit" data-testid="connect-button">Criar conta no Asaas</button></div>
+  </form>
+  <p class="note">Nenhuma senha ou chave é enviada a ninguém. Este link pode ser usado uma vez e vale até ${escapeHtml(brasiliaTime(page.expiresAt))} (horário de Brasília).</p>
 </div>`,
   );
 }

@@ -33,7 +33,11 @@ function parseRotation(body: unknown): z.output<typeof rotationSchema> {
 }
 
 /** `connect`'s body: the provider to connect the shop's account with. */
-const connectSchema = z.strictObject({ provider: z.string().min(1).max(40) });
+const connectSchema = z.strictObject({
+  provider: z.string().min(1).max(40),
+  /** Asaas: the subaccount's data, created at once instead of a link. */
+  account: z.record(z.string(), z.unknown()).optional(),
+});
 
 function parseConnect(body: unknown): z.output<typeof connectSchema> {
   const parsed = connectSchema.safeParse(body ?? {});
@@ -149,9 +153,19 @@ export function adminRoutes(
     .route(`${base}/:shop/connect`)
     .post(...jsonBody, async (req, res) => {
       const shop = shopId(req);
-      const { provider } = parseConnect(req.body);
+      const { provider, account } = parseConnect(req.body);
       if (!links)
         throw new AppError('CONNECT_NOT_CONFIGURED', 'No provider can be connected here.');
+      if (account !== undefined) {
+        if (provider !== 'asaas') {
+          throw new AppError('VALIDATION_FAILED', 'The connect request is not valid.', {
+            details: [{ field: 'account', problem: 'is for provider asaas only' }],
+          });
+        }
+        await links.connectAsaasNow(shop, account, actor);
+        res.status(201).json(await admin.show(shop));
+        return;
+      }
       res.status(201).json(await links.create(shop, provider, actor));
     })
     .all(allowOnly('POST'));

@@ -5,6 +5,7 @@ import { exactRouter } from '../../infra/exact-routes';
 import type { Logger } from '../../infra/logger';
 import { MERCADOPAGO_CALLBACK_PATH, type ConnectLinks } from '../../shop-registry/connect-links';
 import {
+  asaasFormPage,
   connectCancelledPage,
   connectedPage,
   connectFailedPage,
@@ -81,6 +82,7 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
       }
     })
     .all(allowOnly('GET'));
+  asaasForm(router, links, logger);
   router
     .route('/connect/:token/start')
     // The button's form: no field is read, so any body (or none) is taken and dropped.
@@ -95,4 +97,37 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
     })
     .all(allowOnly('POST'));
   return router;
+}
+
+/**
+ * The Asaas link's form: the owner's data, the shop's subaccount created from it. A refusal (ours
+ * or Asaas's) shows the form again, with what was typed and what is wrong.
+ */
+function asaasForm(router: Router, links: ConnectLinks, logger: Logger): void {
+  router
+    .route('/connect/:token/asaas')
+    .post(express.urlencoded({ extended: false, limit: '8kb' }), async (req, res) => {
+      const token = String(req.params.token);
+      const given = (req.body ?? {}) as Record<string, unknown>;
+      try {
+        if (!TOKEN.test(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
+        const page = await links.connectAsaas(token, given);
+        logger.info('shop connected', { shop: page.shop, provider: page.provider });
+        res.type('html').send(connectedPage(page));
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'VALIDATION_FAILED') {
+          // The form again, with what was typed and what is wrong in it.
+          const page = await links.page(token).catch(() => undefined);
+          if (page) {
+            res
+              .status(400)
+              .type('html')
+              .send(asaasFormPage(page, token, given, error.details));
+            return;
+          }
+        }
+        failed(res, error, logger);
+      }
+    })
+    .all(allowOnly('POST'));
 }

@@ -5,34 +5,54 @@ import { baseUrlOf, environmentField, httpUrl } from '../provider-hosts';
 import { ASAAS_API, ASAAS_OFFER } from './asaas-api';
 import { AsaasProvider } from './asaas-provider';
 
+// Asaas's keys begin with $aact_ (production $aact_prod_..., sandbox $aact_hmlg_...).
+const apiKey = z.string().regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)');
+
+// The authToken of the webhook as registered at Asaas, which accepts 32 to 255 characters.
+const webhookToken = z
+  .string()
+  .regex(/^\S{32,255}$/, 'must be 32 to 255 characters without spaces, as Asaas requires');
+
+const apiUrl = httpUrl.optional();
+
 /** Asaas Checkout: its fields, keys and hosts, what it offers, and how its adapter is built. */
 export const asaasProvider = defineProvider({
   name: 'asaas',
   label: ASAAS_API.label,
   credential: { kind: 'api-key' },
+  connection: {
+    kind: 'subaccount',
+    fields: {
+      apiKey: apiKey.describe(
+        "The subaccount's API key, from Asaas's answer to its creation (set by connecting).",
+      ),
+      webhookToken: webhookToken.describe(
+        "The token the connector registered with the subaccount's webhook (set by connecting).",
+      ),
+      walletId: z.string().min(1).describe("The subaccount's wallet (set by connecting)."),
+      vendorWalletId: z
+        .string()
+        .min(1)
+        .describe("The vendor's wallet its fee is split to (set by connecting)."),
+      environment: environmentField(ASAAS_API).describe("The root account's environment."),
+      apiUrl: apiUrl.describe("The root account's API (`ASAAS_API_URL`), when not Asaas's own."),
+    },
+    secrets: ['apiKey', 'webhookToken', 'walletId'],
+    credential: 'api_key',
+  },
   fields: {
-    // Asaas's keys begin with $aact_ (production $aact_prod_..., sandbox $aact_hmlg_...).
-    apiKey: z
-      .string()
-      .regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)')
-      .describe(
-        "API key of the Asaas account (`$aact_...`; the sandbox's and production's differ).",
-      ),
-    // The authToken of the webhook as registered at Asaas, which accepts 32 to 255 characters.
-    webhookToken: z
-      .string()
-      .regex(/^\S{32,255}$/, 'must be 32 to 255 characters without spaces, as Asaas requires')
-      .describe(
-        'The authentication token of the webhook registered at Asaas (32 to 255 characters); Asaas sends it in the `asaas-access-token` header.',
-      ),
+    apiKey: apiKey.describe(
+      "API key of the Asaas account (`$aact_...`; the sandbox's and production's differ).",
+    ),
+    webhookToken: webhookToken.describe(
+      'The authentication token of the webhook registered at Asaas (32 to 255 characters); Asaas sends it in the `asaas-access-token` header.',
+    ),
     environment: environmentField(ASAAS_API).describe(
       '`production` (empty: `https://api.asaas.com/v3`) or `sandbox` (`https://api-sandbox.asaas.com/v3`, with a sandbox key).',
     ),
-    apiUrl: httpUrl
-      .optional()
-      .describe(
-        "The API with its `/v3`: Asaas's own (`https://api.asaas.com/v3`, `https://api-sandbox.asaas.com/v3`) or one whose origin is in `PROVIDER_API_ORIGINS` (a local fake for tests), else refused at start (78); empty for `ASAAS_ENVIRONMENT`'s host.",
-      ),
+    apiUrl: apiUrl.describe(
+      "The API with its `/v3`: Asaas's own (`https://api.asaas.com/v3`, `https://api-sandbox.asaas.com/v3`) or one whose origin is in `PROVIDER_API_ORIGINS` (a local fake for tests), else refused at start (78); empty for `ASAAS_ENVIRONMENT`'s host.",
+    ),
   },
   secrets: ['apiKey', 'webhookToken'],
   variables: {
@@ -44,8 +64,20 @@ export const asaasProvider = defineProvider({
   api: ASAAS_API,
   offer: ASAAS_OFFER,
   settings: (document, common) => {
-    const { name, environment: _e, ...keys } = document;
-    return { name, ...common, asaas: { ...keys, apiUrl: baseUrlOf(ASAAS_API, document) } };
+    const base = baseUrlOf(ASAAS_API, document);
+    const { name, apiKey: key, webhookToken: token } = document;
+    // A subaccount's payments may carry the vendor's fee, split to the vendor's wallet.
+    const vendorWalletId = document.connection === undefined ? undefined : document.vendorWalletId;
+    return {
+      name,
+      ...common,
+      asaas: {
+        apiKey: key,
+        webhookToken: token,
+        apiUrl: base,
+        ...(vendorWalletId ? { vendorWalletId } : {}),
+      },
+    };
   },
   // Asaas takes no idempotency key: the checkouts made are kept, so making one again finds it.
   build: (settings, environment) => ({

@@ -24,6 +24,8 @@ export interface AsaasSettings {
   webhookToken: string;
   /** The API with its `/v3`; https://api.asaas.com/v3 (production) when absent. */
   apiUrl?: string;
+  /** A subaccount's: the vendor's wallet, where its fee is split to. */
+  vendorWalletId?: string;
   /** Where the checkouts made are kept, so that making one again finds it. */
   created: CreatedCheckouts;
   /** How the customer may pay: `billingTypes`, and `INSTALLMENT` when a card may be split. */
@@ -76,13 +78,15 @@ export class AsaasProvider implements PaymentProvider {
     const earlier = await this.settings.created.find(request.checkoutId);
     if (earlier) return earlier;
     const minutes = Math.ceil((request.expiresAt.getTime() - this.clock().getTime()) / 60_000);
+    const charge = chargeOf(this.settings.payment ?? offeredOptions(ASAAS_OFFER));
     const checkout = await this.call(
       'create the checkout',
       {
         method: 'POST',
         url: '/checkouts',
         data: {
-          ...chargeOf(this.settings.payment ?? offeredOptions(ASAAS_OFFER)),
+          ...charge,
+          ...this.splitsOf(request, charge.chargeTypes),
           minutesToExpire: Math.max(1, minutes),
           externalReference: request.checkoutId,
           callback: {
@@ -112,6 +116,38 @@ export class AsaasProvider implements PaymentProvider {
       await this.cancelCheckout({ providerRef: created.providerRef }).catch(() => undefined);
     }
     return kept;
+  }
+
+  /**
+   * The vendor's fee as a split to its wallet ("Checkout com Split de Pagamento"): a fixed value
+   * of a single payment, or, where the customer may pay in installments, the total across them
+   * (`totalFixedValue`, which Asaas shares among the installments).
+   */
+  private splitsOf(
+    request: CheckoutRequest,
+    chargeTypes: string[],
+  ): { splits?: Array<Record<string, unknown>> } {
+    const fee = request.vendorFee?.amountMinor ?? 0;
+    if (fee === 0) return {};
+    const walletId = this.settings.vendorWalletId;
+    if (!walletId) {
+      throw new AppError(
+        'PROVIDER_REJECTED',
+        "Asaas takes the vendor's fee only from a subaccount the vendor's account created.",
+      );
+    }
+    const value = fee / 100;
+    const installments = chargeTypes.includes('INSTALLMENT');
+    return {
+      splits: [
+        {
+          walletId,
+          ...(installments ? { totalFixedValue: value } : { fixedValue: value }),
+          description: "The ERP vendor's fee",
+          externalReference: request.checkoutId,
+        },
+      ],
+    };
   }
 
   /**
@@ -215,7 +251,11 @@ const CLOSING_EVENTS = new Map<string, CheckoutClosed>([
 const BILLING_TYPES: Partial<Record<PaymentMethod, string>> = { pix: 'PIX', card: 'CREDIT_CARD' };
 
 /** A checkout's `billingTypes` and `chargeTypes` (with `installment` when a card may be split). */
-function chargeOf(options: PaymentOptions): Record<string, unknown> {
+function chargeOf(options: PaymentOptions): {
+  billingTypes: string[];
+  chargeTypes: string[];
+  installment?: { maxInstallmentCount: number };
+} {
   const billingTypes = options.methods.flatMap((method) => BILLING_TYPES[method] ?? []);
   const split = options.maxInstallments > 1 && options.methods.includes('card');
   return {

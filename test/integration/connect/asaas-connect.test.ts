@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import { FakeAsaas } from '../../support/fake-asaas';
+import { eventually, startHarness, type Harness } from '../../support/harness';
+
+/*
+ * Connecting a shop to Asaas without pasted keys (CONTRACT "Connecting a shop's provider
+ * account"): the vendor's root account creates the shop's subaccount from the owner's form (or
+ * the admin API's `account` body), registers its webhook with a token of ours, and the shop's
+ * checkouts split the vendor's fee to the vendor's wallet; a payment reaches a finish at the
+ * platform through that webhook. Against a loopback Asaas written from its reference.
+ */
+const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
+
+/** An owner's data as Asaas asks it for a company (a valid CNPJ's check digits). */
+const OWNER = {
+  name: 'Marcenaria Ipê Ltda',
+  email: 'dono@ipe.example',
+  cpfCnpj: '11.222.333/0001-81',
+  companyType: 'LIMITED',
+  mobilePhone: '(11) 98765-4321',
+  incomeValue: '25000',
+  postalCode: '01310-100',
+  address: 'Avenida Paulista',
+  addressNumber: '1000',
+  province: 'Bela Vista',
+};
+
+describe("connecting a shop's Asaas account: a subaccount of the vendor's", () => {
+  let asaas: FakeAsaas;
+  let h: Harness;
+
+  const admin = (path: string, init: RequestInit = {}) =>
+    fetch(`${h.url}/admin/api${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+      },
+    });
+
+  async function addShop(id: string) {
+    const platform = { email: `${id}@x.example`, password: `pw-${id}`, apiKey: `key-${id}` };
+    h.simulator.state.addAccount(platform);
+    const response = await admin('/shops', {
+      method: 'POST',
+      body: JSON.stringify({ id, name: `Loja ${id}`, platform, provider: { name: 'sandbox' } }),
+    });
+    expect(response.status).toBe(201);
+    return {
+      platform,
+      route: ((await response.json()) as { checkout_route: { url: string; token: string } })
+        .checkout_route,
+    };
+  }
+
+  const linkFor = async (shop: string) => {
+    const made = await admin(`/shops/${shop}/connect`, {
+      method: 'POST',
+      body: JSON.stringify({ provider: 'asaas' }),
+    });
+    expect(made.status).toBe(201);
+    return ((await made.json()) as { url: string }).url;
+  };
+
+  const submit = (url: string, form: Record<string, string>) =>
+    fetch(`${url}/asaas`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+
+  beforeAll(async () => {
+    asaas = new FakeAsaas();
+    await asaas.start();
+    h = await startHarness({
+      env: {
+        SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        ADMIN_TOKEN,
+        SHOP_REFRESH_MS: '200',
+        ASAAS_ROOT_API_KEY: asaas.rootApiKey,
+        ASAAS_API_URL: `${asaas.url}/v3`,
+        PROVIDER_API_ORIGINS: asaas.url,
+        VENDOR_FEE_PERCENT: '2',
+        RECONCILE_INTERVAL_MS: '500',
+      },
+      start: { produceBackoffMs: 50 },
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    await asaas?.stop();
+  });
+
+  it("the owner's form creates the subaccount, registers its webhook, and a payment splits the vendor's fee to a finish", async () => {
+    const { platform, route } = await addShop('ipe');
+    const url = await linkFor('ipe');
+    const page = await (await fetch(url)).text();
+    expect(page).toContain('Loja ipe');
+    expect(page).toContain('Asaas');
+    expect(page.match(/<button/g)).toHaveLength(1);
+
+    const done = await submit(url, OWNER);
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Conta conectada');
+
+    const subaccount = [...asaas.subaccounts.values()].find((a) => a.data.email === OWNER.email);
+    if (!subaccount) throw new Error('no subaccount was created');
+    expect(subaccount.data).toMatchObject({ cpfCnpj: '11222333000181', companyType: 'LIMITED' });
+    // Its webhook: our URL for the shop, a token of ours (never shown), the events we read.
+    expect(subaccount.webhooks).toEqual([
+      expect.objectContaining({
+        url: `${h.url}/webhooks/asaas/ipe`,
+        enabled: true,
+        events: expect.arrayContaining(['CHECKOUT_PAID', 'PAYMENT_RECEIVED']),
+      }),
+    ]);
+    const view = (await (await admin('/shops/ipe')).json()) as {
+      provider: Record<string, unknown>;
+    };
+    expect(view.provider).toEqual({
+      name: 'asaas',
+      connection: 'subaccount',
+      account: subaccount.id,
+      connectedAt: expect.any(String),
+      vendorWalletId: asaas.rootWalletId,
+      apiUrl: `${asaas.url}/v3`,
+    });
+    expect(JSON.stringify(view)).not.toContain(subaccount.apiKey);
+    expect(h.log.text()).not.toContain(subaccount.apiKey);
+    // Used once.
+    expect((await fetch(url)).status).toBe(404);
+
+    // A checkout on the subaccount, the fee split to the vendor's wallet.
+    const answer = await fetch(route.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${route.token}` },
+      body: JSON.stringify({ service_id: 1006 }),
+    });
+    expect(answer.status).toBe(202);
+    const call = await eventually(() =>
+      h.simulator
+        .accepted('checkout-url')
+        .find((c) => c.account === platform.email && c.serviceId === 1006),
+    );
+    const checkoutUrl = (call.body as { checkout_url?: string }).checkout_url;
+    const checkout = [...asaas.checkouts.values()].find((c) => c.link === checkoutUrl);
+    if (!checkout) throw new Error('no Asaas checkout');
+    expect(checkout.accountId).toBe(subaccount.id);
+    const valueMinor = Math.round(
+      checkout.items.reduce((sum, i) => sum + i.value * i.quantity, 0) * 100,
+    );
+    const feeMinor = Math.floor((valueMinor * 200 + 5_000) / 10_000);
+    expect(checkout.splits).toEqual([
+      expect.objectContaining({ walletId: asaas.rootWalletId, fixedValue: feeMinor / 100 }),
+    ]);
+
+    // Paid by Pix; Asaas posts to the registered webhook with our token.
+    asaas.pay(checkout, { billingType: 'PIX', status: 'RECEIVED' });
+    const delivered = await asaas.deliver(asaas.event('CHECKOUT_PAID', { checkout }));
+    expect(delivered.map((d) => d.status)).toEqual([200]);
+    await eventually(() =>
+      h.simulator
+        .accepted('finish-checkout')
+        .find((c) => c.account === platform.email && c.serviceId === 1006),
+    );
+  });
+
+  it('shows the form again with what Asaas refused, and the link still works', async () => {
+    await addShop('jatoba');
+    const url = await linkFor('jatoba');
+    const mine = { ...OWNER, email: 'dono@jatoba.example' };
+    const refused = await submit(url, { ...mine, mobilePhone: '12' });
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(html).toContain('aria-invalid="true"');
+    expect(html).toContain('value="dono@jatoba.example"');
+    // An email another Asaas account has: Asaas's own refusal, said on the form.
+    await addShop('angico');
+    const other = await admin('/shops/angico/connect', {
+      method: 'POST',
+      body: JSON.stringify({ provider: 'asaas', account: { ...OWNER, email: 'em-uso@x.example' } }),
+    });
+    expect(other.status).toBe(201);
+    const taken = await submit(url, { ...mine, email: 'em-uso@x.example' });
+    expect(taken.status).toBe(400);
+    expect(await taken.text()).toContain('já está em uso');
+    expect((await fetch(url)).status).toBe(200);
+  });
+
+  it("the admin API's account body creates the subaccount at once", async () => {
+    await addShop('cumaru');
+    const response = await admin('/shops/cumaru/connect', {
+      method: 'POST',
+      body: JSON.stringify({
+        provider: 'asaas',
+        account: {
+          ...OWNER,
+          email: 'dono@cumaru.example',
+          cpfCnpj: '52998224725',
+          birthDate: '1980-05-01',
+          companyType: undefined,
+        },
+      }),
+    });
+    expect(response.status).toBe(201);
+    const shop = (await response.json()) as { provider: { connection?: string; account?: string } };
+    expect(shop.provider.connection).toBe('subaccount');
+    expect(asaas.subaccounts.get(shop.provider.account ?? '')?.data.email).toBe(
+      'dono@cumaru.example',
+    );
+  });
+});
