@@ -3,6 +3,7 @@ import { apiBaseUrl, apiUrlProblem } from '../payments/provider-hosts';
 import { httpUrl } from '../payments/provider-fields';
 import { ASAAS_API } from '../payments/asaas/asaas-api';
 import { MERCADOPAGO_API } from '../payments/mercadopago/mercadopago-api';
+import { STRIPE_API } from '../payments/stripe/stripe-api';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import { feeFixed, feePercent, vendorFeeOf } from '../payments/vendor-fee';
 import { PROVIDERS } from '../payments/providers';
@@ -40,7 +41,7 @@ export const connectShape = {
     .regex(/^\d{4,32}$/, "must be your application's numeric Client ID")
     .optional()
     .describe(
-      `Client ID of your Mercado Pago application: with it, shop owners connect their Mercado Pago accounts by OAuth, through the links \`shops connect\` makes (docs/shops.md "Connecting a shop's provider account").`,
+      `Client ID of your Mercado Pago application: with it, shop owners connect their Mercado Pago accounts by OAuth, through the connect links (docs/shops.md "Connecting a shop's provider account").`,
     ),
   MERCADOPAGO_CLIENT_SECRET: secret(
     z
@@ -60,7 +61,7 @@ export const connectShape = {
       .regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)')
       .optional()
       .describe(
-        `API key of your own Asaas account: with it, \`shops connect --provider asaas\` creates each shop's Asaas subaccount (docs/shops.md "Connecting a shop's provider account"). Its environment is \`ASAAS_ENVIRONMENT\`'s (or \`ASAAS_API_URL\`).`,
+        `API key of your own Asaas account: with it, each shop's connect link creates the shop's Asaas subaccount (docs/shops.md "Connecting a shop's provider account"). Its environment is \`ASAAS_ENVIRONMENT\`'s (or \`ASAAS_API_URL\`).`,
       ),
   ),
   ASAAS_VENDOR_WALLET_ID: z
@@ -69,6 +70,24 @@ export const connectShape = {
     .describe(
       "The Asaas wallet your fee is paid into (`splits`); unset: your root account's own, read when a shop connects.",
     ),
+  STRIPE_CONNECT_SECRET_KEY: secret(
+    z
+      .string()
+      .regex(/^(sk|rk)_(test|live)_\w+$/, 'must be a Stripe secret key (sk_... or rk_...)')
+      .optional()
+      .describe(
+        `Secret key of your Stripe platform account (Connect): with it, each shop's connect link onboards the shop as an Express account, whose payments are direct charges with your fee (docs/shops.md "Connecting a shop's provider account").`,
+      ),
+  ),
+  STRIPE_CONNECT_WEBHOOK_SECRET: secret(
+    z
+      .string()
+      .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
+      .optional()
+      .describe(
+        'Signing secret of your Connect webhook endpoint `PUBLIC_URL/webhooks/stripe-connect` (events of connected accounts); required with `STRIPE_CONNECT_SECRET_KEY`.',
+      ),
+  ),
   VENDOR_FEE_PERCENT: decimal(feePercent)
     .prefault('0')
     .describe(
@@ -89,6 +108,7 @@ type ConnectEnv = z.output<z.ZodObject<typeof connectShape>> & {
   MERCADOPAGO_WEBHOOK_SECRET?: string;
   ASAAS_API_URL?: string;
   ASAAS_ENVIRONMENT?: 'production' | 'sandbox';
+  STRIPE_API_URL?: string;
   PROVIDER_API_ORIGINS?: string[];
 };
 
@@ -142,6 +162,15 @@ export function vendorAccountsFrom(env: ConnectEnv): VendorAccounts {
           },
         }
       : {}),
+    ...(env.STRIPE_CONNECT_SECRET_KEY && env.STRIPE_CONNECT_WEBHOOK_SECRET
+      ? {
+          stripe: {
+            secretKey: env.STRIPE_CONNECT_SECRET_KEY,
+            webhookSecret: env.STRIPE_CONNECT_WEBHOOK_SECRET,
+            apiUrl: (env.STRIPE_API_URL ?? apiBaseUrl(STRIPE_API)).replace(/\/+$/, ''),
+          },
+        }
+      : {}),
     fee: vendorFeeOf({ percent: env.VENDOR_FEE_PERCENT, fixed: env.VENDOR_FEE_FIXED }),
     renewBeforeMs: env.CREDENTIAL_RENEW_BEFORE,
   };
@@ -156,4 +185,5 @@ export const vendorProviderShape = {
   MERCADOPAGO_WEBHOOK_SECRET: secret(optional(PROVIDERS.mercadopago.fields.webhookSecret)),
   ASAAS_API_URL: optional(PROVIDERS.asaas.fields.apiUrl),
   ASAAS_ENVIRONMENT: PROVIDERS.asaas.fields.environment,
+  STRIPE_API_URL: optional(PROVIDERS.stripe.fields.apiUrl),
 };

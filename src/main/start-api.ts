@@ -100,7 +100,20 @@ function apiRouters(
       providerRoutes(directory, defaultNotice),
       connectRoutes(built.links, api.logger),
     ],
-    rawBodyRouters: [webhookRoutes(directory)],
+    rawBodyRouters: [
+      webhookRoutes(directory, {
+        onboarding: built.links.stripe,
+        // The registry's shops, as served: the one connected to the event's account.
+        shopOf: async (account) => {
+          for (const id of built.registry.ids()) {
+            const shop = built.registry.get(id);
+            if (shop?.provider.name === 'stripe' && shop.connection?.account === account)
+              return (await directory.byId(id))?.deps;
+          }
+          return undefined;
+        },
+      }),
+    ],
     adminRouters: [
       ...(adminToken
         ? [

@@ -26,6 +26,14 @@ export interface VendorAccounts {
     /** ASAAS_API_URL, or ASAAS_ENVIRONMENT's host: the root's API, and its subaccounts'. */
     apiUrl: string;
   };
+  stripe?: {
+    /** STRIPE_CONNECT_SECRET_KEY: the vendor's Stripe platform account. */
+    secretKey: string;
+    /** STRIPE_CONNECT_WEBHOOK_SECRET: its Connect webhook endpoint's signing secret. */
+    webhookSecret: string;
+    /** STRIPE_API_URL, or Stripe's own API. */
+    apiUrl: string;
+  };
   /** VENDOR_FEE_PERCENT and VENDOR_FEE_FIXED: the fee unless a shop's document says its own. */
   fee: VendorFee;
   /** CREDENTIAL_RENEW_BEFORE: how long before its expiry a token is renewed (ms). */

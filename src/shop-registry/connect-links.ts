@@ -17,6 +17,7 @@ import {
 } from '../payments/asaas/asaas-connect';
 import { webhookPath } from '../shop/shop-id';
 import type { StoredShop } from './stored-shop';
+import { StripeOnboarding } from './stripe-onboarding';
 import { officialOrigins } from '../payments/provider-hosts';
 import type { ProviderDocument } from '../payments/provider-fields';
 import { PROVIDERS, type ProviderName } from '../payments/providers';
@@ -35,12 +36,13 @@ const STATE_TTL_MS = 30 * 60_000;
 export const MERCADOPAGO_CALLBACK_PATH = '/connect/mercadopago/callback';
 
 /** The providers a link can connect, in the order the CLI lists them. */
-export const CONNECTABLE: readonly ProviderName[] = ['mercadopago', 'asaas'];
+export const CONNECTABLE: readonly ProviderName[] = ['mercadopago', 'asaas', 'stripe'];
 
 /** What each connectable provider needs set in the deployment. */
 const VENDOR_VARIABLES: Record<string, string> = {
   mercadopago: 'MERCADOPAGO_CLIENT_ID, MERCADOPAGO_CLIENT_SECRET and MERCADOPAGO_WEBHOOK_SECRET',
   asaas: 'ASAAS_ROOT_API_KEY',
+  stripe: 'STRIPE_CONNECT_SECRET_KEY and STRIPE_CONNECT_WEBHOOK_SECRET',
 };
 
 export interface ConnectLinksDeps {
@@ -62,7 +64,8 @@ export interface LinkPage {
   expiresAt: string;
 }
 
-function keyOf(token: string): string {
+/** A link's key in Redis: its token's SHA-256, never the token. */
+export function keyOf(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
@@ -84,7 +87,7 @@ function parseSubaccount(input: unknown): SubaccountData {
   });
 }
 
-function invalidLink(): AppError {
+export function invalidLink(): AppError {
   return new AppError(
     'CONNECT_LINK_INVALID',
     'This link is unknown, was used already, or expired: ask for a new one.',
@@ -97,19 +100,29 @@ function invalidLink(): AppError {
  * provider, good for 7 days and for one connection. Redis holds only each token's hash.
  */
 export class ConnectLinks {
-  constructor(private readonly deps: ConnectLinksDeps) {}
+  /** Stripe's onboarding of an Express account, with this class's links. */
+  readonly stripe: StripeOnboarding;
+
+  constructor(private readonly deps: ConnectLinksDeps) {
+    this.stripe = new StripeOnboarding({ ...deps, usable: (key) => this.usable(key) });
+  }
 
   /** Whether this deployment can connect `provider` (its vendor account's variables are set). */
   canConnect(provider: string): provider is ProviderName {
     if (provider === 'mercadopago') return this.deps.vendor.mercadopago !== undefined;
     if (provider === 'asaas') return this.deps.vendor.asaas !== undefined;
+    if (provider === 'stripe') return this.deps.vendor.stripe !== undefined;
     return false;
   }
 
   /** Where the link's button may send the owner's browser: the providers' authorization pages. */
   authorizationOrigins(): string[] {
-    const application = this.deps.vendor.mercadopago;
-    return application ? [new URL(application.authUrl).origin] : [];
+    const { mercadopago, stripe } = this.deps.vendor;
+    return [
+      ...(mercadopago ? [new URL(mercadopago.authUrl).origin] : []),
+      // Stripe's hosted onboarding (connect.stripe.com), or a fake's own host in tests.
+      ...(stripe ? ['https://connect.stripe.com', new URL(stripe.apiUrl).origin] : []),
+    ];
   }
 
   /** A new link for the shop: its URL, once, and when it lapses. */
@@ -174,7 +187,7 @@ export class ConnectLinks {
   }
 
   /** A link still good: not lapsed, its shop still the one it was made for. */
-  private async usable(key: string): Promise<ConnectLink> {
+  async usable(key: string): Promise<ConnectLink> {
     const link = await this.deps.links.get(key);
     if (!link || Date.parse(link.expiresAt) <= this.deps.clock().getTime()) throw invalidLink();
     const entry = await this.deps.store.get(link.shop);
@@ -194,6 +207,7 @@ export class ConnectLinks {
   async start(token: string): Promise<string> {
     const key = keyOf(token);
     const link = await this.usable(key);
+    if (link.provider === 'stripe') return this.stripe.start(key, link);
     const application = this.deps.vendor.mercadopago;
     if (link.provider !== 'mercadopago') throw invalidLink();
     if (!application) throw invalidLink();

@@ -90,6 +90,8 @@ export interface ConnectState {
   link: string;
   /** The PKCE verifier (OAuth), or the provider account made for the shop (Stripe). */
   secret: string;
+  /** The shop the link is for (Stripe: its return may come after the event connected it). */
+  shop?: string;
 }
 
 /**
@@ -102,6 +104,7 @@ export interface ConnectLinkStore {
   /** Reads and deletes at once: a link is used once. */
   take(key: string): Promise<ConnectLink | undefined>;
   putState(state: string, value: ConnectState, ttlMs: number): Promise<void>;
+  getState(state: string): Promise<ConnectState | undefined>;
   takeState(state: string): Promise<ConnectState | undefined>;
 }
 

@@ -55,6 +55,10 @@ export class RedisConnectStore implements ConnectLinkStore, RenewLock {
     await this.redis.set(this.keys.state(state), JSON.stringify(value), 'PX', ttlMs);
   }
 
+  async getState(state: string): Promise<ConnectState | undefined> {
+    return parsed(await this.redis.get(this.keys.state(state)));
+  }
+
   async takeState(state: string): Promise<ConnectState | undefined> {
     return parsed((await runScript(this.redis, TAKE, 1, this.keys.state(state))) as string | null);
   }

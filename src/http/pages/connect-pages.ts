@@ -8,17 +8,35 @@ import type { LinkPage } from '../../shop-registry/connect-links';
 
 const ABOUT = 'Conexão da conta de pagamento';
 
+/** What each provider's link says the owner does there (pt-BR, with its article). */
+const WHAT_HAPPENS: Record<string, { title: string; steps: string }> = {
+  mercadopago: {
+    title: 'Conectar a conta do Mercado Pago',
+    steps:
+      'Você entra no Mercado Pago com o seu login e autoriza o acesso. Nenhuma senha ou chave é enviada a ninguém, e você pode revogar o acesso no Mercado Pago quando quiser.',
+  },
+  stripe: {
+    title: 'Conectar a conta Stripe',
+    steps:
+      'Você preenche na Stripe o cadastro da loja (dados da empresa e a conta bancária que recebe os valores). Nenhuma senha ou chave é enviada a ninguém.',
+  },
+};
+
 /** The link's page: what connecting does, and its one button (Asaas's: a form and its button). */
 export function connectPage(page: LinkPage, token: string): string {
   if (page.provider === 'asaas') return asaasFormPage(page, token);
   const provider = escapeHtml(page.providerLabel);
+  const what = WHAT_HAPPENS[page.provider] ?? {
+    title: `Conectar a conta ${page.providerLabel}`,
+    steps: 'Nenhuma senha ou chave é enviada a ninguém.',
+  };
   return renderPage(
     `Conectar ${page.providerLabel} — ${page.shopName}`,
     `<div class="card">
   ${shopEyebrow({ name: page.shopName }, ABOUT)}
-  <h1>Conectar a conta do ${provider}</h1>
-  <p>Para receber os pagamentos dos pedidos da loja <strong data-testid="connect-shop">${escapeHtml(page.shopName)}</strong>, conecte a conta do ${provider} da loja.</p>
-  <p>Você entra no ${provider} com o seu login e autoriza o acesso. Nenhuma senha ou chave é enviada a ninguém, e você pode revogar o acesso no ${provider} quando quiser.</p>
+  <h1>${escapeHtml(what.title)}</h1>
+  <p>Para receber os pagamentos dos pedidos da loja <strong data-testid="connect-shop">${escapeHtml(page.shopName)}</strong>, conecte a conta ${provider} da loja.</p>
+  <p>${escapeHtml(what.steps)}</p>
   <form method="post" action="/connect/${encodeURIComponent(token)}/start">
     <div class="actions"><button class="pay" type="submit" data-testid="connect-button">Conectar com ${provider}</button></div>
   </form>
@@ -35,7 +53,7 @@ export function connectedPage(page: LinkPage): string {
     `<div class="card">
   ${shopEyebrow({ name: page.shopName }, ABOUT)}
   <h1 class="ok" data-testid="connect-result">Conta conectada</h1>
-  <p class="status">A conta do ${provider} da loja ${escapeHtml(page.shopName)} está conectada. Os próximos pagamentos já são recebidos nela.</p>${page.provider === 'asaas' ? '\n  <p>O Asaas envia ao e-mail informado o acesso à nova conta: entre nela e envie os documentos que ele pede, para que os valores possam ser transferidos.</p>' : ''}
+  <p class="status">A conta ${provider} da loja ${escapeHtml(page.shopName)} está conectada. Os próximos pagamentos já são recebidos nela.</p>${page.provider === 'asaas' ? '\n  <p>O Asaas envia ao e-mail informado o acesso à nova conta: entre nela e envie os documentos que ele pede, para que os valores possam ser transferidos.</p>' : ''}
   <p class="note">Você já pode fechar esta página.</p>
 </div>`,
   );
@@ -145,6 +163,20 @@ export function asaasFormPage(
     <div class="actions"><button class="pay" type="submit" data-testid="connect-button">Criar conta no Asaas</button></div>
   </form>
   <p class="note">Nenhuma senha ou chave é enviada a ninguém. Este link pode ser usado uma vez e vale até ${escapeHtml(brasiliaTime(page.expiresAt))} (horário de Brasília).</p>
+</div>`,
+  );
+}
+
+/** Back from Stripe before it enabled charges: the connection completes by itself later. */
+export function connectPendingPage(shopName: string, continueUrl: string): string {
+  return renderPage(
+    'Quase lá',
+    `<div class="card">
+  ${shopEyebrow({ name: shopName }, ABOUT)}
+  <h1 data-testid="connect-result">Quase lá</h1>
+  <p class="status">A Stripe ainda não liberou a conta da loja ${escapeHtml(shopName)} para receber pagamentos: faltam dados ou a verificação está em andamento.</p>
+  <p>A conexão é concluída sozinha assim que a Stripe liberar a conta. Se ainda faltam dados, continue o cadastro:</p>
+  <div class="actions"><a class="back" data-testid="connect-continue" href="${escapeHtml(continueUrl)}">Continuar o cadastro na Stripe</a></div>
 </div>`,
   );
 }

@@ -4,9 +4,11 @@ import { allowOnly } from '../../infra/allow-only';
 import { exactRouter } from '../../infra/exact-routes';
 import type { Logger } from '../../infra/logger';
 import { MERCADOPAGO_CALLBACK_PATH, type ConnectLinks } from '../../shop-registry/connect-links';
+import { STRIPE_REFRESH_PATH, STRIPE_RETURN_PATH } from '../../shop-registry/stripe-onboarding';
 import {
   asaasFormPage,
   connectCancelledPage,
+  connectPendingPage,
   connectedPage,
   connectFailedPage,
   connectLinkNotFoundPage,
@@ -83,6 +85,7 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
     })
     .all(allowOnly('GET'));
   asaasForm(router, links, logger);
+  stripeReturn(router, links, logger);
   router
     .route('/connect/:token/start')
     // The button's form: no field is read, so any body (or none) is taken and dropped.
@@ -130,4 +133,42 @@ function asaasForm(router: Router, links: ConnectLinks, logger: Logger): void {
       }
     })
     .all(allowOnly('POST'));
+}
+
+/** The owner back from Stripe's onboarding, and an onboarding link that lapsed. */
+function stripeReturn(router: Router, links: ConnectLinks, logger: Logger): void {
+  router
+    .route(STRIPE_RETURN_PATH)
+    .get(async (req, res) => {
+      try {
+        const back = await links.stripe.returned(query(req.query.state));
+        if (back.outcome === 'pending') {
+          res.type('html').send(connectPendingPage(back.shopName, back.continueUrl));
+          return;
+        }
+        logger.info('shop connected', { shop: back.shop, provider: 'stripe' });
+        res.type('html').send(
+          connectedPage({
+            shop: back.shop,
+            shopName: back.shopName,
+            provider: 'stripe',
+            providerLabel: 'Stripe',
+            expiresAt: new Date().toISOString(),
+          }),
+        );
+      } catch (error) {
+        failed(res, error, logger);
+      }
+    })
+    .all(allowOnly('GET'));
+  router
+    .route(STRIPE_REFRESH_PATH)
+    .get(async (req, res) => {
+      try {
+        res.redirect(303, await links.stripe.refresh(query(req.query.state)));
+      } catch (error) {
+        failed(res, error, logger);
+      }
+    })
+    .all(allowOnly('GET'));
 }

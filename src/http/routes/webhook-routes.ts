@@ -1,11 +1,74 @@
 import express, { Router } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
-import { handleProviderWebhook } from '../../checkout/handle-provider-webhook';
+import { handleProviderWebhook, type WebhookResult } from '../../checkout/handle-provider-webhook';
+import type { StripeOnboarding } from '../../shop-registry/stripe-onboarding';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { isShopId, shopOrEnv } from '../../shop/shop-id';
+
+/** What the Connect endpoint needs: the events verified, onboarding, and each account's shop. */
+export interface StripeConnectEvents {
+  onboarding: Pick<StripeOnboarding, 'verify' | 'accountUpdated'>;
+  /** The collaborators of the shop connected to `account`, if one is. */
+  shopOf(account: string): Promise<CheckoutDeps | undefined>;
+}
+
+/**
+ * `POST /webhooks/stripe-connect`: the vendor's Connect endpoint, whose events carry the connected
+ * account they are of. `account.updated` may complete an onboarding; any other event goes to the
+ * shop connected to that account, whose provider (acting as that account) verifies it again and
+ * reads the truth as it: an event never settles another shop's checkout.
+ */
+function stripeConnectRoute(router: Router, connect: StripeConnectEvents): void {
+  router
+    .route('/webhooks/stripe-connect')
+    .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
+      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const signature = req.headers['stripe-signature'];
+      const event = connect.onboarding.verify(
+        rawBody,
+        Array.isArray(signature) ? (signature[0] ?? '') : (signature ?? ''),
+      );
+      if (event.type === 'account.updated' && event.account) {
+        const shop = await connect.onboarding.accountUpdated(
+          event.account,
+          event.chargesEnabled === true,
+        );
+        res.json({ received: true, ...(shop ? { connected: shop } : {}) });
+        return;
+      }
+      const deps = event.account ? await connect.shopOf(event.account) : undefined;
+      if (!deps) {
+        res.json({ received: true, ignored: 'no shop is connected to that account' });
+        return;
+      }
+      const result = await handleProviderWebhook(deps, {
+        headers: req.headers,
+        query: req.query as Record<string, unknown>,
+        rawBody,
+      });
+      res.json({ received: true, ...resultFields(result) });
+    })
+    .all(allowOnly('POST'));
+}
+
+/** A handled webhook as the answer says it. */
+function resultFields(result: WebhookResult): Record<string, unknown> {
+  return {
+    ...(result.kind === 'ignored' ? { ignored: result.reason } : {}),
+    ...(result.kind === 'unknown_payment' ? { ignored: 'unknown payment' } : {}),
+    ...(result.kind === 'duplicate' ? { duplicate: true } : {}),
+    ...(result.kind === 'synced'
+      ? {
+          checkout_id: result.checkoutId,
+          state: result.state,
+          ...(result.incident ? { incident: result.incident } : {}),
+        }
+      : {}),
+  };
+}
 
 /** Providers' events are larger than the connector's other bodies (some run to tens of kB). */
 export const WEBHOOK_BODY_LIMIT = '256kb';
@@ -14,8 +77,12 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
  * Provider webhooks. The raw body is kept for the signature check; the use case does the rest.
  * Duplicates and events for unknown payments get 2xx, so the provider does not retry them forever.
  */
-export function webhookRoutes(shops: Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'byId'>): Router {
+export function webhookRoutes(
+  shops: Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'byId'>,
+  connect?: StripeConnectEvents,
+): Router {
   const router = exactRouter();
+  if (connect) stripeConnectRoute(router, connect);
   // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's. The
   // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
   router
@@ -40,19 +107,7 @@ export function webhookRoutes(shops: Pick<ShopDirectory<{ deps: CheckoutDeps }>,
         query: req.query as Record<string, unknown>,
         rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
       });
-      res.json({
-        received: true,
-        ...(result.kind === 'ignored' ? { ignored: result.reason } : {}),
-        ...(result.kind === 'unknown_payment' ? { ignored: 'unknown payment' } : {}),
-        ...(result.kind === 'duplicate' ? { duplicate: true } : {}),
-        ...(result.kind === 'synced'
-          ? {
-              checkout_id: result.checkoutId,
-              state: result.state,
-              ...(result.incident ? { incident: result.incident } : {}),
-            }
-          : {}),
-      });
+      res.json({ received: true, ...resultFields(result) });
     })
     .all(allowOnly('POST'));
   return router;

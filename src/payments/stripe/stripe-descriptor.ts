@@ -9,6 +9,17 @@ export const stripeProvider = defineProvider({
   name: 'stripe',
   label: STRIPE_API.label,
   credential: { kind: 'api-key' },
+  connection: {
+    kind: 'connect',
+    fields: {
+      apiUrl: httpUrl
+        .optional()
+        .describe("The platform account's API (`STRIPE_API_URL`), when not Stripe's own."),
+    },
+    // The vendor's platform key acts for the account (`Stripe-Account`): the shop stores none.
+    secrets: [],
+    credential: 'stripe_connect',
+  },
   fields: {
     secretKey: z
       .string()
@@ -52,9 +63,31 @@ export const stripeProvider = defineProvider({
   api: STRIPE_API,
   offer: STRIPE_OFFER,
   settings: (document, common) => {
-    const { name, paymentMethods, environment: _e, ...keys } = document;
     const apiUrl = baseUrlOf(STRIPE_API, document);
-    const stripe = { ...keys, apiUrl, paymentMethods: paymentMethods?.split(',') };
+    if (document.connection !== undefined) {
+      // A connected account: the vendor's platform key and Connect endpoint, as the account.
+      const platform = common.vendor.stripe;
+      if (!platform) {
+        throw new Error(
+          'a shop connected to Stripe needs STRIPE_CONNECT_SECRET_KEY and STRIPE_CONNECT_WEBHOOK_SECRET in this deployment',
+        );
+      }
+      const stripe = {
+        secretKey: platform.secretKey,
+        webhookSecret: platform.webhookSecret,
+        apiUrl,
+        paymentMethods: undefined,
+        stripeAccount: document.account,
+      };
+      return { name: document.name, ...common, stripe };
+    }
+    const { name, paymentMethods, environment: _e, connection: _c, ...keys } = document;
+    const stripe = {
+      ...keys,
+      apiUrl,
+      paymentMethods: paymentMethods?.split(','),
+      stripeAccount: undefined,
+    };
     return { name, ...common, stripe };
   },
   build: (settings) => ({

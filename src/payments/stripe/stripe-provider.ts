@@ -24,6 +24,11 @@ export interface StripeSettings {
   paymentMethods?: string[];
   /** How the customer may pay: its methods become Stripe's types (card, pix, boleto). */
   payment?: PaymentOptions;
+  /**
+   * A connected account of the vendor's platform (Stripe Connect, `acct_...`): every call is made
+   * as it (`Stripe-Account`), its payments direct charges that may carry the vendor's fee.
+   */
+  stripeAccount?: string;
   timeoutMs?: number;
   clock?: () => Date;
 }
@@ -48,7 +53,7 @@ const MIN_OPEN_S = 30 * 60 + 60;
 const MAX_OPEN_S = 24 * 3600 - 60;
 
 /** The SDK's host, port and protocol for another API URL (the SDK has no base-URL option). */
-function hostOptions(apiUrl: string | undefined): Partial<Stripe.StripeConfig> {
+export function hostOptions(apiUrl: string | undefined): Partial<Stripe.StripeConfig> {
   if (!apiUrl) return {};
   const url = new URL(apiUrl);
   return {
@@ -63,7 +68,7 @@ function hostOptions(apiUrl: string | undefined): Partial<Stripe.StripeConfig> {
  * The message says whether Stripe answered and with what status, never what the answer said
  * nor how the connection failed (the host may not be Stripe's): that is the logged `cause`.
  */
-function asAppError(error: unknown, action: string): AppError {
+export function asAppError(error: unknown, action: string): AppError {
   const stripeError = error instanceof Stripe.errors.StripeError ? error : undefined;
   const status = stripeError?.statusCode;
   const transient =
@@ -133,7 +138,7 @@ export class StripeProvider implements PaymentProvider {
           ],
           client_reference_id: request.checkoutId,
           metadata,
-          payment_intent_data: { metadata },
+          payment_intent_data: { metadata, ...this.applicationFee(request) },
           success_url: request.returnUrl,
           cancel_url: request.cancelUrl,
           expires_at: expiresAt,
@@ -145,13 +150,31 @@ export class StripeProvider implements PaymentProvider {
               }
             : {}),
         },
-        { idempotencyKey: `checkout:${request.checkoutId}` },
+        { idempotencyKey: `checkout:${request.checkoutId}`, ...this.as },
       );
     } catch (error) {
       throw asAppError(error, 'create the Checkout Session');
     }
     if (!session.url) throw new AppError('PROVIDER_REJECTED', 'Stripe returned no session URL.');
     return { providerRef: session.id, url: session.url };
+  }
+
+  /** The request options of a connected account's calls (`Stripe-Account`), else none. */
+  private get as(): Stripe.RequestOptions {
+    return this.settings.stripeAccount ? { stripeAccount: this.settings.stripeAccount } : {};
+  }
+
+  /** The vendor's fee on a connected account's direct charge (`application_fee_amount`). */
+  private applicationFee(request: CheckoutRequest): { application_fee_amount?: number } {
+    const fee = request.vendorFee?.amountMinor ?? 0;
+    if (fee === 0) return {};
+    if (!this.settings.stripeAccount) {
+      throw new AppError(
+        'PROVIDER_REJECTED',
+        "Stripe takes the vendor's fee only on a connected account's direct charge.",
+      );
+    }
+    return { application_fee_amount: fee };
   }
 
   /** The types a session allows: Stripe's own list when given, else the shop's methods. */
@@ -165,9 +188,11 @@ export class StripeProvider implements PaymentProvider {
     let session: Stripe.Checkout.Session;
     try {
       // The intent, its charge and its payment method in the one read (`methodOfIntent`).
-      session = await this.stripe.checkout.sessions.retrieve(ref.providerRef, {
-        expand: ['payment_intent.latest_charge', 'payment_intent.payment_method'],
-      });
+      session = await this.stripe.checkout.sessions.retrieve(
+        ref.providerRef,
+        { expand: ['payment_intent.latest_charge', 'payment_intent.payment_method'] },
+        this.as,
+      );
     } catch (error) {
       throw asAppError(error, 'read the Checkout Session');
     }
@@ -202,7 +227,7 @@ export class StripeProvider implements PaymentProvider {
     if (typeof intentId !== 'string') return { ignore: `${event.type} without a payment intent` };
     let intent: Stripe.PaymentIntent;
     try {
-      intent = await this.stripe.paymentIntents.retrieve(intentId);
+      intent = await this.stripe.paymentIntents.retrieve(intentId, {}, this.as);
     } catch (error) {
       throw asAppError(error, 'read the PaymentIntent');
     }
@@ -214,7 +239,7 @@ export class StripeProvider implements PaymentProvider {
   /** GET /v1/balance: any secret or restricted key with read access may read it. */
   async verifyCredentials(): Promise<void> {
     try {
-      await this.stripe.balance.retrieve();
+      await this.stripe.balance.retrieve({}, this.as);
     } catch (error) {
       throw asAppError(error, 'read the balance');
     }
@@ -222,8 +247,9 @@ export class StripeProvider implements PaymentProvider {
 
   async cancelCheckout(ref: { providerRef: string }): Promise<void> {
     try {
-      const session = await this.stripe.checkout.sessions.retrieve(ref.providerRef);
-      if (session.status === 'open') await this.stripe.checkout.sessions.expire(ref.providerRef);
+      const session = await this.stripe.checkout.sessions.retrieve(ref.providerRef, {}, this.as);
+      if (session.status === 'open')
+        await this.stripe.checkout.sessions.expire(ref.providerRef, {}, this.as);
     } catch (error) {
       throw asAppError(error, 'expire the Checkout Session');
     }

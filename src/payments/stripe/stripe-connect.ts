@@ -1,0 +1,95 @@
+import Stripe from 'stripe';
+import type { VendorAccounts } from '../vendor-accounts';
+import { asAppError, hostOptions } from './stripe-provider';
+
+/**
+ * Stripe Connect with Express accounts (docs.stripe.com "Express accounts", "Account Links"): the
+ * vendor's platform account creates the shop's account (`POST /v1/accounts`), sends the owner to
+ * Stripe's hosted onboarding (`POST /v1/account_links`, single use, short lived), and the account
+ * takes payments once Stripe says `charges_enabled`.
+ */
+
+type Platform = NonNullable<VendorAccounts['stripe']>;
+
+function platformClient(platform: Platform): Stripe {
+  return new Stripe(platform.secretKey, {
+    maxNetworkRetries: 0,
+    timeout: 20_000,
+    telemetry: false,
+    ...hostOptions(platform.apiUrl),
+  });
+}
+
+/** A new Express account in Brazil for the shop, able to take card payments. */
+export async function createExpressAccount(
+  platform: Platform,
+  shop: { id: string; name: string },
+  /** The same key makes the same account: one per link, however often its button is pressed. */
+  idempotencyKey: string,
+): Promise<string> {
+  try {
+    const account = await platformClient(platform).accounts.create(
+      {
+        type: 'express',
+        country: 'BR',
+        capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+        business_profile: { name: shop.name },
+        metadata: { shop: shop.id },
+      },
+      { idempotencyKey },
+    );
+    return account.id;
+  } catch (error) {
+    throw asAppError(error, 'create the connected account');
+  }
+}
+
+/** Where the owner onboards: a single-use link to Stripe's hosted onboarding. */
+export async function onboardingLink(
+  platform: Platform,
+  request: { account: string; returnUrl: string; refreshUrl: string },
+): Promise<string> {
+  try {
+    const link = await platformClient(platform).accountLinks.create({
+      account: request.account,
+      type: 'account_onboarding',
+      return_url: request.returnUrl,
+      refresh_url: request.refreshUrl,
+    });
+    return link.url;
+  } catch (error) {
+    throw asAppError(error, 'create the onboarding link');
+  }
+}
+
+/** Whether the account may take charges yet. */
+export async function chargesEnabled(platform: Platform, account: string): Promise<boolean> {
+  try {
+    return (await platformClient(platform).accounts.retrieve(account)).charges_enabled === true;
+  } catch (error) {
+    throw asAppError(error, 'read the connected account');
+  }
+}
+
+/**
+ * A Connect event, verified with the Connect endpoint's secret: its type, the connected account
+ * it is of, and whether (for `account.updated`) that account may take charges now. Throws the
+ * SDK's signature error.
+ */
+export function connectEvent(
+  platform: Platform,
+  rawBody: Buffer,
+  signature: string,
+): { type: string; account: string | undefined; chargesEnabled: boolean | undefined } {
+  const event = platformClient(platform).webhooks.constructEvent(
+    rawBody,
+    signature,
+    platform.webhookSecret,
+  );
+  const object = event.data.object as { charges_enabled?: unknown };
+  return {
+    type: event.type,
+    account: event.account,
+    chargesEnabled: event.type === 'account.updated' ? object.charges_enabled === true : undefined,
+  };
+}
