@@ -175,12 +175,15 @@ async function registryShop(
       ),
     ];
   }
+  const connected = connectionFindings(view);
+  if (connected.some((finding) => finding.mark === 'FAIL')) return connected;
   const state = view.enabled ? '' : 'disabled; ';
   if (!platformKnown) return [ok(subject, `${state}its secrets open with SHOP_SECRET_KEYS`)];
   try {
     const { problems } = await admin.verify(view.id);
     if (problems.length === 0) {
       return [
+        ...connected,
         ok(
           subject,
           `${state}its secrets open with SHOP_SECRET_KEYS; the platform and ${view.provider.name} accept its credentials`,
@@ -199,6 +202,33 @@ async function registryShop(
   } catch (error) {
     return [notChecked(subject, error)];
   }
+}
+
+/** How long ahead an expiring credential is said (the alert's: 14 days). */
+const EXPIRY_WARNING_MS = 14 * 86_400_000;
+
+/**
+ * A connected shop's connection: one that must be connected again, and a credential that
+ * expires soon (a token the connector renews should be renewed 30 days ahead).
+ */
+function connectionFindings(view: ShopView): Finding[] {
+  const subject = `shop ${view.id}`;
+  const link = `send the owner a new link: \`connector shops connect ${view.id} --provider ${view.provider.name}\``;
+  if (view.needs_reconnect) {
+    return [
+      fail(
+        subject,
+        `must connect again since ${view.needs_reconnect.since} (${view.needs_reconnect.reason}): its route answers 503 SHOP_NEEDS_RECONNECT`,
+        link,
+      ),
+    ];
+  }
+  const expiresAt = Date.parse(view.provider.expiresAt ?? '');
+  if (Number.isFinite(expiresAt) && expiresAt - Date.now() < EXPIRY_WARNING_MS) {
+    const days = Math.max(0, Math.floor((expiresAt - Date.now()) / 86_400_000));
+    return [warn(subject, `its ${view.provider.name} credential expires in ${days} day(s)`, link)];
+  }
+  return [];
 }
 
 /** A shop whose check could not be made: the platform or the provider did not answer. */

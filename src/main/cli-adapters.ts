@@ -43,6 +43,7 @@ export const cliAdapters: CliAdapters = {
     const redis = await connectCliRedis(config.redis);
     const logger = cliLogger(config, 'shops');
     const credentials = platformCredentialCheck({
+      vendor: config.vendor,
       platform: config.platform,
       redis,
       prefix: config.redis.prefix,

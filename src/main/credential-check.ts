@@ -1,6 +1,7 @@
 import type { RedisCommands } from '../infra/redis';
 import type { PlatformHostConfig } from '../config';
-import { AppError } from '../errors';
+import { AppError, errorMessage } from '../errors';
+import type { VendorAccounts } from '../payments/vendor-accounts';
 import type { Logger } from '../infra/logger';
 import { isConnected } from '../payments/define-provider';
 import { providerSettingsOf } from '../payments/provider-fields';
@@ -21,6 +22,8 @@ export function platformCredentialCheck(runtime: {
   prefix: string;
   publicUrl: string;
   logger: Logger;
+  /** The vendor's accounts, which a connected shop's provider is built with. */
+  vendor?: VendorAccounts;
 }): CredentialCheck {
   return {
     async check(document) {
@@ -39,27 +42,32 @@ export function platformCredentialCheck(runtime: {
           problem: `the platform refused the account ${document.platform.email} (HTTP ${error.upstreamStatus ?? '?'})`,
         });
       }
-      // A connected account's credential came from the provider itself, and its renewal is
-      // what checks it: only pasted keys are tried here.
-      if (isConnected(document.provider)) return problems;
-      const { provider } = buildProviderModule(
-        providerSettingsOf(document.provider, true, document.payment),
-        {
-          redis: runtime.redis,
-          prefix: runtime.prefix,
-          shop: document.id,
-          // Only the credentials are tried: nothing is kept under the shop's keys.
-          scope: document.id,
-          publicUrl: runtime.publicUrl,
-        },
-      );
+      // A connected account is tried with the vendor's accounts it is served with.
+      let settings;
+      try {
+        settings = providerSettingsOf(document.provider, true, document.payment, runtime.vendor);
+      } catch (error) {
+        if (!isConnected(document.provider)) throw error;
+        problems.push({ field: 'provider', problem: errorMessage(error) });
+        return problems;
+      }
+      const { provider } = buildProviderModule(settings, {
+        redis: runtime.redis,
+        prefix: runtime.prefix,
+        shop: document.id,
+        // Only the credentials are tried: nothing is kept under the shop's keys.
+        scope: document.id,
+        publicUrl: runtime.publicUrl,
+      });
       try {
         await provider.verifyCredentials?.();
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'PROVIDER_REJECTED') throw error;
         problems.push({
           field: 'provider',
-          problem: `${document.provider.name} refused the keys (HTTP ${error.upstreamStatus ?? '?'})`,
+          problem: isConnected(document.provider)
+            ? `${document.provider.name} refused the connected account's credential (HTTP ${error.upstreamStatus ?? '?'}): connect it again with a new link`
+            : `${document.provider.name} refused the keys (HTTP ${error.upstreamStatus ?? '?'})`,
         });
       }
       return problems;

@@ -201,6 +201,7 @@ export async function createDependencies(
     store,
     keyring,
     credentials: platformCredentialCheck({
+      vendor: config.vendor,
       platform: config.platform,
       redis,
       prefix,

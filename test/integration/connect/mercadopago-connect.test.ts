@@ -244,6 +244,10 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     expect(status.code).toBe(0);
     const [story] = JSON.parse(status.stdout) as Array<{ vendor_fee?: unknown }>;
     expect(story?.vendor_fee).toEqual({ amount_minor: feeMinor, currency: 'BRL' });
+    // `shops verify` tries the connected account's token at Mercado Pago.
+    const verified = await runCliCaptured(['shops', 'verify', 'cedro'], cliEnv());
+    expect(verified).toMatchObject({ code: 0 });
+    expect(verified.stdout).toContain('accept its credentials');
     const table = await runCliCaptured(['checkout', 'status', '1003', '--shop', 'cedro'], cliEnv());
     expect(table.stdout).toMatch(/\(vendor fee R\$\s?\d+,\d{2}\)/);
   });
@@ -313,6 +317,11 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     };
     expect(list.shops.find((shop) => shop.id === 'esteio')?.needs_reconnect).toBeDefined();
 
+    const doctor = await runCliCaptured(['doctor'], cliEnv());
+    expect(doctor.stdout).toMatch(
+      /FAIL\s+shop esteio\s+must connect again since .*SHOP_NEEDS_RECONNECT/,
+    );
+    expect(doctor.stdout).toContain('connector shops connect esteio --provider mercadopago');
     const listed = await runCliCaptured(['shops', 'list'], cliEnv());
     expect(listed.stdout).toMatch(/esteio\s+needs reconnect/);
     expect(listed.stdout).toContain('connector shops connect esteio --provider mercadopago');
