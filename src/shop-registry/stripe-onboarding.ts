@@ -68,13 +68,25 @@ export class StripeOnboarding {
     const platform = this.platform();
     const entry = await this.deps.store.get(link.shop);
     if (!entry) throw invalid();
-    const account = await stripeConnect().createExpressAccount(
-      platform,
-      { id: link.shop, name: entry.stored.name },
-      `connect-account:${key}`,
-    );
-    const state = randomBytes(24).toString('base64url');
     const ttl = this.leftOf(link);
+    // One account per link, however often and late its button is pressed: the account made first
+    // is kept beside the link (Stripe's idempotency keys last 24 hours, a link 7 days).
+    const made = await this.deps.links.getState(`link-account:${key}`);
+    const account =
+      made?.secret ??
+      (await stripeConnect().createExpressAccount(
+        platform,
+        { id: link.shop, name: entry.stored.name },
+        `connect-account:${key}`,
+      ));
+    if (!made) {
+      await this.deps.links.putState(
+        `link-account:${key}`,
+        { link: key, secret: account, shop: link.shop },
+        ttl,
+      );
+    }
+    const state = randomBytes(24).toString('base64url');
     // The owner's return names the state; Stripe's event names the account: both lead here.
     const pending = { link: key, secret: account, shop: link.shop };
     await this.deps.links.putState(state, pending, ttl);

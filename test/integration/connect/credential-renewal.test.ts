@@ -232,6 +232,27 @@ describe("a connected shop's credential over its life", () => {
     expect(refreshes()).toBe(refreshedBefore + 2);
   });
 
+  it('a link lapses after 7 days: its page and its button are refused, as a used one', async () => {
+    const prefix = `t${randomBytes(4).toString('hex')}`;
+    const one = process(prefix);
+    await one.admin.add(
+      {
+        id: 'lapsing',
+        name: 'Loja lapsing',
+        platform: { email: 'lapsing@x.example', password: 'pw', apiKey: 'key' },
+        provider: { name: 'sandbox' },
+      },
+      'test',
+    );
+    const link = await one.links.create('lapsing', 'mercadopago', 'test');
+    const token = link.url.split('/').at(-1) ?? '';
+    now += 7 * DAY - 60_000;
+    await expect(one.links.page(token)).resolves.toMatchObject({ shop: 'lapsing' });
+    now += 120_000;
+    await expect(one.links.page(token)).rejects.toMatchObject({ code: 'CONNECT_LINK_INVALID' });
+    await expect(one.links.start(token)).rejects.toMatchObject({ code: 'CONNECT_LINK_INVALID' });
+  });
+
   it('the secrets a connection stores are sealed: no token in the registry in plaintext', async () => {
     const { prefix, first, id } = await connectedShop(8005);
     const { provider } = await storedProvider(first.store, id);

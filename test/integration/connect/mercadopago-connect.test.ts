@@ -186,6 +186,15 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     expect(h.log.text()).not.toMatch(accessToken);
     expect(h.log.text()).not.toMatch(/TG-[0-9a-f]{24}/);
     expect(JSON.stringify(view)).not.toMatch(accessToken);
+    // Every process sees the change within SHOP_REFRESH_MS; the gauge reads what it serves.
+    const metrics = await eventually(async () => {
+      const text = await (await fetch(`${h.url}/metrics`)).text();
+      return text.includes('connector_credential_expiry_timestamp_seconds{shop="bela"')
+        ? text
+        : undefined;
+    });
+    expect(metrics).not.toMatch(accessToken);
+    expect(metrics).not.toMatch(/TG-[0-9a-f]{24}/);
 
     // Used once: the link and its button are gone.
     expect((await fetch(link.url)).status).toBe(404);

@@ -112,6 +112,10 @@ describe("connecting a shop's Stripe account with Connect", () => {
     const { platform, route } = await addShop('peroba');
     const { url, onboarding, account } = await startOnboarding('peroba');
     expect(stripe.accounts.get(account)).toMatchObject({ type: 'express', country: 'BR' });
+    // The button pressed again: the same account, a new onboarding link.
+    const again = await fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
+    const againId = new URL(again.headers.get('location') ?? '').pathname.split('/').at(-1) ?? '';
+    expect(stripe.accountLinks.get(againId)?.account).toBe(account);
     // The owner completes Stripe's onboarding page; Stripe sends the browser back to us.
     const page = await fetch(onboarding);
     expect(page.status).toBe(200);
