@@ -52,8 +52,9 @@ const STYLE = `
   .back:hover { text-decoration:underline; }
   .form { display:flex; flex-direction:column; gap:12px; margin:16px 0 0; }
   .field { display:flex; flex-direction:column; gap:4px; font-size:14px; color:var(--muted); }
-  .field input { font:inherit; font-size:16px; color:var(--ink); padding:10px 12px; border:1px solid var(--line); border-radius:8px; width:100%; }
-  .field input[aria-invalid="true"] { border-color:var(--bad); }
+  .field input, .field select { font:inherit; font-size:16px; color:var(--ink); padding:10px 12px; border:1px solid var(--line); border-radius:8px; width:100%; }
+  .field select { background:#fff; }
+  .field [aria-invalid="true"] { border-color:var(--bad); }
   .field small.bad { color:var(--bad); }
   .notice { background:#fff4e5; color:#8a4b00; border:1px solid #f5d9b0; border-radius:8px; padding:10px 14px; margin:0 0 16px; font-size:14px; }
 `;

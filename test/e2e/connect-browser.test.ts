@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
+import { FakeAsaas } from '../support/fake-asaas';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { startHarness, type Harness } from '../support/harness';
 
@@ -16,11 +17,14 @@ const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
 describe('the connect link in a real browser', () => {
   let browser: Browser;
   let mp: FakeMercadoPago;
+  let asaas: FakeAsaas;
   let h: Harness;
 
   beforeAll(async () => {
     mp = new FakeMercadoPago();
     await mp.start();
+    asaas = new FakeAsaas();
+    await asaas.start();
     h = await startHarness({
       env: {
         SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
@@ -30,7 +34,9 @@ describe('the connect link in a real browser', () => {
         MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
         MERCADOPAGO_AUTH_URL: mp.url,
         MERCADOPAGO_API_URL: mp.url,
-        PROVIDER_API_ORIGINS: mp.url,
+        ASAAS_ROOT_API_KEY: asaas.rootApiKey,
+        ASAAS_API_URL: `${asaas.url}/v3`,
+        PROVIDER_API_ORIGINS: `${mp.url},${asaas.url}`,
       },
     });
     browser = await launchBrowser();
@@ -39,9 +45,14 @@ describe('the connect link in a real browser', () => {
     await browser?.close();
     await h?.stop();
     await mp?.stop();
+    await asaas?.stop();
   });
 
-  async function linkFor(id: string, name: string): Promise<string> {
+  async function linkFor(
+    id: string,
+    name: string,
+    provider: 'mercadopago' | 'asaas' = 'mercadopago',
+  ): Promise<string> {
     const platform = { email: `${id}@x.example`, password: `pw-${id}`, apiKey: `key-${id}` };
     h.simulator.state.addAccount(platform);
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
@@ -54,7 +65,7 @@ describe('the connect link in a real browser', () => {
     const made = await fetch(`${h.url}/admin/api/shops/${id}/connect`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ provider: 'mercadopago' }),
+      body: JSON.stringify({ provider }),
     });
     return ((await made.json()) as { url: string }).url;
   }
@@ -106,6 +117,49 @@ describe('the connect link in a real browser', () => {
       const back = await page.goto(url);
       expect(back?.status()).toBe(200);
       expect(await page.getByTestId('connect-shop').textContent()).toBe('Móveis Aurora');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("on a phone: Asaas's form is typed in, refused where Asaas refuses it, then the account is created", async () => {
+    const url = await linkFor('marcenaria-ipe', 'Marcenaria Ipê', 'asaas');
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await page.goto(url);
+      expect(await page.getByTestId('connect-shop').textContent()).toBe('Marcenaria Ipê');
+      expect(await page.locator('button').count()).toBe(1);
+      const fill = async (values: Record<string, string>) => {
+        for (const [name, value] of Object.entries(values))
+          await page.locator(`input[name="${name}"]`).fill(value);
+      };
+      await fill({
+        name: 'Marcenaria Ipê Ltda',
+        email: 'dono@ipe-browser.example',
+        cpfCnpj: '11222333000181',
+        mobilePhone: '11987654321',
+        incomeValue: '25000',
+        postalCode: '0131',
+        address: 'Avenida Paulista',
+        addressNumber: '1000',
+        province: 'Bela Vista',
+      });
+      await page.locator('select[name="companyType"]').selectOption('LIMITED');
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      expect(overflow).toBe(0);
+      await page.locator('main').screenshot({ path: path.join(ARTIFACTS, 'connect-asaas.png') });
+      await page.getByTestId('connect-button').click();
+      // The CEP is refused: the form again, what was typed kept, the field marked.
+      await page.waitForSelector('input[name="postalCode"][aria-invalid="true"]');
+      expect(await page.locator('input[name="email"]').inputValue()).toBe(
+        'dono@ipe-browser.example',
+      );
+      await fill({ postalCode: '01310100' });
+      await page.getByTestId('connect-button').click();
+      await page.waitForSelector('[data-testid="connect-result"]');
+      expect(await page.getByTestId('connect-result').textContent()).toBe('Conta conectada');
     } finally {
       await page.close();
     }

@@ -103,6 +103,8 @@ interface FormField {
   autocomplete?: string;
   hint?: string;
   optional?: boolean;
+  /** A choice: its values and their labels. */
+  options?: ReadonlyArray<[string, string]>;
 }
 
 const ASAAS_FIELDS: readonly FormField[] = [
@@ -117,8 +119,15 @@ const ASAAS_FIELDS: readonly FormField[] = [
   },
   {
     name: 'companyType',
-    label: 'Tipo de empresa (para CNPJ): MEI, LIMITED, INDIVIDUAL ou ASSOCIATION',
+    label: 'Tipo de empresa (para CNPJ)',
     optional: true,
+    options: [
+      ['', 'Pessoa física (CPF)'],
+      ['MEI', 'MEI'],
+      ['LIMITED', 'Sociedade limitada'],
+      ['INDIVIDUAL', 'Empresa individual'],
+      ['ASSOCIATION', 'Associação'],
+    ],
   },
   { name: 'mobilePhone', label: 'Celular com DDD', type: 'tel', autocomplete: 'tel' },
   { name: 'incomeValue', label: 'Faturamento mensal (R$)', type: 'number' },
@@ -144,8 +153,17 @@ export function asaasFormPage(
     const wrong = problems.filter(
       (p) => p.field === field.name || p.field.startsWith(`${field.name}.`),
     );
+    const invalid = wrong.length > 0 ? ' aria-invalid="true"' : '';
+    const control = field.options
+      ? `<select name="${field.name}"${invalid}>${field.options
+          .map(
+            ([option, label]) =>
+              `<option value="${option}"${option === value ? ' selected' : ''}>${escapeHtml(label)}</option>`,
+          )
+          .join('')}</select>`
+      : `<input name="${field.name}" type="${field.type ?? 'text'}"${field.optional ? '' : ' required'}${field.autocomplete ? ` autocomplete="${field.autocomplete}"` : ''} value="${escapeHtml(value)}"${invalid}>`;
     return `<label class="field"><span>${escapeHtml(field.label)}</span>
-    <input name="${field.name}" type="${field.type ?? 'text'}"${field.optional ? '' : ' required'}${field.autocomplete ? ` autocomplete="${field.autocomplete}"` : ''} value="${escapeHtml(value)}"${wrong.length > 0 ? ' aria-invalid="true"' : ''}>
+    ${control}
     ${field.hint ? `<small>${escapeHtml(field.hint)}</small>` : ''}${wrong.map((p) => `<small class="bad">${escapeHtml(p.problem)}</small>`).join('')}</label>`;
   }).join('\n  ');
   const general = problems.filter(
