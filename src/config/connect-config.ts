@@ -27,7 +27,10 @@ const renewBefore = z
     const [, digits = '0', unit = 'd'] = DAYS.exec(text) ?? [];
     return Number(digits) * (unit === 'd' ? 86_400_000 : 3_600_000);
   })
-  .refine((ms) => ms >= 3_600_000 && ms <= 150 * 86_400_000, 'must be 1h to 150d');
+  .refine(
+    (ms) => ms >= 8 * 86_400_000 && ms <= 150 * 86_400_000,
+    'must be 8d to 150d: a token is renewed more than 7 days ahead, when ConnectorCredentialExpiringSoon would warn',
+  );
 
 /**
  * The vendor's own provider accounts, with which shops' accounts are connected without pasted
@@ -99,7 +102,7 @@ export const connectShape = {
   CREDENTIAL_RENEW_BEFORE: renewBefore
     .prefault('30d')
     .describe(
-      "How long before its expiry a connected shop's token is renewed (`30d`, `720h`; 1h to 150d). One process renews it, whatever the number running.",
+      "How long before its expiry a connected shop's token is renewed (`30d`, `720h`; 8d to 150d: the alert warns 7 days ahead). One process renews it, whatever the number running.",
     ),
 };
 

@@ -19,6 +19,7 @@ import { ShopAdmin } from '../shop-registry/shop-admin';
 import { ConnectLinks } from '../shop-registry/connect-links';
 import { ShopCredentials } from '../shop-registry/shop-credentials';
 import { renewingProvider } from '../payments/renewing-provider';
+import type { PaymentProvider } from '../payments/payment-provider';
 import { RedisConnectStore } from '../store/redis-connect-store';
 import { parseKeyring, type Keyring } from '../secrets/secret-box';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
@@ -113,15 +114,10 @@ export async function createDependencies(
       scope,
       publicUrl,
     });
-    const { connection } = settings;
-    // A token the connector renews: a 401 renews it once (one process does) and retries once.
-    const provider = connection?.renews
-      ? renewingProvider(providerModule.provider, async () => {
-          await credentials.renew(shop, { reason: 'rejected', stale: connection.fingerprint });
-          const now = await directory.byId(shop);
-          return now && now.settings !== settings ? now.deps.provider : undefined;
-        })
-      : providerModule.provider;
+    const provider = renewingOnRejection(settings, providerModule.provider, {
+      credentials: () => credentials,
+      directory: () => directory,
+    });
     const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
     const paidSync = syncQueue?.forShop(shop, incarnation);
     const incidents: IncidentFollowUp = {
@@ -158,7 +154,13 @@ export async function createDependencies(
       paidSync,
       incidents,
     };
-    return { settings, deps, providerModule: { ...providerModule, provider }, sync };
+    return {
+      settings,
+      deps,
+      providerModule: { ...providerModule, provider },
+      bareProvider: providerModule.provider,
+      sync,
+    };
   };
 
   const keyring = keyringOf(config);
@@ -236,6 +238,31 @@ export async function createDependencies(
     syncQueue,
     queues,
   };
+}
+
+/**
+ * A connected shop's provider whose token the connector renews: a 401 renews it once (one process
+ * does) and retries once, with the shop's bare adapter as stored after the renewal (the same
+ * incarnation, another credential), so a 401 again is the call's answer. Any other provider as
+ * it is.
+ */
+function renewingOnRejection(
+  settings: ShopSettings,
+  bare: PaymentProvider,
+  late: { credentials(): ShopCredentials; directory(): ShopRuntimeDirectory },
+): PaymentProvider {
+  const { connection, id: shop, incarnation } = settings;
+  if (!connection?.renews) return bare;
+  return renewingProvider(bare, async () => {
+    await late.credentials().renew(shop, { reason: 'rejected', stale: connection.fingerprint });
+    const now = await late.directory().byId(shop);
+    return now &&
+      now.settings !== settings &&
+      now.settings.incarnation === incarnation &&
+      now.settings.connection?.fingerprint !== connection.fingerprint
+      ? now.bareProvider
+      : undefined;
+  });
 }
 
 /** SHOP_SECRET_KEYS parsed (the configuration checked it already). */

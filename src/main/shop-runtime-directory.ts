@@ -2,6 +2,7 @@ import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { shopOfCheckout } from '../checkout/checkout-record';
 import type { JobShopVerdict, ShopDirectory } from '../checkout/shop-directory';
 import { shopScope } from '../infra/keyspace';
+import type { PaymentProvider } from '../payments/payment-provider';
 import type { ProviderModule } from '../payments/provider-module';
 import type { ShopSettings, ShopSource } from '../shop-registry/shop-settings';
 import type { SyncDeps } from '../sync/ports';
@@ -11,6 +12,11 @@ export interface ShopRuntime {
   settings: ShopSettings;
   deps: CheckoutDeps;
   providerModule: ProviderModule;
+  /**
+   * The provider as its adapter is built, without the renewal on a 401 that `deps.provider` may
+   * wrap it in: what the one retry after a renewal calls, so a 401 again ends there.
+   */
+  bareProvider?: PaymentProvider;
   /** The shop's ERP sync, when ERP_SINK is set. */
   sync: SyncDeps | undefined;
 }

@@ -158,6 +158,7 @@ export class ConnectLinks {
     }
     const entry = await this.deps.store.get(shop);
     if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
+    await this.deps.credentials.precheck(shop, entry.stored.incarnation ?? '', provider);
     const token = randomBytes(32).toString('base64url');
     const now = this.deps.clock();
     const link: ConnectLink = {
@@ -207,6 +208,11 @@ export class ConnectLinks {
   async start(token: string): Promise<string> {
     const key = keyOf(token);
     const link = await this.usable(key);
+    await this.deps.credentials.precheck(
+      link.shop,
+      link.incarnation,
+      link.provider as ProviderName,
+    );
     if (link.provider === 'stripe') return this.stripe.start(key, link);
     const application = this.deps.vendor.mercadopago;
     if (link.provider !== 'mercadopago') throw invalidLink();
@@ -235,6 +241,7 @@ export class ConnectLinks {
     const application = this.deps.vendor.mercadopago;
     try {
       if (!application) throw invalidLink();
+      await this.deps.credentials.precheck(link.shop, link.incarnation, 'mercadopago');
       const grant = await exchangeCode(
         application,
         { code: query.code, verifier: pending.secret, redirectUri: this.redirectUri() },
@@ -332,6 +339,7 @@ export class ConnectLinks {
   ): Promise<StoredShop> {
     const root = this.deps.vendor.asaas;
     if (!root) throw invalidLink();
+    await this.deps.credentials.precheck(shop, incarnation, 'asaas');
     const walletId = await vendorWallet(root);
     const created = await createSubaccount(root, data);
     const webhookToken = newWebhookToken();

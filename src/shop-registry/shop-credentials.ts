@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '../errors';
+import { AppError, errorMessage } from '../errors';
+import { paymentChoiceProblems } from '../payments/payment-options';
 import { ConnectionRevokedError, isConnected } from '../payments/define-provider';
 import type { ProviderDocument } from '../payments/provider-fields';
-import { PROVIDERS } from '../payments/providers';
+import { PROVIDERS, type ProviderName } from '../payments/providers';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import type { Keyring } from '../secrets/secret-box';
 import type { AuditEntry, RegistryStore, RenewLock } from './ports';
@@ -60,6 +61,32 @@ export class ShopCredentials {
   }
 
   /**
+   * Whether the shop the link was made for can be connected to `provider` as it stands: still
+   * that incarnation (CONNECT_LINK_INVALID otherwise), and its payment choice one the provider
+   * can serve (VALIDATION_FAILED naming it). Checked before anything is made at the provider, so
+   * a refusal never leaves an account behind that no one can reach.
+   */
+  async precheck(id: string, incarnation: string, provider: ProviderName): Promise<void> {
+    const entry = await this.deps.store.get(id);
+    if (!entry || (entry.stored.incarnation ?? '') !== incarnation) {
+      throw new AppError(
+        'CONNECT_LINK_INVALID',
+        `Shop ${id} was removed since the link was made: ask for a new one.`,
+      );
+    }
+    const problems = paymentChoiceProblems(provider, entry.stored.payment ?? {});
+    if (problems.length > 0) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `Shop ${id}'s payment choice cannot be served by ${PROVIDERS[provider].label}: change it first.`,
+        {
+          details: problems.map(({ part, problem }) => ({ field: `payment.${part}`, problem })),
+        },
+      );
+    }
+  }
+
+  /**
    * Stores a connected provider account on the shop (the incarnation the link was made for),
    * replacing whatever provider it had, and clears `needs_reconnect`.
    */
@@ -72,7 +99,10 @@ export class ShopCredentials {
     const keyring = requireKeyring(this.deps.keyring);
     return changeShop(this.deps.store, id, async ({ stored: current }) => {
       if ((current.incarnation ?? '') !== incarnation) {
-        throw new Error(`shop ${id} was removed and added again since the link was made`);
+        throw new AppError(
+          'CONNECT_LINK_INVALID',
+          `Shop ${id} was removed and added again since the link was made: ask for a new one.`,
+        );
       }
       const { document, dataKey } = openShop(current, keyring);
       const next = parseShopDocument({ ...document, provider }, this.deps.providerApiOrigins);
@@ -150,7 +180,21 @@ export class ShopCredentials {
       return 'needs-reconnect';
     }
     // Stored at once, before anything uses it: the refresh token it replaces is spent.
-    await this.storeRenewed(id, provider, renewed);
+    try {
+      await this.storeRenewed(id, provider, renewed);
+    } catch (error) {
+      // The new pair is lost with this process's memory: the next renewal is refused and says
+      // needs_reconnect. Said now, with why.
+      this.deps.log.error(
+        'a renewed credential could not be stored; the shop will need a new link',
+        {
+          shop: id,
+          provider: provider.name,
+          error: errorMessage(error),
+        },
+      );
+      throw error;
+    }
     this.deps.log.info('connected credential renewed', {
       shop: id,
       provider: provider.name,

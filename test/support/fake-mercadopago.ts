@@ -674,6 +674,16 @@ export class FakeMercadoPago extends LoopbackFake {
       if (token.kind === 'access' && token.userId === userId) token.valid = false;
   }
 
+  /**
+   * Every access token of the seller is refused with 401, even the ones issued after (while its
+   * refresh token still renews): a provider that keeps refusing, whatever the connector does.
+   */
+  refuseAccessTokensOf(userId: number): void {
+    this.refused.add(userId);
+  }
+
+  private readonly refused = new Set<number>();
+
   private live(token: Token): boolean {
     return token.valid && token.expiresAt > this.clock().getTime();
   }
@@ -683,7 +693,8 @@ export class FakeMercadoPago extends LoopbackFake {
     if (bearer === undefined) return undefined;
     if (bearer === this.accessToken) return { userId: OWN_USER_ID };
     const token = this.tokens.get(bearer);
-    if (token?.kind !== 'access' || !this.live(token)) return undefined;
+    if (token?.kind !== 'access' || !this.live(token) || this.refused.has(token.userId))
+      return undefined;
     return { userId: token.userId, clientId: token.clientId };
   }
 

@@ -9,6 +9,14 @@ function routeLabel(req: Request): string {
 }
 
 /**
+ * A path as the access log says it: a connect link's token is the right to connect a shop's
+ * account, so it is never written (`/connect/:token/...`).
+ */
+export function loggedPath(path: string): string {
+  return path.replace(/^\/connect\/(?!mercadopago\/|stripe\/)[^/]+/, '/connect/:token');
+}
+
+/**
  * One handled request: the duration histogram and, except for the probes and the scrape, an
  * access log line. Express's requests (below) and the checkout route's front door both end here.
  */
@@ -23,7 +31,7 @@ export function recordRequest(
   if (route === '/healthz' || route === '/readyz' || route === '/metrics') return;
   logger.log(status >= 500 ? 'error' : 'http', 'request handled', {
     method,
-    path,
+    path: loggedPath(path),
     route,
     status,
     durationMs: Math.round(seconds * 1000),

@@ -198,3 +198,15 @@ export function connectPendingPage(shopName: string, continueUrl: string): strin
 </div>`,
   );
 }
+
+/** The shop cannot be connected to this provider as it stands: the vendor must change it first. */
+export function connectBlockedPage(): string {
+  return renderPage(
+    'A loja precisa de um ajuste',
+    `<div class="card">
+  <p class="eyebrow"><span>${ABOUT}</span></p>
+  <h1 class="bad" data-testid="connect-result">A loja precisa de um ajuste</h1>
+  <p class="status">Antes de conectar esta conta, as formas de pagamento da loja precisam de um ajuste. Nada foi alterado: avise quem enviou o link; depois do ajuste, o mesmo link funciona.</p>
+</div>`,
+  );
+}

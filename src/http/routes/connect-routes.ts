@@ -7,6 +7,7 @@ import { MERCADOPAGO_CALLBACK_PATH, type ConnectLinks } from '../../shop-registr
 import { STRIPE_REFRESH_PATH, STRIPE_RETURN_PATH } from '../../shop-registry/stripe-onboarding';
 import {
   asaasFormPage,
+  connectBlockedPage,
   connectCancelledPage,
   connectPendingPage,
   connectedPage,
@@ -26,6 +27,14 @@ function query(value: unknown): string | undefined {
 function failed(res: Response, error: unknown, logger: Logger): void {
   if (error instanceof AppError && error.code === 'CONNECT_LINK_INVALID') {
     res.status(404).type('html').send(connectLinkNotFoundPage());
+    return;
+  }
+  if (error instanceof AppError && error.code === 'VALIDATION_FAILED') {
+    logger.warn('a shop cannot be connected as it stands', {
+      error: error.message,
+      details: error.details,
+    });
+    res.status(409).type('html').send(connectBlockedPage());
     return;
   }
   logger.warn('a connection could not be completed', {
@@ -69,13 +78,14 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
         if (!TOKEN.test(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
         const page = await links.page(token);
         // The button's form is answered with a redirect to the provider, which a browser checks
-        // against form-action too: the provider's authorization origin is allowed, no other.
+        // against form-action too, and the provider may send a logged-out owner on to its login
+        // elsewhere: any https origin (the redirect is ours to choose), and the providers' own.
         const csp = res.getHeader('content-security-policy');
         if (typeof csp === 'string') {
           const origins = links.authorizationOrigins().join(' ');
           res.setHeader(
             'content-security-policy',
-            csp.replace("form-action 'self'", `form-action 'self' ${origins}`),
+            csp.replace("form-action 'self'", `form-action 'self' https: ${origins}`),
           );
         }
         res.type('html').send(connectPage(page, token));

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { FakeAsaas } from '../../support/fake-asaas';
 import { eventually, startHarness, type Harness } from '../../support/harness';
 
@@ -208,5 +209,58 @@ describe("connecting a shop's Asaas account: a subaccount of the vendor's", () =
     expect(asaas.subaccounts.get(shop.provider.account ?? '')?.data.email).toBe(
       'dono@cumaru.example',
     );
+  });
+
+  it('a shop whose payment choice Asaas cannot serve gets no link, and no account is made', async () => {
+    await addShop('peroba-rosa');
+    const changed = await admin('/shops/peroba-rosa', {
+      method: 'PATCH',
+      body: JSON.stringify({ payment: { methods: ['boleto'] } }),
+    });
+    expect(changed.status).toBe(200);
+    const accounts = asaas.subaccounts.size;
+    const refused = await admin('/shops/peroba-rosa/connect', {
+      method: 'POST',
+      body: JSON.stringify({ provider: 'asaas' }),
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('payment.methods');
+    const now = await admin('/shops/peroba-rosa/connect', {
+      method: 'POST',
+      body: JSON.stringify({ provider: 'asaas', account: { ...OWNER, email: 'x@peroba.example' } }),
+    });
+    expect(now.status).toBe(400);
+    expect(asaas.subaccounts.size).toBe(accounts);
+  });
+
+  it("keeps the subaccount's key and webhook token sealed: not in Redis, answers or logs", async () => {
+    await addShop('cabreuva');
+    const made = await admin('/shops/cabreuva/connect', {
+      method: 'POST',
+      body: JSON.stringify({
+        provider: 'asaas',
+        account: { ...OWNER, email: 'dono@cabreuva.example' },
+      }),
+    });
+    expect(made.status).toBe(201);
+    const subaccount = [...asaas.subaccounts.values()].find(
+      (a) => a.data.email === 'dono@cabreuva.example',
+    );
+    if (!subaccount) throw new Error('no subaccount');
+    const token = subaccount.webhooks[0]?.authToken ?? '';
+    expect(token.length).toBeGreaterThanOrEqual(32);
+    const client = new Redis(h.redis.url);
+    try {
+      const shops = await client.hgetall(`{${h.prefix}:registry}:shops`);
+      const raw = Object.values(shops).join('\n');
+      expect(raw).toContain('"connection":"subaccount"');
+      expect(raw).not.toContain(subaccount.apiKey);
+      expect(raw).not.toContain(token);
+      expect(raw).not.toContain(subaccount.walletId);
+    } finally {
+      await client.quit();
+    }
+    expect(h.log.text()).not.toContain(subaccount.apiKey);
+    expect(h.log.text()).not.toContain(token);
   });
 });

@@ -196,6 +196,11 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     expect(metrics).not.toMatch(accessToken);
     expect(metrics).not.toMatch(/TG-[0-9a-f]{24}/);
 
+    // The link's token is the right to connect the shop: never in a log line (the access log
+    // says /connect/:token).
+    const linkToken = link.url.split('/').at(-1) ?? '';
+    expect(h.log.text()).not.toContain(linkToken);
+    expect(h.log.text()).toContain('/connect/:token');
     // Used once: the link and its button are gone.
     expect((await fetch(link.url)).status).toBe(404);
     const again = await fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
@@ -349,6 +354,43 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     await eventually(async () => ((await call()).status === 202 ? true : undefined));
     const healed = await (await fetch(`${h.url}/metrics`)).text();
     expect(healed).toContain('connector_shop_needs_reconnect{shop="esteio"} 0');
+  });
+
+  it('a provider that keeps refusing the token: one renewal and one retry, then the checkout is abandoned', async () => {
+    const { platform, route } = await addShop('gameleira');
+    await connect('gameleira', 7005);
+    mp.refuseAccessTokensOf(7005);
+    const refreshes = () =>
+      mp.tokenRequests.filter((call) => call.grantType === 'refresh_token').length;
+    const before = refreshes();
+    const answer = await fetch(route.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${route.token}` },
+      body: JSON.stringify({ service_id: 1009 }),
+    });
+    expect(answer.status).toBe(202);
+    // A refusal is no transient failure: the checkout is abandoned and the platform told.
+    await eventually(() =>
+      h.simulator
+        .accepted('cancel-checkout')
+        .find((c) => c.account === platform.email && c.serviceId === 1009),
+    );
+    expect(refreshes()).toBe(before + 1);
+  });
+
+  it('a link of a shop removed and added again connects nothing: a 404 page', async () => {
+    await addShop('ipe');
+    const made = await admin('/shops/ipe/connect', {
+      method: 'POST',
+      body: JSON.stringify({ provider: 'mercadopago' }),
+    });
+    const { url } = (await made.json()) as { url: string };
+    expect((await admin('/shops/ipe', { method: 'DELETE' })).status).toBe(204);
+    await addShop('ipe');
+    expect((await fetch(url)).status).toBe(404);
+    const start = await fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
+    expect(start.status).toBe(404);
+    expect((await shopView('ipe')).provider).toEqual({ name: 'sandbox' });
   });
 
   it('unknown, malformed and expired-by-use links are 404 pages, never a 500', async () => {

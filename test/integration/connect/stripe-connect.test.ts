@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { FakeStripe } from '../../support/fake-stripe';
-import { eventually, startHarness, type Harness } from '../../support/harness';
+import { eventually, settled, startHarness, type Harness } from '../../support/harness';
 
 /*
  * Connecting a shop's Stripe account as an Express account of the vendor's platform (CONTRACT
@@ -194,9 +194,26 @@ describe("connecting a shop's Stripe account with Connect", () => {
         account: accountB,
       }),
     );
-    expect(forged.status).toBeLessThan(500);
-    expect(forged.body).not.toHaveProperty('checkout_id');
-    expect(h.simulator.accepted('finish-checkout').filter((c) => c.serviceId === 1008)).toEqual([]);
+    expect(forged.status).toBe(200);
+    expect(forged.body).toEqual({ received: true, ignored: 'unknown payment' });
+    // The event of A's own account settles A's checkout; B's, for the same service, stays open.
+    const genuine = await stripe.deliver(
+      connectEndpoint(),
+      stripe.event('checkout.session.completed', stripe.session(sessionA.id)),
+    );
+    expect(genuine.body).toMatchObject({ state: 'paid' });
+    await eventually(() =>
+      h.simulator
+        .accepted('finish-checkout')
+        .find((c) => c.account === a.platform.email && c.serviceId === 1008),
+    );
+    await settled(h.connector.jobs);
+    expect(
+      h.simulator
+        .accepted('finish-checkout')
+        .filter((c) => c.serviceId === 1008)
+        .map((c) => c.account),
+    ).toEqual([a.platform.email]);
     // A bad signature changes nothing either.
     const unsigned = await stripe.deliver(
       connectEndpoint(),
