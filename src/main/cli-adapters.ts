@@ -17,9 +17,7 @@ import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migrati
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { ShopAdmin } from '../shop-registry/shop-admin';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
-import { RedisConnectStore } from '../store/redis-connect-store';
-import { ConnectLinks } from '../shop-registry/connect-links';
-import { ShopCredentials } from '../shop-registry/shop-credentials';
+import { connectServices } from './connect-services';
 import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
 import { keyringOf } from './dependencies';
@@ -52,23 +50,13 @@ export const cliAdapters: CliAdapters = {
     });
     const store = new RedisShopRegistry(redis, config.redis.prefix);
     const keyring = keyringOf(config);
-    const connectStore = new RedisConnectStore(redis, config.redis.prefix);
-    const links = new ConnectLinks({
-      links: connectStore,
-      log: logger,
+    const { links } = connectServices(redis, config.redis.prefix, {
       store,
-      credentials: new ShopCredentials({
-        store,
-        keyring,
-        lock: connectStore,
-        vendor: config.vendor,
-        providerApiOrigins: config.providerApiOrigins,
-        clock: () => new Date(),
-        log: logger,
-      }),
+      keyring,
       vendor: config.vendor,
+      providerApiOrigins: config.providerApiOrigins,
       publicUrl: config.publicUrl,
-      clock: () => new Date(),
+      logger,
     });
     return {
       links,

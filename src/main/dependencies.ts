@@ -16,11 +16,11 @@ import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
 import { RegistryKeyError, RegistryShops } from '../shop-registry/registry-shops';
 import { ShopAdmin } from '../shop-registry/shop-admin';
-import { ConnectLinks } from '../shop-registry/connect-links';
-import { ShopCredentials } from '../shop-registry/shop-credentials';
+import type { ConnectLinks } from '../shop-registry/connect-links';
+import type { ShopCredentials } from '../shop-registry/shop-credentials';
+import { connectServices } from './connect-services';
 import { renewingProvider } from '../payments/renewing-provider';
 import type { PaymentProvider } from '../payments/payment-provider';
-import { RedisConnectStore } from '../store/redis-connect-store';
 import { parseKeyring, type Keyring } from '../secrets/secret-box';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
@@ -165,15 +165,13 @@ export async function createDependencies(
 
   const keyring = keyringOf(config);
   const store = new RedisShopRegistry(redis, prefix);
-  const connectStore = new RedisConnectStore(redis, prefix);
-  const credentials = new ShopCredentials({
+  const { links, credentials } = connectServices(redis, prefix, {
     store,
     keyring,
-    lock: connectStore,
     vendor: config.vendor,
     providerApiOrigins: config.providerApiOrigins,
-    clock: () => new Date(),
-    log: logger,
+    publicUrl,
+    logger,
   });
   const registry = new RegistryShops({
     store,
@@ -215,15 +213,6 @@ export async function createDependencies(
     clock: () => new Date(),
     sandboxAllowed: config.env !== 'production' || config.checkout.sandboxInProduction,
     providerApiOrigins: config.providerApiOrigins,
-  });
-  const links = new ConnectLinks({
-    links: connectStore,
-    log: logger,
-    store,
-    credentials,
-    vendor: config.vendor,
-    publicUrl,
-    clock: () => new Date(),
   });
   const queues = syncQueue ? [...jobs.queues, syncQueue.queue] : jobs.queues;
   for (const queue of queues)

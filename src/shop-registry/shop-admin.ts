@@ -14,6 +14,7 @@ import {
 import {
   newIncarnation,
   openShop,
+  resealShop,
   sealShop,
   viewOf,
   type ShopView,
@@ -157,20 +158,14 @@ export class ShopAdmin {
       if (fields.some((field) => /^(platform|provider)\./.test(field))) {
         await rejectBadCredentials(next, this.deps);
       }
-      const stored = sealShop(
+      // A shop that must connect again still must, unless its provider was replaced.
+      const keepReconnect = !fields.some((field) => field.startsWith('provider.'));
+      const stored = resealShop(
+        current,
         next,
         { keyring, dataKey },
-        {
-          enabled: current.enabled,
-          createdAt: current.createdAt,
-          updatedAt: this.deps.clock().toISOString(),
-          routeToken: current.routeToken,
-          incarnation: current.incarnation,
-          // A shop that must connect again still must, unless its provider was replaced.
-          ...(current.needsReconnect && !fields.some((field) => field.startsWith('provider.'))
-            ? { needsReconnect: current.needsReconnect }
-            : {}),
-        },
+        this.deps.clock().toISOString(),
+        keepReconnect ? current.needsReconnect : undefined,
       );
       return { stored, audit: this.audit(by, 'updated', fields) };
     });

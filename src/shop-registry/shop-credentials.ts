@@ -11,7 +11,7 @@ import { changeShop, shopEntry } from './shop-changes';
 import { changedFields, parseShopDocument } from './shop-document';
 import { requireKeyring } from './shop-admin-checks';
 import { credentialFingerprint } from './shop-settings';
-import { openShop, sealShop, type StoredShop } from './stored-shop';
+import { openShop, resealShop, type StoredShop } from './stored-shop';
 
 /** How long one renewal may hold a shop's lock: longer than the provider's call may take. */
 export const RENEW_LOCK_MS = 60_000;
@@ -106,19 +106,9 @@ export class ShopCredentials {
       }
       const { document, dataKey } = openShop(current, keyring);
       const next = parseShopDocument({ ...document, provider }, this.deps.providerApiOrigins);
-      const { needsReconnect: _cleared, ...meta } = current;
+      // A new connection: a needs_reconnect of the one it replaces is cleared.
       return {
-        stored: sealShop(
-          next,
-          { keyring, dataKey },
-          {
-            enabled: meta.enabled,
-            createdAt: meta.createdAt,
-            updatedAt: this.deps.clock().toISOString(),
-            routeToken: meta.routeToken,
-            incarnation: meta.incarnation,
-          },
-        ),
+        stored: resealShop(current, next, { keyring, dataKey }, this.deps.clock().toISOString()),
         audit: this.audit(by, 'connected', changedFields(document, next)),
       };
     });
@@ -215,17 +205,7 @@ export class ShopCredentials {
       if (JSON.stringify(document.provider) !== JSON.stringify(used)) return undefined;
       const next = { ...document, provider: renewed };
       return {
-        stored: sealShop(
-          next,
-          { keyring, dataKey },
-          {
-            enabled: current.enabled,
-            createdAt: current.createdAt,
-            updatedAt: this.deps.clock().toISOString(),
-            routeToken: current.routeToken,
-            incarnation: current.incarnation,
-          },
-        ),
+        stored: resealShop(current, next, { keyring, dataKey }, this.deps.clock().toISOString()),
         audit: this.audit('connector:renewal', 'credential-renewed', changedFields(document, next)),
       };
     });

@@ -79,6 +79,27 @@ export function sealShop(
   return { format: 1, ...sealed, dataKey: dataKey.wrap(keyring, id), ...rest };
 }
 
+/**
+ * A stored shop's next text: `next` sealed with its data key, its registry keys kept, changed
+ * at `updatedAt`; `needsReconnect` kept only when given (a change of provider clears it).
+ */
+export function resealShop(
+  current: StoredShop,
+  next: ShopDocument,
+  keys: { keyring: Keyring; dataKey: DataKey },
+  updatedAt: string,
+  needsReconnect?: StoredShop['needsReconnect'],
+): StoredShop {
+  return sealShop(next, keys, {
+    enabled: current.enabled,
+    createdAt: current.createdAt,
+    updatedAt,
+    routeToken: current.routeToken,
+    incarnation: current.incarnation,
+    ...(needsReconnect ? { needsReconnect } : {}),
+  });
+}
+
 /** Opens a stored shop: its document in the clear and its data key. Throws SecretBoxError. */
 export function openShop(
   stored: StoredShop,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
+import { addSandboxShop, adminApi } from '../support/connect-shops';
 import { FakeAsaas } from '../support/fake-asaas';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
 import { startHarness, type Harness } from '../support/harness';
@@ -53,15 +54,9 @@ describe('the connect link in a real browser', () => {
     name: string,
     provider: 'mercadopago' | 'asaas' = 'mercadopago',
   ): Promise<string> {
-    const platform = { email: `${id}@x.example`, password: `pw-${id}`, apiKey: `key-${id}` };
-    h.simulator.state.addAccount(platform);
+    const admin = adminApi(() => h, ADMIN_TOKEN);
+    await addSandboxShop(h, admin, id, name);
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const added = await fetch(`${h.url}/admin/api/shops`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ id, name, platform, provider: { name: 'sandbox' } }),
-    });
-    expect(added.status).toBe(201);
     const made = await fetch(`${h.url}/admin/api/shops/${id}/connect`, {
       method: 'POST',
       headers,

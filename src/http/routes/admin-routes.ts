@@ -19,15 +19,19 @@ const ADMIN_BODY_LIMIT = '64kb';
 /** `rotate-token`'s body: none, or `{"revoke_previous": true|false}`. */
 const rotationSchema = z.strictObject({ revoke_previous: z.boolean().optional() });
 
-function parseRotation(body: unknown): z.output<typeof rotationSchema> {
-  const parsed = rotationSchema.safeParse(body ?? {});
+/**
+ * A verb's body checked by `schema` (none is `{}`); VALIDATION_FAILED naming each problem, and
+ * each unknown field as not a field of `what`.
+ */
+function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  throw new AppError('VALIDATION_FAILED', 'The rotation is not valid.', {
+  throw new AppError('VALIDATION_FAILED', `The ${what} is not valid.`, {
     details: parsed.error.issues.map((issue) => ({
       field:
         issue.path.join('.') ||
         (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(body)'),
-      problem: issue.code === 'unrecognized_keys' ? 'is not a field of a rotation' : issue.message,
+      problem: issue.code === 'unrecognized_keys' ? `is not a field of a ${what}` : issue.message,
     })),
   });
 }
@@ -38,20 +42,6 @@ const connectSchema = z.strictObject({
   /** Asaas: the subaccount's data, created at once instead of a link. */
   account: z.record(z.string(), z.unknown()).optional(),
 });
-
-function parseConnect(body: unknown): z.output<typeof connectSchema> {
-  const parsed = connectSchema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  throw new AppError('VALIDATION_FAILED', 'The connect request is not valid.', {
-    details: parsed.error.issues.map((issue) => ({
-      field:
-        issue.path.join('.') ||
-        (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(body)'),
-      problem:
-        issue.code === 'unrecognized_keys' ? 'is not a field of a connect request' : issue.message,
-    })),
-  });
-}
 
 /** Whether a request carries the admin token (for the rate limiter: a right one never counts). */
 export function adminTokenMatcher(token: string): (req: Request) => boolean {
@@ -144,7 +134,7 @@ export function adminRoutes(
   router
     .route(`${base}/:shop/rotate-token`)
     .post(...jsonBody, async (req, res) => {
-      const { revoke_previous } = parseRotation(req.body);
+      const { revoke_previous } = parseBody(rotationSchema, req.body, 'rotation');
       res.json(await admin.rotateToken(shopId(req), actor, { revokePrevious: revoke_previous }));
     })
     .all(allowOnly('POST'));
@@ -153,7 +143,7 @@ export function adminRoutes(
     .route(`${base}/:shop/connect`)
     .post(...jsonBody, async (req, res) => {
       const shop = shopId(req);
-      const { provider, account } = parseConnect(req.body);
+      const { provider, account } = parseBody(connectSchema, req.body, 'connect request');
       if (!links)
         throw new AppError('CONNECT_NOT_CONFIGURED', 'No provider can be connected here.');
       if (account !== undefined) {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { addSandboxShop, adminApi } from '../../support/connect-shops';
 import { FakeAsaas } from '../../support/fake-asaas';
 import { eventually, startHarness, type Harness } from '../../support/harness';
 
@@ -30,29 +31,8 @@ describe("connecting a shop's Asaas account: a subaccount of the vendor's", () =
   let asaas: FakeAsaas;
   let h: Harness;
 
-  const admin = (path: string, init: RequestInit = {}) =>
-    fetch(`${h.url}/admin/api${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-    });
-
-  async function addShop(id: string) {
-    const platform = { email: `${id}@x.example`, password: `pw-${id}`, apiKey: `key-${id}` };
-    h.simulator.state.addAccount(platform);
-    const response = await admin('/shops', {
-      method: 'POST',
-      body: JSON.stringify({ id, name: `Loja ${id}`, platform, provider: { name: 'sandbox' } }),
-    });
-    expect(response.status).toBe(201);
-    return {
-      platform,
-      route: ((await response.json()) as { checkout_route: { url: string; token: string } })
-        .checkout_route,
-    };
-  }
+  const admin = adminApi(() => h, ADMIN_TOKEN);
+  const addShop = (id: string) => addSandboxShop(h, admin, id);
 
   const linkFor = async (shop: string) => {
     const made = await admin(`/shops/${shop}/connect`, {

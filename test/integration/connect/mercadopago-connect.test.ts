@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { runCliCaptured } from '../../support/cli';
+import { addSandboxShop, adminApi } from '../../support/connect-shops';
 import { FakeMercadoPago } from '../../support/fake-mercadopago';
 import { eventually, startHarness, type Harness } from '../../support/harness';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';
@@ -20,36 +21,9 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
   let mp: FakeMercadoPago;
   let h: Harness;
 
-  const admin = (path: string, init: RequestInit = {}) =>
-    fetch(`${h.url}/admin/api${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-    });
-
+  const admin = adminApi(() => h, ADMIN_TOKEN);
   /** Adds a shop on the sandbox, to be connected; answers its route token and account. */
-  async function addShop(id: string) {
-    const platform = {
-      email: `${id}@shops.example.com`,
-      password: `pw-${randomBytes(6).toString('hex')}`,
-      apiKey: `key-${randomBytes(6).toString('hex')}`,
-    };
-    h.simulator.state.addAccount(platform);
-    const response = await admin('/shops', {
-      method: 'POST',
-      body: JSON.stringify({
-        id,
-        name: `Marcenaria ${id}`,
-        platform,
-        provider: { name: 'sandbox' },
-      }),
-    });
-    expect(response.status).toBe(201);
-    const added = (await response.json()) as { checkout_route: { url: string; token: string } };
-    return { platform, route: added.checkout_route };
-  }
+  const addShop = (id: string) => addSandboxShop(h, admin, id, `Marcenaria ${id}`);
 
   /** A link for the shop, followed through Mercado Pago's consent to the callback's page. */
   async function connect(shop: string, userId?: number) {

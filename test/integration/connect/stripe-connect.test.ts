@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { addSandboxShop, adminApi } from '../../support/connect-shops';
 import { FakeStripe } from '../../support/fake-stripe';
 import { eventually, settled, startHarness, type Harness } from '../../support/harness';
 
@@ -17,30 +18,10 @@ describe("connecting a shop's Stripe account with Connect", () => {
   let stripe: FakeStripe;
   let h: Harness;
 
-  const admin = (path: string, init: RequestInit = {}) =>
-    fetch(`${h.url}/admin/api${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-    });
+  const admin = adminApi(() => h, ADMIN_TOKEN);
   const connectEndpoint = () => `${h.url}/webhooks/stripe-connect`;
 
-  async function addShop(id: string) {
-    const platform = { email: `${id}@x.example`, password: `pw-${id}`, apiKey: `key-${id}` };
-    h.simulator.state.addAccount(platform);
-    const response = await admin('/shops', {
-      method: 'POST',
-      body: JSON.stringify({ id, name: `Loja ${id}`, platform, provider: { name: 'sandbox' } }),
-    });
-    expect(response.status).toBe(201);
-    return {
-      platform,
-      route: ((await response.json()) as { checkout_route: { url: string; token: string } })
-        .checkout_route,
-    };
-  }
+  const addShop = (id: string) => addSandboxShop(h, admin, id);
 
   /** The link's button pressed: answers the onboarding URL and the account it made. */
   async function startOnboarding(shop: string) {
