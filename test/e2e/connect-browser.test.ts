@@ -5,6 +5,7 @@ import { ARTIFACTS, launchBrowser } from '../support/browser';
 import { addSandboxShop, adminApi } from '../support/connect-shops';
 import { FakeAsaas } from '../support/fake-asaas';
 import { FakeMercadoPago } from '../support/fake-mercadopago';
+import { FakeStripe } from '../support/fake-stripe';
 import { startHarness, type Harness } from '../support/harness';
 
 /*
@@ -19,6 +20,7 @@ describe('the connect link in a real browser', () => {
   let browser: Browser;
   let mp: FakeMercadoPago;
   let asaas: FakeAsaas;
+  let stripe: FakeStripe;
   let h: Harness;
 
   beforeAll(async () => {
@@ -26,6 +28,8 @@ describe('the connect link in a real browser', () => {
     await mp.start();
     asaas = new FakeAsaas();
     await asaas.start();
+    stripe = new FakeStripe();
+    await stripe.start();
     h = await startHarness({
       env: {
         SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
@@ -37,7 +41,10 @@ describe('the connect link in a real browser', () => {
         MERCADOPAGO_API_URL: mp.url,
         ASAAS_ROOT_API_KEY: asaas.rootApiKey,
         ASAAS_API_URL: `${asaas.url}/v3`,
-        PROVIDER_API_ORIGINS: `${mp.url},${asaas.url}`,
+        STRIPE_CONNECT_SECRET_KEY: stripe.secretKey,
+        STRIPE_CONNECT_WEBHOOK_SECRET: stripe.connectWebhookSecret,
+        STRIPE_API_URL: stripe.url,
+        PROVIDER_API_ORIGINS: `${mp.url},${asaas.url},${stripe.url}`,
       },
     });
     browser = await launchBrowser();
@@ -47,12 +54,13 @@ describe('the connect link in a real browser', () => {
     await h?.stop();
     await mp?.stop();
     await asaas?.stop();
+    await stripe?.stop();
   });
 
   async function linkFor(
     id: string,
     name: string,
-    provider: 'mercadopago' | 'asaas' = 'mercadopago',
+    provider: 'mercadopago' | 'asaas' | 'stripe' = 'mercadopago',
   ): Promise<string> {
     const admin = adminApi(() => h, ADMIN_TOKEN);
     await addSandboxShop(h, admin, id, name);
@@ -154,6 +162,24 @@ describe('the connect link in a real browser', () => {
       await fill({ postalCode: '01310100' });
       await page.getByTestId('connect-button').click();
       await page.waitForSelector('[data-testid="connect-result"]');
+      expect(await page.getByTestId('connect-result').textContent()).toBe('Conta conectada');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('on a phone: Stripe\'s onboarding through the link\'s button, back to "Conta conectada"', async () => {
+    const url = await linkFor('moveis-jacaranda', 'Móveis Jacarandá', 'stripe');
+    stripe.connectWebhookUrl = `${h.url}/webhooks/stripe-connect`;
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await page.goto(url);
+      expect(await page.getByTestId('connect-button').textContent()).toBe('Conectar com Stripe');
+      await page.getByTestId('connect-button').click();
+      // Stripe's hosted onboarding (the fake's), reached through the form's redirect.
+      await page.waitForURL(`${stripe.url}/onboarding/**`);
+      await page.getByRole('button', { name: 'Concluir' }).click();
+      await page.waitForURL(`${h.url}/connect/stripe/return?**`);
       expect(await page.getByTestId('connect-result').textContent()).toBe('Conta conectada');
     } finally {
       await page.close();

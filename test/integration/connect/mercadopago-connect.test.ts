@@ -352,6 +352,30 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     expect(refreshes()).toBe(before + 1);
   });
 
+  it('a worker renews a token that is due when it starts (and every 15 minutes after)', async () => {
+    // Mercado Pago grants this seller a token of 20 days: within CREDENTIAL_RENEW_BEFORE (30d).
+    mp.tokenLifetimeSeconds = 20 * 86_400;
+    try {
+      await addShop('sapucaia');
+      await connect('sapucaia', 7006);
+    } finally {
+      mp.tokenLifetimeSeconds = 15_552_000;
+    }
+    const before = await shopView('sapucaia');
+    const refreshes = () =>
+      mp.tokenRequests.filter((call) => call.grantType === 'refresh_token' && call.ok).length;
+    const refreshed = refreshes();
+    // Another process starts: its workers' first pass finds the token due and renews it.
+    await h.addConnector();
+    const after = await eventually(async () => {
+      const shown = await shopView('sapucaia');
+      return shown.provider.expiresAt !== before.provider.expiresAt ? shown : undefined;
+    });
+    const days = (Date.parse(String(after.provider.expiresAt)) - Date.now()) / 86_400_000;
+    expect(Math.round(days)).toBe(180);
+    expect(refreshes()).toBe(refreshed + 1);
+  });
+
   it('a link of a shop removed and added again connects nothing: a 404 page', async () => {
     await addShop('ipe');
     const made = await admin('/shops/ipe/connect', {
