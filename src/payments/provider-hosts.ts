@@ -87,6 +87,14 @@ export function apiUrlProblem(
 }
 
 /**
+ * What a connected account's document keeps of the API it was connected through: nothing for
+ * one of the provider's official hosts, else its `apiUrl` (a PROVIDER_API_ORIGINS host).
+ */
+export function apiUrlUnlessOfficial(api: ProviderApi, apiUrl: string): { apiUrl?: string } {
+  return officialOrigins(api).includes(new URL(apiUrl).origin) ? {} : { apiUrl };
+}
+
+/**
  * Which of the provider's official hosts (production by default); a provider without a sandbox
  * host refuses `sandbox`, saying how it tests instead. Another host is `apiUrl`, allowed by
  * PROVIDER_API_ORIGINS (`apiUrlProblem`).

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from '../errors';
 import type { Money } from './money';
 
 /**
@@ -58,6 +59,16 @@ export function vendorFeeOf(document: { percent?: number; fixed?: number }): Ven
 /** Whether a fee takes nothing. */
 export function isNoFee(fee: VendorFee): boolean {
   return fee.percentHundredths === 0 && fee.fixedMinor === 0;
+}
+
+/**
+ * The vendor's fee a checkout asks of a provider, in centavos (0: none): refused where the shop's
+ * account cannot take it (`takes` false: pasted keys), which the shop's settings never ask.
+ */
+export function feeTaken(fee: Money | undefined, takes: boolean, refusal: string): number {
+  const minor = fee?.amountMinor ?? 0;
+  if (minor > 0 && !takes) throw new AppError('PROVIDER_REJECTED', refusal);
+  return minor;
 }
 
 /**

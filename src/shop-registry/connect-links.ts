@@ -18,7 +18,7 @@ import {
 import { webhookPath } from '../shop/shop-id';
 import type { StoredShop } from './stored-shop';
 import { StripeOnboarding } from './stripe-onboarding';
-import { officialOrigins } from '../payments/provider-hosts';
+import { apiUrlUnlessOfficial, officialOrigins } from '../payments/provider-hosts';
 import type { ProviderDocument } from '../payments/provider-fields';
 import { PROVIDERS, type ProviderName } from '../payments/providers';
 import type { VendorAccounts } from '../payments/vendor-accounts';
@@ -87,6 +87,18 @@ function parseSubaccount(input: unknown): SubaccountData {
   });
 }
 
+/** A link's page: its shop, named, and its provider. */
+function pageOf(link: ConnectLink, shopName: string): LinkPage {
+  const provider = link.provider as ProviderName;
+  return {
+    shop: link.shop,
+    shopName,
+    provider,
+    providerLabel: PROVIDERS[provider].label,
+    expiresAt: link.expiresAt,
+  };
+}
+
 export function invalidLink(): AppError {
   return new AppError(
     'CONNECT_LINK_INVALID',
@@ -104,15 +116,20 @@ export class ConnectLinks {
   readonly stripe: StripeOnboarding;
 
   constructor(private readonly deps: ConnectLinksDeps) {
-    this.stripe = new StripeOnboarding({ ...deps, usable: (key) => this.usable(key) });
+    this.stripe = new StripeOnboarding({
+      ...deps,
+      usable: (key) => this.usable(key),
+      giveBack: (key, link) => this.giveBack(key, link),
+    });
   }
 
   /** Whether this deployment can connect `provider` (its vendor account's variables are set). */
   canConnect(provider: string): provider is ProviderName {
-    if (provider === 'mercadopago') return this.deps.vendor.mercadopago !== undefined;
-    if (provider === 'asaas') return this.deps.vendor.asaas !== undefined;
-    if (provider === 'stripe') return this.deps.vendor.stripe !== undefined;
-    return false;
+    // The vendor's accounts are named as the providers they connect.
+    return (
+      (CONNECTABLE as readonly string[]).includes(provider) &&
+      this.deps.vendor[provider as keyof VendorAccounts] !== undefined
+    );
   }
 
   /** Where the link's button may send the owner's browser: the providers' authorization pages. */
@@ -177,14 +194,16 @@ export class ConnectLinks {
   async page(token: string): Promise<LinkPage> {
     const link = await this.usable(keyOf(token));
     const entry = await this.deps.store.get(link.shop);
-    const provider = link.provider as ProviderName;
-    return {
-      shop: link.shop,
-      shopName: entry?.stored.name ?? link.shop,
-      provider,
-      providerLabel: PROVIDERS[provider].label,
-      expiresAt: link.expiresAt,
-    };
+    return pageOf(link, entry?.stored.name ?? link.shop);
+  }
+
+  /**
+   * Puts a link taken for a connection back, for the time it has left: the connection failed,
+   * and the owner may follow the same link again.
+   */
+  async giveBack(key: string, link: ConnectLink): Promise<void> {
+    const left = Date.parse(link.expiresAt) - this.deps.clock().getTime();
+    if (left > 0) await this.deps.links.put(key, link, left);
   }
 
   /** A link still good: not lapsed, its shop still the one it was made for. */
@@ -247,9 +266,6 @@ export class ConnectLinks {
         { code: query.code, verifier: pending.secret, redirectUri: this.redirectUri() },
         this.deps.clock,
       );
-      const official = officialOrigins(MERCADOPAGO_API).includes(
-        new URL(application.apiUrl).origin,
-      );
       const provider = {
         name: 'mercadopago',
         connection: 'oauth',
@@ -259,7 +275,7 @@ export class ConnectLinks {
         accessToken: grant.accessToken,
         refreshToken: grant.refreshToken,
         publicKey: grant.publicKey,
-        ...(official ? {} : { apiUrl: application.apiUrl }),
+        ...apiUrlUnlessOfficial(MERCADOPAGO_API, application.apiUrl),
       } as ProviderDocument;
       const stored = await this.deps.credentials.connect(
         link.shop,
@@ -267,20 +283,10 @@ export class ConnectLinks {
         provider,
         `connect:${link.by}`,
       );
-      return {
-        outcome: 'connected',
-        page: {
-          shop: link.shop,
-          shopName: stored.name,
-          provider: 'mercadopago',
-          providerLabel: MERCADOPAGO_API.label,
-          expiresAt: link.expiresAt,
-        },
-      };
+      return { outcome: 'connected', page: pageOf(link, stored.name) };
     } catch (error) {
       // Nothing connected: the owner may follow the same link again while it lasts.
-      const left = Date.parse(link.expiresAt) - this.deps.clock().getTime();
-      if (left > 0) await this.deps.links.put(pending.link, link, left);
+      await this.giveBack(pending.link, link);
       throw error;
     }
   }
@@ -304,16 +310,9 @@ export class ConnectLinks {
         data,
         `connect:${link.by}`,
       );
-      return {
-        shop: link.shop,
-        shopName: stored.name,
-        provider: 'asaas',
-        providerLabel: ASAAS_API.label,
-        expiresAt: link.expiresAt,
-      };
+      return pageOf(link, stored.name);
     } catch (error) {
-      const left = Date.parse(link.expiresAt) - this.deps.clock().getTime();
-      if (left > 0) await this.deps.links.put(key, link, left);
+      await this.giveBack(key, link);
       throw error;
     }
   }

@@ -152,10 +152,8 @@ export class ShopCredentials {
     const provider = document.provider;
     const renew = PROVIDERS[provider.name].connection?.renew;
     if (!isConnected(provider) || !renew) return 'not-renewable';
-    const now = this.deps.clock().getTime();
     if (request.reason === 'due') {
-      const expires = provider.expiresAt ? Date.parse(provider.expiresAt) : Infinity;
-      if (expires - now > this.deps.vendor.renewBeforeMs) return 'not-due';
+      if (!this.isDue(provider.expiresAt)) return 'not-due';
     } else if (credentialFingerprint(provider) !== request.stale) {
       return 'renewed-elsewhere';
     }
@@ -229,6 +227,12 @@ export class ShopCredentials {
     });
   }
 
+  /** Whether a credential expiring at `expiresAt` is within CREDENTIAL_RENEW_BEFORE of it. */
+  private isDue(expiresAt: string | undefined): boolean {
+    if (expiresAt === undefined) return false;
+    return Date.parse(expiresAt) - this.deps.clock().getTime() <= this.deps.vendor.renewBeforeMs;
+  }
+
   /**
    * Renews every shop of `ids` whose credential is due; a failure of one is logged and leaves
    * the others alone (the next pass tries it again).
@@ -237,10 +241,9 @@ export class ShopCredentials {
     shops: ReadonlyArray<{ id: string; expiresAt?: string; renews: boolean }>,
   ): Promise<Map<string, RenewOutcome | 'failed'>> {
     const outcomes = new Map<string, RenewOutcome | 'failed'>();
-    const now = this.deps.clock().getTime();
     for (const shop of shops) {
-      if (!shop.renews || !shop.expiresAt) continue;
-      if (Date.parse(shop.expiresAt) - now > this.deps.vendor.renewBeforeMs) continue;
+      // Only what is due takes a lock: `renew` looks again, at the shop as stored.
+      if (!shop.renews || !this.isDue(shop.expiresAt)) continue;
       try {
         outcomes.set(shop.id, await this.renew(shop.id, { reason: 'due' }));
       } catch (error) {

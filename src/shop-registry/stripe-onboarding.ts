@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
 import type { ProviderDocument } from '../payments/provider-fields';
-import { officialOrigins } from '../payments/provider-hosts';
+import { apiUrlUnlessOfficial } from '../payments/provider-hosts';
 import type * as StripeConnect from '../payments/stripe/stripe-connect';
 import { STRIPE_API } from '../payments/stripe/stripe-api';
 import type { VendorAccounts } from '../payments/vendor-accounts';
@@ -27,6 +27,8 @@ export interface StripeOnboardingDeps {
   clock: () => Date;
   /** The link under `key` while it is good; CONNECT_LINK_INVALID otherwise. */
   usable(key: string): Promise<ConnectLink>;
+  /** Puts a taken link back for the time it has left (a connection that failed). */
+  giveBack(key: string, link: ConnectLink): Promise<void>;
 }
 
 /** What the owner's return from Stripe shows. */
@@ -191,13 +193,12 @@ export class StripeOnboarding {
     const link = await this.deps.links.take(key);
     if (!link) throw invalid();
     const platform = this.platform();
-    const official = officialOrigins(STRIPE_API).includes(new URL(platform.apiUrl).origin);
     const provider = {
       name: 'stripe',
       connection: 'connect',
       account,
       connectedAt: this.deps.clock().toISOString(),
-      ...(official ? {} : { apiUrl: platform.apiUrl }),
+      ...apiUrlUnlessOfficial(STRIPE_API, platform.apiUrl),
     } as ProviderDocument;
     try {
       await this.deps.credentials.connect(
@@ -207,7 +208,7 @@ export class StripeOnboarding {
         `connect:${link.by}`,
       );
     } catch (error) {
-      await this.deps.links.put(key, link, this.leftOf(link));
+      await this.deps.giveBack(key, link);
       throw error;
     }
     await this.deps.links.takeState(`account:${account}`);

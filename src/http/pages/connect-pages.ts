@@ -46,7 +46,9 @@ export function connectPage(page: LinkPage, token: string): string {
 }
 
 /** After the provider confirmed the connection. */
-export function connectedPage(page: LinkPage): string {
+export function connectedPage(
+  page: Pick<LinkPage, 'shopName' | 'provider' | 'providerLabel'>,
+): string {
   const provider = escapeHtml(page.providerLabel);
   return renderPage(
     'Conta conectada',

@@ -3,6 +3,7 @@ import { AppError, errorMessage } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { exactRouter } from '../../infra/exact-routes';
 import type { Logger } from '../../infra/logger';
+import { STRIPE_API } from '../../payments/stripe/stripe-api';
 import { MERCADOPAGO_CALLBACK_PATH, type ConnectLinks } from '../../shop-registry/connect-links';
 import { STRIPE_REFRESH_PATH, STRIPE_RETURN_PATH } from '../../shop-registry/stripe-onboarding';
 import {
@@ -159,11 +160,9 @@ function stripeReturn(router: Router, links: ConnectLinks, logger: Logger): void
         logger.info('shop connected', { shop: back.shop, provider: 'stripe' });
         res.type('html').send(
           connectedPage({
-            shop: back.shop,
             shopName: back.shopName,
             provider: 'stripe',
-            providerLabel: 'Stripe',
-            expiresAt: new Date().toISOString(),
+            providerLabel: STRIPE_API.label,
           }),
         );
       } catch (error) {

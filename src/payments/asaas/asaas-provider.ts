@@ -15,6 +15,7 @@ import {
 } from '../payment-provider';
 import { offeredOptions, type PaymentMethod, type PaymentOptions } from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
+import { feeTaken } from '../vendor-fee';
 import { ASAAS_API, ASAAS_OFFER } from './asaas-api';
 import { groupByPlan, listSchema, planStatus } from './asaas-payments';
 
@@ -127,15 +128,13 @@ export class AsaasProvider implements PaymentProvider {
     request: CheckoutRequest,
     chargeTypes: string[],
   ): { splits?: Array<Record<string, unknown>> } {
-    const fee = request.vendorFee?.amountMinor ?? 0;
-    if (fee === 0) return {};
     const walletId = this.settings.vendorWalletId;
-    if (!walletId) {
-      throw new AppError(
-        'PROVIDER_REJECTED',
-        "Asaas takes the vendor's fee only from a subaccount the vendor's account created.",
-      );
-    }
+    const fee = feeTaken(
+      request.vendorFee,
+      walletId !== undefined,
+      "Asaas takes the vendor's fee only from a subaccount the vendor's account created.",
+    );
+    if (fee === 0 || walletId === undefined) return {};
     const value = fee / 100;
     const installments = chargeTypes.includes('INSTALLMENT');
     return {

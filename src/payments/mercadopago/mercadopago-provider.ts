@@ -15,6 +15,7 @@ import {
 } from '../payment-provider';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
+import { feeTaken } from '../vendor-fee';
 import { MERCADOPAGO_API } from './mercadopago-api';
 import { verifyNotification } from './mercadopago-signature';
 
@@ -197,16 +198,12 @@ export class MercadoPagoProvider implements PaymentProvider {
 
   /** The vendor's fee, in reais, on a connected seller's preference. */
   private marketplaceFee(request: CheckoutRequest): { marketplace_fee?: number } {
-    const fee = request.vendorFee?.amountMinor ?? 0;
-    if (fee === 0) return {};
-    if (!this.settings.marketplace) {
-      // The shop's settings give a fee only to a connected account: never a pasted one's.
-      throw new AppError(
-        'PROVIDER_REJECTED',
-        "Mercado Pago takes the vendor's fee only from an account connected by OAuth.",
-      );
-    }
-    return { marketplace_fee: fee / 100 };
+    const fee = feeTaken(
+      request.vendorFee,
+      this.settings.marketplace === true,
+      "Mercado Pago takes the vendor's fee only from an account connected by OAuth.",
+    );
+    return fee === 0 ? {} : { marketplace_fee: fee / 100 };
   }
 
   /** GET /users/me: the account the access token belongs to. */

@@ -11,6 +11,7 @@ import {
   type WebhookInput,
 } from '../payment-provider';
 import type { PaymentOptions } from '../payment-offer';
+import { feeTaken } from '../vendor-fee';
 
 export interface StripeSettings {
   secretKey: string;
@@ -166,15 +167,12 @@ export class StripeProvider implements PaymentProvider {
 
   /** The vendor's fee on a connected account's direct charge (`application_fee_amount`). */
   private applicationFee(request: CheckoutRequest): { application_fee_amount?: number } {
-    const fee = request.vendorFee?.amountMinor ?? 0;
-    if (fee === 0) return {};
-    if (!this.settings.stripeAccount) {
-      throw new AppError(
-        'PROVIDER_REJECTED',
-        "Stripe takes the vendor's fee only on a connected account's direct charge.",
-      );
-    }
-    return { application_fee_amount: fee };
+    const fee = feeTaken(
+      request.vendorFee,
+      this.settings.stripeAccount !== undefined,
+      "Stripe takes the vendor's fee only on a connected account's direct charge.",
+    );
+    return fee === 0 ? {} : { application_fee_amount: fee };
   }
 
   /** The types a session allows: Stripe's own list when given, else the shop's methods. */
