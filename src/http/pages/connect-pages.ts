@@ -61,39 +61,42 @@ export function connectedPage(
   );
 }
 
-/** The owner cancelled at the provider: nothing changed, the link still works. */
-export function connectCancelledPage(): string {
+/** A page that says how a connection ended, and what to do: a title, and one line. */
+function outcomePage(title: string, tone: 'bad' | undefined, text: string): string {
   return renderPage(
-    'Conexão cancelada',
+    title,
     `<div class="card">
   <p class="eyebrow"><span>${ABOUT}</span></p>
-  <h1 data-testid="connect-result">Conexão cancelada</h1>
-  <p class="status">Nada foi alterado. Para conectar a conta, abra outra vez o link que você recebeu.</p>
+  <h1${tone ? ` class="${tone}"` : ''} data-testid="connect-result">${escapeHtml(title)}</h1>
+  <p class="status">${escapeHtml(text)}</p>
 </div>`,
+  );
+}
+
+/** The owner cancelled at the provider: nothing changed, the link still works. */
+export function connectCancelledPage(): string {
+  return outcomePage(
+    'Conexão cancelada',
+    undefined,
+    'Nada foi alterado. Para conectar a conta, abra outra vez o link que você recebeu.',
   );
 }
 
 /** The provider did not confirm (its answer failed): nothing changed, the link works again. */
 export function connectFailedPage(): string {
-  return renderPage(
+  return outcomePage(
     'Não foi possível conectar',
-    `<div class="card">
-  <p class="eyebrow"><span>${ABOUT}</span></p>
-  <h1 class="bad" data-testid="connect-result">Não foi possível conectar</h1>
-  <p class="status">O provedor de pagamento não confirmou a autorização. Nada foi alterado: abra outra vez o link que você recebeu para tentar de novo, em alguns minutos.</p>
-</div>`,
+    'bad',
+    'O provedor de pagamento não confirmou a autorização. Nada foi alterado: abra outra vez o link que você recebeu para tentar de novo, em alguns minutos.',
   );
 }
 
 /** An unknown, used or expired link. */
 export function connectLinkNotFoundPage(): string {
-  return renderPage(
+  return outcomePage(
     'Link inválido',
-    `<div class="card">
-  <p class="eyebrow"><span>${ABOUT}</span></p>
-  <h1 class="bad" data-testid="connect-result">Link inválido</h1>
-  <p class="status">Este link de conexão não vale mais: já foi usado, expirou ou não existe. Peça um novo link a quem o enviou.</p>
-</div>`,
+    'bad',
+    'Este link de conexão não vale mais: já foi usado, expirou ou não existe. Peça um novo link a quem o enviou.',
   );
 }
 
@@ -203,12 +206,9 @@ export function connectPendingPage(shopName: string, continueUrl: string): strin
 
 /** The shop cannot be connected to this provider as it stands: the vendor must change it first. */
 export function connectBlockedPage(): string {
-  return renderPage(
+  return outcomePage(
     'A loja precisa de um ajuste',
-    `<div class="card">
-  <p class="eyebrow"><span>${ABOUT}</span></p>
-  <h1 class="bad" data-testid="connect-result">A loja precisa de um ajuste</h1>
-  <p class="status">Antes de conectar esta conta, as formas de pagamento da loja precisam de um ajuste. Nada foi alterado: avise quem enviou o link; depois do ajuste, o mesmo link funciona.</p>
-</div>`,
+    'bad',
+    'Antes de conectar esta conta, as formas de pagamento da loja precisam de um ajuste. Nada foi alterado: avise quem enviou o link; depois do ajuste, o mesmo link funciona.',
   );
 }
