@@ -1,4 +1,4 @@
-import type { WebhookInput } from '../payments/payment-provider';
+import type { SingleHint, WebhookInput } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
 import type { CheckoutState, IncidentKind } from './checkout-record';
 import { learnFromProvider } from './settle-checkout';
@@ -14,7 +14,9 @@ export type WebhookResult =
       state: CheckoutState;
       /** An incident after the outcome that this event made known. */
       incident?: IncidentKind;
-    };
+    }
+  /** A call about several payments (an API Pix webhook): each one's result, in order. */
+  | { kind: 'batch'; results: WebhookResult[] };
 
 /**
  * A provider's webhook: a hint, never the truth. The provider's adapter verifies it (a bad
@@ -29,8 +31,20 @@ export async function handleProviderWebhook(
   deps: CheckoutDeps,
   input: WebhookInput,
 ): Promise<WebhookResult> {
+  const hint = await deps.provider.parseWebhook(input);
+  if (!('batch' in hint)) return handleHint(deps, hint);
+  // One call about several payments: each handled as if it came alone, in order.
+  const results: WebhookResult[] = [];
+  for (const one of hint.batch) results.push(await handleHint(deps, one));
+  return { kind: 'batch', results };
+}
+
+/**
+ * One hint about one payment, from a webhook or from a sweep of the payments a provider received
+ * (the reconciler's: src/checkout/sweep-received.ts), handled the same way.
+ */
+export async function handleHint(deps: CheckoutDeps, hint: SingleHint): Promise<WebhookResult> {
   const { provider, store, webhookEvents, log } = deps;
-  const hint = await provider.parseWebhook(input);
   if ('ignore' in hint) return { kind: 'ignored', reason: hint.ignore };
   const { eventId } = hint;
   if (await webhookEvents.handled(provider.name, eventId)) {

@@ -56,7 +56,18 @@ export async function followUpAfterOutcome(
   });
   const found = incidentOf(record, status, deps.provider.latePaymentNote);
   if (!found) return undefined;
-  const incident: PaymentIncident = { ...found, at: deps.clock().toISOString() };
+  // A late payment is returned to the payer where the provider can and the shop wants it (an
+  // API Pix `devolucao`), before the incident is kept: asking again is the same return, so a
+  // failure here is tried again by the next hint, and the incident's story says what was done.
+  const returned =
+    found.kind === 'late_payment'
+      ? await deps.provider.returnLatePayment?.({
+          providerRef: record.providerRef,
+          checkoutId: record.checkoutId,
+        })
+      : undefined;
+  const told = returned ? { ...found, note: `${found.note ?? ''}; ${returned}` } : found;
+  const incident: PaymentIncident = { ...told, at: deps.clock().toISOString() };
   // The ERP's delivery first: its job id is the incident's, so a retry of this event after a
   // failure below adds it again as a no-op, and no incident is recorded without its delivery.
   await deps.incidents?.toErp({

@@ -9,6 +9,7 @@ import {
 } from './checkout-record';
 import { expireCheckout } from './expire-checkout';
 import { syncFromProvider } from './settle-checkout';
+import { sweepReceived } from './sweep-received';
 
 export interface ReconcileReport {
   looked: number;
@@ -26,6 +27,8 @@ export interface ReconcileReport {
   unreadable: number;
   /** Checkouts still due when the pass ran out of time: the next pass starts with them. */
   backlog: number;
+  /** Payments the provider received that the sweep found unknown to it (webhooks lost). */
+  swept: number;
 }
 
 export interface ReconcileOptions {
@@ -77,6 +80,7 @@ export async function reconcileCheckouts(
     errors: 0,
     unreadable: 0,
     backlog: 0,
+    swept: 0,
   };
   const started = deps.clock();
   const maxWaitMs = options.maxWaitMs ?? MAX_LOOK_WAIT_MS;
@@ -112,8 +116,9 @@ export async function reconcileCheckouts(
     });
     await deps.line.scheduleLooks(looks);
   }
+  report.swept = await sweepReceived(deps);
   report.backlog = (await deps.line.reconcileBacklog(started)).due;
-  if (report.looked > 0 || report.unreadable > 0 || report.backlog > 0) {
+  if (report.looked > 0 || report.unreadable > 0 || report.backlog > 0 || report.swept > 0) {
     const durationMs = deps.clock().getTime() - started.getTime();
     deps.log.info('reconciler pass', { ...report, durationMs });
   }

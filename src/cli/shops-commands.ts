@@ -201,13 +201,19 @@ function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .description("check the shop's stored credentials with the platform and the provider now")
     .action(async (id: string) => {
       const result = await withAdmin(CHECKS, (admin) => admin.verify(id));
+      const { credential } = result;
+      // A credential that expires (a client certificate): when, and the days left to replace it.
+      const expiry = credential
+        ? `  ${credential.kind.replace(/_/g, ' ')} expires ${credential.expiresAt.slice(0, 10)}: ${credential.daysLeft < 0 ? 'expired' : `${credential.daysLeft} days left`}\n`
+        : '';
       if (result.ok) {
         await write(
           io.stdout,
-          `shop ${id}: the platform and the provider accept its credentials\n`,
+          `shop ${id}: the platform and the provider accept its credentials\n${expiry}`,
         );
         return;
       }
+      if (expiry) await write(io.stderr, expiry);
       for (const problem of result.problems)
         await write(io.stderr, `  ${problem.field}: ${problem.problem}\n`);
       throw new CliFailure(`shop ${id}: credentials refused`, EXIT.failure);

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { PROVIDER_FIELDS, PROVIDER_NAMES, providerVariable } from '../payments/provider-fields';
+import { PROVIDER_FIELDS, PROVIDER_NAMES } from '../payments/provider-fields';
 import { envShopShape } from './env-shop-config';
 import { SECRET_VARIABLES } from './secret-variables';
 import { CONFIG_VARIABLES, serverShape } from './server-schema';
@@ -126,8 +126,8 @@ const LAST: readonly Section[] = [
 /** One section per provider with variables, from its fields: a new provider needs no row here. */
 function providerSections(): Section[] {
   return PROVIDER_NAMES.flatMap((name) => {
-    const { fields, api } = PROVIDER_FIELDS[name];
-    const variables = Object.keys(fields).map((field) => providerVariable(name, field));
+    const { rows, api } = PROVIDER_FIELDS[name];
+    const variables = rows.flatMap((row) => row.variables);
     if (variables.length === 0) return [];
     return [{ title: `${api?.label ?? name} (PAYMENT_PROVIDER=${name})`, variables }];
   });

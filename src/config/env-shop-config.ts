@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   maxInstallmentsVariable,
@@ -103,12 +104,32 @@ export const envShopShape = {
 function providerVariables(): Record<string, z.ZodType> {
   return Object.fromEntries(
     PROVIDER_LIST.flatMap((provider) =>
-      provider.rows.map((row) => {
+      provider.rows.flatMap((row) => {
+        // A field kept in files: each variable is a file's path, read here (its contents are
+        // the field's, checked by the document's schema).
+        const { file } = row;
+        if (file) return row.variables.map((name) => [name, fileVariable(file, row)]);
         const variable = optional(row.schema);
-        return [row.variable, row.secret ? secret(variable) : variable];
+        return [[row.variable, row.secret ? secret(variable) : variable]];
       }),
     ),
   );
+}
+
+/** A variable naming a file the env shop's field is read from: its contents, or a problem. */
+function fileVariable(encoding: 'pem' | 'base64', row: { field: string; schema: z.ZodType }) {
+  return optional(
+    z.string().transform((path, context) => {
+      try {
+        const contents = readFileSync(path);
+        return encoding === 'base64' ? contents.toString('base64') : contents.toString('utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+        context.addIssue({ code: 'custom', message: `cannot read the file ${path} (${code})` });
+        return z.NEVER;
+      }
+    }),
+  ).describe(`The path of a file holding: ${row.schema.description ?? row.field}`);
 }
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;

@@ -57,6 +57,28 @@ const STYLE = `
   .field [aria-invalid="true"] { border-color:var(--bad); }
   .field small.bad { color:var(--bad); }
   .notice { background:#fff4e5; color:#8a4b00; border:1px solid #f5d9b0; border-radius:8px; padding:10px 14px; margin:0 0 16px; font-size:14px; }
+  .sr-only { position:absolute; width:1px; height:1px; padding:0; margin:-1px; overflow:hidden; clip:rect(0,0,0,0); white-space:nowrap; border:0; }
+  h1.pix-title { margin-bottom:4px; }
+  .pix-order { margin:0; color:var(--muted); }
+  .pix-amount { font-size:34px; line-height:1.2; font-weight:700; margin:4px 0 16px; font-variant-numeric:tabular-nums; }
+  button.pix-copy { font-size:18px; min-height:56px; }
+  button.pix-copy.done { background:#08603f; }
+  button.pix-copy:focus-visible, .pix-code:focus-visible { outline:3px solid #7cc4a4; outline-offset:2px; }
+  .pix-code-label { display:block; margin:16px 0 4px; font-size:14px; color:var(--muted); }
+  .pix-code { display:block; width:100%; margin:0; padding:10px 12px; font:16px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace; color:var(--ink); background:var(--bg); border:1px solid var(--line); border-radius:8px; word-break:break-all; overflow-wrap:anywhere; resize:vertical; }
+  .pix-steps { margin:16px 0 0; padding-left:22px; }
+  .pix-steps li { margin:2px 0; }
+  .pix-status { display:flex; align-items:center; gap:10px; margin:16px 0 0; padding:10px 14px; border-radius:8px; background:#f0f4f8; font-weight:600; }
+  .pix-status::before { content:""; flex:none; width:10px; height:10px; border-radius:50%; background:#de911d; animation:pix-pulse 1.6s ease-in-out infinite; }
+  .pix-status.ok { background:#e3f5ec; color:var(--brand); }
+  .pix-status.ok::before { background:var(--brand); animation:none; }
+  @keyframes pix-pulse { 50% { opacity:.3; } }
+  .pix-qr { margin:24px 0 0; padding-top:20px; border-top:1px solid var(--line); text-align:center; }
+  .pix-qr-title { margin:0 0 8px; font-size:15px; color:var(--muted); }
+  .pix-qr-code { display:block; width:100%; max-width:240px; height:auto; aspect-ratio:1; margin:0 auto; }
+  @media (scripting: none) { button.pix-copy, .pix-status { display:none; } }
+  @media (prefers-reduced-motion: reduce) { .pix-status::before { animation:none; } }
+  @media (max-width:420px) { .card.pix { padding:20px 16px; } }
 `;
 
 /**

@@ -78,7 +78,7 @@ function mountRateLimits(app: Express, limits: AppDeps['rateLimits']): void {
   if (!limits) return;
   const { webhooks, pages, dashboard } = limits;
   if (webhooks) app.use('/webhooks', webhooks);
-  if (pages) app.use(['/return', '/sandbox', '/connect'], pages);
+  if (pages) app.use(['/return', '/sandbox', '/connect', '/pix'], pages);
   if (dashboard) app.use(DASHBOARD_PATH, dashboard);
 }
 

@@ -37,6 +37,16 @@ export function sandboxKey(prefix: string, shop: string, checkoutId: string): st
   return `${shopTag(prefix, shop)}:sandbox:${checkoutId}`;
 }
 
+/** A Pix charge of one shop's checkout, as its page shows it (src/payments/pix/pix-charges.ts). */
+export function pixChargeKey(prefix: string, shop: string, checkoutId: string): string {
+  return `${shopTag(prefix, shop)}:pix:${checkoutId}`;
+}
+
+/** Until when one shop's received Pix were swept (`GET /pix`), ISO. */
+export function pixSweepKey(prefix: string, shop: string): string {
+  return `${shopTag(prefix, shop)}:pix-swept`;
+}
+
 /**
  * The provider checkout made for one of a shop's checkouts, kept for a provider without
  * idempotency keys, so that creating it again finds it (src/payments/created-checkouts.ts).

@@ -226,7 +226,7 @@ export function observeConnections(
   });
   new Gauge({
     name: 'connector_credential_expiry_timestamp_seconds',
-    help: "When each connected shop's credential expires (Unix seconds), by shop and kind (`oauth_access_token` renews itself ahead of it; other kinds must be replaced)",
+    help: "When each shop's credential expires (Unix seconds), by shop and kind: a connected account's (`oauth_access_token` renews itself ahead of it) or a pasted one that expires (`client_certificate`, API Pix); other kinds than the token must be replaced",
     labelNames: ['shop', 'kind'] as const,
     registers: [metrics.registry],
     collect() {

@@ -118,7 +118,13 @@ export async function startConnector(
   observeQueues(metrics, built.queues);
   observeReconciler(metrics, () => reconcileBacklog(built.directory, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
-  observeConnections(metrics, () => servedConnections(built.registry));
+  // Every shop served, the env shop's too: its pasted credential may expire (a certificate).
+  observeConnections(metrics, () =>
+    servedConnections({
+      ids: () => built.directory.ids(),
+      get: (id) => built.directory.cached(id)?.settings,
+    }),
+  );
   const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics, publicUrl });
   serveRequests(server, listener);
   const running = await startWorkers(config, built, { logger, metrics });

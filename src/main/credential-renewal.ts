@@ -6,19 +6,25 @@ import type { ShopSource } from '../shop-registry/shop-settings';
 /** How often a worker looks for connected credentials due for renewal. */
 export const RENEWAL_CHECK_MS = 15 * 60_000;
 
-/** The connected shops this process serves (the registry's: the env shop is never connected). */
+/**
+ * The shops this process serves whose credential is watched: the connected ones (the registry's:
+ * the env shop is never connected), and any whose pasted credential expires (an API Pix client
+ * certificate, the env shop's too).
+ */
 export function servedConnections(shops: Pick<ShopSource, 'ids' | 'get'>): ObservedConnection[] {
   return shops.ids().flatMap((shop) => {
     const settings = shops.get(shop);
     const connection = settings?.connection;
-    if (!settings || !connection) return [];
+    const pasted = settings?.provider.credentialExpiry;
+    if (!settings || (!connection && !pasted)) return [];
+    const credential = connection?.expiresAt
+      ? { kind: connection.credential, expiresAt: connection.expiresAt }
+      : pasted;
     return [
       {
         shop,
         needsReconnect: settings.needsReconnect !== undefined,
-        ...(connection.expiresAt
-          ? { credential: { kind: connection.credential, expiresAt: connection.expiresAt } }
-          : {}),
+        ...(credential ? { credential } : {}),
       },
     ];
   });

@@ -9,6 +9,7 @@ import type { Shutdown } from '../infra/shutdown';
 import { startCheckoutWorkers } from '../jobs/checkout-workers';
 import { startSyncWorker } from '../jobs/sync-workers';
 import { keepCredentialsAlive } from './credential-renewal';
+import { keepWebhooksRegistered } from './provider-webhooks';
 import { RedisShopBreakers } from '../store/redis-shop-breaker';
 import type { Dependencies } from './dependencies';
 
@@ -67,6 +68,7 @@ export async function startWorkers(
   }
   await built.jobs.scheduleReconciler(config.jobs.reconcileIntervalMs);
   const stopRenewals = keepCredentialsAlive(built.registry, built.credentials, logger);
+  const webhooks = keepWebhooksRegistered(built.directory, logger);
   return {
     workers,
     // close() stops taking jobs and waits for the ones in hand, for what is left of the deadline
@@ -74,6 +76,7 @@ export async function startWorkers(
     // cut short is picked up again by another worker once its lock lapses.
     close: async (shutdown) => {
       stopRenewals();
+      webhooks.stop();
       const graceMs = Math.max(500, shutdown.remainingMs() - 2000);
       const closing = Promise.all(workers.map((worker) => worker.close()));
       if (await settlesWithin(closing, graceMs)) {

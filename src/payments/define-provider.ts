@@ -99,6 +99,11 @@ export interface CommonSettings {
   sandboxInProduction: boolean;
   /** How customers may pay: the shop's choice, or what the provider offers. */
   payment: PaymentOptions;
+  /**
+   * A pasted credential that expires, where the provider's does (an API Pix client
+   * certificate): its kind in `connector_credential_expiry_timestamp_seconds` and its expiry.
+   */
+  credentialExpiry?: { kind: string; expiresAt: string };
 }
 
 type FieldShape = Record<string, z.ZodType>;
@@ -134,8 +139,16 @@ export interface ProviderSpec<
   fields: F;
   /** The fields that are secrets: stored encrypted, never shown nor logged. */
   secrets: readonly (keyof F & string)[];
-  /** The variable that sets each field for the env shop (`<NAME>_SECRET_KEY`...). */
-  variables: { readonly [K in keyof F]: string };
+  /**
+   * The variable that sets each field for the env shop (`<NAME>_SECRET_KEY`...); a field kept in
+   * files (a certificate) names its file variables, whose contents make the field, in `files`.
+   */
+  variables: { readonly [K in keyof F]: string | FileVariables };
+  /**
+   * Cross-field rules of a pasted document (one field or another, one field given another): a
+   * problem per field, checked wherever the document is (the admin API, the env shop, `migrate`).
+   */
+  check?(document: PastedDocumentOf<N, F>): Array<{ field: keyof F & string; problem: string }>;
   /** Its official API hosts per environment; none for a provider the connector plays itself. */
   api?: ProviderApi;
   /** Payments are simulated: in production only with SANDBOX_IN_PRODUCTION=true. */
@@ -148,12 +161,26 @@ export interface ProviderSpec<
   build(settings: S & CommonSettings, environment: ProviderEnvironment): ProviderModule;
 }
 
+/**
+ * A field the env shop reads from files, each variable naming one (a certificate, then its key):
+ * their contents, one after the other (`pem`), or the one file in base64 (`base64`: PKCS#12).
+ */
+export interface FileVariables {
+  files: readonly [string, ...string[]];
+  encoding: 'pem' | 'base64';
+}
+
 /** A field of a provider as a table row, for what iterates every field of every provider. */
 export interface FieldRow {
   field: string;
   schema: z.ZodType;
   secret: boolean;
+  /** The variable that sets it for the env shop (the first file's, for a field kept in files). */
   variable: string;
+  /** Every variable that sets it: the one, or its files'. */
+  variables: readonly string[];
+  /** How its files make the field, for a field kept in files. */
+  file?: FileVariables['encoding'];
 }
 
 export interface ProviderDescriptor<
@@ -176,15 +203,15 @@ export interface ProviderDescriptor<
 function rowsOf(
   fields: FieldShape,
   secretList: readonly string[],
-  variables: Record<string, string>,
-) {
+  variables: Record<string, string | FileVariables>,
+): FieldRow[] {
   const secrets = new Set(secretList);
-  return Object.entries(fields).map(([field, schema]) => ({
-    field,
-    schema,
-    secret: secrets.has(field),
-    variable: variables[field] ?? '',
-  }));
+  return Object.entries(fields).map(([field, schema]) => {
+    const named = variables[field] ?? '';
+    const row = { field, schema, secret: secrets.has(field) };
+    if (typeof named === 'string') return { ...row, variable: named, variables: [named] };
+    return { ...row, variable: named.files[0], variables: named.files, file: named.encoding };
+  });
 }
 
 /** A provider's descriptor, with its document schema and field tables derived. */
@@ -195,17 +222,24 @@ export function defineProvider<
   C extends FieldShape = never,
 >(spec: ProviderSpec<N, F, S, C>): ProviderDescriptor<N, F, S, C> {
   const rows = rowsOf(spec.fields, spec.secrets, spec.variables);
+  const checked = <T extends z.ZodObject>(schema: T): T =>
+    spec.check === undefined
+      ? schema
+      : schema.superRefine((document, context) => {
+          for (const { field, problem } of spec.check?.(document as PastedDocumentOf<N, F>) ?? [])
+            context.addIssue({ code: 'custom', path: [field], message: problem });
+        });
   const pasted = z.strictObject({ name: z.literal(spec.name), ...spec.fields });
   const { connection } = spec;
   if (!connection) {
-    const document = pasted as unknown as z.ZodType<DocumentOf<N, F, C>>;
+    const document = checked(pasted) as unknown as z.ZodType<DocumentOf<N, F, C>>;
     return { ...spec, document, rows, connectedRows: [] };
   }
   const connectedShape = { ...connectionShape(connection.kind), ...connection.fields };
   const connectedRows = rowsOf(connectedShape, connection.secrets, {});
   const connected = z.strictObject({ name: z.literal(spec.name), ...connectedShape });
   const document = z.discriminatedUnion('connection', [
-    pasted.extend({ connection: z.undefined().optional() }),
+    checked(pasted.extend({ connection: z.undefined().optional() })),
     connected,
   ]) as unknown as z.ZodType<DocumentOf<N, F, C>>;
   return { ...spec, document, rows, connectedRows };

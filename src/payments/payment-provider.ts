@@ -73,12 +73,15 @@ export interface CheckoutClosed {
   reason: string;
 }
 
-/** A verified webhook: which payment it is about (a hint; the status is read from the provider). */
-export type WebhookHint =
+/** A verified webhook's word about one payment (a hint; the status is read from the provider). */
+export type SingleHint =
   | { ignore: string }
   | { providerRef: string; eventId: string; closed?: CheckoutClosed }
   /** A provider that names our checkout itself (its own reference field). */
   | { checkoutId: string; eventId: string; closed?: CheckoutClosed };
+
+/** A verified webhook: about one payment, or (an API Pix webhook) several. */
+export type WebhookHint = SingleHint | { batch: SingleHint[] };
 
 export interface WebhookInput {
   headers: Record<string, string | string[] | undefined>;
@@ -152,4 +155,22 @@ export interface PaymentProvider {
    * incident's story (a provider that refunds a late Pix on its own).
    */
   readonly latePaymentNote?: string;
+  /**
+   * Returns a payment made after its checkout closed to the payer, where the provider can and the
+   * shop wants it (a late Pix's `devolucao`): resolves with what was done, for the incident's
+   * story, or undefined when the payment is kept. Safe to call again for the same payment.
+   */
+  returnLatePayment?(ref: { providerRef: string; checkoutId: string }): Promise<string | undefined>;
+  /**
+   * The payments received since the last call, for a provider that can list them (the API Pix's
+   * `GET /pix`): the reconciler's sweep for what no webhook told. Each names the provider's
+   * checkout, as a webhook's hint does.
+   */
+  receivedPayments?(): Promise<Array<{ providerRef: string; eventId: string }>>;
+  /**
+   * Registers the connector's webhook with the provider, for a provider whose webhook is
+   * registered by API (the API Pix's `PUT /webhook/{chave}`): resolves with the URL registered,
+   * or undefined where the provider takes it only in its own portal.
+   */
+  registerWebhook?(): Promise<string | undefined>;
 }

@@ -119,8 +119,12 @@ export function providerDocumentFromEnv(
   env: Record<string, unknown>,
 ): ProviderDocument {
   const fields = PROVIDERS[name].rows.flatMap((row) => {
-    const value = env[row.variable];
-    return value === undefined ? [] : [[row.field, value]];
+    // A field kept in files: the contents the config read, one after the other (a certificate,
+    // then its key), each ending its line.
+    const values = row.variables.map((variable) => env[variable]).filter((v) => v !== undefined);
+    if (values.length === 0) return [];
+    const value = row.file === 'pem' ? values.map((v) => `${String(v).trimEnd()}\n`).join('') : values[0];
+    return [[row.field, value]];
   });
   return providerDocumentSchema.parse({ name, ...Object.fromEntries(fields) });
 }

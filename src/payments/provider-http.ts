@@ -1,9 +1,10 @@
+import type { Agent } from 'node:https';
 import axios from 'axios';
 import type { z } from 'zod';
 import { AppError } from '../errors';
 
 export interface ProviderRequest {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   url: string;
   data?: unknown;
   params?: unknown;
@@ -33,6 +34,8 @@ export function providerHttp(options: {
   timeoutMs: number;
   /** What the provider's error body says, when it says something. */
   messageOf(body: unknown): string | undefined;
+  /** The TLS agent of a provider that wants the shop's client certificate (mTLS: API Pix). */
+  httpsAgent?: Agent;
 }): ProviderCall {
   // Axios's default instance, this shop's settings on each request: an instance of its own per
   // shop held a dozen bound functions and config objects for each of a thousand shops.
@@ -41,6 +44,7 @@ export function providerHttp(options: {
     timeout: options.timeoutMs,
     maxRedirects: 0,
     validateStatus: () => true,
+    ...(options.httpsAgent ? { httpsAgent: options.httpsAgent } : {}),
   };
   const headers = { accept: 'application/json', ...options.headers };
   return async (action, request, schema) => {
@@ -55,12 +59,7 @@ export function providerHttp(options: {
       status = response.status;
       body = response.data;
     } catch (error) {
-      const code = axios.isAxiosError(error) ? error.code : undefined;
-      throw new AppError(
-        'PROVIDER_UNAVAILABLE',
-        `${options.label} could not be reached to ${action}.`,
-        { cause: code ?? 'network error' },
-      );
+      throw unreached(options.label, action, axios.isAxiosError(error) ? error.code : undefined);
     }
     if (status < 200 || status >= 300) {
       const transient = status === 429 || status >= 500;
@@ -80,4 +79,24 @@ export function providerHttp(options: {
     }
     return parsed.data;
   };
+}
+
+/**
+ * A call that got no answer: PROVIDER_UNAVAILABLE (retried), unless the provider refused the
+ * client certificate in the TLS handshake (an alert): not a passing failure, the certificate is
+ * wrong, expired or not registered there.
+ */
+function unreached(label: string, action: string, code: string | undefined): AppError {
+  if (code !== undefined && /^ERR_SSL_.*ALERT/.test(code)) {
+    return new AppError(
+      'PROVIDER_REJECTED',
+      `${label} refused the client certificate to ${action}.`,
+      {
+        cause: code,
+      },
+    );
+  }
+  return new AppError('PROVIDER_UNAVAILABLE', `${label} could not be reached to ${action}.`, {
+    cause: code ?? 'network error',
+  });
 }

@@ -1,4 +1,5 @@
 import type { PaymentProvider } from './payment-provider';
+import type { PixCharges } from './pix/pix-charges';
 import type { SandboxProvider } from './sandbox/sandbox-provider';
 
 /** What a provider's own routes may ask of the connector. */
@@ -18,6 +19,8 @@ export interface ProviderHooks {
 export interface ProviderModule {
   provider: PaymentProvider;
   sandbox?: SandboxProvider;
+  /** For the API Pix, the shop's charges, which the connector's own Pix page shows. */
+  pix?: { charges: Pick<PixCharges, 'find'> };
   /** A banner every customer page shows, when the deployment needs one (the sandbox on staging). */
   pageNotice?: string;
 }

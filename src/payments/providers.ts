@@ -7,6 +7,7 @@ import type {
 } from './define-provider';
 import { mercadoPagoProvider } from './mercadopago/mercadopago-descriptor';
 import type { ProviderModule } from './provider-module';
+import { pixProvider } from './pix/pix-descriptor';
 import { sandboxProvider } from './sandbox/sandbox-descriptor';
 import { stripeProvider } from './stripe/stripe-descriptor';
 
@@ -27,6 +28,7 @@ export const PROVIDERS = providerList({
   stripe: stripeProvider,
   mercadopago: mercadoPagoProvider,
   asaas: asaasProvider,
+  pix: pixProvider,
 });
 
 export type ProviderName = keyof typeof PROVIDERS;

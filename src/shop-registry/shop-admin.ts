@@ -1,4 +1,6 @@
 import { AppError } from '../errors';
+import { providerSettingsOf } from '../payments/provider-fields';
+import { connectionOf } from './shop-settings';
 import { checkoutRoutePath, shopScope, webhookPath } from '../shop/shop-id';
 import { DataKey, newRouteToken, type Keyring } from '../secrets/secret-box';
 import type { AuditEntry, CredentialCheck, RegistryStore, ShopWork } from './ports';
@@ -226,13 +228,18 @@ export class ShopAdmin {
   }
 
   /** Checks the stored credentials now. */
-  async verify(
-    id: string,
-  ): Promise<{ shop: string; ok: boolean; problems: Array<{ field: string; problem: string }> }> {
+  async verify(id: string): Promise<{
+    shop: string;
+    ok: boolean;
+    problems: Array<{ field: string; problem: string }>;
+    /** Its credential that expires (a client certificate, a connected token), and when. */
+    credential?: { kind: string; expiresAt: string; daysLeft: number };
+  }> {
     const { stored } = await shopEntry(this.deps.store, id);
     const { document } = openShop(stored, this.keyring());
     const problems = await this.deps.credentials.check(document);
-    return { shop: id, ok: problems.length === 0, problems };
+    const credential = expiringCredentialOf(document);
+    return { shop: id, ok: problems.length === 0, problems, ...(credential ? { credential } : {}) };
   }
 
   /**
@@ -293,4 +300,27 @@ export class ShopAdmin {
     }
     return { rewrapped, current };
   }
+}
+
+/**
+ * The credential of a shop's document that expires, with the whole days left: a pasted one's
+ * (an API Pix client certificate, from its provider's settings) or a connected account's.
+ */
+function expiringCredentialOf(
+  document: ShopDocument,
+  now = new Date(),
+): { kind: string; expiresAt: string; daysLeft: number } | undefined {
+  let expiry: { kind: string; expiresAt: string } | undefined;
+  try {
+    expiry = providerSettingsOf(document.provider, true, document.payment).credentialExpiry;
+  } catch {
+    expiry = undefined;
+  }
+  const connection = connectionOf(document.provider);
+  if (!expiry && connection?.expiresAt) {
+    expiry = { kind: connection.credential, expiresAt: connection.expiresAt };
+  }
+  if (!expiry) return undefined;
+  const daysLeft = Math.floor((Date.parse(expiry.expiresAt) - now.getTime()) / 86_400_000);
+  return { ...expiry, daysLeft };
 }

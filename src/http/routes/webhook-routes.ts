@@ -56,6 +56,7 @@ function stripeConnectRoute(router: Router, connect: StripeConnectEvents): void 
 
 /** A handled webhook as the answer says it. */
 function resultFields(result: WebhookResult): Record<string, unknown> {
+  if (result.kind === 'batch') return { results: result.results.map(resultFields) };
   return {
     ...(result.kind === 'ignored' ? { ignored: result.reason } : {}),
     ...(result.kind === 'unknown_payment' ? { ignored: 'unknown payment' } : {}),
@@ -83,10 +84,11 @@ export function webhookRoutes(
 ): Router {
   const router = exactRouter();
   if (connect) stripeConnectRoute(router, connect);
-  // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's. The
-  // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
+  // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's (the
+  // API Pix appends `/pix` to the URL registered, `/webhooks/pix/<shop>`). The shop's own
+  // provider verifies the call with the shop's secret, and settles only its checkouts.
   router
-    .route(['/webhooks/:provider', '/webhooks/:provider/:shop'])
+    .route(['/webhooks/:provider', '/webhooks/:provider/:shop', '/webhooks/:provider/:shop/pix'])
     .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
       // A named parameter is one path segment (arrays are a wildcard's).
       const shop = shopOrEnv(req.params.shop as string | undefined);
@@ -96,7 +98,11 @@ export function webhookRoutes(
           retryable: false,
         });
       }
-      if (req.params.provider !== deps.provider.name) {
+      const pixSuffix = req.path.endsWith('/pix') && req.params.shop !== undefined;
+      if (
+        req.params.provider !== deps.provider.name ||
+        (pixSuffix && deps.provider.name !== 'pix')
+      ) {
         throw new AppError(
           'UNKNOWN_PROVIDER',
           `No provider named ${req.params.provider} is configured.`,

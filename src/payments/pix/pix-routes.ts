@@ -1,0 +1,111 @@
+import type { Request, Response, Router } from 'express';
+import { AppError } from '../../errors';
+import { notFoundPage, type PageStorefront } from '../../html/page-layout';
+import { allowOnly } from '../../infra/allow-only';
+import { exactRouter } from '../../infra/exact-routes';
+import type { PixCharges } from './pix-charges';
+import { PIX_PAGE_SCRIPT, PIX_SCRIPT_PATH, pixPaymentPage } from './pix-page';
+
+/** Where a checkout stands, as the Pix page shows it. */
+export type PixPageState = 'open' | 'paid' | 'closed';
+
+/** One shop's Pix, as its page needs it. */
+export interface PixShop {
+  charges: Pick<PixCharges, 'find'>;
+  /** Where the checkout stands, as recorded. */
+  stateOf(checkoutId: string): Promise<PixPageState | undefined>;
+  /**
+   * Reads the charge at the PSP and records what it says (as a webhook would): the page's
+   * customer has paid, perhaps, and the webhook is late or lost.
+   */
+  hint(checkoutId: string): Promise<void>;
+  pageNotice: string | undefined;
+  storefront?: PageStorefront;
+}
+
+/** An id fit to be part of a Redis key; whether it is a checkout's, the lookup says. */
+const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The page's script: the same for every page, cached an hour. */
+function sendScript(_req: Request, res: Response): void {
+  res.setHeader('cache-control', 'public, max-age=3600');
+  res.type('text/javascript').send(PIX_PAGE_SCRIPT);
+}
+
+/** The PSP is asked about one open checkout at most this often, however many pages poll it. */
+const HINT_EVERY_MS = 10_000;
+
+/**
+ * The connector's own Pix page, `GET /pix/<checkout id>` (pt-BR, the QR code and the copy-and-
+ * paste code), its script, and `GET /pix/<checkout id>/status`, which the page polls to move
+ * on to the return page once paid. A poll of an open checkout reads the charge at the PSP now and
+ * then, so a lost webhook does not keep the customer waiting for the reconciler.
+ */
+export function pixRoutes(
+  pixOf: (checkoutId: string) => Promise<PixShop | undefined>,
+  defaultNotice?: string,
+): Router {
+  const router = exactRouter();
+  const mayAsk = throttle(HINT_EVERY_MS);
+  const find = async (checkoutId: string) => {
+    const shop = SAFE_ID.test(checkoutId) ? await pixOf(checkoutId) : undefined;
+    const charge = shop ? await shop.charges.find(checkoutId) : undefined;
+    return shop && charge ? { shop, charge } : undefined;
+  };
+  router.route(PIX_SCRIPT_PATH).get(sendScript).all(allowOnly('GET'));
+
+  router
+    .route('/pix/:checkoutId')
+    .get(async (req, res) => {
+      const found = await find(req.params.checkoutId);
+      const state = found ? await found.shop.stateOf(found.charge.checkoutId) : undefined;
+      if (!found || !state) {
+        res.status(404).type('html').send(notFoundPage(defaultNotice));
+        return;
+      }
+      const { charge, shop } = found;
+      const page = await pixPaymentPage({
+        checkoutId: charge.checkoutId,
+        serviceId: charge.serviceId,
+        amount: { amountMinor: charge.amountMinor, currency: charge.currency },
+        expiresAt: charge.expiresAt,
+        pixCopiaECola: charge.pixCopiaECola,
+        state,
+        returnUrl: charge.returnUrl,
+        ...(shop.storefront ? { storefront: shop.storefront } : {}),
+        ...(shop.pageNotice ? { notice: shop.pageNotice } : {}),
+      });
+      res.type('html').send(page);
+    })
+    .all(allowOnly('GET'));
+
+  router
+    .route('/pix/:checkoutId/status')
+    .get(async (req, res) => {
+      const found = await find(req.params.checkoutId);
+      let state = found ? await found.shop.stateOf(found.charge.checkoutId) : undefined;
+      if (!found || !state) {
+        throw new AppError('NOT_FOUND', 'No Pix charge has that checkout id.');
+      }
+      if (state === 'open' && mayAsk(found.charge.checkoutId)) {
+        await found.shop.hint(found.charge.checkoutId);
+        state = (await found.shop.stateOf(found.charge.checkoutId)) ?? state;
+      }
+      res.json({ state, ...(state === 'paid' ? { next: found.charge.returnUrl } : {}) });
+    })
+    .all(allowOnly('GET'));
+  return router;
+}
+
+/** Whether this process may act for a key now (and notes that it does): once per `everyMs`. */
+function throttle(everyMs: number): (key: string) => boolean {
+  const doneAt = new Map<string, number>();
+  return (key) => {
+    const now = Date.now();
+    const last = doneAt.get(key);
+    if (last !== undefined && now - last < everyMs) return false;
+    for (const [old, at] of doneAt) if (now - at >= everyMs) doneAt.delete(old);
+    doneAt.set(key, now);
+    return true;
+  };
+}
