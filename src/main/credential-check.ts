@@ -67,10 +67,35 @@ export function platformCredentialCheck(runtime: {
           field: 'provider',
           problem: isConnected(document.provider)
             ? `${document.provider.name} refused the connected account's credential (HTTP ${error.upstreamStatus ?? '?'}): connect it again with a new link`
-            : `${document.provider.name} refused the keys (HTTP ${error.upstreamStatus ?? '?'})`,
+            : error.upstreamStatus === undefined
+              ? `${document.provider.name} refused the credentials: ${error.message}`
+              : `${document.provider.name} refused the keys (HTTP ${error.upstreamStatus})`,
         });
       }
       return problems;
+    },
+    async stored(document) {
+      let provider;
+      try {
+        provider = buildProviderModule(
+          providerSettingsOf(document.provider, true, document.payment, runtime.vendor),
+          {
+            redis: runtime.redis,
+            prefix: runtime.prefix,
+            shop: document.id,
+            scope: document.id,
+            publicUrl: runtime.publicUrl,
+          },
+        ).provider;
+        const url = await provider.registerWebhook?.();
+        if (url) runtime.logger.info('webhook registered', { shop: document.id, url });
+      } catch (error) {
+        runtime.logger.warn('could not register the webhook; the workers will try again', {
+          shop: document.id,
+          provider: document.provider.name,
+          errMessage: errorMessage(error),
+        });
+      }
     },
   };
 }

@@ -57,6 +57,11 @@ export interface CredentialCheck {
   check(
     document: import('./shop-document').ShopDocument,
   ): Promise<Array<{ field: string; problem: string }>>;
+  /**
+   * What the shop's provider needs once the shop is stored with these credentials (the API Pix's
+   * webhook registered). Never fails the change: what it could not do, the workers' pass does.
+   */
+  stored?(document: import('./shop-document').ShopDocument): Promise<void>;
 }
 
 /** A shop's data that removing it must respect. */

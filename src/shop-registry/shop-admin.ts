@@ -111,6 +111,7 @@ export class ShopAdmin {
     ) {
       throw exists(document.id);
     }
+    await this.deps.credentials.stored?.(document);
     const urls = this.urls(stored);
     return {
       shop: viewOf(stored),
@@ -171,6 +172,9 @@ export class ShopAdmin {
       );
       return { stored, audit: this.audit(by, 'updated', fields) };
     });
+    if (Object.keys(patch).some((part) => part === 'provider')) {
+      await this.deps.credentials.stored?.(openShop(stored, keyring).document);
+    }
     return viewOf(stored);
   }
 

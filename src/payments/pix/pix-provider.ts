@@ -219,10 +219,25 @@ export class PixProvider implements PaymentProvider {
     }
   }
 
-  /** The token call itself, over mTLS: refused keys or certificate are PROVIDER_REJECTED. */
+  /**
+   * The token call itself, over mTLS: refused keys or certificate are PROVIDER_REJECTED. Under
+   * TLS 1.3 a server that refuses the client's certificate says so after the client thinks the
+   * handshake done: the client sees the connection reset, which here (adding a shop, checking
+   * it) means the certificate, not a passing failure.
+   */
   async verifyCredentials(): Promise<void> {
     this.token = undefined;
-    await this.accessToken();
+    try {
+      await this.accessToken();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'PROVIDER_UNAVAILABLE') throw error;
+      if (!['ECONNRESET', 'EPROTO'].includes(String(error.cause))) throw error;
+      throw new AppError(
+        'PROVIDER_REJECTED',
+        `${this.settings.profile.label} closed the connection made with this client certificate: is it the one the PSP issued for this account?`,
+        { cause: error.cause },
+      );
+    }
   }
 
   async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
@@ -289,7 +304,7 @@ export class PixProvider implements PaymentProvider {
   /**
    * The charge's truth: a Pix received is paid (returned in full: refunded); else ATIVA is
    * pending (a Pix has no "under way": it arrives or not), and a charge removed can no longer be
-   * paid, by us (canceled) or by the PSP at its expiry (expired).
+   * paid (expired).
    */
   async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
     const cob = await this.readCob(ref.providerRef);
@@ -307,10 +322,14 @@ export class PixProvider implements PaymentProvider {
       }
       return { ...paid, state: 'paid' };
     }
+    // Removed by the receiver (the connector at the checkout's expiry, or the shop in its bank)
+    // or by the PSP: no longer payable, as a checkout session expired elsewhere.
     if (cob.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR') {
-      return { state: 'canceled', reason: 'charge removed' };
+      return { state: 'expired', reason: 'charge removed by the receiver' };
     }
-    if (cob.status === 'REMOVIDA_PELO_PSP') return { state: 'expired', reason: 'charge expired' };
+    if (cob.status === 'REMOVIDA_PELO_PSP') {
+      return { state: 'expired', reason: 'charge removed by the PSP' };
+    }
     return { state: 'pending' };
   }
 
