@@ -11,6 +11,7 @@ import {
   httpUrl,
   providerApiProblem,
   providerDocumentFromEnv,
+  providerEnvProblems,
   PROVIDER_CHOICE,
   PROVIDER_NAMES,
   providerVariable,
@@ -108,7 +109,12 @@ function providerVariables(): Record<string, z.ZodType> {
         // A field kept in files: each variable is a file's path, read here (its contents are
         // the field's, checked by the document's schema).
         const { file } = row;
-        if (file) return row.variables.map((name) => [name, fileVariable(file, row)]);
+        if (file) {
+          return row.variables.map((name, i) => [
+            name,
+            fileVariable(file, row.fileDescriptions?.[i] ?? `The path of a file of ${row.field}.`),
+          ]);
+        }
         const variable = optional(row.schema);
         return [[row.variable, row.secret ? secret(variable) : variable]];
       }),
@@ -117,7 +123,7 @@ function providerVariables(): Record<string, z.ZodType> {
 }
 
 /** A variable naming a file the env shop's field is read from: its contents, or a problem. */
-function fileVariable(encoding: 'pem' | 'base64', row: { field: string; schema: z.ZodType }) {
+function fileVariable(encoding: 'pem' | 'base64', description: string) {
   return optional(
     z.string().transform((path, context) => {
       try {
@@ -129,7 +135,7 @@ function fileVariable(encoding: 'pem' | 'base64', row: { field: string; schema: 
         return z.NEVER;
       }
     }),
-  ).describe(`The path of a file holding: ${row.schema.description ?? row.field}`);
+  ).describe(description);
 }
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
@@ -195,15 +201,26 @@ export function envShopApiIssues(
   ctx: z.RefinementCtx,
 ): void {
   if (env.PLATFORM_EMAIL === undefined) return;
-  const variable = providerVariable(env.PAYMENT_PROVIDER, 'apiUrl');
-  const apiUrl = (env as Record<string, unknown>)[variable];
-  // Not a URL at all: its own schema said so already.
-  if (typeof apiUrl !== 'string' || !httpUrl.safeParse(apiUrl).success) return;
-  const problem = providerApiProblem(
-    { name: env.PAYMENT_PROVIDER, apiUrl },
+  const name = env.PAYMENT_PROVIDER;
+  const values = env as Record<string, unknown>;
+  // A URL that is not one at all: its own schema said so already.
+  const urlOf = (field: string) => {
+    const value = values[providerVariable(name, field)];
+    return typeof value === 'string' && httpUrl.safeParse(value).success ? value : undefined;
+  };
+  const found = providerApiProblem(
+    { name, apiUrl: urlOf('apiUrl'), tokenUrl: urlOf('tokenUrl') },
     env.PROVIDER_API_ORIGINS ?? [],
   );
-  if (problem) ctx.addIssue({ code: 'custom', path: [variable], message: problem });
+  if (found) {
+    const variable = providerVariable(name, found.field);
+    ctx.addIssue({ code: 'custom', path: [variable], message: found.problem });
+  }
+  // The document's rules across fields (a certificate and its key); a variable missing or
+  // malformed was said by its own schema or `envShopIssues`.
+  for (const found of providerEnvProblems(env.PAYMENT_PROVIDER, env)) {
+    ctx.addIssue({ code: 'custom', path: [found.variable], message: found.problem });
+  }
 }
 
 /** The env shop's settings, or undefined without PLATFORM_EMAIL (registry shops only). */

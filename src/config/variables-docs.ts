@@ -94,7 +94,7 @@ function headingOf(title: string): { heading: string; note?: string } {
   if (inside === undefined) return { heading: capital(title) };
   const note = new RegExp(`^${SECTION_CITATION.source}$`).test(inside)
     ? `See ${linked(inside)}.`
-    : `${/^[A-Z_]+=/.test(inside) ? 'With ' : ''}${capital(inside.replace(/\b[A-Z][A-Z0-9_]*_[A-Z0-9_]+(=\w+)?/g, '`$&`'))}.`;
+    : `${/^[A-Z][A-Z0-9_]*=/.test(inside) ? 'With ' : ''}${capital(inside.replace(/\b[A-Z][A-Z0-9_]*_[A-Z0-9_]+(=\w+)?/g, '`$&`'))}.`;
   return { heading: capital(heading), note };
 }
 

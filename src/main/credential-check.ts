@@ -8,6 +8,7 @@ import { providerSettingsOf } from '../payments/provider-fields';
 import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
 import type { CredentialCheck } from '../shop-registry/ports';
+import type { ShopDocument } from '../shop-registry/shop-document';
 
 /**
  * Adding or changing a shop checks its credentials before storing them: one read of the
@@ -74,28 +75,35 @@ export function platformCredentialCheck(runtime: {
       }
       return problems;
     },
-    async stored(document) {
-      let provider;
-      try {
-        provider = buildProviderModule(
-          providerSettingsOf(document.provider, true, document.payment, runtime.vendor),
-          {
-            redis: runtime.redis,
-            prefix: runtime.prefix,
-            shop: document.id,
-            scope: document.id,
-            publicUrl: runtime.publicUrl,
-          },
-        ).provider;
-        const url = await provider.registerWebhook?.();
-        if (url) runtime.logger.info('webhook registered', { shop: document.id, url });
-      } catch (error) {
-        runtime.logger.warn('could not register the webhook; the workers will try again', {
-          shop: document.id,
-          provider: document.provider.name,
-          errMessage: errorMessage(error),
-        });
-      }
-    },
+    stored: (document) => registerWebhook(runtime, document),
   };
+}
+
+/**
+ * Registers a stored shop's webhook with its provider, where the provider takes it by API (the
+ * API Pix): at once, so the shop's first payment is heard. A failure is logged; the workers'
+ * pass (src/main/provider-webhooks.ts) tries again.
+ */
+async function registerWebhook(
+  runtime: Parameters<typeof platformCredentialCheck>[0],
+  document: ShopDocument,
+): Promise<void> {
+  try {
+    const settings = providerSettingsOf(document.provider, true, document.payment, runtime.vendor);
+    const { provider } = buildProviderModule(settings, {
+      redis: runtime.redis,
+      prefix: runtime.prefix,
+      shop: document.id,
+      scope: document.id,
+      publicUrl: runtime.publicUrl,
+    });
+    const url = await provider.registerWebhook?.();
+    if (url) runtime.logger.info('webhook registered', { shop: document.id, url });
+  } catch (error) {
+    runtime.logger.warn('could not register the webhook; the workers will try again', {
+      shop: document.id,
+      provider: document.provider.name,
+      errMessage: errorMessage(error),
+    });
+  }
 }

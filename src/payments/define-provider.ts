@@ -166,8 +166,14 @@ export interface ProviderSpec<
  * their contents, one after the other (`pem`), or the one file in base64 (`base64`: PKCS#12).
  */
 export interface FileVariables {
-  files: readonly [string, ...string[]];
+  /** Each file's variable, with what the file holds (its variable's description). */
+  files: readonly [FileVariable, ...FileVariable[]];
   encoding: 'pem' | 'base64';
+}
+
+export interface FileVariable {
+  name: string;
+  description: string;
 }
 
 /** A field of a provider as a table row, for what iterates every field of every provider. */
@@ -181,6 +187,8 @@ export interface FieldRow {
   variables: readonly string[];
   /** How its files make the field, for a field kept in files. */
   file?: FileVariables['encoding'];
+  /** What each of its files holds, for a field kept in files (as `variables`). */
+  fileDescriptions?: readonly string[];
 }
 
 export interface ProviderDescriptor<
@@ -210,9 +218,19 @@ function rowsOf(
     const named = variables[field] ?? '';
     const row = { field, schema, secret: secrets.has(field) };
     if (typeof named === 'string') return { ...row, variable: named, variables: [named] };
-    return { ...row, variable: named.files[0], variables: named.files, file: named.encoding };
+    const names = named.files.map((file) => file.name);
+    return {
+      ...row,
+      variable: named.files[0].name,
+      variables: names,
+      file: named.encoding,
+      fileDescriptions: named.files.map((file) => file.description),
+    };
   });
 }
+
+/** Marks the issues of a descriptor's `check` (its rules across fields) among a schema's. */
+export const CROSS_FIELD = { crossField: true } as const;
 
 /** A provider's descriptor, with its document schema and field tables derived. */
 export function defineProvider<
@@ -227,7 +245,12 @@ export function defineProvider<
       ? schema
       : schema.superRefine((document, context) => {
           for (const { field, problem } of spec.check?.(document as PastedDocumentOf<N, F>) ?? [])
-            context.addIssue({ code: 'custom', path: [field], message: problem });
+            context.addIssue({
+              code: 'custom',
+              path: [field],
+              message: problem,
+              params: CROSS_FIELD,
+            });
         });
   const pasted = z.strictObject({ name: z.literal(spec.name), ...spec.fields });
   const { connection } = spec;

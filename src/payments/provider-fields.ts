@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CommonSettings } from './define-provider';
+import { CROSS_FIELD, type CommonSettings } from './define-provider';
 import { paymentOptionsOf, type PaymentChoice } from './payment-options';
 import { apiUrlProblem } from './provider-hosts';
 import { NO_VENDOR, type VendorAccounts } from './vendor-accounts';
@@ -55,17 +55,27 @@ const BY_NAME: ProviderByName = PROVIDERS;
  */
 export const PROVIDER_FIELDS = PROVIDERS;
 
+/** A provider document's fields that name a host its secrets are sent to. */
+const URL_FIELDS = ['apiUrl', 'tokenUrl'] as const;
+
 /**
- * What is wrong with a provider document's `apiUrl` in this deployment (`listed`: the origins of
- * PROVIDER_API_ORIGINS), or undefined when it has none or its host is allowed.
+ * What is wrong with a provider document's `apiUrl` (or `tokenUrl`, where the provider has one:
+ * the API Pix sends its client secret there) in this deployment (`listed`: the origins of
+ * PROVIDER_API_ORIGINS): the first field whose host is not allowed, or undefined.
  */
 export function providerApiProblem(
-  provider: { name: string; apiUrl?: string },
+  provider: { name: string; apiUrl?: string; tokenUrl?: string },
   listed: readonly string[],
-): string | undefined {
+): { field: (typeof URL_FIELDS)[number]; url: string; problem: string } | undefined {
   const api = PROVIDER_LIST.find((descriptor) => descriptor.name === provider.name)?.api;
-  if (!api || provider.apiUrl === undefined) return undefined;
-  return apiUrlProblem(api, provider.apiUrl, listed);
+  if (!api) return undefined;
+  for (const field of URL_FIELDS) {
+    const url = provider[field];
+    if (url === undefined) continue;
+    const problem = apiUrlProblem(api, url, listed);
+    if (problem) return { field, url, problem };
+  }
+  return undefined;
 }
 
 function settingsFor<K extends ProviderName>(
@@ -118,13 +128,37 @@ export function providerDocumentFromEnv(
   name: ProviderName,
   env: Record<string, unknown>,
 ): ProviderDocument {
+  return providerDocumentSchema.parse(envDocumentInput(name, env));
+}
+
+/**
+ * What the document's own rules say of the environment's variables, each problem on the variable
+ * of its field (a certificate without its key: PIX_CERT_FILE); the fields' own schemas checked
+ * each variable already.
+ */
+export function providerEnvProblems(
+  name: ProviderName,
+  env: Record<string, unknown>,
+): Array<{ variable: string; problem: string }> {
+  const parsed = providerDocumentSchema.safeParse(envDocumentInput(name, env));
+  const crossField = (parsed.error?.issues ?? []).filter(
+    (issue) => issue.code === 'custom' && issue.params?.['crossField'] === CROSS_FIELD.crossField,
+  );
+  return crossField.map((issue) => ({
+    variable: providerVariable(name, String(issue.path[0] ?? 'name')),
+    problem: issue.message,
+  }));
+}
+
+function envDocumentInput(name: ProviderName, env: Record<string, unknown>): object {
   const fields = PROVIDERS[name].rows.flatMap((row) => {
     // A field kept in files: the contents the config read, one after the other (a certificate,
     // then its key), each ending its line.
     const values = row.variables.map((variable) => env[variable]).filter((v) => v !== undefined);
     if (values.length === 0) return [];
-    const value = row.file === 'pem' ? values.map((v) => `${String(v).trimEnd()}\n`).join('') : values[0];
+    const value =
+      row.file === 'pem' ? values.map((v) => `${String(v).trimEnd()}\n`).join('') : values[0];
     return [[row.field, value]];
   });
-  return providerDocumentSchema.parse({ name, ...Object.fromEntries(fields) });
+  return { name, ...Object.fromEntries(fields) };
 }

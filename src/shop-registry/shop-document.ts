@@ -230,8 +230,8 @@ function invalid(details: ErrorDetail[]): AppError {
 export function parseShopDocument(input: unknown, apiOrigins: readonly string[]): ShopDocument {
   const parsed = shopDocumentSchema.safeParse(input);
   if (!parsed.success) throw invalid(detailsOf(parsed.error));
-  const problem = providerApiProblem(parsed.data.provider, apiOrigins);
-  if (problem) throw invalid([{ field: 'provider.apiUrl', problem }]);
+  const found = providerApiProblem(parsed.data.provider, apiOrigins);
+  if (found) throw invalid([{ field: `provider.${found.field}`, problem: found.problem }]);
   return parsed.data;
 }
 
@@ -241,23 +241,23 @@ export function parseShopDocument(input: unknown, apiOrigins: readonly string[])
  * as stored (nothing deleted); the registry does not open it and the listings say why.
  */
 export function unservedBecause(
-  provider: { name: string; apiUrl?: string },
+  provider: { name: string; apiUrl?: string; tokenUrl?: string },
   apiOrigins: readonly string[],
 ): string | undefined {
-  const problem = providerApiProblem(provider, apiOrigins);
-  if (!problem) return undefined;
+  const found = providerApiProblem(provider, apiOrigins);
+  if (!found) return undefined;
   let origin = '(unreadable)';
   try {
-    origin = new URL(provider.apiUrl ?? '').origin;
+    origin = new URL(found.url).origin;
   } catch {
     // Said as unreadable: the problem says what it must be.
   }
-  return `provider.apiUrl (${origin}) ${problem}`;
+  return `provider.${found.field} (${origin}) ${found.problem}`;
 }
 
 /** Throws when a stored shop must not be served (`unservedBecause`); the registry's open. */
 export function refuseUnservable(
-  provider: { name: string; apiUrl?: string },
+  provider: { name: string; apiUrl?: string; tokenUrl?: string },
   apiOrigins: readonly string[],
 ): void {
   const problem = unservedBecause(provider, apiOrigins);

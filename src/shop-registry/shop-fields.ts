@@ -69,7 +69,7 @@ export function shopFields(shape: Record<string, z.ZodType>, provider: ProviderN
         ].map((row) => ({
           path: `provider.${row.field}`,
           secret: row.secret,
-          ...(row.variable ? { env: row.variables.join(' + ') } : {}),
+          ...(row.variable ? { env: row.variables.join('+') } : {}),
           description: row.schema.description ?? '',
         })),
       ];

@@ -117,7 +117,7 @@ describe('loadConfig', () => {
 
   it('refuses a payment provider it does not have', () => {
     expect(problems({ ...valid, PAYMENT_PROVIDER: 'paypal' })).toEqual([
-      'PAYMENT_PROVIDER: must be sandbox, stripe, mercadopago or asaas',
+      'PAYMENT_PROVIDER: must be sandbox, stripe, mercadopago, asaas or pix',
     ]);
     expect(problems({ ...valid, PAYMENT_PROVIDER: 'mercadopago' })).toEqual([
       'MERCADOPAGO_ACCESS_TOKEN: is required with PAYMENT_PROVIDER=mercadopago',
@@ -347,7 +347,7 @@ describe('loadConfig', () => {
 describe('config/.env.example', () => {
   const example = readFileSync(path.join(__dirname, '..', '..', 'config', '.env.example'), 'utf8');
   const lines = example.split('\n');
-  const names = lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]);
+  const names = lines.filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l)).map((l) => l.split('=')[0]);
 
   it('is what `npm run config:docs` writes from the schema (run it after changing the schema)', () => {
     expect(example).toBe(renderEnvExample());
@@ -367,7 +367,7 @@ describe('config/.env.example', () => {
   it('is itself a valid configuration', () => {
     const values = Object.fromEntries(
       lines
-        .filter((l) => /^[A-Z_]+=/.test(l))
+        .filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l))
         .map((l) => [l.split('=')[0], l.slice(l.indexOf('=') + 1)]),
     );
     expect(() => loadConfig(values, emptyDir)).not.toThrow();
@@ -390,7 +390,7 @@ describe('config/defaults.env', () => {
     );
     const names = defaults
       .split('\n')
-      .filter((l) => /^[A-Z_]+=/.test(l))
+      .filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l))
       .map((l) => l.split('=')[0] as string);
     for (const name of names) expect(CONFIG_VARIABLES).toContain(name);
     expect(names.some((n) => /PASSWORD|TOKEN|API_KEY/.test(n))).toBe(false);

@@ -89,8 +89,31 @@ export const pixProvider = defineProvider({
     tokenUrl: 'PIX_TOKEN_URL',
     clientId: 'PIX_CLIENT_ID',
     clientSecret: 'PIX_CLIENT_SECRET',
-    certificate: { files: ['PIX_CERT_FILE', 'PIX_KEY_FILE'], encoding: 'pem' },
-    pkcs12: { files: ['PIX_PKCS12_FILE'], encoding: 'base64' },
+    certificate: {
+      files: [
+        {
+          name: 'PIX_CERT_FILE',
+          description:
+            "The path of the client certificate's PEM file (with its private key after it, when the bank hands them out in one file).",
+        },
+        {
+          name: 'PIX_KEY_FILE',
+          description:
+            "The path of the certificate's private key (PEM), when in a file of its own.",
+        },
+      ],
+      encoding: 'pem',
+    },
+    pkcs12: {
+      files: [
+        {
+          name: 'PIX_PKCS12_FILE',
+          description:
+            'The path of the client certificate as a PKCS#12 file (`.p12`, `.pfx`), instead of `PIX_CERT_FILE`.',
+        },
+      ],
+      encoding: 'base64',
+    },
     passphrase: 'PIX_PKCS12_PASSPHRASE',
     pixKey: 'PIX_KEY',
     applicationKey: 'PIX_APPLICATION_KEY',

@@ -23,9 +23,6 @@ export interface PixShop {
   storefront?: PageStorefront;
 }
 
-/** An id fit to be part of a Redis key; whether it is a checkout's, the lookup says. */
-const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
 /** The page's script: the same for every page, cached an hour. */
 function sendScript(_req: Request, res: Response): void {
   res.setHeader('cache-control', 'public, max-age=3600');
@@ -42,13 +39,14 @@ const HINT_EVERY_MS = 10_000;
  * then, so a lost webhook does not keep the customer waiting for the reconciler.
  */
 export function pixRoutes(
+  /** The shop a checkout id names, if it is one of a Pix shop's; undefined for any other id. */
   pixOf: (checkoutId: string) => Promise<PixShop | undefined>,
   defaultNotice?: string,
 ): Router {
   const router = exactRouter();
   const mayAsk = throttle(HINT_EVERY_MS);
   const find = async (checkoutId: string) => {
-    const shop = SAFE_ID.test(checkoutId) ? await pixOf(checkoutId) : undefined;
+    const shop = await pixOf(checkoutId);
     const charge = shop ? await shop.charges.find(checkoutId) : undefined;
     return shop && charge ? { shop, charge } : undefined;
   };
@@ -87,9 +85,13 @@ export function pixRoutes(
       if (!found || !state) {
         throw new AppError('NOT_FOUND', 'No Pix charge has that checkout id.');
       }
+      // The bank away: the state recorded is the answer; the next poll asks again.
       if (state === 'open' && mayAsk(found.charge.checkoutId)) {
-        await found.shop.hint(found.charge.checkoutId);
-        state = (await found.shop.stateOf(found.charge.checkoutId)) ?? state;
+        const asked = await found.shop.hint(found.charge.checkoutId).then(
+          () => true,
+          () => false,
+        );
+        if (asked) state = (await found.shop.stateOf(found.charge.checkoutId)) ?? state;
       }
       res.json({ state, ...(state === 'paid' ? { next: found.charge.returnUrl } : {}) });
     })

@@ -11,7 +11,7 @@ import {
   RECORDED_BY_THE_RECONCILER,
   type ProviderFake,
 } from '../../support/provider-suite';
-import { adminApi, newPlatformAccount } from '../../support/registry-shop';
+import { adminApi, newPlatformAccount, requestOnRoute } from '../../support/registry-shop';
 
 /** The fake PSP with the certificates it is made with: the CA, the shop's, another CA's. */
 class PixWorld implements ProviderFake {
@@ -215,7 +215,8 @@ describe('Pix through the shop’s own bank (the API Pix, against a fake PSP ove
     const { pix, certs } = suite.fake;
     const api = adminApi(h, ADMIN_TOKEN);
     const shop = (certificate: string) => ({
-      id: `pix-${randomBytes(3).toString('hex')}`,
+      // A long id (up to 63 characters): its checkout ids are longer than the short shops'.
+      id: `marcenaria-pix-de-sao-jose-dos-campos-${randomBytes(3).toString('hex')}`,
       name: 'Marcenaria Pix',
       platform: newPlatformAccount(h, `pix${randomBytes(3).toString('hex')}`),
       provider: {
@@ -236,10 +237,23 @@ describe('Pix through the shop’s own bank (the API Pix, against a fake PSP ove
     expect((await api(`/shops/${refused.id}`)).status).toBe(404);
     // The shop's own certificate is accepted, and its webhook registered.
     const accepted = shop(certs.clientPem);
-    expect((await api('/shops', { method: 'POST', body: JSON.stringify(accepted) })).status).toBe(
-      201,
-    );
+    const added = await api('/shops', { method: 'POST', body: JSON.stringify(accepted) });
+    expect(added.status).toBe(201);
+    const { checkout_route: route } = (await added.json()) as {
+      checkout_route: { url: string; token: string };
+    };
     await h.connector.registry.refresh();
+    // Its customer reaches the Pix page of its checkout.
+    const opened = await requestOnRoute(route, 1028);
+    const { checkout_id: checkoutId } = (await opened.json()) as { checkout_id: string };
+    await eventually(
+      () => h.simulator.checkoutUrlFor(1028),
+      WAIT_DEADLINE_MS,
+      "the added shop's checkout URL",
+    );
+    const page = await fetch(`${h.url}/pix/${checkoutId}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Marcenaria Pix');
     await eventually(
       () =>
         pix.webhookRegistrations.find((r) => r.webhookUrl.endsWith(`/webhooks/pix/${accepted.id}`)),
