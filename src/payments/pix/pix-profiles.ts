@@ -2,7 +2,7 @@
  * One record per PSP for the Central Bank's API Pix (bacen/pix-api), conforming to PixProfile.
  * Each value was checked against the PSP's public documentation where it could be read, else an
  * open-source SDK (secondary), else the specification's default; `checked` says which. The
- * research notes and the bacen/pix-api issues behind these records: docs/pix-profiles-research.md.
+ * research notes and the bacen/pix-api issues behind these records: docs/pix-profiles.md.
  */
 import type { PixProfile, PixPsp } from './pix-profile';
 
@@ -66,7 +66,7 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
       'https://www.sicredi.com.br/media/produtos/filer_public/2022/12/19/' +
         'guia_tecnico_integracoes_api_pix_sicredi.pdf (cited, not read)',
       'github:laddertech/pypix-api pypix_api/banks/sicredi.py',
-      'github:laddertech/pypix-api docs/Sicredi/RELATORIO_VIABILIDADE_SICREDI.md',
+      'github:laddertech/pypix-api, its Sicredi viability report (RELATORIO_VIABILIDADE_SICREDI)',
       SPEC,
     ],
     checked:
