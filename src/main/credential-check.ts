@@ -4,7 +4,8 @@ import { AppError, errorMessage } from '../errors';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import type { Logger } from '../infra/logger';
 import { isConnected } from '../payments/define-provider';
-import { providerSettingsOf } from '../payments/provider-fields';
+import { providerSettingsOf, type ProviderSettings } from '../payments/provider-fields';
+import type { PaymentProvider } from '../payments/payment-provider';
 import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
 import type { CredentialCheck } from '../shop-registry/ports';
@@ -52,14 +53,7 @@ export function platformCredentialCheck(runtime: {
         problems.push({ field: 'provider', problem: errorMessage(error) });
         return problems;
       }
-      const { provider } = buildProviderModule(settings, {
-        redis: runtime.redis,
-        prefix: runtime.prefix,
-        shop: document.id,
-        // Only the credentials are tried: nothing is kept under the shop's keys.
-        scope: document.id,
-        publicUrl: runtime.publicUrl,
-      });
+      const provider = providerOf(runtime, document, settings);
       try {
         await provider.verifyCredentials?.();
       } catch (error) {
@@ -90,14 +84,7 @@ async function registerWebhook(
 ): Promise<void> {
   try {
     const settings = providerSettingsOf(document.provider, true, document.payment, runtime.vendor);
-    const { provider } = buildProviderModule(settings, {
-      redis: runtime.redis,
-      prefix: runtime.prefix,
-      shop: document.id,
-      scope: document.id,
-      publicUrl: runtime.publicUrl,
-    });
-    const url = await provider.registerWebhook?.();
+    const url = await providerOf(runtime, document, settings).registerWebhook?.();
     if (url) runtime.logger.info('webhook registered', { shop: document.id, url });
   } catch (error) {
     runtime.logger.warn('could not register the webhook; the workers will try again', {
@@ -106,4 +93,22 @@ async function registerWebhook(
       errMessage: errorMessage(error),
     });
   }
+}
+
+/**
+ * The shop's provider adapter, built to try its credentials or register its webhook: nothing is
+ * kept under the shop's keys (its scope is its bare id).
+ */
+function providerOf(
+  runtime: Parameters<typeof platformCredentialCheck>[0],
+  document: ShopDocument,
+  settings: ProviderSettings,
+): PaymentProvider {
+  return buildProviderModule(settings, {
+    redis: runtime.redis,
+    prefix: runtime.prefix,
+    shop: document.id,
+    scope: document.id,
+    publicUrl: runtime.publicUrl,
+  }).provider;
 }

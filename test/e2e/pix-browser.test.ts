@@ -6,10 +6,9 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import { expireCheckout } from '../../src/checkout/expire-checkout';
 import { txidOf } from '../../src/payments/pix/pix-api';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
-import { FakePix } from '../support/fake-pix';
 import { eventually, WAIT_DEADLINE_MS } from '../support/harness';
-import { makePixCertificates, type PixCertificates } from '../support/pix-certificates';
-import { providerSuite, type ProviderFake } from '../support/provider-suite';
+import { PixWorld } from '../support/pix-world';
+import { providerSuite } from '../support/provider-suite';
 
 /*
  * The connector's own Pix page (`GET /pix/<checkout id>`), in a real browser, mostly on a phone's
@@ -18,31 +17,6 @@ import { providerSuite, type ProviderFake } from '../support/provider-suite';
  * itself once the PSP (a loopback fake over mTLS) says the charge is paid, with no webhook. The
  * phone screenshot, test-artifacts/pix-page.png, is docs/images/pix-page.png.
  */
-
-/** The fake PSP with the certificates it is made with. */
-class PixWorld implements ProviderFake {
-  private made: { certs: PixCertificates; pix: FakePix } | undefined;
-
-  get pix(): FakePix {
-    if (!this.made) throw new Error('the fake PSP has not started');
-    return this.made.pix;
-  }
-
-  async start(): Promise<string> {
-    const certs = await makePixCertificates();
-    this.made = { certs, pix: new FakePix({ certs }) };
-    return this.made.pix.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.made?.pix.stop();
-    await this.made?.certs.remove();
-  }
-
-  env(): Record<string, string> {
-    return this.pix.env();
-  }
-}
 
 const SHOP_NAME = 'Marcenaria Boa Vista';
 const PHONE: BrowserContextOptions = {

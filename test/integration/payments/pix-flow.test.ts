@@ -3,50 +3,18 @@ import { expireCheckout } from '../../../src/checkout/expire-checkout';
 import { pixSweepKey } from '../../../src/infra/keyspace';
 import { closeRedis, createRedis, waitForRedis } from '../../../src/infra/redis';
 import { txidOf } from '../../../src/payments/pix/pix-api';
-import { FakePix } from '../../support/fake-pix';
+import { runCliCaptured } from '../../support/cli';
 import { eventually, settled, WAIT_DEADLINE_MS } from '../../support/harness';
-import { makePixCertificates, type PixCertificates } from '../../support/pix-certificates';
-import {
-  providerSuite,
-  RECORDED_BY_THE_RECONCILER,
-  type ProviderFake,
-} from '../../support/provider-suite';
+import { PixWorld } from '../../support/pix-world';
+import { providerSuite, RECORDED_BY_THE_RECONCILER } from '../../support/provider-suite';
 import { adminApi, newPlatformAccount, requestOnRoute } from '../../support/registry-shop';
-
-/** The fake PSP with the certificates it is made with: the CA, the shop's, another CA's. */
-class PixWorld implements ProviderFake {
-  private made: { certs: PixCertificates; pix: FakePix } | undefined;
-
-  get pix(): FakePix {
-    if (!this.made) throw new Error('the fake PSP has not started');
-    return this.made.pix;
-  }
-
-  get certs(): PixCertificates {
-    if (!this.made) throw new Error('the fake PSP has not started');
-    return this.made.certs;
-  }
-
-  async start(): Promise<string> {
-    const certs = await makePixCertificates();
-    this.made = { certs, pix: new FakePix({ certs }) };
-    return this.made.pix.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.made?.pix.stop();
-    await this.made?.certs.remove();
-  }
-
-  env(): Record<string, string> {
-    return { ...this.pix.env(), SHOP_SECRET_KEYS: KEY, ADMIN_TOKEN };
-  }
-}
 
 const KEY = `k1:${randomBytes(32).toString('base64')}`;
 const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
 
-const suite = providerSuite(() => new PixWorld(), { env: { RECONCILE_INTERVAL_MS: '500' } });
+const suite = providerSuite(() => new PixWorld({ SHOP_SECRET_KEYS: KEY, ADMIN_TOKEN }), {
+  env: { RECONCILE_INTERVAL_MS: '500' },
+});
 
 /** The platform asks for a checkout; the customer is sent to the connector's own Pix page. */
 async function open(serviceId: number): Promise<{ checkoutId: string; txid: string }> {
@@ -259,6 +227,20 @@ describe('Pix through the shop’s own bank (the API Pix, against a fake PSP ove
         pix.webhookRegistrations.find((r) => r.webhookUrl.endsWith(`/webhooks/pix/${accepted.id}`)),
       WAIT_DEADLINE_MS,
       "the added shop's webhook",
+    );
+    // `shops verify` tries its certificate at the bank and tells the days it has left.
+    const verified = await runCliCaptured(['shops', 'verify', accepted.id], {
+      REDIS_URL: h.redis.url,
+      QUEUE_PREFIX: h.prefix,
+      SHOP_SECRET_KEYS: KEY,
+      PUBLIC_URL: h.url,
+      PROVIDER_API_ORIGINS: pix.url,
+      PLATFORM_BASE_URL: h.platformUrl,
+    });
+    const daysLeft = Math.floor((certs.clientNotAfter.getTime() - Date.now()) / 86_400_000);
+    expect(verified).toMatchObject({ code: 0 });
+    expect(verified.stdout).toContain(
+      `client certificate expires ${certs.clientNotAfter.toISOString().slice(0, 10)}: ${daysLeft} days left`,
     );
     // Both shops receive on the fake's one Pix key, whose one webhook is now the added shop's:
     // the env shop's again, for the other tests.
