@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors';
 import type { PaymentStatus } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
 import type { CheckoutRecord, IncidentKind, PaymentIncident } from './checkout-record';
@@ -59,12 +60,20 @@ export async function followUpAfterOutcome(
   // A late payment is returned to the payer where the provider can and the shop wants it (an
   // API Pix `devolucao`), before the incident is kept: asking again is the same return, so a
   // failure here is tried again by the next hint, and the incident's story says what was done.
+  // A return the provider refuses, or that cannot be asked now, does not keep the incident from
+  // being told: its note says so, and the next hint asks again.
   const returned =
-    found.kind === 'late_payment'
-      ? await deps.provider.returnLatePayment?.({
-          providerRef: record.providerRef,
-          checkoutId: record.checkoutId,
-        })
+    found.kind === 'late_payment' && deps.provider.returnLatePayment
+      ? await deps.provider
+          .returnLatePayment({ providerRef: record.providerRef, checkoutId: record.checkoutId })
+          .catch((error: unknown) => {
+            deps.log.error('could not return a late payment to the payer; tried again later', {
+              checkoutId: record.checkoutId,
+              provider: deps.provider.name,
+              errMessage: errorMessage(error),
+            });
+            return 'not returned to the payer yet (the provider refused or was away)';
+          })
       : undefined;
   const told = returned ? { ...found, note: `${found.note ?? ''}; ${returned}` } : found;
   const incident: PaymentIncident = { ...told, at: deps.clock().toISOString() };

@@ -26,7 +26,10 @@ export function keepWebhooksRegistered(
   const registered = new Map<string, unknown>();
   let running: Promise<void> | undefined;
   const registerAll = async (): Promise<void> => {
-    for (const shop of shops.ids()) {
+    const ids = shops.ids();
+    // A shop gone is forgotten (with its settings, secrets among them).
+    for (const shop of registered.keys()) if (!ids.includes(shop)) registered.delete(shop);
+    for (const shop of ids) {
       const runtime = shops.cached(shop);
       const provider = runtime?.deps.provider;
       if (!runtime || !provider?.registerWebhook) continue;

@@ -95,6 +95,18 @@ export function webhookHeader(input: WebhookInput, name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** One sweep of the payments a provider received: what it found, and how to mark it done. */
+export interface ReceivedSweep {
+  payments: Array<{ providerRef: string; eventId: string; receivedAt?: string }>;
+  /** The end of the window swept. */
+  until: Date;
+  /**
+   * Marks the window handled through `through`: `until`, or (a payment whose handling failed)
+   * just before the first that failed, so the next sweep lists it again.
+   */
+  done(through: Date): Promise<void>;
+}
+
 /** Which payment speaks for a checkout, of the statuses of all its payments, first to last. */
 const TELLING_ORDER: readonly PaymentState[] = [
   'paid',
@@ -162,11 +174,11 @@ export interface PaymentProvider {
    */
   returnLatePayment?(ref: { providerRef: string; checkoutId: string }): Promise<string | undefined>;
   /**
-   * The payments received since the last call, for a provider that can list them (the API Pix's
-   * `GET /pix`): the reconciler's sweep for what no webhook told. Each names the provider's
-   * checkout, as a webhook's hint does.
+   * The payments received since the last sweep, for a provider that can list them (the API
+   * Pix's `GET /pix`): the reconciler's sweep for what no webhook told, each payment naming the
+   * provider's checkout as a webhook's hint does. Undefined when no sweep is due yet.
    */
-  receivedPayments?(): Promise<Array<{ providerRef: string; eventId: string }>>;
+  receivedPayments?(): Promise<ReceivedSweep | undefined>;
   /**
    * Registers the connector's webhook with the provider, for a provider whose webhook is
    * registered by API (the API Pix's `PUT /webhook/{chave}`): resolves with the URL registered,

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { handleProviderWebhook, type WebhookResult } from '../../checkout/handle-provider-webhook';
@@ -85,36 +85,46 @@ export function webhookRoutes(
   const router = exactRouter();
   if (connect) stripeConnectRoute(router, connect);
   // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's (the
-  // API Pix appends `/pix` to the URL registered, `/webhooks/pix/<shop>`). The shop's own
-  // provider verifies the call with the shop's secret, and settles only its checkouts.
+  // API Pix appends `/pix` to the URL registered, `/webhooks/pix/<shop>`: its own path). The
+  // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
+  const body = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT });
   router
-    .route(['/webhooks/:provider', '/webhooks/:provider/:shop', '/webhooks/:provider/:shop/pix'])
-    .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
-      // A named parameter is one path segment (arrays are a wildcard's).
-      const shop = shopOrEnv(req.params.shop as string | undefined);
-      const deps = isShopId(shop) ? (await shops.byId(shop))?.deps : undefined;
-      if (!deps) {
-        throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} is served here.`, {
-          retryable: false,
-        });
-      }
-      const pixSuffix = req.path.endsWith('/pix') && req.params.shop !== undefined;
-      if (
-        req.params.provider !== deps.provider.name ||
-        (pixSuffix && deps.provider.name !== 'pix')
-      ) {
-        throw new AppError(
-          'UNKNOWN_PROVIDER',
-          `No provider named ${req.params.provider} is configured.`,
-        );
-      }
-      const result = await handleProviderWebhook(deps, {
-        headers: req.headers,
-        query: req.query as Record<string, unknown>,
-        rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
-      });
-      res.json({ received: true, ...resultFields(result) });
-    })
+    .route(['/webhooks/:provider', '/webhooks/:provider/:shop'])
+    .post(body, shopWebhook(shops))
+    .all(allowOnly('POST'));
+  router
+    .route('/webhooks/pix/:shop/pix')
+    .post(body, shopWebhook(shops, 'pix'))
     .all(allowOnly('POST'));
   return router;
+}
+
+/**
+ * One shop's webhook: the shop the path names (none: the env shop), whose provider must be the
+ * one the path names (`provider`, for a path of one provider's own).
+ */
+function shopWebhook(
+  shops: Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'byId'>,
+  provider?: string,
+): (req: Request, res: Response) => Promise<void> {
+  return async (req, res) => {
+    // A named parameter is one path segment (arrays are a wildcard's).
+    const shop = shopOrEnv(req.params['shop'] as string | undefined);
+    const deps = isShopId(shop) ? (await shops.byId(shop))?.deps : undefined;
+    if (!deps) {
+      throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} is served here.`, {
+        retryable: false,
+      });
+    }
+    const named = provider ?? (req.params['provider'] as string);
+    if (named !== deps.provider.name) {
+      throw new AppError('UNKNOWN_PROVIDER', `No provider named ${named} is configured.`);
+    }
+    const result = await handleProviderWebhook(deps, {
+      headers: req.headers,
+      query: req.query as Record<string, unknown>,
+      rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+    });
+    res.json({ received: true, ...resultFields(result) });
+  };
 }

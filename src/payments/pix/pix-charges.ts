@@ -21,6 +21,11 @@ export interface PixCharges {
   /** The end of the last sweep of received Pix, if any. */
   sweptUntil(): Promise<Date | undefined>;
   markSwept(until: Date): Promise<void>;
+  /**
+   * Whether this process may sweep now: at most one sweep per `everyMs` for the shop, whichever
+   * process asks first (a key with that lifetime).
+   */
+  claimSweep(everyMs: number): Promise<boolean>;
 }
 
 /** Kept a week past the checkout's expiry, as a provider's created checkouts are. */
@@ -59,5 +64,7 @@ export function redisPixCharges(redis: RedisCommands, prefix: string, scope: str
     markSwept: async (until) => {
       await redis.set(swept, until.toISOString());
     },
+    claimSweep: async (everyMs) =>
+      (await redis.set(`${swept}:claim`, '1', 'PX', everyMs, 'NX')) === 'OK',
   };
 }

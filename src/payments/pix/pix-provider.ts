@@ -7,6 +7,7 @@ import type {
   CreatedCheckout,
   PaymentProvider,
   PaymentStatus,
+  ReceivedSweep,
   SingleHint,
   WebhookHint,
   WebhookInput,
@@ -47,6 +48,12 @@ const SWEEP_EVERY_MS = 5 * 60_000;
 /** The longest window one sweep asks for (PSPs limit `inicio`..`fim`). */
 const SWEEP_WINDOW_MAX_MS = 2 * 24 * 3_600_000;
 const SWEEP_PAGE_SIZE = 100;
+/** The pages one sweep reads at most (10,000 Pix); the next sweep goes on from there. */
+const SWEEP_PAGES_MAX = 100;
+/** The charges one webhook call may make the connector read (the rest: the sweep's). */
+const WEBHOOK_CHARGES_MAX = 20;
+/** An idle connection to the bank is closed after this long. */
+const IDLE_SOCKET_MS = 30_000;
 /** The specification's limit of `solicitacaoPagador`. */
 const REQUEST_TEXT_MAX = 140;
 
@@ -141,7 +148,13 @@ export class PixProvider implements PaymentProvider {
       messageOf: problemMessage,
       // The shop's certificate on every call; the PSP's own checked against the system's CAs
       // (with NODE_EXTRA_CA_CERTS). One agent per shop, its connections kept alive.
-      httpsAgent: new Agent({ cert, key, keepAlive: true, maxSockets: 16 }),
+      httpsAgent: new Agent({
+        cert,
+        key,
+        keepAlive: true,
+        maxSockets: 16,
+        timeout: IDLE_SOCKET_MS,
+      }),
     });
   }
 
@@ -322,6 +335,9 @@ export class PixProvider implements PaymentProvider {
       }
       return { ...paid, state: 'paid' };
     }
+    // Concluded with no Pix in the answer (a bank that leaves `pix` out): paid, but the Pix is
+    // not known yet; under way, so nothing closes it, until a read names it.
+    if (cob.status === 'CONCLUIDA') return { state: 'processing', method: 'pix' };
     // Removed by the receiver (the connector at the checkout's expiry, or the shop in its bank)
     // or by the PSP: no longer payable, as a checkout session expired elsewhere.
     if (cob.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR') {
@@ -357,8 +373,11 @@ export class PixProvider implements PaymentProvider {
   }
 
   /**
-   * A late Pix returned in full with `PUT /pix/{e2eid}/devolucao/{id}`, its id derived from the
-   * Pix, so that asking again is the same devolução; unless the shop keeps late Pix.
+   * A late Pix returned in full with `PUT /pix/{e2eid}/devolucao/{id}`, unless the shop keeps
+   * late Pix. Its id is derived from the Pix and from how many of the connector's returns of it
+   * the bank did not make (`NAO_REALIZADO`): asking again while one is under way or done asks
+   * nothing (the charge read shows it), and after a refusal a new id asks again, since the
+   * specification refuses an id used before.
    */
   async returnLatePayment(ref: { providerRef: string }): Promise<string | undefined> {
     if (!this.settings.refundLatePix) return undefined;
@@ -366,19 +385,22 @@ export class PixProvider implements PaymentProvider {
     if (!pix) return undefined;
     const { returned, pending } = returnedOf(pix);
     const left = centavosOf(pix.valor) - returned - pending;
-    const id = `late${createHash('sha256').update(pix.endToEndId).digest('hex').slice(0, 24)}`;
-    if (left > 0) {
-      await this.call(
-        'return the late Pix',
-        {
-          method: 'PUT',
-          url: `/pix/${encodeURIComponent(pix.endToEndId)}/devolucao/${id}`,
-          data: { valor: valorOf(left), descricao: 'Pagamento recebido após o prazo do pedido' },
-        },
-        devolucaoSchema,
-      );
-    }
-    return `returned to the payer (devolução ${id})`;
+    const base = `late${createHash('sha256').update(pix.endToEndId).digest('hex').slice(0, 24)}`;
+    const refused = (pix.devolucoes ?? []).filter(
+      (devolucao) => devolucao.id.startsWith(base) && devolucao.status === 'NAO_REALIZADO',
+    ).length;
+    const id = refused === 0 ? base : `${base}n${refused}`;
+    if (left <= 0) return `returned to the payer (devolução ${id})`;
+    await this.call(
+      'return the late Pix',
+      {
+        method: 'PUT',
+        url: `/pix/${encodeURIComponent(pix.endToEndId)}/devolucao/${id}`,
+        data: { valor: valorOf(left), descricao: 'Pagamento recebido após o prazo do pedido' },
+      },
+      devolucaoSchema,
+    );
+    return `return to the payer asked (devolução ${id})`;
   }
 
   /**
@@ -389,9 +411,15 @@ export class PixProvider implements PaymentProvider {
   async parseWebhook(input: WebhookInput): Promise<WebhookHint> {
     const received = parseReceived(input.rawBody);
     if (!received) return { ignore: 'the body is not an API Pix webhook' };
-    const hints: SingleHint[] = received.flatMap((pix) =>
-      pix.txid && isTxid(pix.txid) ? [{ providerRef: pix.txid, eventId: eventIdOf(pix) }] : [],
-    );
+    // One hint per charge, and a bounded number per call: each costs a read at the bank, and
+    // the body is signed by no one. What is left out, the sweep finds.
+    const charges = new Map<string, SingleHint>();
+    for (const pix of received) {
+      if (charges.size >= WEBHOOK_CHARGES_MAX) break;
+      if (pix.txid && isTxid(pix.txid) && !charges.has(pix.txid))
+        charges.set(pix.txid, { providerRef: pix.txid, eventId: eventIdOf(pix) });
+    }
+    const hints = [...charges.values()];
     if (hints.length === 0) return { ignore: 'no Pix of a charge' };
     return hints.length === 1 ? (hints[0] as SingleHint) : { batch: hints };
   }
@@ -413,29 +441,27 @@ export class PixProvider implements PaymentProvider {
   }
 
   /**
-   * The Pix received since the last sweep (`GET /pix?inicio&fim`, every page), overlapping it a
-   * little: a webhook lost is found here. At most one sweep every few minutes per shop.
+   * The Pix received since the window last handled (`GET /pix?inicio&fim`, every page),
+   * overlapping it a little: a webhook lost is found here. One sweep every few minutes per shop,
+   * whichever process claims it; after a long outage the windows catch up a few days at a time.
    */
-  async receivedPayments(): Promise<Array<{ providerRef: string; eventId: string }>> {
-    const now = this.clock();
-    const last = await this.settings.charges.sweptUntil();
-    if (last && now.getTime() - last.getTime() < SWEEP_EVERY_MS) return [];
-    const from = new Date(
-      Math.max(
-        (last?.getTime() ?? now.getTime() - FIRST_SWEEP_MS) - SWEEP_OVERLAP_MS,
-        now.getTime() - SWEEP_WINDOW_MAX_MS,
-      ),
-    );
-    const found: Array<{ providerRef: string; eventId: string }> = [];
-    for (let page = 0, pages = 1; page < pages; page += 1) {
+  async receivedPayments(): Promise<ReceivedSweep | undefined> {
+    const { charges } = this.settings;
+    if (!(await charges.claimSweep(SWEEP_EVERY_MS))) return undefined;
+    const now = this.clock().getTime();
+    const through = (await charges.sweptUntil())?.getTime() ?? now - FIRST_SWEEP_MS;
+    const from = through - SWEEP_OVERLAP_MS;
+    const until = new Date(Math.min(now, from + SWEEP_WINDOW_MAX_MS));
+    const payments: ReceivedSweep['payments'] = [];
+    for (let page = 0, pages = 1; page < pages && page < SWEEP_PAGES_MAX; page += 1) {
       const answer = await this.call(
         'list the Pix received',
         {
           method: 'GET',
           url: '/pix',
           params: {
-            inicio: from.toISOString(),
-            fim: now.toISOString(),
+            inicio: new Date(from).toISOString(),
+            fim: until.toISOString(),
             'paginacao.paginaAtual': page,
             'paginacao.itensPorPagina': SWEEP_PAGE_SIZE,
           },
@@ -444,13 +470,16 @@ export class PixProvider implements PaymentProvider {
       );
       // Only the connector's charges: the shop's account receives other Pix too.
       for (const pix of answer.pix ?? []) {
-        if (pix.txid && isTxid(pix.txid))
-          found.push({ providerRef: pix.txid, eventId: eventIdOf(pix) });
+        if (!pix.txid || !isTxid(pix.txid)) continue;
+        payments.push({
+          providerRef: pix.txid,
+          eventId: eventIdOf(pix),
+          ...(pix.horario ? { receivedAt: pix.horario } : {}),
+        });
       }
       pages = answer.parametros?.paginacao?.quantidadeDePaginas ?? 1;
     }
-    await this.settings.charges.markSwept(now);
-    return found;
+    return { payments, until, done: (handled) => charges.markSwept(handled) };
   }
 }
 
@@ -460,7 +489,27 @@ function eventIdOf(pix: ReceivedPix): string {
   return returns ? `${pix.endToEndId}:${returns}` : pix.endToEndId;
 }
 
-const webhookSchema = z.looseObject({ pix: z.array(pixSchema).min(1) });
+/**
+ * A webhook's Pix, held to the specification's patterns (an end-to-end id of 32 letters and
+ * digits, a value `0.00`, a devolução's id of 1 to 35): the body is signed by no one, and its
+ * ids become event ids kept for days.
+ */
+const webhookPixSchema = pixSchema.extend({
+  endToEndId: z.string().regex(/^[a-zA-Z0-9]{32}$/),
+  txid: z.string().max(35).nullish(),
+  valor: z.string().regex(/^\d{1,10}\.\d{2}$/),
+  devolucoes: z
+    .array(
+      devolucaoSchema.extend({
+        id: z.string().regex(/^[a-zA-Z0-9]{1,35}$/),
+        status: z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']),
+      }),
+    )
+    .max(20)
+    .nullish(),
+});
+
+const webhookSchema = z.looseObject({ pix: z.array(webhookPixSchema).min(1).max(1000) });
 
 function parseReceived(raw: Buffer): ReceivedPix[] | undefined {
   try {

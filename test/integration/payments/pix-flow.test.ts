@@ -105,6 +105,33 @@ describe('Pix through the shop’s own bank (the API Pix, against a fake PSP ove
     expect(suite.accepted('finish-checkout', 1022)).toEqual([]);
   });
 
+  it('takes a call about several Pix, one result each; a malformed one is ignored whole', async () => {
+    const { h } = suite;
+    const first = await open(1029);
+    const second = await open(1030);
+    const paid = [suite.fake.pix.pay(first.txid), suite.fake.pix.pay(second.txid)];
+    const post = (body: unknown) =>
+      fetch(`${h.url}/webhooks/pix/default/pix`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    // An end-to-end id that is not one (the specification's 32 letters and digits): not a Pix call.
+    const malformed = await post({ pix: [{ ...paid[0], endToEndId: 'x'.repeat(5000) }] });
+    expect(await malformed.json()).toEqual({
+      received: true,
+      ignored: 'the body is not an API Pix webhook',
+    });
+    const answer = await post({ pix: paid });
+    expect(await answer.json()).toEqual({
+      received: true,
+      results: [
+        { checkout_id: first.checkoutId, state: 'paid' },
+        { checkout_id: second.checkoutId, state: 'paid' },
+      ],
+    });
+  });
+
   it('removes the charge at the checkout’s expiry, though the PSP would keep it payable', async () => {
     const { checkoutId, txid } = await open(1023);
     expect(await expireCheckout(suite.h.connector.deps, checkoutId)).toBe('settled');
@@ -132,10 +159,18 @@ describe('Pix through the shop’s own bank (the API Pix, against a fake PSP ove
         note: expect.stringContaining(`devolução ${devolucao?.id}`),
       }),
     );
-    // The same webhook again returns nothing more.
-    await suite.fake.pix.deliverWebhook(late);
-    const returned = suite.fake.pix.devolucoes.filter((d) => d.endToEndId === late.endToEndId);
-    expect(returned).toHaveLength(1);
+    // The bank tells of the return under way (the Pix with its devolução): nothing more is asked.
+    const { pix } = suite.fake;
+    await pix.deliverWebhook(pix.receivedPix(late.endToEndId));
+    const asked = () => pix.devolucoes.filter((d) => d.endToEndId === late.endToEndId);
+    expect(asked()).toHaveLength(1);
+    // The bank could not make it (NAO_REALIZADO): the next word of it asks again, under a new id.
+    pix.settleDevolucao(late.endToEndId, devolucao?.id ?? '', 'NAO_REALIZADO');
+    await pix.deliverWebhook(pix.receivedPix(late.endToEndId));
+    expect(asked().map((d) => [d.id, d.status])).toEqual([
+      [devolucao?.id, 'NAO_REALIZADO'],
+      [`${devolucao?.id}n1`, 'EM_PROCESSAMENTO'],
+    ]);
     await settled(suite.h.connector.jobs);
     expect(suite.accepted('finish-checkout', 1024)).toEqual([]);
     expect(suite.accepted('cancel-checkout', 1024)).toHaveLength(1);
@@ -150,7 +185,7 @@ describe('Pix through the shop’s own bank (the API Pix, against a fake PSP ove
     // The next sweep is due (as five minutes later): the reconciler's pass lists the Pix.
     const redis = createRedis(h.redis.url, 'producer', 'pix-test');
     await waitForRedis(redis, WAIT_DEADLINE_MS);
-    await redis.del(pixSweepKey(h.prefix, 'default'));
+    await redis.del(`${pixSweepKey(h.prefix, 'default')}:claim`);
     await closeRedis(redis);
     const record = await eventually(
       async () => {
@@ -197,53 +232,61 @@ describe('Pix through the shop’s own bank (the API Pix, against a fake PSP ove
         pixKey: pix.pixKey,
       },
     });
-    const refused = shop(certs.untrustedClientPem);
-    const answer = await api('/shops', { method: 'POST', body: JSON.stringify(refused) });
-    expect(answer.status).toBe(422);
-    const body = (await answer.json()) as { error: { details: Array<{ field: string }> } };
-    expect(body.error.details).toContainEqual(expect.objectContaining({ field: 'provider' }));
-    expect((await api(`/shops/${refused.id}`)).status).toBe(404);
-    // The shop's own certificate is accepted, and its webhook registered.
-    const accepted = shop(certs.clientPem);
-    const added = await api('/shops', { method: 'POST', body: JSON.stringify(accepted) });
-    expect(added.status).toBe(201);
-    const { checkout_route: route } = (await added.json()) as {
-      checkout_route: { url: string; token: string };
+    const addShops = async () => {
+      const refused = shop(certs.untrustedClientPem);
+      const answer = await api('/shops', { method: 'POST', body: JSON.stringify(refused) });
+      expect(answer.status).toBe(422);
+      const body = (await answer.json()) as { error: { details: Array<{ field: string }> } };
+      expect(body.error.details).toContainEqual(expect.objectContaining({ field: 'provider' }));
+      expect((await api(`/shops/${refused.id}`)).status).toBe(404);
+      // The shop's own certificate is accepted, and its webhook registered.
+      const accepted = shop(certs.clientPem);
+      const added = await api('/shops', { method: 'POST', body: JSON.stringify(accepted) });
+      expect(added.status).toBe(201);
+      const { checkout_route: route } = (await added.json()) as {
+        checkout_route: { url: string; token: string };
+      };
+      await h.connector.registry.refresh();
+      // Its customer reaches the Pix page of its checkout.
+      const opened = await requestOnRoute(route, 1028);
+      const { checkout_id: checkoutId } = (await opened.json()) as { checkout_id: string };
+      await eventually(
+        () => h.simulator.checkoutUrlFor(1028),
+        WAIT_DEADLINE_MS,
+        "the added shop's checkout URL",
+      );
+      const page = await fetch(`${h.url}/pix/${checkoutId}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Marcenaria Pix');
+      await eventually(
+        () =>
+          pix.webhookRegistrations.find((r) =>
+            r.webhookUrl.endsWith(`/webhooks/pix/${accepted.id}`),
+          ),
+        WAIT_DEADLINE_MS,
+        "the added shop's webhook",
+      );
+      // `shops verify` tries its certificate at the bank and tells the days it has left.
+      const verified = await runCliCaptured(['shops', 'verify', accepted.id], {
+        REDIS_URL: h.redis.url,
+        QUEUE_PREFIX: h.prefix,
+        SHOP_SECRET_KEYS: KEY,
+        PUBLIC_URL: h.url,
+        PROVIDER_API_ORIGINS: pix.url,
+        PLATFORM_BASE_URL: h.platformUrl,
+      });
+      const daysLeft = Math.floor((certs.clientNotAfter.getTime() - Date.now()) / 86_400_000);
+      expect(verified).toMatchObject({ code: 0 });
+      expect(verified.stdout).toContain(
+        `client certificate expires ${certs.clientNotAfter.toISOString().slice(0, 10)}: ${daysLeft} days left`,
+      );
     };
-    await h.connector.registry.refresh();
-    // Its customer reaches the Pix page of its checkout.
-    const opened = await requestOnRoute(route, 1028);
-    const { checkout_id: checkoutId } = (await opened.json()) as { checkout_id: string };
-    await eventually(
-      () => h.simulator.checkoutUrlFor(1028),
-      WAIT_DEADLINE_MS,
-      "the added shop's checkout URL",
-    );
-    const page = await fetch(`${h.url}/pix/${checkoutId}`);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('Marcenaria Pix');
-    await eventually(
-      () =>
-        pix.webhookRegistrations.find((r) => r.webhookUrl.endsWith(`/webhooks/pix/${accepted.id}`)),
-      WAIT_DEADLINE_MS,
-      "the added shop's webhook",
-    );
-    // `shops verify` tries its certificate at the bank and tells the days it has left.
-    const verified = await runCliCaptured(['shops', 'verify', accepted.id], {
-      REDIS_URL: h.redis.url,
-      QUEUE_PREFIX: h.prefix,
-      SHOP_SECRET_KEYS: KEY,
-      PUBLIC_URL: h.url,
-      PROVIDER_API_ORIGINS: pix.url,
-      PLATFORM_BASE_URL: h.platformUrl,
-    });
-    const daysLeft = Math.floor((certs.clientNotAfter.getTime() - Date.now()) / 86_400_000);
-    expect(verified).toMatchObject({ code: 0 });
-    expect(verified.stdout).toContain(
-      `client certificate expires ${certs.clientNotAfter.toISOString().slice(0, 10)}: ${daysLeft} days left`,
-    );
-    // Both shops receive on the fake's one Pix key, whose one webhook is now the added shop's:
-    // the env shop's again, for the other tests.
-    pix.webhooks.set(pix.pixKey, `${h.url}/webhooks/pix/default`);
+    try {
+      await addShops();
+    } finally {
+      // Both shops receive on the fake's one Pix key, whose one webhook is now the added shop's:
+      // the env shop's again, for the other tests.
+      pix.webhooks.set(pix.pixKey, `${h.url}/webhooks/pix/default`);
+    }
   });
 });
