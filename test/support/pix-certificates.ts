@@ -1,12 +1,14 @@
-import { execFile } from 'node:child_process';
-import { randomBytes, X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { generateKeyPair, randomBytes, X509Certificate } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import forge from 'node-forge';
 
 /**
- * The certificates of a Pix PSP's mutual TLS, made fresh for a test with the `openssl` CLI: the
+ * The certificates of a Pix PSP's mutual TLS, made fresh for a test in this process (Node's
+ * crypto makes the keys, node-forge the certificates and the PKCS#12: no openssl command, so the
+ * tests need nothing a fresh machine lacks): the
  * PSP's CA, the PSP's server certificate for loopback, and the shop's client certificate, which
  * the PSP issues (Efí hands it out as one PEM, or as a PKCS#12), plus a client certificate of an
  * unrelated CA that the PSP must refuse.
@@ -32,125 +34,117 @@ export interface PixCertificates {
   remove(): Promise<void>;
 }
 
-const run = promisify(execFile);
+const newKeyPair = promisify(generateKeyPair);
 
 // Short-lived like the client certs PSPs hand out, so a test can reason about renewal.
 const CLIENT_DAYS = 90;
 const CA_DAYS = 3650;
+const DAY_MS = 86_400_000;
 
-// Our own config, so the extensions do not depend on the distribution's openssl.cnf.
-const OPENSSL_CNF = `[req]
-distinguished_name = dn
-prompt = no
-[dn]
-[ca_ext]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-[server_ext]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature, keyEncipherment
-extendedKeyUsage = serverAuth
-subjectAltName = IP:127.0.0.1, DNS:localhost
-authorityKeyIdentifier = keyid
-[client_ext]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature, keyEncipherment
-extendedKeyUsage = clientAuth
-authorityKeyIdentifier = keyid
-`;
+interface Made {
+  certPem: string;
+  keyPem: string;
+  cert: forge.pki.Certificate;
+  key: forge.pki.rsa.PrivateKey;
+}
 
-/** Runs openssl with arguments (no shell), failing with its stderr. */
-async function openssl(args: string[]): Promise<void> {
-  try {
-    await run('openssl', args);
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr ?? '';
-    throw new Error(`openssl ${args[0]} failed: ${stderr.trim() || String(error)}`);
+type Usage = 'ca' | 'server' | 'client';
+
+/** The extensions of each kind of certificate, as the PSP's would have them. */
+function extensionsOf(usage: Usage, issuer: forge.pki.Certificate | undefined): object[] {
+  const authority = issuer
+    ? [
+        {
+          name: 'authorityKeyIdentifier',
+          keyIdentifier: issuer.generateSubjectKeyIdentifier().getBytes(),
+        },
+      ]
+    : [];
+  if (usage === 'ca') {
+    return [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+      { name: 'subjectKeyIdentifier' },
+    ];
   }
+  return [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: usage === 'server', clientAuth: usage === 'client' },
+    ...(usage === 'server'
+      ? [
+          {
+            name: 'subjectAltName',
+            altNames: [
+              { type: 7, ip: '127.0.0.1' },
+              { type: 2, value: 'localhost' },
+            ],
+          },
+        ]
+      : []),
+    ...authority,
+  ];
 }
 
-/** A self-signed CA: `<name>.key` and `<name>.pem` in dir. */
-async function makeCa(dir: string, name: string, subject: string): Promise<void> {
-  await openssl([
-    ...['req', '-x509', '-new', '-newkey', 'rsa:2048', '-nodes'],
-    ...['-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.pem`)],
-    ...['-days', String(CA_DAYS), '-subj', subject, '-sha256'],
-    ...['-config', join(dir, 'openssl.cnf'), '-extensions', 'ca_ext'],
-  ]);
-}
-
-/** A key and a certificate signed by the CA `ca`: `<name>.key` and `<name>.crt` in dir. */
-async function makeLeaf(
-  dir: string,
-  leaf: { name: string; subject: string; ca: string; extensions: string; days: number },
-): Promise<void> {
-  const cnf = join(dir, 'openssl.cnf');
-  const csr = join(dir, `${leaf.name}.csr`);
-  await openssl([
-    ...['req', '-new', '-newkey', 'rsa:2048', '-nodes'],
-    ...['-keyout', join(dir, `${leaf.name}.key`), '-out', csr, '-subj', leaf.subject],
-    ...['-config', cnf],
-  ]);
-  await openssl([
-    ...['x509', '-req', '-in', csr, '-out', join(dir, `${leaf.name}.crt`), '-sha256'],
-    ...['-CA', join(dir, `${leaf.ca}.pem`), '-CAkey', join(dir, `${leaf.ca}.key`)],
-    // A random serial, so no .srl file is shared by concurrent signatures.
-    ...['-set_serial', `0x${randomBytes(16).toString('hex')}`, '-days', String(leaf.days)],
-    ...['-extfile', cnf, '-extensions', leaf.extensions],
-  ]);
-}
-
-/** The PSP's CA and what it signs: the server's cert and the shop's client cert. */
-async function makeTrustedSet(dir: string): Promise<void> {
-  await makeCa(dir, 'ca', '/O=Fake PSP/CN=Fake PSP Test CA');
-  await Promise.all([
-    makeLeaf(dir, {
-      name: 'server',
-      subject: '/O=Fake PSP/CN=127.0.0.1',
-      ca: 'ca',
-      extensions: 'server_ext',
-      days: CLIENT_DAYS,
-    }),
-    makeLeaf(dir, {
-      name: 'client',
-      subject: '/O=Loja Teste/CN=pix-client',
-      ca: 'ca',
-      extensions: 'client_ext',
-      days: CLIENT_DAYS,
-    }),
-  ]);
-}
-
-/** A client cert of a CA the PSP never heard of. */
-async function makeUntrustedSet(dir: string): Promise<void> {
-  await makeCa(dir, 'other-ca', '/O=Someone Else/CN=Unrelated Test CA');
-  await makeLeaf(dir, {
-    name: 'untrusted-client',
-    subject: '/O=Someone Else/CN=pix-client',
-    ca: 'other-ca',
-    extensions: 'client_ext',
-    days: CLIENT_DAYS,
+/** A key and a certificate: self-signed (a CA), or signed by `issuer`. */
+async function make(
+  subject: { O: string; CN: string },
+  usage: Usage,
+  days: number,
+  issuer?: Made,
+): Promise<Made> {
+  const pair = await newKeyPair('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
+  const key = forge.pki.privateKeyFromPem(pair.privateKey) as forge.pki.rsa.PrivateKey;
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(pair.publicKey);
+  // A positive random serial (its first byte below 0x80).
+  cert.serialNumber = `01${randomBytes(15).toString('hex')}`;
+  const now = Date.now();
+  cert.validity.notBefore = new Date(now - 60_000);
+  cert.validity.notAfter = new Date(now + days * DAY_MS);
+  const attributes = [
+    { shortName: 'O', value: subject.O },
+    { shortName: 'CN', value: subject.CN },
+  ];
+  cert.setSubject(attributes);
+  cert.setIssuer(issuer ? issuer.cert.subject.attributes : attributes);
+  cert.setExtensions(extensionsOf(usage, issuer?.cert));
+  cert.sign(issuer ? issuer.key : key, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: pair.privateKey, cert, key };
 }
 
-/** Makes a fresh set of Pix mTLS certificates in a new temporary directory. */
+/** Makes a fresh set of Pix mTLS certificates, written to a new temporary directory. */
 export async function makePixCertificates(): Promise<PixCertificates> {
   const dir = await mkdtemp(join(tmpdir(), 'pix-certs-'));
   const remove = (): Promise<void> => rm(dir, { recursive: true, force: true });
   try {
-    await writeFile(join(dir, 'openssl.cnf'), OPENSSL_CNF);
-    await Promise.all([makeTrustedSet(dir), makeUntrustedSet(dir)]);
-    return await collect(dir, remove);
+    const [ca, otherCa] = await Promise.all([
+      make({ O: 'Fake PSP', CN: 'Fake PSP Test CA' }, 'ca', CA_DAYS),
+      make({ O: 'Someone Else', CN: 'Unrelated Test CA' }, 'ca', CA_DAYS),
+    ]);
+    const [server, client, untrusted] = await Promise.all([
+      make({ O: 'Fake PSP', CN: '127.0.0.1' }, 'server', CLIENT_DAYS, ca),
+      make({ O: 'Loja Teste', CN: 'pix-client' }, 'client', CLIENT_DAYS, ca),
+      make({ O: 'Someone Else', CN: 'pix-client' }, 'client', CLIENT_DAYS, otherCa),
+    ]);
+    return await collect(dir, remove, { ca, server, client, untrusted });
   } catch (error) {
     await remove();
     throw error;
   }
 }
 
-/** Writes the PEM bundle and the PKCS#12, and reads everything back. */
-async function collect(dir: string, remove: () => Promise<void>): Promise<PixCertificates> {
-  const read = (name: string): Promise<string> => readFile(join(dir, name), 'utf8');
+/** The PEM bundle and a PKCS#12 (3DES, as many banks still hand out), written and returned. */
+async function collect(
+  dir: string,
+  remove: () => Promise<void>,
+  made: { ca: Made; server: Made; client: Made; untrusted: Made },
+): Promise<PixCertificates> {
+  const { ca, server, client, untrusted } = made;
   const files = {
     ca: join(dir, 'ca.pem'),
     clientCert: join(dir, 'client.crt'),
@@ -158,28 +152,31 @@ async function collect(dir: string, remove: () => Promise<void>): Promise<PixCer
     clientPem: join(dir, 'client.pem'),
     pkcs12: join(dir, 'client.p12'),
   };
-  const [caPem, serverCertPem, serverKeyPem, clientCertPem, clientKeyPem] = await Promise.all(
-    ['ca.pem', 'server.crt', 'server.key', 'client.crt', 'client.key'].map(read),
-  );
-  const untrusted = await Promise.all(['untrusted-client.crt', 'untrusted-client.key'].map(read));
-  const clientPem = `${clientCertPem}${clientKeyPem}`;
-  await writeFile(files.clientPem, clientPem);
+  const clientPem = `${client.certPem}${client.keyPem}`;
   const pkcs12Passphrase = randomBytes(12).toString('hex');
-  await openssl([
-    ...['pkcs12', '-export', '-in', files.clientCert, '-inkey', files.clientKey],
-    ...['-name', 'pix-client', '-out', files.pkcs12, '-passout', `pass:${pkcs12Passphrase}`],
+  const p12 = forge.pkcs12.toPkcs12Asn1(client.key, [client.cert], pkcs12Passphrase, {
+    algorithm: '3des',
+    friendlyName: 'pix-client',
+  });
+  const pkcs12 = Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
+  await Promise.all([
+    writeFile(files.ca, ca.certPem),
+    writeFile(files.clientCert, client.certPem),
+    writeFile(files.clientKey, client.keyPem),
+    writeFile(files.clientPem, clientPem),
+    writeFile(files.pkcs12, pkcs12),
   ]);
   return {
     dir,
-    caPem: caPem!,
-    serverCertPem: serverCertPem!,
-    serverKeyPem: serverKeyPem!,
-    clientCertPem: clientCertPem!,
-    clientKeyPem: clientKeyPem!,
+    caPem: ca.certPem,
+    serverCertPem: server.certPem,
+    serverKeyPem: server.keyPem,
+    clientCertPem: client.certPem,
+    clientKeyPem: client.keyPem,
     clientPem,
-    clientNotAfter: new Date(new X509Certificate(clientCertPem!).validTo),
-    untrustedClientPem: untrusted.join(''),
-    clientPkcs12Base64: (await readFile(files.pkcs12)).toString('base64'),
+    clientNotAfter: new Date(new X509Certificate(client.certPem).validTo),
+    untrustedClientPem: `${untrusted.certPem}${untrusted.keyPem}`,
+    clientPkcs12Base64: pkcs12.toString('base64'),
     pkcs12Passphrase,
     files,
     remove,
