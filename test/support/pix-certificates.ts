@@ -35,6 +35,8 @@ export interface PixCertificates {
 }
 
 const newKeyPair = promisify(generateKeyPair);
+// forge's message digests.
+const { md: digests } = forge;
 
 // Short-lived like the client certs PSPs hand out, so a test can reason about renewal.
 const CLIENT_DAYS = 90;
@@ -113,7 +115,7 @@ async function make(
   cert.setSubject(attributes);
   cert.setIssuer(issuer ? issuer.cert.subject.attributes : attributes);
   cert.setExtensions(extensionsOf(usage, issuer?.cert));
-  cert.sign(issuer ? issuer.key : key, forge.md.sha256.create());
+  cert.sign(issuer ? issuer.key : key, digests.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: pair.privateKey, cert, key };
 }
 
