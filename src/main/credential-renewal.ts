@@ -1,7 +1,7 @@
 import type { ObservedConnection } from '../infra/metrics';
 import type { Logger } from '../infra/logger';
 import type { ShopCredentials } from '../shop-registry/shop-credentials';
-import type { ShopSource } from '../shop-registry/shop-settings';
+import { expiringCredential, type ShopSource } from '../shop-registry/shop-settings';
 
 /** How often a worker looks for connected credentials due for renewal. */
 export const RENEWAL_CHECK_MS = 15 * 60_000;
@@ -14,12 +14,9 @@ export const RENEWAL_CHECK_MS = 15 * 60_000;
 export function servedConnections(shops: Pick<ShopSource, 'ids' | 'get'>): ObservedConnection[] {
   return shops.ids().flatMap((shop) => {
     const settings = shops.get(shop);
-    const connection = settings?.connection;
-    const pasted = settings?.provider.credentialExpiry;
-    if (!settings || (!connection && !pasted)) return [];
-    const credential = connection?.expiresAt
-      ? { kind: connection.credential, expiresAt: connection.expiresAt }
-      : pasted;
+    if (!settings) return [];
+    const credential = expiringCredential(settings);
+    if (!settings.connection && !credential) return [];
     return [
       {
         shop,

@@ -1,6 +1,6 @@
 import { AppError } from '../errors';
 import { providerSettingsOf } from '../payments/provider-fields';
-import { connectionOf } from './shop-settings';
+import { connectionOf, expiringCredential } from './shop-settings';
 import { checkoutRoutePath, shopScope, webhookPath } from '../shop/shop-id';
 import { DataKey, newRouteToken, type Keyring } from '../secrets/secret-box';
 import type { AuditEntry, CredentialCheck, RegistryStore, ShopWork } from './ports';
@@ -172,7 +172,7 @@ export class ShopAdmin {
       );
       return { stored, audit: this.audit(by, 'updated', fields) };
     });
-    if (Object.keys(patch).some((part) => part === 'provider')) {
+    if ('provider' in patch) {
       await this.deps.credentials.stored?.(openShop(stored, keyring).document);
     }
     return viewOf(stored);
@@ -314,16 +314,15 @@ function expiringCredentialOf(
   document: ShopDocument,
   now = new Date(),
 ): { kind: string; expiresAt: string; daysLeft: number } | undefined {
-  let expiry: { kind: string; expiresAt: string } | undefined;
+  let provider;
   try {
-    expiry = providerSettingsOf(document.provider, true, document.payment).credentialExpiry;
+    provider = providerSettingsOf(document.provider, true, document.payment);
   } catch {
-    expiry = undefined;
+    // A connected account's settings need the vendor's accounts: its connection still tells.
+    provider = { credentialExpiry: undefined };
   }
   const connection = connectionOf(document.provider);
-  if (!expiry && connection?.expiresAt) {
-    expiry = { kind: connection.credential, expiresAt: connection.expiresAt };
-  }
+  const expiry = expiringCredential({ provider, ...(connection ? { connection } : {}) });
   if (!expiry) return undefined;
   const daysLeft = Math.floor((Date.parse(expiry.expiresAt) - now.getTime()) / 86_400_000);
   return { ...expiry, daysLeft };

@@ -127,6 +127,22 @@ export function settingsOf(
   };
 }
 
+/**
+ * A shop's credential that expires, and when: its connected account's, else a pasted one's that
+ * expires (an API Pix client certificate); undefined when none does. What the expiry gauge and
+ * `shops verify` both tell.
+ */
+export function expiringCredential(
+  settings: Pick<ShopSettings, 'connection'> & {
+    provider: Pick<ProviderSettings, 'credentialExpiry'>;
+  },
+): { kind: string; expiresAt: string } | undefined {
+  const { connection } = settings;
+  return connection?.expiresAt
+    ? { kind: connection.credential, expiresAt: connection.expiresAt }
+    : settings.provider.credentialExpiry;
+}
+
 /** The connection a provider document records, from its provider's descriptor. */
 export function connectionOf(provider: ShopDocument['provider']): ShopConnection | undefined {
   const spec = PROVIDERS[provider.name].connection;
