@@ -8,6 +8,7 @@ import type {
   Clock,
   IncidentFollowUp,
   PaidServiceSync,
+  PaymentRecords,
   ReconcileLine,
   Replication,
   WebhookEvents,
@@ -59,6 +60,8 @@ export interface CheckoutDeps {
   replication: Replication;
   /** The ERP sync, when one is configured: told of each paid service once its finish is delivered. */
   paidSync?: PaidServiceSync;
-  /** Counts each new incident after an outcome and hands it to the ERP (src/checkout/payment-incidents.ts). */
+  /** Counts each new incident after an outcome (src/checkout/payment-incidents.ts). */
   incidents?: IncidentFollowUp;
+  /** The ERP's payment records, when a sink is configured: paid, and each incident after. */
+  paymentRecords?: PaymentRecords;
 }

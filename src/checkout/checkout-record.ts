@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ChargeLine, Money } from '../payments/money';
-import { isPaidWith, type PaidWith } from '../payments/payment-provider';
+import { isPaidWith, type PaidWith, type Settlement } from '../payments/payment-provider';
 import { namedShop, shopOrEnv } from '../shop/shop-id';
 
-export type { ChargeLine, Money, PaidWith };
+export type { ChargeLine, Money, PaidWith, Settlement };
 // A stored record's `method` field is read with it (store/ may not import payments/).
 export { isPaidWith };
 
@@ -84,6 +84,8 @@ export interface CheckoutRecord {
    * leaves it as it was.
    */
   method?: PaidWith;
+  /** The paid outcome's money as the provider reported it (fees, net, release date, ids). */
+  settlement?: Settlement;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;

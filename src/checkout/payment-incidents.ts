@@ -2,6 +2,14 @@ import { errorMessage } from '../errors';
 import type { PaymentStatus } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
 import type { CheckoutRecord, IncidentKind, PaymentIncident } from './checkout-record';
+import { incidentRecord } from './payment-record';
+
+/** Whether the record holds this incident already (its kind, of the same payment). */
+function isKnown(record: CheckoutRecord, found: Pick<PaymentIncident, 'kind' | 'transactionId'>) {
+  return (record.incidents ?? []).some(
+    (known) => known.kind === found.kind && known.transactionId === found.transactionId,
+  );
+}
 
 /**
  * The incident a provider's status means for a checkout whose outcome was recorded, if any: a
@@ -41,6 +49,29 @@ export function incidentOf(
 }
 
 /**
+ * A late payment returned to the payer, where the provider can and the shop wants it: what was
+ * done, for the incident's story. A return the provider refuses, or that cannot be asked now,
+ * does not keep the incident from being told: its note says so, and the next hint asks again.
+ */
+async function returnLatePayment(
+  deps: CheckoutDeps,
+  providerRef: string,
+  record: CheckoutRecord,
+): Promise<string | undefined> {
+  if (!deps.provider.returnLatePayment) return undefined;
+  return deps.provider
+    .returnLatePayment({ providerRef, checkoutId: record.checkoutId })
+    .catch((error: unknown) => {
+      deps.log.error('could not return a late payment to the payer; tried again later', {
+        checkoutId: record.checkoutId,
+        provider: deps.provider.name,
+        errMessage: errorMessage(error),
+      });
+      return 'not returned to the payer yet (the provider refused or was away)';
+    });
+}
+
+/**
  * A checkout whose outcome is recorded heard from its provider again (a webhook, the sandbox's
  * page): the provider is asked, and what it says after the outcome is an incident, recorded once
  * per kind and payment, logged at `error` and followed up; never a second finish or a cancel,
@@ -59,34 +90,20 @@ export async function followUpAfterOutcome(
   if (!found) return undefined;
   // A late payment is returned to the payer where the provider can and the shop wants it (an
   // API Pix `devolucao`), before the incident is kept: asking again is the same return, so a
-  // failure here is tried again by the next hint, and the incident's story says what was done.
-  // A return the provider refuses, or that cannot be asked now, does not keep the incident from
-  // being told: its note says so, and the next hint asks again.
+  // failure here is tried again by the next hint (the incident known or not), and the
+  // incident's story says what was done.
   const returned =
-    found.kind === 'late_payment' && deps.provider.returnLatePayment
-      ? await deps.provider
-          .returnLatePayment({ providerRef: record.providerRef, checkoutId: record.checkoutId })
-          .catch((error: unknown) => {
-            deps.log.error('could not return a late payment to the payer; tried again later', {
-              checkoutId: record.checkoutId,
-              provider: deps.provider.name,
-              errMessage: errorMessage(error),
-            });
-            return 'not returned to the payer yet (the provider refused or was away)';
-          })
+    found.kind === 'late_payment'
+      ? await returnLatePayment(deps, record.providerRef, record)
       : undefined;
+  // One recorded already is told nothing again: a duplicate webhook, months later, long after
+  // its ERP delivery's job is gone, sends no second record.
+  if (isKnown(record, found)) return undefined;
   const told = returned ? { ...found, note: `${found.note ?? ''}; ${returned}` } : found;
   const incident: PaymentIncident = { ...told, at: deps.clock().toISOString() };
-  // The ERP's delivery first: its job id is the incident's, so a retry of this event after a
-  // failure below adds it again as a no-op, and no incident is recorded without its delivery.
-  await deps.incidents?.toErp({
-    ...incident,
-    checkoutId: record.checkoutId,
-    serviceId: record.serviceId,
-    provider: deps.provider.name,
-    outcome: record.outcome,
-    ...(status.amount ? { amount: status.amount } : {}),
-  });
+  // The ERP's payment record first: its job id is the record's, so a retry of this event after
+  // a failure below adds it again as a no-op, and no incident is recorded without its record.
+  await deps.paymentRecords?.queue(incidentRecord(record, incident, status));
   const added = await deps.store.addIncident(record.checkoutId, incident);
   if (added !== 'added') return undefined;
   deps.incidents?.count(incident.kind);

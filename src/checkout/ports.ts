@@ -4,12 +4,13 @@ import type {
   CheckoutState,
   Money,
   NotificationKind,
-  CheckoutOutcome,
   PaidWith,
   IncidentKind,
   PaymentIncident,
+  Settlement,
   UnreadableRecord,
 } from './checkout-record';
+import type { PaymentRecord } from './payment-record';
 
 /**
  * What is recorded with a move: the provider's payment, why, what it collected, how it was paid.
@@ -24,6 +25,8 @@ export interface OutcomeFields {
   interestMinor?: number;
   /** How the customer paid, when the provider said. */
   method?: PaidWith;
+  /** The paid outcome's money as the provider reported it (kept as JSON). */
+  settlement?: Settlement;
 }
 
 /** The result of asking for a checkout for a service. */
@@ -215,28 +218,17 @@ export interface Replication {
   held(first: WrittenTo, ...more: WrittenTo[]): Promise<void>;
 }
 
-/** An incident as the ERP and the follow-up get it: the incident and the checkout it is of. */
-export interface IncidentReport extends PaymentIncident {
-  checkoutId: string;
-  serviceId: number;
-  provider: string;
-  /** The outcome the platform was (or is being) told, which the incident does not change. */
-  outcome: CheckoutOutcome;
-  /** What the provider says it collected, when it says. */
-  amount?: Money;
+/**
+ * The ERP's payment records (src/checkout/payment-record.ts), when a sink is configured: each
+ * queued for delivery once per `record_id`, a second call for the same one adding nothing while
+ * its job is kept.
+ */
+export interface PaymentRecords {
+  queue(record: PaymentRecord): Promise<void>;
 }
 
-/**
- * What is done with a new incident besides recording it: counted
- * (`connector_payment_incidents_total{kind}`) and handed to the ERP through the sync's sink when
- * one is configured, the shop's ERP being where someone acts on it.
- */
+/** What is done with a new incident besides recording it and telling the ERP. */
 export interface IncidentFollowUp {
-  /**
-   * Hands the incident to the ERP, when a sink is configured: once per incident id (kind and
-   * payment of a checkout), a second call for the same one adding nothing.
-   */
-  toErp(report: IncidentReport): Promise<void>;
   /** Counts a new incident (`connector_payment_incidents_total{kind}`). */
   count(kind: IncidentKind): void;
 }

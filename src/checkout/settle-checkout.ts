@@ -15,7 +15,8 @@ import {
   type PaymentIncident,
 } from './checkout-record';
 import { followUpAfterOutcome } from './payment-incidents';
-import type { OutcomeFields } from './ports';
+import { paidRecord } from './payment-record';
+import type { OutcomeFields, WrittenTo } from './ports';
 
 /** The checkout state a provider status leads to; undefined while the payment is pending. */
 function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | undefined {
@@ -120,9 +121,23 @@ export async function recordOutcome(
   } else {
     await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
   }
+  const recorded = outcome === 'paid' ? await queuePaidRecord(deps, record.checkoutId) : [];
   // The outcome and its queued finish/cancel are held by a replica before anyone hears of them.
-  await deps.replication.held('shop-data', 'notification-queue');
+  await deps.replication.held('shop-data', 'notification-queue', ...recorded);
   return true;
+}
+
+/**
+ * A paid checkout's payment record, queued for the ERP (when a sink is configured) from its
+ * record as stored: once per checkout (its `record_id`), a second call while the first is kept
+ * adding nothing. Returns where it wrote, for `Replication.held`.
+ */
+async function queuePaidRecord(deps: CheckoutDeps, checkoutId: string): Promise<WrittenTo[]> {
+  if (!deps.paymentRecords) return [];
+  const stored = await deps.store.get(checkoutId);
+  if (stored?.outcome !== 'paid') return [];
+  await deps.paymentRecords.queue(paidRecord(stored, deps.clock()));
+  return ['sync-queue'];
 }
 
 /**
@@ -142,11 +157,14 @@ export async function notifyRecordedOutcome(
   checkoutId: string,
   state: CheckoutState | undefined,
 ): Promise<void> {
+  const recorded: WrittenTo[] = [];
   if (state !== undefined && isOutcome(state) && (await deps.line.inLine(checkoutId))) {
     await deps.jobs.notify({ checkoutId, kind: notificationFor(state) });
+    // Its payment record too, for the same reason (the ERP dedupes on its id all the same).
+    if (state === 'paid') recorded.push(...(await queuePaidRecord(deps, checkoutId)));
   }
   // What settled it may have been written on this connection a moment ago: held first too.
-  await deps.replication.held('shop-data', 'notification-queue');
+  await deps.replication.held('shop-data', 'notification-queue', ...recorded);
 }
 
 /**
@@ -208,7 +226,11 @@ export async function syncFromProvider(
       reason: status.reason ?? defaultReason(target),
       method: status.method,
       ...(target === 'paid' && verdict.paid
-        ? { collectedMinor: verdict.collectedMinor, interestMinor: verdict.interestMinor }
+        ? {
+            collectedMinor: verdict.collectedMinor,
+            interestMinor: verdict.interestMinor,
+            settlement: status.settlement,
+          }
         : {}),
     });
   }

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors';
-import type { ErpIncident, ErpSink, SinkReceipt } from '../sync/ports';
+import type { ErpPayment, ErpSink, SinkReceipt } from '../sync/ports';
 
 /**
  * ERP_SINK=directory: one file per service, `<service_id>.json`, for ERPs that import files, and
- * one per incident after a checkout's outcome, `incident-<delivery id>.json`.
+ * one per payment record (a checkout paid, an incident after it), `payment-<record id>.json`.
  * Written atomically: the JSON goes to a temporary name in the same folder (a dot file ending in
  * `.tmp`, which importers skip), is flushed to disk (fsync), then renamed over the final name,
  * and the folder is fsynced so the rename itself survives a crash. An importer sees either the
@@ -23,9 +23,12 @@ export class DirectorySink implements ErpSink {
     return {};
   }
 
-  /** An incident: `incident-<delivery id>.json`, one file each, never replaced by another. */
-  async deliverIncident(delivery: { incident: ErpIncident; deliveryId: string }): Promise<void> {
-    await this.write(`incident-${delivery.deliveryId}.json`, delivery.incident);
+  /**
+   * A payment record: `payment-<record id>.json`, one file each; its retry writes the same file
+   * again, whole.
+   */
+  async deliverPayment(delivery: { record: ErpPayment }): Promise<void> {
+    await this.write(`payment-${delivery.record.record_id}.json`, delivery.record);
   }
 
   private async write(name: string, value: unknown): Promise<void> {

@@ -6,7 +6,7 @@ import {
   parseRetryAfterMs,
 } from '../platform/answer-classification';
 import { textOf } from '../platform/schemas';
-import type { ErpIncident, ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
+import type { ErpPayment, ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
 import { SHOP_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature';
 
 export interface WebhookSinkOptions {
@@ -33,7 +33,7 @@ function codeFrom(data: unknown): string | undefined {
 /**
  * ERP_SINK=webhook: POSTs each service as JSON to the ERP, signed (`X-Connector-Signature`),
  * with `X-Connector-Delivery` the same on every attempt of one version and `X-Connector-Event:
- * service` (an incident after a checkout's outcome: `payment_incident`). A 2xx delivers; its
+ * service` (a payment record: `payment`). A 2xx delivers; its
  * `internal_code`, when given, is the ERP order to link. Other answers fail as the platform's
  * do: 408/425/429/5xx and network errors are retried, 3xx/401/403/404 too (with an error logged:
  * a person must fix the secret or the URL), any other 4xx fails for good. The secret and the
@@ -65,10 +65,11 @@ export class WebhookSink implements ErpSink {
     return { internalCode: codeFrom(data) };
   }
 
-  /** An incident, to the same URL, signed alike, `X-Connector-Event: payment_incident`. */
-  async deliverIncident(delivery: { incident: ErpIncident; deliveryId: string }): Promise<void> {
-    await this.post(delivery.incident, delivery.deliveryId, 'payment_incident', {
-      checkoutId: delivery.incident.checkout_id,
+  /** A payment record, to the same URL, signed alike, `X-Connector-Event: payment`. */
+  async deliverPayment(delivery: { record: ErpPayment; deliveryId: string }): Promise<void> {
+    await this.post(delivery.record, delivery.deliveryId, 'payment', {
+      checkoutId: delivery.record.checkout_id,
+      event: delivery.record.event,
     });
   }
 
@@ -76,7 +77,7 @@ export class WebhookSink implements ErpSink {
   private async post(
     body: unknown,
     deliveryId: string,
-    event: 'service' | 'payment_incident',
+    event: 'service' | 'payment',
     about: Record<string, unknown>,
   ): Promise<unknown> {
     const raw = JSON.stringify(body);

@@ -1,7 +1,8 @@
 import type { ConnectionOptions, Queue } from 'bullmq';
-import type { PaidServiceSync } from '../checkout/ports';
+import type { PaidServiceSync, PaymentRecords } from '../checkout/ports';
+import type { PaymentRecord } from '../checkout/payment-record';
 import { batchesOf } from '../sync/batches';
-import type { ErpIncident, SyncItem, SyncQueue } from '../sync/ports';
+import type { SyncItem, SyncQueue } from '../sync/ports';
 import { shopScope } from '../infra/keyspace';
 import {
   connectorQueue,
@@ -15,8 +16,8 @@ import {
   QUEUES,
   type SyncBatchJob,
   type SyncDeliverJob,
-  type SyncIncidentJob,
   type SyncPassJob,
+  type SyncPaymentJob,
 } from './queue-names';
 import { SYNC_PASS_ATTEMPTS } from './retry-schedules';
 
@@ -50,24 +51,27 @@ export class BullmqSyncQueue {
   }
 
   /** The queue as one shop's sync sees it: every job names that shop and its incarnation. */
-  forShop(
-    id: string,
-    incarnation = '',
-  ): SyncQueue & PaidServiceSync & { incident(incident: ErpIncident): Promise<void> } {
+  forShop(id: string, incarnation = ''): SyncQueue & PaidServiceSync & PaymentRecords {
     const shop = jobShopOf(id, incarnation);
     return {
       deliver: (items) => this.deliver(shop, items),
       deliverAlone: (items) => this.deliverAlone(shop, items),
       servicePaid: (serviceId, checkoutId) => this.servicePaid(shop, serviceId, checkoutId),
-      incident: (incident) => this.incident(shop, incident),
+      queue: (record) => this.payment(shop, record),
     };
   }
 
-  /** An incident for the ERP: one job each, retried and kept in the failed set as deliveries are. */
-  async incident(shop: JobShop, incident: ErpIncident): Promise<void> {
-    const data: SyncIncidentJob = { ...shop, incident };
-    const id = jobIds.syncIncident(incident.checkout_id, incident.kind, incident.transaction_id);
-    await this.queue.add('incident', data, this.deliverOptions(id));
+  /**
+   * A payment record for the ERP: one job per record id (a second add while it is kept is a
+   * no-op), retried and kept in the failed set as deliveries are.
+   */
+  async payment(shop: JobShop, record: PaymentRecord): Promise<void> {
+    const data: SyncPaymentJob = { ...shop, record };
+    await this.queue.add(
+      'payment',
+      data,
+      this.deliverOptions(jobIds.syncPayment(record.record_id)),
+    );
   }
 
   /** One scheduled pass, as a pass job per shop: a slow shop's pass holds back no other's. */

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CHECKOUT_ID_PATTERN, INCIDENT_KINDS, shopOfCheckout } from '../checkout/checkout-record';
+import {
+  CHECKOUT_ID_PATTERN,
+  INCIDENT_KINDS,
+  isPaidWith,
+  shopOfCheckout,
+  type PaidWith,
+} from '../checkout/checkout-record';
+import { PAYMENT_EVENTS, type PaymentEvent } from '../checkout/payment-record';
 import { namedShop, SHOP_ID_PATTERN, shopOrEnv } from '../shop/shop-id';
 import { serviceIdSchema } from '../shop/service-id';
 
@@ -19,7 +26,7 @@ export const QUEUES = {
 export const JOB_NAMES = {
   checkout: ['produce', 'expire', 'reconcile'],
   notifications: ['finish', 'cancel'],
-  sync: ['pass', 'deliver', 'deliver-batch'],
+  sync: ['pass', 'deliver', 'deliver-batch', 'payment', 'incident'],
 } as const;
 
 const checkoutId = z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id');
@@ -93,7 +100,45 @@ export const syncBatchJobSchema = z.object({
   requestId: z.string().optional(),
 });
 
-/** An incident after a checkout's outcome, for the ERP (the sync's sink). */
+const centavos = z.number().int().nullable();
+
+/** A payment record for the ERP (src/checkout/payment-record.ts), as its job carries it. */
+export const paymentRecordSchema = z.object({
+  event: z.enum(PAYMENT_EVENTS as [PaymentEvent, ...PaymentEvent[]]),
+  record_id: z.string().regex(/^pay_[0-9a-f]{32}$/, 'not a record id'),
+  shop: shopId,
+  service_id: serviceIdSchema,
+  checkout_id: checkoutId,
+  provider: z.string().max(40),
+  method: z.custom<PaidWith>(isPaidWith, 'not a payment method').nullable(),
+  installments: z.number().int().positive().nullable(),
+  amounts: z.object({
+    order: centavos,
+    interest: centavos,
+    paid: centavos,
+    provider_fee: centavos,
+    vendor_fee: centavos,
+    net: centavos,
+  }),
+  currency: z.string().nullable(),
+  release_date: z.string().nullable(),
+  provider_ids: z.object({ payment: z.string().nullable(), pix_e2e: z.string().nullable() }),
+  occurred_at: z.string(),
+  note: z.string().optional(),
+});
+
+/** A payment record's delivery to the ERP (the sync's sink). */
+export const syncPaymentJobSchema = z
+  .object({ shop, incarnation, record: paymentRecordSchema, requestId: z.string().optional() })
+  .refine((data) => data.record.shop === data.shop, {
+    message: 'names a shop its record does not',
+    path: ['shop'],
+  });
+
+/**
+ * An incident after a checkout's outcome, as the previous release queued it for the ERP: now
+ * delivered as a payment record (src/jobs/sync-workers.ts).
+ */
 export const syncIncidentJobSchema = z.object({
   shop,
   incarnation,
@@ -113,6 +158,7 @@ export const syncIncidentJobSchema = z.object({
 });
 
 export type SyncIncidentJob = z.input<typeof syncIncidentJobSchema>;
+export type SyncPaymentJob = z.input<typeof syncPaymentJobSchema>;
 export type SyncDeliverJob = z.input<typeof syncDeliverJobSchema>;
 export type SyncBatchJob = z.input<typeof syncBatchJobSchema>;
 export type SyncPassJob = z.input<typeof syncPassJobSchema>;
@@ -138,7 +184,9 @@ export const jobIds = {
   produce: (jobKey: string) => `produce-${jobKey.replace(/:/g, '-')}`,
   expire: (checkoutId: string, at: Date) => `expire-${checkoutId}-${at.getTime()}`,
   notify: (kind: 'finish' | 'cancel', checkoutId: string) => `${kind}-${checkoutId}`,
-  /** One delivery per incident (kind and provider payment) of a checkout. */
+  /** One delivery per payment record (`pay_` and hex: no ':' in it). */
+  syncPayment: (recordId: string) => `payment-${recordId}`,
+  /** One delivery per incident (kind and provider payment) of a checkout (the previous release's). */
   syncIncident: (checkoutId: string, kind: string, transactionId: string | undefined) =>
     `incident-${checkoutId}-${kind}-${(transactionId ?? 'none').replace(/[^A-Za-z0-9_-]/g, '_')}`,
   /** One job per version of a shop's service: a pass that sees it again adds nothing. */

@@ -1,5 +1,7 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
+import type { z } from 'zod';
 import type { ShopDirectory } from '../checkout/shop-directory';
+import { recordIdOf, type PaymentRecord } from '../checkout/payment-record';
 import { AppError, errorMessage } from '../errors';
 import { queuePrefix } from '../infra/keyspace';
 import type { Logger } from '../infra/logger';
@@ -12,7 +14,9 @@ import {
   syncDeliverJobSchema,
   syncIncidentJobSchema,
   syncPassJobSchema,
+  syncPaymentJobSchema,
   QUEUES,
+  type SyncIncidentJob,
 } from './queue-names';
 import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { jobShopOf, type JobShop } from './bullmq-checkout-jobs';
@@ -49,6 +53,69 @@ function passShops(shops: SyncShops): JobShop[] {
     const incarnation = shops.cached(shop)?.settings.incarnation;
     return incarnation === undefined ? [] : [jobShopOf(shop, incarnation)];
   });
+}
+
+/**
+ * An incident the previous release queued (`incident` jobs, `X-Connector-Event:
+ * payment_incident`), as the payment record it is now: what it said, and null for the figures it
+ * did not carry. Its record id is the one this release gives the same incident, so the ERP
+ * dedupes the two should both arrive.
+ */
+export function recordOfIncidentJob(data: SyncIncidentJob): PaymentRecord {
+  const { incident } = data;
+  return {
+    event: incident.kind,
+    record_id: recordIdOf(incident.checkout_id, incident.kind, incident.transaction_id),
+    shop: data.shop ?? 'default',
+    service_id: incident.service_id,
+    checkout_id: incident.checkout_id,
+    provider: incident.provider,
+    method: null,
+    installments: null,
+    amounts: {
+      order: null,
+      interest: null,
+      paid: incident.amount?.amount_minor ?? null,
+      provider_fee: null,
+      vendor_fee: null,
+      net: null,
+    },
+    currency: incident.amount?.currency ?? null,
+    release_date: null,
+    provider_ids: { payment: incident.transaction_id ?? null, pix_e2e: null },
+    occurred_at: incident.at,
+    ...(incident.note ? { note: incident.note } : {}),
+  };
+}
+
+type SyncPaymentData = z.output<typeof syncPaymentJobSchema>;
+
+/** Delivers one payment record to its shop's sink. */
+async function deliverPayment(
+  shops: SyncShops,
+  logger: Logger,
+  data: { shop: string; incarnation?: string },
+  record: PaymentRecord,
+  deliveryId: string,
+): Promise<void> {
+  await syncDepsOf(shops, data).sink.deliverPayment({ record, deliveryId });
+  logger.info('payment record delivered to the ERP', {
+    checkoutId: record.checkout_id,
+    event: record.event,
+    recordId: record.record_id,
+  });
+}
+
+/** A payment record's delivery that moved to the failed set: logged for a person. */
+function paymentFailed(logger: Logger) {
+  return async (data: { record: PaymentRecord }, error: unknown) => {
+    logger.error('payment record delivery to the ERP moved to the failed set', {
+      checkoutId: data.record.checkout_id,
+      event: data.record.event,
+      recordId: data.record.record_id,
+      reason: errorMessage(error),
+    });
+  };
 }
 
 /**
@@ -90,25 +157,20 @@ export function startSyncWorker(
           await queue.deliverAlone(jobShopOf(data.shop, data.incarnation), failed);
         }),
     }),
+    payment: jobHandler<SyncPaymentData>({
+      schema: syncPaymentJobSchema,
+      run: (data, job) =>
+        deliverPayment(shops, logger, data, data.record, job.id ?? data.record.record_id),
+      onFinalFailure: paymentFailed(logger),
+    }),
     incident: jobHandler({
       schema: syncIncidentJobSchema,
-      run: async (data, job) => {
-        await syncDepsOf(shops, data).sink.deliverIncident({
-          incident: data.incident,
-          deliveryId: job.id ?? data.incident.checkout_id,
-        });
-        logger.info('incident delivered to the ERP', {
-          checkoutId: data.incident.checkout_id,
-          kind: data.incident.kind,
-        });
+      run: (data, job) => {
+        const record = recordOfIncidentJob(data);
+        return deliverPayment(shops, logger, data, record, job.id ?? record.record_id);
       },
-      onFinalFailure: async (data, error) => {
-        logger.error('incident delivery to the ERP moved to the failed set', {
-          checkoutId: data.incident.checkout_id,
-          kind: data.incident.kind,
-          reason: errorMessage(error),
-        });
-      },
+      onFinalFailure: (data, error) =>
+        paymentFailed(logger)({ record: recordOfIncidentJob(data) }, error),
     }),
     deliver: jobHandler({
       schema: syncDeliverJobSchema,

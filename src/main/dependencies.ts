@@ -1,7 +1,7 @@
 import { computedAmount, type AmountSource } from '../checkout/amount-source';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { INCIDENT_KINDS, newCheckoutId } from '../checkout/checkout-record';
-import type { IncidentFollowUp, IncidentReport } from '../checkout/ports';
+import type { IncidentFollowUp } from '../checkout/ports';
 import { reconcileSchedule } from '../checkout/reconcile-schedule';
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
@@ -26,7 +26,7 @@ import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
 import { RedisShopWork } from '../store/redis-shop-work';
 import { platformCredentialCheck } from './credential-check';
-import type { ErpIncident, SyncDeps } from '../sync/ports';
+import type { SyncDeps } from '../sync/ports';
 import type { ShopSettings } from '../shop-registry/shop-settings';
 import { servedShops } from './shop-deps';
 import { ShopRuntimeDirectory, type ShopRuntime } from './shop-runtime-directory';
@@ -121,7 +121,6 @@ export async function createDependencies(
     const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
     const paidSync = syncQueue?.forShop(shop, incarnation);
     const incidents: IncidentFollowUp = {
-      toErp: async (report) => paidSync?.incident(erpIncident(report)),
       count: (kind) => runtime.metrics?.paymentIncidents.inc({ kind }),
     };
     const sync: SyncDeps | undefined = sink
@@ -153,6 +152,8 @@ export async function createDependencies(
       replication: shopReplication(replication, prefix, scope),
       paidSync,
       incidents,
+      // The ERP's payment records go where its services go (ERP_SINK): none without one.
+      ...(paidSync ? { paymentRecords: paidSync } : {}),
     };
     return {
       settings,
@@ -263,22 +264,4 @@ export function keyringOf(config: {
   if ('problems' in keyring)
     throw new ConfigError(keyring.problems.map((p) => `SHOP_SECRET_KEYS: ${p}`));
   return keyring;
-}
-
-/** An incident as the ERP gets it. */
-function erpIncident(report: IncidentReport): ErpIncident {
-  return {
-    event: 'payment_incident',
-    kind: report.kind,
-    checkout_id: report.checkoutId,
-    service_id: report.serviceId,
-    provider: report.provider,
-    outcome: report.outcome,
-    ...(report.transactionId ? { transaction_id: report.transactionId } : {}),
-    ...(report.note ? { note: report.note } : {}),
-    ...(report.amount
-      ? { amount: { amount_minor: report.amount.amountMinor, currency: report.amount.currency } }
-      : {}),
-    at: report.at,
-  };
 }

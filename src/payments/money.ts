@@ -14,3 +14,11 @@ export interface ChargeLine {
   label: string;
   amountMinor: number;
 }
+
+/** `YYYY-MM-DD` in Brasília (en-CA writes dates so). */
+const BRASILIA_DAY = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' });
+
+/** The calendar day of an instant in Brasília, `YYYY-MM-DD`: a settlement's release date. */
+export function brasiliaDay(at: Date): string {
+  return BRASILIA_DAY.format(at);
+}

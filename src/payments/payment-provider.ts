@@ -60,6 +60,25 @@ export interface PaymentStatus {
   interest?: Money;
   /** How the customer paid, when the provider says (absent otherwise: never a guess). */
   method?: PaidWith;
+  /** The money of a paid (or since refunded) payment as the provider reports it. */
+  settlement?: Settlement;
+}
+
+/**
+ * What a provider reports of a payment's money, for the ERP's payment record (docs/payments-to-the-erp.md):
+ * each figure absent when the provider does not say it, never a guess.
+ */
+export interface Settlement {
+  /** The provider's own fee on the payment (the vendor's fee, if any, is not in it). */
+  providerFee?: Money;
+  /** What reaches the shop: what the buyer paid less the provider's fee and the vendor's. */
+  net?: Money;
+  /** The day the net is available to the shop, `YYYY-MM-DD` (the provider's own date). */
+  releaseDate?: string;
+  /** The installments the buyer chose (a card); 1 for a Pix or a boleto. */
+  installments?: number;
+  /** A Pix's end-to-end id (`E` and 31 characters), when the provider tells it. */
+  pixE2e?: string;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type CheckoutState,
   type Money,
   type PaymentIncident,
+  type Settlement,
   shopOfCheckout,
   UnreadableRecord,
 } from '../checkout/checkout-record';
@@ -132,6 +133,7 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     // Absent in records written before the connector knew it; a method this version does not
     // know (a later version's) is left out, as an incident that does not read is.
     ...(isPaidWith(h.method) ? { method: h.method } : {}),
+    ...settlementOf(h.settlement),
     createdAt: h.createdAt ?? '',
     updatedAt: h.updatedAt ?? '',
     expiresAt: h.expiresAt ?? '',
@@ -158,6 +160,46 @@ function incidentsOf(h: Record<string, string>): { incidents?: PaymentIncident[]
     })
     .sort((a, b) => a.at.localeCompare(b.at));
   return incidents.length > 0 ? { incidents } : {};
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function moneyOf(value: unknown): Money | undefined {
+  const money = value as Partial<Money> | undefined;
+  return money &&
+    Number.isSafeInteger(money.amountMinor) &&
+    typeof money.currency === 'string' &&
+    /^[A-Z]{3}$/.test(money.currency)
+    ? { amountMinor: money.amountMinor as number, currency: money.currency }
+    : undefined;
+}
+
+/**
+ * The settlement (a JSON field, absent in records written before the payment record): each of
+ * its figures that reads as what the store wrote, the rest left out, never a crash.
+ */
+function settlementOf(text: string | undefined): { settlement?: Settlement } {
+  if (text === undefined) return {};
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  if (!parsed || typeof parsed !== 'object') return {};
+  const providerFee = moneyOf(parsed.providerFee);
+  const net = moneyOf(parsed.net);
+  const { releaseDate, installments, pixE2e } = parsed;
+  const settlement: Settlement = {
+    ...(providerFee ? { providerFee } : {}),
+    ...(net ? { net } : {}),
+    ...(typeof releaseDate === 'string' && DAY.test(releaseDate) ? { releaseDate } : {}),
+    ...(Number.isSafeInteger(installments) && (installments as number) > 0
+      ? { installments: installments as number }
+      : {}),
+    ...(typeof pixE2e === 'string' && pixE2e.length <= 64 ? { pixE2e } : {}),
+  };
+  return Object.keys(settlement).length > 0 ? { settlement } : {};
 }
 
 /** When each state was first reached (`at_<state>` fields; `requested` is the creation time). */

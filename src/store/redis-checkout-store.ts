@@ -155,8 +155,9 @@ export class RedisCheckoutStore implements CheckoutRecords {
     now: Date,
     lookAt: Date,
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }> {
+    // A field that is an object (the settlement) is kept as JSON.
     const pairs = Object.entries(fields).flatMap(([k, v]) =>
-      v === undefined ? [] : [k, String(v)],
+      v === undefined ? [] : [k, typeof v === 'object' ? JSON.stringify(v) : String(v)],
     );
     const [moved, state] = (await runScript(
       this.redis,

@@ -23,26 +23,21 @@ export interface ErpSink {
    */
   deliver(delivery: { serviceId: number; sent: unknown; deliveryId: string }): Promise<SinkReceipt>;
   /**
-   * Hands the ERP an incident after a checkout's outcome (a refund, a chargeback, a late
-   * payment: docs/payment-providers.md, "Incidents after the outcome"), `deliveryId` the same on every attempt. Failures are thrown as
-   * for services.
+   * Hands the ERP a payment record (a checkout paid, or an incident after its outcome:
+   * docs/payments-to-the-erp.md), as it is, `deliveryId` the same on every attempt. Failures are
+   * thrown as for services.
    */
-  deliverIncident(delivery: { incident: ErpIncident; deliveryId: string }): Promise<void>;
+  deliverPayment(delivery: { record: ErpPayment; deliveryId: string }): Promise<void>;
 }
 
-/** An incident as the ERP receives it (JSON, snake_case as the platform's services are). */
-export interface ErpIncident {
-  event: 'payment_incident';
-  kind: 'refund' | 'chargeback' | 'late_payment';
+/**
+ * A payment record as the sinks see it (src/checkout/payment-record.ts builds it): JSON sent as
+ * it is; the sinks read only its ids.
+ */
+export interface ErpPayment {
+  event: string;
+  record_id: string;
   checkout_id: string;
-  service_id: number;
-  provider: string;
-  /** The outcome the platform was told: paid (a finish) or another (a cancel). */
-  outcome: string;
-  transaction_id?: string;
-  note?: string;
-  amount?: { amount_minor: number; currency: string };
-  at: string;
 }
 
 /**

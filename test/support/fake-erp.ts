@@ -15,7 +15,7 @@ export interface ErpDelivery {
   shop: string | undefined;
   /** The `X-Connector-Shop` header as sent. */
   shopHeader: string | undefined;
-  /** `X-Connector-Event`: `service`, or `payment_incident`. */
+  /** `X-Connector-Event`: `service`, or `payment` (a payment record). */
   event: string | undefined;
   answered: number;
   at: number;
@@ -46,14 +46,26 @@ export class FakeErp extends LoopbackFake {
     );
   }
 
-  /** The incidents accepted (`X-Connector-Event: payment_incident`), of one checkout when given. */
-  incidents(checkoutId?: string): ErpDelivery[] {
-    return this.received.filter(
-      (d) =>
+  /**
+   * The payment records accepted (`X-Connector-Event: payment`), of one checkout and one event
+   * (`paid`, `refund`, `chargeback`, `late_payment`) when given.
+   */
+  payments(checkoutId?: string, event?: string): ErpDelivery[] {
+    return this.received.filter((d) => {
+      const body = d.body as { checkout_id?: string; event?: string } | undefined;
+      return (
         d.answered === 200 &&
-        d.event === 'payment_incident' &&
-        (checkoutId === undefined ||
-          (d.body as { checkout_id?: string } | undefined)?.checkout_id === checkoutId),
+        d.event === 'payment' &&
+        (checkoutId === undefined || body?.checkout_id === checkoutId) &&
+        (event === undefined || body?.event === event)
+      );
+    });
+  }
+
+  /** The incidents' records accepted: the payment records of events other than `paid`. */
+  incidents(checkoutId?: string): ErpDelivery[] {
+    return this.payments(checkoutId).filter(
+      (d) => (d.body as { event?: string } | undefined)?.event !== 'paid',
     );
   }
 

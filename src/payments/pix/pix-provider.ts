@@ -3,6 +3,7 @@ import { Agent } from 'node:https';
 import { z } from 'zod';
 import { AppError } from '../../errors';
 import type {
+  Settlement,
   CheckoutRequest,
   CreatedCheckout,
   PaymentProvider,
@@ -12,6 +13,7 @@ import type {
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
+import { brasiliaDay } from '../money';
 import { providerHttp, type ProviderCall, type ProviderRequest } from '../provider-http';
 import { centavosOf, isTxid, txidOf, valorOf } from './pix-api';
 import type { ClientCertificate } from './pix-certificate';
@@ -111,6 +113,20 @@ const pixListSchema = z.looseObject({
 });
 
 /** What was returned of a Pix, and whether it all was (status DEVOLVIDO). */
+/**
+ * A received Pix's money for the payment record: one payment, its end-to-end id, credited to the
+ * shop's account as it arrives (a Pix settles at once: its release date is the day of its
+ * `horario`, in Brasília). The bank's fee is not in the API Pix: no fee, no net (never a guess).
+ */
+function settlementOf(pix: ReceivedPix): Settlement {
+  const at = pix.horario ? new Date(pix.horario) : undefined;
+  return {
+    installments: 1,
+    pixE2e: pix.endToEndId,
+    ...(at && !Number.isNaN(at.getTime()) ? { releaseDate: brasiliaDay(at) } : {}),
+  };
+}
+
 function returnedOf(pix: ReceivedPix): { returned: number; pending: number } {
   let returned = 0;
   let pending = 0;
@@ -328,6 +344,7 @@ export class PixProvider implements PaymentProvider {
         transactionId: pix.endToEndId,
         amount: { amountMinor: centavos, currency: 'BRL' },
         method: 'pix' as const,
+        settlement: settlementOf(pix),
       };
       const { returned } = returnedOf(pix);
       if (returned > 0 && returned >= centavos) {

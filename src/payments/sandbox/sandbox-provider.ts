@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sandboxKey } from '../../infra/keyspace';
 import { runScript } from '../../infra/redis-scripts';
 import type { RedisCommands } from '../../infra/redis';
-import type { ChargeLine, Money } from '../money';
+import { brasiliaDay, type ChargeLine, type Money } from '../money';
 import type { PaymentOptions } from '../payment-offer';
 import {
   isPaidWith,
@@ -206,9 +206,34 @@ export class SandboxProvider implements PaymentProvider {
     if (payment.state === 'refunded' || payment.state === 'charged_back') {
       const reason =
         payment.state === 'refunded' ? 'refunded in the sandbox' : 'charged back in the sandbox';
-      return { state: payment.state, transactionId: payment.transactionId, reason, ...method };
+      return {
+        state: payment.state,
+        transactionId: payment.transactionId,
+        reason,
+        ...method,
+        ...this.money(payment),
+      };
     }
-    return { state: payment.state, transactionId: payment.transactionId, ...method };
+    const money = payment.state === 'paid' ? this.money(payment) : {};
+    return { state: payment.state, transactionId: payment.transactionId, ...method, ...money };
+  }
+
+  /**
+   * What the sandbox collected, as a provider reports it: the order's amount, in one payment, no
+   * fee, the whole of it released the day it is read (Brasília's calendar): a payment record
+   * whose every figure is filled, for a developer to see.
+   */
+  private money(payment: SandboxPayment): Pick<PaymentStatus, 'amount' | 'settlement'> {
+    const { amount } = payment;
+    return {
+      amount,
+      settlement: {
+        providerFee: { amountMinor: 0, currency: amount.currency },
+        net: amount,
+        releaseDate: brasiliaDay(this.now()),
+        installments: 1,
+      },
+    };
   }
 
   async cancelCheckout(ref: { providerRef: string; checkoutId: string }): Promise<void> {

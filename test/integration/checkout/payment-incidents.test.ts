@@ -95,18 +95,36 @@ describe('incidents after the outcome, end to end: the metric, the story, the ER
         'the incident at the ERP',
       );
       expect(delivered.verified).toBe(true);
-      expect(delivered.deliveryId).toMatch(new RegExp(`^incident-${checkoutId}-${kind}-`));
+      const body = delivered.body as { record_id: string; occurred_at: string };
+      expect(body.record_id).toMatch(/^pay_[0-9a-f]{32}$/);
+      expect(delivered.deliveryId).toBe(`payment-${body.record_id}`);
+      const paid = erp.payments(checkoutId, 'paid');
+      expect(paid).toHaveLength(1);
+      // The incident's record: the same payment as the provider reports it after the refund.
       expect(delivered.body).toEqual({
-        event: 'payment_incident',
-        kind,
-        checkout_id: checkoutId,
+        event: kind,
+        record_id: body.record_id,
+        shop: 'default',
         service_id: serviceId,
+        checkout_id: checkoutId,
         provider: 'sandbox',
-        outcome: 'paid',
-        transaction_id: record?.transactionId,
+        method: 'card',
+        installments: 1,
+        amounts: {
+          order: record?.amount?.amountMinor,
+          interest: 0,
+          paid: record?.amount?.amountMinor,
+          provider_fee: 0,
+          vendor_fee: 0,
+          net: record?.amount?.amountMinor,
+        },
+        currency: 'BRL',
+        release_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        provider_ids: { payment: record?.transactionId, pix_e2e: null },
+        occurred_at: body.occurred_at,
         note,
-        at: expect.any(String),
       });
+      expect(body.record_id).not.toBe((paid[0]!.body as { record_id: string }).record_id);
       expect(await counted(kind)).toBe(before + 1);
       const told = await story(serviceId);
       expect(told.incidents).toEqual([
@@ -132,10 +150,10 @@ describe('incidents after the outcome, end to end: the metric, the story, the ER
       'the incident at the ERP',
     );
     expect(delivered.body).toMatchObject({
-      kind: 'late_payment',
-      outcome: 'declined',
+      event: 'late_payment',
       note: 'paid after the checkout declined: the platform was told cancel',
     });
+    expect(erp.payments(checkoutId, 'paid')).toEqual([]);
     expect(await counted('late_payment')).toBe(before + 1);
     expect((await story(1003)).incidents).toMatchObject([{ kind: 'late_payment' }]);
     await settled(h.connector.jobs);

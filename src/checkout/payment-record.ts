@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import type { Money } from '../payments/money';
+import type { Settlement } from '../payments/payment-provider';
+import type { CheckoutRecord, IncidentKind, PaidWith, PaymentIncident } from './checkout-record';
+
+/*
+ * The payment record the ERP receives (docs/payments-to-the-erp.md): when a checkout is paid and
+ * at each incident after it, what an accountant needs to write the invoice and the receipt, in
+ * centavos, a figure the provider does not report being null. Built from the checkout's record
+ * (the order, the interest, the vendor's fee asked, the method) and what the provider reported
+ * (`Settlement`).
+ */
+
+/** What a record is about: the payment, or an incident after the outcome. */
+export type PaymentEvent = 'paid' | IncidentKind;
+export const PAYMENT_EVENTS: readonly PaymentEvent[] = [
+  'paid',
+  'refund',
+  'chargeback',
+  'late_payment',
+];
+
+/** Integers in centavos; null where the provider did not say. */
+export interface PaymentAmounts {
+  /** The order's price, as the checkout asked it. */
+  order: number | null;
+  /** The buyer's installment interest, on top of the order. */
+  interest: number | null;
+  /** What the buyer paid: the order and the interest. */
+  paid: number | null;
+  /** The provider's fee. */
+  provider_fee: number | null;
+  /** The vendor's fee (a connected shop's; 0 when none was asked). */
+  vendor_fee: number | null;
+  /** What reaches the shop. */
+  net: number | null;
+}
+
+/** The record, as the ERP receives it (JSON, snake_case as the services). */
+export interface PaymentRecord {
+  event: PaymentEvent;
+  /** The same for every delivery of one event: the ERP dedupes on it. */
+  record_id: string;
+  shop: string;
+  service_id: number;
+  checkout_id: string;
+  provider: string;
+  method: PaidWith | null;
+  installments: number | null;
+  amounts: PaymentAmounts;
+  currency: string | null;
+  /** The day the net is available to the shop, `YYYY-MM-DD`. */
+  release_date: string | null;
+  provider_ids: { payment: string | null; pix_e2e: string | null };
+  /** When the connector learned it (ISO-8601). */
+  occurred_at: string;
+  /** An incident's note: what the provider said, what was done (a late Pix returned). */
+  note?: string;
+}
+
+/**
+ * A record's id: the checkout, the event and the provider's payment, hashed, so the same event
+ * found twice (a duplicate webhook, the job's retry, a replay) has the same id, and another has
+ * another.
+ */
+export function recordIdOf(
+  checkoutId: string,
+  event: PaymentEvent,
+  transactionId: string | undefined,
+): string {
+  const digest = createHash('sha256')
+    .update(`${checkoutId}\n${event}\n${transactionId ?? ''}`)
+    .digest('hex');
+  return `pay_${digest.slice(0, 32)}`;
+}
+
+const minor = (money: Money | undefined): number | null => money?.amountMinor ?? null;
+
+/** A Pix or a boleto is one payment; a card's installments are the provider's word. */
+function installmentsOf(method: PaidWith | undefined, settlement: Settlement | undefined) {
+  if (settlement?.installments !== undefined) return settlement.installments;
+  return method === 'pix' || method === 'boleto' ? 1 : null;
+}
+
+/** The amounts of a payment from its checkout's record and what its provider reported. */
+function amountsOf(
+  record: CheckoutRecord,
+  paid: { collected?: Money; interest?: Money },
+  settlement: Settlement | undefined,
+): PaymentAmounts {
+  const collected = minor(paid.collected);
+  return {
+    order: minor(record.amount),
+    // Told only with what was collected: a provider that reports the payment's amount reports
+    // its interest (none when it names none; the amount rule held the rest to the order).
+    interest: collected === null ? null : (minor(paid.interest) ?? 0),
+    paid: collected,
+    provider_fee: minor(settlement?.providerFee),
+    vendor_fee: minor(record.vendorFee) ?? 0,
+    net: minor(settlement?.net),
+  };
+}
+
+function recordOf(
+  record: CheckoutRecord,
+  event: PaymentEvent,
+  facts: {
+    transactionId?: string;
+    method?: PaidWith;
+    collected?: Money;
+    interest?: Money;
+    settlement?: Settlement;
+    occurredAt: string;
+    note?: string;
+  },
+): PaymentRecord {
+  const { settlement } = facts;
+  return {
+    event,
+    record_id: recordIdOf(record.checkoutId, event, facts.transactionId),
+    shop: record.shop,
+    service_id: record.serviceId,
+    checkout_id: record.checkoutId,
+    provider: record.provider,
+    method: facts.method ?? null,
+    installments: installmentsOf(facts.method, settlement),
+    amounts: amountsOf(record, facts, settlement),
+    currency: record.amount?.currency ?? facts.collected?.currency ?? null,
+    release_date: settlement?.releaseDate ?? null,
+    provider_ids: {
+      payment: facts.transactionId ?? null,
+      pix_e2e: settlement?.pixE2e ?? null,
+    },
+    occurred_at: facts.occurredAt,
+    ...(facts.note ? { note: facts.note } : {}),
+  };
+}
+
+/** The record of a paid checkout, from its record once the outcome is written. */
+export function paidRecord(record: CheckoutRecord, now: Date): PaymentRecord {
+  return recordOf(record, 'paid', {
+    transactionId: record.transactionId,
+    method: record.method,
+    collected: record.collected,
+    interest: record.interest,
+    settlement: record.settlement,
+    occurredAt: record.reachedAt?.paid ?? now.toISOString(),
+  });
+}
+
+/**
+ * The record of an incident: the payment it is about as the provider reports it now (a refund's
+ * payment, with its fee and net as they stand), the order and the vendor's fee from the checkout.
+ */
+export function incidentRecord(
+  record: CheckoutRecord,
+  incident: PaymentIncident,
+  status: {
+    amount?: Money;
+    interest?: Money;
+    method?: PaidWith;
+    settlement?: Settlement;
+  },
+): PaymentRecord {
+  // A refund or a chargeback is of the paid payment: what the provider no longer says of it is
+  // what it said when it was paid. A late payment is another payment: its own figures only.
+  const paid = incident.kind === 'late_payment' ? undefined : record;
+  return recordOf(record, incident.kind, {
+    transactionId: incident.transactionId,
+    method: status.method ?? paid?.method,
+    collected: status.amount ?? paid?.collected,
+    interest: status.amount ? status.interest : paid?.interest,
+    settlement: status.settlement ?? paid?.settlement,
+    occurredAt: incident.at,
+    ...(incident.note ? { note: incident.note } : {}),
+  });
+}
