@@ -57,12 +57,50 @@ export interface FakePayment {
   /** The method itself: visa, master, pix, bolbradesco... */
   payment_method_id: string;
   installments: number;
-  transaction_details: { total_paid_amount: number; installment_amount: number };
+  /** When it was approved (Mercado Pago's `-04:00` date-time); null until then. */
+  date_approved: string | null;
+  /**
+   * When the collector has the money: approval plus the fee's `releaseDays`, a date-time with
+   * Mercado Pago's `-04:00` offset (as its payments show it); null until approved.
+   */
+  money_release_date: string | null;
+  transaction_details: {
+    total_paid_amount: number;
+    installment_amount: number;
+    /** The collector's: the price less Mercado Pago's fee and the marketplace's; 0 until approved. */
+    net_received_amount: number;
+  };
   fee_details: Array<{ type: string; amount: number; fee_payer: string }>;
   collector_id?: number;
   /** A marketplace's payment: its fee, also listed in fee_details as an `application_fee`. */
   marketplace_fee?: number;
 }
+
+/**
+ * What Mercado Pago charges the collector on a payment of one type, and when the money is released:
+ * a percent (in hundredths: 498 is 4.98%) of the price plus a fixed amount in centavos, the money
+ * available `releaseDays` after approval.
+ */
+export interface FakeFee {
+  percentHundredths: number;
+  fixedMinor: number;
+  releaseDays: number;
+}
+
+/**
+ * The fee of each payment type when a test sets none, like Mercado Pago's Checkout Pro rates in
+ * Brazil with the money at once: a card 4.98%, a Pix 0.99% (docs/payment-providers.md), a boleto
+ * R$ 3,49, the account's balance as a card. Its API reference has no prices: these are the fake's
+ * assumption, and a shop's rates and release days are its own choice at Mercado Pago anyway.
+ */
+const DEFAULT_FEES: Record<string, FakeFee> = {
+  credit_card: { percentHundredths: 498, fixedMinor: 0, releaseDays: 0 },
+  debit_card: { percentHundredths: 498, fixedMinor: 0, releaseDays: 0 },
+  prepaid_card: { percentHundredths: 498, fixedMinor: 0, releaseDays: 0 },
+  bank_transfer: { percentHundredths: 99, fixedMinor: 0, releaseDays: 0 },
+  ticket: { percentHundredths: 0, fixedMinor: 349, releaseDays: 0 },
+  account_money: { percentHundredths: 498, fixedMinor: 0, releaseDays: 0 },
+};
 
 /** The vendor's application at Mercado Pago (Your integrations): the OAuth client. */
 export interface FakeApplication {
@@ -149,8 +187,15 @@ export class FakeMercadoPago extends LoopbackFake {
     clientId: '1234567890123456',
     clientSecret: randomBytes(24).toString('base64url'),
   };
-  /** Mercado Pago's time: codes and tokens expire by it. */
+  /** Mercado Pago's time: codes and tokens expire by it; payments are approved and released by it. */
   clock: () => Date = () => new Date();
+  /**
+   * Mercado Pago's fee and release of each payment type (`payment_type_id`); a type not listed is
+   * charged as a credit card. Tests may change them.
+   */
+  readonly fees: Record<string, FakeFee> = Object.fromEntries(
+    Object.entries(DEFAULT_FEES).map(([type, fee]) => [type, { ...fee }]),
+  );
   /** expires_in of the tokens it issues: 15552000 s, the reference's 180 days. */
   tokenLifetimeSeconds = 15_552_000;
   /** The seller signed in at Mercado Pago whom the consent page asks; unset, a new test seller. */
@@ -303,6 +348,7 @@ export class FakeMercadoPago extends LoopbackFake {
    * offers only the types the preference does not exclude, and at most its `installments`.
    * A marketplace's payment carries its `marketplace_fee`, listed in fee_details as an
    * `application_fee` the collector pays (as Mercado Libre's orders docs show a payment).
+   * An approved payment is settled at once (see `settle`); a pending one when `update` approves it.
    */
   pay(
     preference: FakePreference,
@@ -342,9 +388,12 @@ export class FakeMercadoPago extends LoopbackFake {
       payment_type_id: paymentType,
       payment_method_id: paymentMethod,
       installments,
+      date_approved: null,
+      money_release_date: null,
       transaction_details: {
         total_paid_amount: total,
         installment_amount: Math.round((total / installments) * 100) / 100,
+        net_received_amount: 0,
       },
       fee_details: [
         ...(how.interest
@@ -355,15 +404,61 @@ export class FakeMercadoPago extends LoopbackFake {
       collector_id: preference.collector_id ?? OWN_USER_ID,
       ...(isMarketplace(preference) ? { marketplace_fee: fee } : {}),
     };
+    if (status === 'approved') this.settle(payment);
     this.payments.set(payment.id, payment);
     this.preferenceOf.set(payment.id, preference);
     return payment;
   }
 
-  /** A payment's status changes (a Pix is approved, a payment refunded...). */
+  /**
+   * A payment's status changes (a Pix is approved, a payment refunded...). A payment approved now
+   * is settled now; one refunded or charged back keeps what its settlement said.
+   */
   update(payment: FakePayment, status: string): FakePayment {
     payment.status = status;
+    if (status === 'approved') {
+      payment.status_detail = 'accredited';
+      this.settle(payment);
+    }
     return payment;
+  }
+
+  /**
+   * An approved payment's money, once, as Mercado Pago's "Get payment" reports it
+   * (https://www.mercadopago.com.br/developers/en/reference/online-payments/checkout-pro-preferences/get-payment/get):
+   * `date_approved`; a `mercadopago_fee` ("Cost for using Mercado Pago") in `fee_details`, paid by
+   * the collector, of its type's `fees`; `transaction_details.net_received_amount`, the price less
+   * that fee and the marketplace's `application_fee` (Split payments' "Integrate checkout": Mercado
+   * Pago's commission is taken first, the marketplace's from what remains); `money_release_date`,
+   * approval plus the fee's release days. The reference does not say on what the fee is taken: the
+   * fake takes it on the price (`transaction_amount`), the buyer's financing not being the seller's
+   * (Mercado Libre's payments docs show a payment's financing_fee outside its net_received_amount,
+   * https://developers.mercadolibre.cl/en_us/payment-handling). In centavos: no float error.
+   */
+  private settle(payment: FakePayment): void {
+    if (payment.date_approved) return;
+    const fee =
+      this.fees[payment.payment_type_id] ?? this.fees.credit_card ?? DEFAULT_FEES.credit_card!;
+    const priceMinor = Math.round(payment.transaction_amount * 100);
+    const percentPart = Math.floor((priceMinor * fee.percentHundredths + 5_000) / 10_000);
+    const feeMinor = Math.min(priceMinor, percentPart + fee.fixedMinor);
+    const applicationMinor = payment.fee_details
+      .filter((detail) => detail.type === 'application_fee')
+      .reduce((sum, detail) => sum + Math.round(detail.amount * 100), 0);
+    if (feeMinor > 0) {
+      payment.fee_details.push({
+        type: 'mercadopago_fee',
+        amount: feeMinor / 100,
+        fee_payer: 'collector',
+      });
+    }
+    payment.transaction_details.net_received_amount =
+      Math.max(0, priceMinor - feeMinor - applicationMinor) / 100;
+    const approved = this.clock();
+    payment.date_approved = mercadoPagoDate(approved);
+    payment.money_release_date = mercadoPagoDate(
+      new Date(approved.getTime() + fee.releaseDays * 86_400_000),
+    );
   }
 
   /**
@@ -736,6 +831,15 @@ export class FakeMercadoPago extends LoopbackFake {
     }
     return seller;
   }
+}
+
+/**
+ * A date-time as Mercado Pago writes a payment's dates: its own `-04:00` offset, as in the payments
+ * of api.mercadopago.com that Mercado Libre's docs show (`"money_release_date":
+ * "2018-03-07T10:07:15.000-04:00"`, https://developers.mercadolibre.com.gt/es_ar/manejo-de-pagos).
+ */
+function mercadoPagoDate(date: Date): string {
+  return `${new Date(date.getTime() - 4 * 3_600_000).toISOString().replace('Z', '')}-04:00`;
 }
 
 function mpError(res: Response, status: number, error: string, message: string): void {
