@@ -5,11 +5,13 @@ import { LoopbackFake } from './loopback-server';
 
 /**
  * A small fake of Stripe's API on loopback, written from Stripe's public API reference for the
- * calls the connector makes: create, retrieve (with expand[]=payment_intent, and a level deeper
- * its latest_charge and payment_method) and expire a Checkout Session, Bearer-key auth,
- * Idempotency-Key replay and mismatch, Stripe's error shape. Test controls play the customer (pay
- * by card, Pix or boleto) and Stripe's webhooks, signed the way Stripe signs them (the SDK's test
- * header helper).
+ * calls the connector makes: create, retrieve (with expand[] paths: payment_intent, its
+ * latest_charge and payment_method, the charge's balance_transaction) and expire a Checkout
+ * Session, retrieve a balance transaction, Bearer-key auth, Idempotency-Key replay and mismatch,
+ * Stripe's error shape. Test controls play the customer (pay by card, in installments or not, Pix
+ * or boleto) and Stripe's webhooks, signed the way Stripe signs them (the SDK's test header
+ * helper). A charge's balance transaction carries Stripe's fee at the fake's `pricing`, the
+ * application fee, and a conversion when `conversion` is set.
  *
  * It also plays Stripe Connect for a platform with Express accounts and direct charges: create and
  * retrieve connected accounts, Account Links to a hosted onboarding page served by the fake, the
@@ -80,9 +82,58 @@ export interface FakeCharge {
   refunded: boolean;
   disputed: boolean;
   currency: string;
+  /** Time at which the charge was made (seconds): the fake's `clock`. */
+  created: number;
   payment_method: string | null;
-  /** The method's details at the time of the charge: its `type`, and a hash named after it. */
+  /**
+   * The method's details at the time of the charge: its `type`, and a hash named after it (a
+   * card's `installments`, a Pix's `bank_transaction_id`).
+   */
   payment_method_details: { type: string; [details: string]: unknown };
+  /** The charge's balance transaction (expandable), made with the charge. */
+  balance_transaction: string | null;
+}
+
+/**
+ * https://docs.stripe.com/api/balance_transactions/object: a charge's movement of the balance of
+ * the account it was made as. `fee` is the sum of `fee_details`; `net` is `amount - fee`; with a
+ * conversion, `amount`, `fee` and `net` are in the balance's `currency` and `exchange_rate` is set.
+ */
+export interface FakeBalanceTransaction {
+  id: string;
+  object: 'balance_transaction';
+  amount: number;
+  /** Midnight UTC of the day the net becomes available (seconds). */
+  available_on: number;
+  created: number;
+  currency: string;
+  description: string | null;
+  exchange_rate: number | null;
+  fee: number;
+  fee_details: Array<{
+    amount: number;
+    /** The Connect application that earned the fee (an application fee), else null. */
+    application: string | null;
+    currency: string;
+    description: string | null;
+    type: 'stripe_fee' | 'tax' | 'application_fee' | 'payment_method_passthrough_fee';
+  }>;
+  net: number;
+  reporting_category: 'charge';
+  source: string;
+  status: 'pending' | 'available';
+  type: 'charge' | 'payment';
+}
+
+/**
+ * What Stripe charges for one way of paying, in the fake: a percent of the amount (rounded to the
+ * minor unit) and a fixed part in the balance's minor units; its funds available that many days
+ * after the charge's day (UTC).
+ */
+export interface FakeRate {
+  percent: number;
+  fixed: number;
+  availableAfterDays: number;
 }
 
 /**
@@ -143,11 +194,42 @@ const ONBOARDING_DUE = [
   'tos_acceptance.ip',
 ];
 
+/** What the fake says each fee is (`fee_details[].description`, an arbitrary string). */
+const FEE_DESCRIPTIONS: Record<FakeBalanceTransaction['fee_details'][number]['type'], string> = {
+  stripe_fee: 'Stripe processing fees',
+  tax: 'Tax on Stripe fees',
+  application_fee: 'Application fee',
+  payment_method_passthrough_fee: 'Payment method fees',
+};
+
 export class FakeStripe extends LoopbackFake {
   readonly sessions = new Map<string, FakeSession>();
   readonly intents = new Map<string, FakeIntent>();
   readonly charges = new Map<string, FakeCharge>();
+  readonly balanceTransactions = new Map<string, FakeBalanceTransaction>();
   readonly paymentMethods = new Map<string, FakePaymentMethod>();
+  /**
+   * Stripe's price per way of paying (tests set their own). The default is the fake's choice,
+   * Stripe Brazil's published domestic card price as remembered (3.99% + R$ 0.39), with a Pix
+   * at a percent and a boleto at a fixed price; availability days are the fake's choice too.
+   */
+  pricing: Record<'card' | 'pix' | 'boleto', FakeRate> = {
+    card: { percent: 3.99, fixed: 39, availableAfterDays: 30 },
+    pix: { percent: 1.19, fixed: 0, availableAfterDays: 2 },
+    boleto: { percent: 0, fixed: 345, availableAfterDays: 2 },
+  };
+  /** Stripe's tax on its own fee (a `tax` fee detail), a percent of it; none by default. */
+  feeTaxPercent = 0;
+  /**
+   * The balance's currency, for a charge in another (a conversion): the charge's amount times
+   * `rate` becomes its balance transaction's amount (the reference's `exchange_rate`), its fees
+   * computed in the balance's currency.
+   */
+  conversion: { currency: string; rate: number } | undefined;
+  /** The platform's Connect application, which earns the application fees. */
+  readonly application = 'ca_fake_0123456789';
+  /** The time charges are made at (their `created`, their funds' `available_on`). */
+  clock: () => Date = () => new Date();
   /** Connected accounts, by id. */
   readonly accounts = new Map<string, FakeAccount>();
   /** Account Links, by the id ending their URL (`/onboarding/:linkId`). */
@@ -344,24 +426,26 @@ export class FakeStripe extends LoopbackFake {
       const session = this.owned(this.sessions, req.params.id, req.header('stripe-account'));
       if (!session) return missing(res, req.params.id);
       const expand = ([] as unknown[]).concat((req.query.expand as unknown) ?? []);
-      const intent = session.payment_intent ? this.intents.get(session.payment_intent) : undefined;
-      // expand[]=payment_intent, and a level deeper payment_intent.latest_charge and
-      // payment_intent.payment_method (expanding a field of the intent expands the intent too).
-      const charge = intent?.latest_charge ? this.charges.get(intent.latest_charge) : undefined;
-      const method = intent?.payment_method
-        ? this.paymentMethods.get(intent.payment_method)
-        : undefined;
-      const deeper = (field: string) => expand.includes(`payment_intent.${field}`);
-      const expandedIntent = intent && {
-        ...intent,
-        ...(deeper('latest_charge') && charge ? { latest_charge: charge } : {}),
-        ...(deeper('payment_method') && method ? { payment_method: method } : {}),
-      };
-      const expanded =
-        expand.includes('payment_intent') || deeper('latest_charge') || deeper('payment_method');
-      return res.json(
-        expanded && expandedIntent ? { ...session, payment_intent: expandedIntent } : session,
+      // https://docs.stripe.com/api/expanding_objects: each path expands every object along it
+      // (payment_intent.latest_charge.balance_transaction: the intent, its charge, the charge's
+      // balance transaction); a path naming nothing expandable is left as it is.
+      const expanded = expand
+        .filter((path): path is string => typeof path === 'string')
+        .reduce<Record<string, unknown>>(
+          (object, path) => this.expandPath(object, path.split('.')),
+          { ...session },
+        );
+      return res.json(expanded);
+    });
+    // https://docs.stripe.com/api/balance_transactions/retrieve
+    app.get('/v1/balance_transactions/:id', (req, res) => {
+      const found = this.owned(
+        this.balanceTransactions,
+        req.params.id,
+        req.header('stripe-account'),
       );
+      if (!found) return missing(res, req.params.id, 'balance_transaction');
+      return res.json(found);
     });
     // https://docs.stripe.com/api/payment_intents/retrieve
     app.get('/v1/payment_intents/:id', (req, res) => {
@@ -393,6 +477,27 @@ export class FakeStripe extends LoopbackFake {
       ),
     );
     return app;
+  }
+
+  /** `object` with the path's first field expanded, and the rest of the path within it. */
+  private expandPath(object: Record<string, unknown>, path: string[]): Record<string, unknown> {
+    const [field, ...rest] = path;
+    if (!field) return object;
+    const value = object[field];
+    const found = typeof value === 'string' ? this.expandable(field, value) : value;
+    if (!found || typeof found !== 'object') return object;
+    return { ...object, [field]: this.expandPath({ ...(found as object) }, rest) };
+  }
+
+  /** The object an expandable field's id names. */
+  private expandable(field: string, id: string): object | undefined {
+    const maps: Record<string, Map<string, object>> = {
+      payment_intent: this.intents,
+      latest_charge: this.charges,
+      payment_method: this.paymentMethods,
+      balance_transaction: this.balanceTransactions,
+    };
+    return maps[field]?.get(id);
   }
 
   /** The variables that aim the connector at this fake. */
@@ -678,10 +783,15 @@ export class FakeStripe extends LoopbackFake {
   }
 
   /**
-   * The customer pays: by card (paid at once) or by Pix or boleto (processing until `settle`),
-   * with a PaymentMethod of that type attached to the intent.
+   * The customer pays: by card (paid at once; in `installments` monthly ones when given, a
+   * fixed_count plan) or by Pix or boleto (processing until `settle`), with a PaymentMethod of that
+   * type attached to the intent.
    */
-  pay(sessionId: string, method: 'card' | 'pix' | 'boleto' = 'card'): FakeSession {
+  pay(
+    sessionId: string,
+    method: 'card' | 'pix' | 'boleto' = 'card',
+    options: { installments?: number } = {},
+  ): FakeSession {
     const session = this.session(sessionId);
     if (session.status !== 'open') throw new Error(`session ${sessionId} is ${session.status}`);
     // Checkout shows only the allowed types (when the session names some).
@@ -710,7 +820,11 @@ export class FakeStripe extends LoopbackFake {
     // A direct charge's objects are the connected account's, as its session is.
     const owner = this.owners.get(session.id);
     if (owner) for (const id of [paymentMethod.id, intent.id]) this.owners.set(id, owner);
-    if (intent.status === 'succeeded') this.charge(intent);
+    // https://docs.stripe.com/api/charges/object#charge_object-payment_method_details-card-installments
+    const plan = options.installments
+      ? { count: options.installments, interval: 'month', type: 'fixed_count' }
+      : null;
+    if (intent.status === 'succeeded') this.charge(intent, { installments: plan && { plan } });
     Object.assign(session, {
       status: 'complete',
       payment_status: method === 'card' ? 'paid' : 'unpaid',
@@ -720,20 +834,37 @@ export class FakeStripe extends LoopbackFake {
     return session;
   }
 
-  /** An asynchronous payment (Pix, boleto) succeeds or fails. */
-  settle(sessionId: string, succeeded: boolean): FakeSession {
+  /**
+   * An asynchronous payment (Pix, boleto) succeeds or fails. A Pix's charge carries its
+   * `bank_transaction_id` ("unique transaction id generated by BCB"): `bankTransactionId` when
+   * given (null for none), else one in the form of a Pix end-to-end id.
+   */
+  settle(
+    sessionId: string,
+    succeeded: boolean,
+    options: { bankTransactionId?: string | null } = {},
+  ): FakeSession {
     const session = this.session(sessionId);
     const intent = this.intents.get(session.payment_intent ?? '');
     if (!intent) throw new Error(`session ${sessionId} has no payment`);
     intent.status = succeeded ? 'succeeded' : 'requires_payment_method';
     if (succeeded) {
       session.payment_status = 'paid';
-      this.charge(intent);
+      const type = this.paymentMethods.get(intent.payment_method ?? '')?.type;
+      const bankTransactionId =
+        options.bankTransactionId === undefined ? this.endToEndId() : options.bankTransactionId;
+      this.charge(intent, type === 'pix' ? { bank_transaction_id: bankTransactionId } : {});
     }
     return session;
   }
 
-  private charge(intent: FakeIntent): FakeCharge {
+  /** A Pix end-to-end id: `E`, an ISPB, the minute (yyyyMMddHHmm, UTC), 11 letters or digits. */
+  private endToEndId(): string {
+    const minute = this.clock().toISOString().replace(/\D/g, '').slice(0, 12);
+    return `E00000000${minute}${randomBytes(8).toString('hex').slice(0, 11)}`;
+  }
+
+  private charge(intent: FakeIntent, details: Record<string, unknown> = {}): FakeCharge {
     const type = this.paymentMethods.get(intent.payment_method ?? '')?.type ?? 'card';
     const charge: FakeCharge = {
       id: `ch_${randomBytes(12).toString('hex')}`,
@@ -744,14 +875,77 @@ export class FakeStripe extends LoopbackFake {
       refunded: false,
       disputed: false,
       currency: intent.currency,
+      created: Math.floor(this.clock().getTime() / 1000),
       payment_method: intent.payment_method,
-      payment_method_details: { type, [type]: {} },
+      payment_method_details: {
+        type,
+        [type]: type === 'card' ? { installments: null, ...details } : details,
+      },
+      balance_transaction: null,
     };
     this.charges.set(charge.id, charge);
     const owner = this.owners.get(intent.id);
     if (owner) this.owners.set(charge.id, owner);
     intent.latest_charge = charge.id;
+    const transaction = this.balanceTransaction(charge, type, intent.application_fee_amount);
+    charge.balance_transaction = transaction.id;
+    if (owner) this.owners.set(transaction.id, owner);
     return charge;
+  }
+
+  /**
+   * A charge's balance transaction: in the charge's currency, or the balance's (`conversion`);
+   * Stripe's fee at `pricing` (and `feeTaxPercent`'s tax on it) and the application fee in
+   * `fee_details`; available at midnight UTC `availableAfterDays` after the charge's day.
+   */
+  private balanceTransaction(
+    charge: FakeCharge,
+    type: string,
+    applicationFee: number | null,
+  ): FakeBalanceTransaction {
+    const rate = this.pricing[type as keyof FakeStripe['pricing']] ?? this.pricing.card;
+    const conversion =
+      this.conversion && this.conversion.currency !== charge.currency ? this.conversion : undefined;
+    const exchange = conversion?.rate ?? 1;
+    const currency = conversion?.currency ?? charge.currency;
+    const amount = Math.round(charge.amount * exchange);
+    const stripeFee = Math.round((amount * rate.percent) / 100) + rate.fixed;
+    const tax = Math.round((stripeFee * this.feeTaxPercent) / 100);
+    const detail = (fee: number, kind: FakeBalanceTransaction['fee_details'][number]['type']) => ({
+      amount: fee,
+      application: kind === 'application_fee' ? this.application : null,
+      currency,
+      description: FEE_DESCRIPTIONS[kind],
+      type: kind,
+    });
+    const feeDetails = [
+      detail(stripeFee, 'stripe_fee'),
+      ...(tax > 0 ? [detail(tax, 'tax')] : []),
+      ...(applicationFee ? [detail(Math.round(applicationFee * exchange), 'application_fee')] : []),
+    ];
+    const fee = feeDetails.reduce((sum, item) => sum + item.amount, 0);
+    const day = Math.floor(charge.created / 86_400) + rate.availableAfterDays;
+    const transaction: FakeBalanceTransaction = {
+      id: `txn_${randomBytes(12).toString('hex')}`,
+      object: 'balance_transaction',
+      amount,
+      available_on: day * 86_400,
+      created: charge.created,
+      currency,
+      description: null,
+      exchange_rate: conversion ? exchange : null,
+      fee,
+      fee_details: feeDetails,
+      net: amount - fee,
+      reporting_category: 'charge',
+      source: charge.id,
+      status: 'pending',
+      // https://docs.stripe.com/reports/balance-transaction-types: a card's is a `charge`, another
+      // method's a `payment`.
+      type: type === 'card' ? 'charge' : 'payment',
+    };
+    this.balanceTransactions.set(transaction.id, transaction);
+    return transaction;
   }
 
   /** The paid charge of a session (throws when it has none). */
