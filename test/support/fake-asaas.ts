@@ -19,6 +19,13 @@ import { LoopbackFake } from './loopback-server';
  * another account answers 404, "Códigos HTTP das respostas"); each account has its wallet
  * (`GET /v3/wallets`), its webhooks (`POST`/`GET /v3/webhooks`) and its keys, which the root may
  * manage for its subaccounts (`/v3/accounts/{id}/accessTokens`) and which can expire.
+ *
+ * Money ("Recuperar uma única cobrança", https://docs.asaas.com/reference/retrieve-a-single-payment):
+ * each payment's `netValue` is its value less Asaas's fee (`fees`, a rate the test may set), and
+ * its splits are taken from that net (https://docs.asaas.com/docs/payment-split), not out of it;
+ * `estimatedCreditDate` once confirmed, `creditDate` once received; a Pix received names its
+ * `pixTransaction`, whose `endToEndIdentifier` `GET /v3/pix/transactions/{id}` answers
+ * (https://docs.asaas.com/reference/retrieve-a-single-transaction).
  */
 export interface FakeCheckout {
   id: string;
@@ -49,6 +56,7 @@ export interface FakePayment {
   installment: string | null;
   installmentNumber: number | null;
   value: number;
+  /** "Net value of the charge after discounting the Asaas fee" (`fees`). */
   netValue: number;
   interestValue: number | null;
   billingType: 'PIX' | 'CREDIT_CARD';
@@ -57,6 +65,14 @@ export interface FakePayment {
   canBePaidAfterDueDate: boolean;
   externalReference: string | null;
   deleted: boolean;
+  /** "Estimated date when the credit will be available": set once the payment is confirmed. */
+  estimatedCreditDate: string | null;
+  /** "Date when the credit became available": set once the payment is received. */
+  creditDate: string | null;
+  /** Whether it was anticipated; the fake anticipates nothing, a test may say it was. */
+  anticipated: boolean;
+  /** The Pix transaction that paid it (a Pix received), as `pixTransactions` holds it. */
+  pixTransaction: string | null;
   /** Only on a payment of a checkout with splits, as the reference's payment shows it. */
   split?: FakePaymentSplit[];
 }
@@ -91,6 +107,54 @@ export interface FakePaymentSplit {
   externalReference: string | null;
   description: string | null;
 }
+
+/** A Pix received, as `GET /v3/pix/transactions/{id}` answers it (the fields the fake knows). */
+export interface FakePixTransaction {
+  id: string;
+  /** The Central Bank's id: `E`, the payer's bank's ISPB (8), yyyyMMddHHmm UTC (12), a sequence (11). */
+  endToEndIdentifier: string;
+  value: number;
+  effectiveDate: string;
+  status: 'DONE';
+  type: 'CREDIT';
+  originType: 'DYNAMIC_QRCODE';
+  /** The payment it paid. */
+  payment: string;
+  dateCreated: string;
+}
+
+/**
+ * Asaas's fees on what it receives, as the fake takes them from each payment's value. The
+ * defaults are Asaas's public prices as its price page (asaas.com, "Preços e taxas") listed them
+ * when this was written: a Pix received R$ 1,99; a card 2,99% at once, 3,49% in 2 to 6
+ * installments, 3,99% in 7 to 12, plus R$ 0,49 a transaction (the fake takes it from the first
+ * installment: the reference does not say how a plan's payments share it). Prices change and an
+ * account may have its own: a test that asserts figures sets `fees` itself.
+ */
+export interface FakeAsaasFees {
+  pixMinor: number;
+  /** Hundredths of a percent by the most installments it applies to, in ascending order. */
+  card: Array<{ upTo: number; percentHundredths: number }>;
+  cardFixedMinor: number;
+}
+
+export const ASAAS_PUBLIC_FEES: FakeAsaasFees = {
+  pixMinor: 199,
+  card: [
+    { upTo: 1, percentHundredths: 299 },
+    { upTo: 6, percentHundredths: 349 },
+    { upTo: 12, percentHundredths: 399 },
+  ],
+  cardFixedMinor: 49,
+};
+
+/**
+ * When the fake credits what it received, as Asaas tells its customers (the fake's assumption: the
+ * reference gives the dates, not the rule): a Pix at once, a card 32 days after it is confirmed,
+ * each further installment a month (30 days) after the one before.
+ */
+const CARD_CREDIT_DAYS = 32;
+const INSTALLMENT_DAYS = 30;
 
 /** An Asaas account of the fake: the shop's, the root, or a subaccount. */
 export interface FakeAccount {
@@ -154,6 +218,10 @@ type Problem = [code: string, description: string];
 export class FakeAsaas extends LoopbackFake {
   readonly checkouts = new Map<string, FakeCheckout>();
   readonly payments = new Map<string, FakePayment>();
+  /** The Pix received, by id (a payment's `pixTransaction`). */
+  readonly pixTransactions = new Map<string, FakePixTransaction>();
+  /** Asaas's fees, taken from each payment as it is made (`netValue`). */
+  fees: FakeAsaasFees = ASAAS_PUBLIC_FEES;
   readonly requests: Array<{ method: string; path: string; body?: unknown }> = [];
   /** Every account by id: the shop's, the root and the subaccounts. */
   readonly accounts = new Map<string, FakeAccount>();
@@ -251,6 +319,16 @@ export class FakeAsaas extends LoopbackFake {
       listOf(res, req.query, found);
     });
     api.get('/finance/balance', (_req, res) => res.json({ balance: 0 }));
+    // "Recuperar uma única transação" (Pix): only the account that received it sees it.
+    api.get('/pix/transactions/:id', (req, res) => {
+      const found = this.pixTransactions.get(req.params.id);
+      const paid = found && this.payments.get(found.payment);
+      const owner = paid && this.checkouts.get(paid.checkoutSession)?.accountId;
+      if (!found || owner !== callerOf(res).id) {
+        return asaasError(res, 404, 'not_found', 'Transação não encontrada.');
+      }
+      return res.json(found);
+    });
 
     // Subaccounts: "Criar subconta" (POST /v3/accounts), listed with GET /v3/accounts.
     api.post('/accounts', (req, res) => {
@@ -468,7 +546,8 @@ export class FakeAsaas extends LoopbackFake {
         installment: plan,
         installmentNumber: plan ? n : null,
         value,
-        netValue: netOf(value),
+        netValue:
+          (share(totalMinor) - this.feeOf(how.billingType, count, n, share(totalMinor))) / 100,
         interestValue: interest,
         billingType: how.billingType,
         status,
@@ -476,7 +555,12 @@ export class FakeAsaas extends LoopbackFake {
         canBePaidAfterDueDate: false,
         externalReference: null,
         deleted: false,
+        estimatedCreditDate: null,
+        creditDate: null,
+        anticipated: false,
+        pixTransaction: null,
       };
+      this.settle(payment);
       if (checkout.splits) payment.split = paymentSplits(checkout.splits, payment, share);
       this.payments.set(payment.id, payment);
       made.push(payment);
@@ -502,6 +586,7 @@ export class FakeAsaas extends LoopbackFake {
   update(payments: FakePayment[], status: string): FakePayment[] {
     for (const payment of payments) {
       payment.status = status;
+      this.settle(payment);
       for (const split of payment.split ?? []) followPayment(split, status);
     }
     const checkout = payments[0] && this.checkouts.get(payments[0].checkoutSession);
@@ -583,6 +668,77 @@ export class FakeAsaas extends LoopbackFake {
 
   private now(): number {
     return this.clock().getTime();
+  }
+
+  /**
+   * Asaas's fee on one payment of a plan of `count` (`n` its number), in centavos, never more
+   * than the payment: a Pix's fixed fee, or a card's rate for the plan's installments (rounded half
+   * up) and its fixed part on the first installment.
+   */
+  private feeOf(billingType: string, count: number, n: number, valueMinor: number): number {
+    const fees = this.fees;
+    if (billingType === 'PIX') return Math.min(valueMinor, fees.pixMinor);
+    const rate = fees.card.find((r) => count <= r.upTo) ?? fees.card.at(-1);
+    const percent = Math.floor((valueMinor * (rate?.percentHundredths ?? 0) + 5_000) / 10_000);
+    return Math.min(valueMinor, percent + (n === 1 ? fees.cardFixedMinor : 0));
+  }
+
+  /**
+   * The least a checkout nets after the fake's fees, whichever way it is paid: a Pix, or a card in
+   * as many installments as it allows (the fee of the whole at that rate, close to the sum of the
+   * installments' fees).
+   */
+  private leastNetMinor(checkout: FakeCheckout): number {
+    const total = totalMinorOf(checkout);
+    const most = checkout.chargeTypes.includes('INSTALLMENT')
+      ? (checkout.installment?.maxInstallmentCount ?? 1)
+      : 1;
+    const fees = checkout.billingTypes.map((type) =>
+      type === 'PIX' ? this.feeOf('PIX', 1, 1, total) : this.feeOf(type, most, 1, total),
+    );
+    return total - Math.max(0, ...fees);
+  }
+
+  /**
+   * A payment's credit as its status moves (dates are Brasília's): confirmed, the day Asaas
+   * estimates (a card's installment `n`: 32 days, plus a month for each before it); received,
+   * credited on that day (the fake does not wait for it; a Pix the same day), and a Pix received
+   * gets its Pix transaction.
+   */
+  private settle(payment: FakePayment): void {
+    const paid = payment.status === 'CONFIRMED' || payment.status === 'RECEIVED';
+    if (!paid || payment.estimatedCreditDate) {
+      if (payment.status === 'RECEIVED') payment.creditDate ??= payment.estimatedCreditDate;
+      return;
+    }
+    const days =
+      payment.billingType === 'PIX'
+        ? 0
+        : CARD_CREDIT_DAYS + INSTALLMENT_DAYS * ((payment.installmentNumber ?? 1) - 1);
+    payment.estimatedCreditDate = brtDate(this.now() + days * 86_400_000);
+    if (payment.status === 'RECEIVED') payment.creditDate = payment.estimatedCreditDate;
+    if (payment.billingType === 'PIX' && payment.status === 'RECEIVED') this.receivePix(payment);
+  }
+
+  /** The Pix transaction of a Pix received, with an end-to-end id of the Central Bank's shape. */
+  private receivePix(payment: FakePayment): FakePixTransaction {
+    const at = new Date(this.now()).toISOString();
+    const stamp = at.slice(0, 16).replace(/\D/g, '');
+    const sequence = randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 11);
+    const transaction: FakePixTransaction = {
+      id: randomUUID(),
+      endToEndIdentifier: `E18236120${stamp}${sequence.padEnd(11, '0')}`.slice(0, 32),
+      value: payment.value,
+      effectiveDate: brtDateTime(this.now()),
+      status: 'DONE',
+      type: 'CREDIT',
+      originType: 'DYNAMIC_QRCODE',
+      payment: payment.id,
+      dateCreated: brtDateTime(this.now()),
+    };
+    this.pixTransactions.set(transaction.id, transaction);
+    payment.pixTransaction = transaction.id;
+    return transaction;
   }
 
   private addAccount(
@@ -743,8 +899,8 @@ export class FakeAsaas extends LoopbackFake {
    * What Asaas would refuse in a checkout's splits ("Checkout com Split de Pagamento", "FAQ do
    * Split"): a walletId of an Asaas account, never the caller's own wallet; a fixed value or a
    * percentage (of the netValue) each; the total no more than the net value (percentages no more
-   * than 100%). The fake's fee is 3%, so the net value is 97% of the items' total. The reference
-   * names no error code: the fake says `invalid_split`.
+   * than 100%). The net value is the least the checkout may net after the fake's fees
+   * (`leastNetMinor`). The reference names no error code: the fake says `invalid_split`.
    */
   private splitProblems(
     splits: FakeSplitRule[] | null | undefined,
@@ -755,7 +911,7 @@ export class FakeAsaas extends LoopbackFake {
     if (splits === null) return [['invalid_split', 'splits deve ser uma lista.']];
     const problems: Problem[] = [];
     const wallets = new Set([...this.accounts.values()].map((a) => a.walletId));
-    const net = netOf(totalMinorOf(checkout) / 100);
+    const netMinor = this.leastNetMinor(checkout);
     let fixed = 0;
     let percent = 0;
     for (const split of splits) {
@@ -781,10 +937,10 @@ export class FakeAsaas extends LoopbackFake {
     }
     if (percent > 100) {
       problems.push(['invalid_split', 'A soma dos percentuais não pode ultrapassar 100%.']);
-    } else if (Math.round(fixed * 100) + Math.round(net * percent) > Math.round(net * 100)) {
+    } else if (Math.round(fixed * 100) + Math.round((netMinor * percent) / 100) > netMinor) {
       problems.push([
         'invalid_split',
-        `O valor total do split excede o valor líquido a receber (R$ ${net.toFixed(2)}).`,
+        `O valor total do split excede o valor líquido a receber (R$ ${(netMinor / 100).toFixed(2)}).`,
       ]);
     }
     return problems;
@@ -1012,11 +1168,6 @@ function totalMinorOf(checkout: Pick<FakeCheckout, 'items'>): number {
     (sum, item) => sum + Math.round(item.value * 100) * item.quantity,
     0,
   );
-}
-
-/** The fake's fee: Asaas keeps 3%. */
-function netOf(value: number): number {
-  return Math.round(value * 97) / 100;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { minorOf } from '../money';
-import type { PaidWith, PaymentState, PaymentStatus } from '../payment-provider';
+import type { PaidWith, PaymentState, PaymentStatus, Settlement } from '../payment-provider';
 
 /*
  * Asaas's payments as its API reports them (a checkout is paid through one payment, or one
@@ -30,6 +30,38 @@ const STATES = new Map<string, PaymentState>(
   }),
 );
 
+/**
+ * A split of the payment as Asaas reports it within the payment (its `split` list,
+ * https://docs.asaas.com/reference/retrieve-a-single-payment): `totalValue` is what it takes of
+ * this payment, in reais; `status` PENDING, AWAITING_CREDIT, DONE, REFUNDED, CANCELLED (with a
+ * `cancellationReason`) or BLOCKED_BY_VALUE_DIVERGENCE.
+ */
+const splitSchema = z.looseObject({
+  totalValue: z.number().nullish(),
+  status: z.string().nullish(),
+  cancellationReason: z.string().nullish(),
+});
+
+/**
+ * What the settlement is read from. A field of an unexpected shape is read as absent (`catch`):
+ * it leaves a settlement figure out, never the payment's status unread.
+ */
+const settlementFields = {
+  /** "Net value of the charge after discounting the Asaas fee" (the payment object), in reais. */
+  netValue: z.number().nullish().catch(null),
+  /** "Date when the credit became available": set once Asaas credited the payment. */
+  creditDate: z.string().nullish().catch(null),
+  /** "Estimated date when the credit will be available": Asaas's own date before the credit. */
+  estimatedCreditDate: z.string().nullish().catch(null),
+  /** The installment's number within its plan (`installment`), 1 to the plan's count. */
+  installmentNumber: z.number().int().nullish().catch(null),
+  /** Anticipated (or being): an anticipation of its own fee and net, which the payment omits. */
+  anticipated: z.boolean().nullish().catch(null),
+  /** The Pix transaction that paid it (GET /v3/pix/transactions/{id} tells its end-to-end id). */
+  pixTransaction: z.string().nullish().catch(null),
+  split: z.array(splitSchema).nullish().catch(null),
+};
+
 const paymentSchema = z.looseObject({
   id: z.string(),
   status: z.string(),
@@ -43,6 +75,7 @@ const paymentSchema = z.looseObject({
   deleted: z.boolean().nullish(),
   checkoutSession: z.string().nullish(),
   externalReference: z.string().nullish(),
+  ...settlementFields,
 });
 export type Payment = z.output<typeof paymentSchema>;
 
@@ -95,6 +128,7 @@ export function planStatus(payments: Payment[]): PaymentStatus {
   const interestMinor = payments.reduce((sum, p) => sum + minorOf(p.interestValue ?? 0), 0);
   // The payments of one plan are of one billing type (Asaas's plans are a card's installments).
   const method = METHODS.get(first?.billingType ?? '');
+  const settlement = SETTLED.has(state) ? settlementOf(payments) : undefined;
   return {
     state,
     transactionId: first?.installment ?? first?.id,
@@ -104,5 +138,102 @@ export function planStatus(payments: Payment[]): PaymentStatus {
     ...(state === 'refunded' || state === 'charged_back' || state === 'expired'
       ? { reason: `payment ${first?.status ?? state} at Asaas` }
       : {}),
+    ...(settlement ? { settlement } : {}),
   };
+}
+
+/** The states whose payment has a settlement: paid, and paid then returned (as it was paid). */
+const SETTLED: ReadonlySet<PaymentState> = new Set(['paid', 'refunded', 'charged_back']);
+
+/**
+ * The settlement of one payment, or one plan of installments, from what Asaas reports of each
+ * (https://docs.asaas.com/reference/retrieve-a-single-payment, the payment object), each figure
+ * left out when a payment of the plan does not tell it:
+ *
+ * - `providerFee`: `value - netValue`, summed. Asaas's netValue is the value "after discounting
+ *   the Asaas fee", and a split is taken from the netValue, not out of it ("The value of the split
+ *   will always be made on the netValue", https://docs.asaas.com/docs/payment-split): the vendor's
+ *   fee (the adapter's split to its wallet) is not in this figure.
+ * - `net`: `netValue` less what the payment's splits take (`splitTaken`), summed.
+ * - `releaseDate`: `creditDate` once Asaas credited the payment, its `estimatedCreditDate` until
+ *   then (Asaas's own date; a confirmed card is credited weeks later). Of a plan, the last
+ *   installment's: the day the whole net is available (its first installments are earlier).
+ * - `installments`: the plan's payments (`installmentsOf`); 1 for a payment of no plan.
+ *
+ * No money figure of an anticipated payment (its anticipation's own fee and date are not in the
+ * payment, https://docs.asaas.com/reference/retrieve-a-single-anticipation) nor of one received
+ * in cash (the money did not pass through Asaas). A refunded or charged back payment keeps the
+ * figures it was paid with: the refund is its state's to tell.
+ */
+export function settlementOf(payments: readonly Payment[]): Settlement | undefined {
+  const installments = installmentsOf(payments);
+  const settlement: Settlement = {
+    ...moneyOf(payments),
+    ...(installments !== undefined ? { installments } : {}),
+  };
+  return Object.keys(settlement).length > 0 ? settlement : undefined;
+}
+
+function moneyOf(payments: readonly Payment[]): Omit<Settlement, 'installments' | 'pixE2e'> {
+  const untold = payments.some((p) => p.anticipated || p.status === 'RECEIVED_IN_CASH');
+  if (untold || payments.length === 0) return {};
+  const nets = payments.map((p) => (typeof p.netValue === 'number' ? minorOf(p.netValue) : NaN));
+  const feeMinor = payments.reduce((sum, p, i) => sum + minorOf(p.value) - (nets[i] ?? NaN), 0);
+  const netMinor = payments.reduce((sum, p, i) => sum + (nets[i] ?? NaN) - splitsTaken(p), 0);
+  const dates = payments.map(creditDateOf);
+  const releaseDate = dates.every((d) => d !== undefined) ? dates.sort().at(-1) : undefined;
+  return {
+    ...(feeMinor >= 0 ? { providerFee: { amountMinor: feeMinor, currency: 'BRL' } } : {}),
+    ...(netMinor >= 0 ? { net: { amountMinor: netMinor, currency: 'BRL' } } : {}),
+    ...(releaseDate ? { releaseDate } : {}),
+  };
+}
+
+/** The payment's credit date (`YYYY-MM-DD`, Asaas's own): credited, else estimated. */
+function creditDateOf(payment: Payment): string | undefined {
+  const date = payment.creditDate ?? payment.estimatedCreditDate;
+  return date && /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : undefined;
+}
+
+/** What a payment's splits take from the shop, in centavos; NaN when one's outcome is untold. */
+function splitsTaken(payment: Payment): number {
+  return (payment.split ?? []).reduce((sum, split) => sum + splitTaken(split), 0);
+}
+
+/**
+ * What one split takes (https://docs.asaas.com/docs/split-faq; its statuses in Asaas's changelog,
+ * "Um novo status foi criado em nossa API para split cancelado" and "Novo status Split de
+ * Pagamento"): its totalValue while it is to be or was transferred (PENDING, AWAITING_CREDIT,
+ * DONE), or was transferred and returned with a refund (REFUNDED); nothing when cancelled, the
+ * amount then staying with the shop ("The net balance not allocated to recipients remains in the
+ * account that created the charge"), unless cancelled by the payment's own refund (the payment
+ * keeps the figures it was paid with). NaN for a split blocked (BLOCKED_BY_VALUE_DIVERGENCE: its
+ * outcome is not decided) or of a status Asaas did not document.
+ */
+function splitTaken(split: z.output<typeof splitSchema>): number {
+  const total = typeof split.totalValue === 'number' ? minorOf(split.totalValue) : NaN;
+  switch (split.status) {
+    case 'PENDING':
+    case 'AWAITING_CREDIT':
+    case 'DONE':
+    case 'REFUNDED':
+      return total;
+    case 'CANCELLED':
+      return split.cancellationReason === 'PAYMENT_REFUNDED' ? total : 0;
+    default:
+      return NaN;
+  }
+}
+
+/**
+ * The installments the buyer chose: a payment of no plan is one; a plan's count is its payments
+ * when they are numbered 1 to that count (`installmentNumber`), so none is missing from the list.
+ * The payment object has no count of its plan (the plan's own, GET /v3/installments/{id}, has
+ * `installmentCount`): the list of the checkout's payments holds them all.
+ */
+function installmentsOf(payments: readonly Payment[]): number | undefined {
+  if (payments.length === 0) return undefined;
+  if (!payments[0]?.installment) return payments.length === 1 ? 1 : undefined;
+  const numbers = payments.map((p) => p.installmentNumber ?? NaN).sort((a, b) => a - b);
+  return numbers.every((n, i) => n === i + 1) ? payments.length : undefined;
 }

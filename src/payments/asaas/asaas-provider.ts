@@ -17,7 +17,7 @@ import { offeredOptions, type PaymentMethod, type PaymentOptions } from '../paym
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { feeTaken } from '../vendor-fee';
 import { ASAAS_API, ASAAS_OFFER } from './asaas-api';
-import { groupByPlan, listSchema, planStatus } from './asaas-payments';
+import { groupByPlan, listSchema, planStatus, type Payment } from './asaas-payments';
 
 export interface AsaasSettings {
   apiKey: string;
@@ -176,8 +176,34 @@ export class AsaasProvider implements PaymentProvider {
     );
     // A card in installments is one payment per installment, all of one plan: the plan is the
     // payment. A paid one wins, then one under way (a Pix waiting, a card in analysis).
-    const plans = groupByPlan(found.data.filter((p) => !p.deleted));
-    return checkoutStatusOf([...plans.values()].map(planStatus));
+    const plans = [...groupByPlan(found.data.filter((p) => !p.deleted)).values()];
+    const statuses = plans.map(planStatus);
+    const status = checkoutStatusOf(statuses);
+    return this.withPixE2e(status, plans[statuses.indexOf(status)]);
+  }
+
+  /**
+   * A settled Pix's end-to-end id, with one more read: the payment names its Pix transaction
+   * (`pixTransaction`, https://docs.asaas.com/reference/retrieve-a-single-payment), whose
+   * `endToEndIdentifier` ("Pix transaction identifier at the Central Bank") GET
+   * /v3/pix/transactions/{id} answers (https://docs.asaas.com/reference/retrieve-a-single-transaction).
+   * Left out when that read fails or answers no id of the Central Bank's shape, or a transaction
+   * of another payment: the id is a detail of the receipt, and the payment's status stands without
+   * it (a key without the Pix permission, or Asaas's Pix API down, never holds a paid checkout).
+   */
+  private async withPixE2e(status: PaymentStatus, plan?: Payment[]): Promise<PaymentStatus> {
+    const payment = plan?.length === 1 ? plan[0] : undefined;
+    const transaction = payment?.pixTransaction;
+    if (!status.settlement || status.method !== 'pix' || !payment || !transaction) return status;
+    const read = await this.call(
+      'read the Pix transaction',
+      { method: 'GET', url: `/pix/transactions/${encodeURIComponent(transaction)}` },
+      pixTransactionSchema,
+    ).catch(() => undefined);
+    const e2e = read?.endToEndIdentifier;
+    const ours = !read?.payment || read.payment === payment.id;
+    if (!ours || !e2e || !E2E_ID.test(e2e)) return status;
+    return { ...status, settlement: { ...status.settlement, pixE2e: e2e } };
   }
 
   /**
@@ -263,6 +289,15 @@ function chargeOf(options: PaymentOptions): {
     ...(split ? { installment: { maxInstallmentCount: options.maxInstallments } } : {}),
   };
 }
+
+/** A Pix transaction, for its end-to-end id and the payment it paid. */
+const pixTransactionSchema = z.looseObject({
+  endToEndIdentifier: z.string().nullish(),
+  payment: z.string().nullish(),
+});
+
+/** The Central Bank's end-to-end id of a Pix: `E`, the ISPB, date and time, a sequence (32). */
+const E2E_ID = /^E[0-9A-Za-z]{31}$/;
 
 const eventSchema = z.looseObject({
   id: z.string().optional(),
