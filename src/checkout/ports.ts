@@ -103,6 +103,8 @@ export interface CheckoutRecords {
     fields: OutcomeFields,
     now: Date,
     lookAt: Date,
+    /** An outcome's: the provider's checkout, whose index is then kept as long as the record. */
+    providerCheckout?: { provider: string; providerRef?: string },
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }>;
   /**
    * Records how an open checkout is being paid, when a status that moves it nowhere says another

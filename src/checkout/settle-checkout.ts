@@ -99,6 +99,7 @@ export async function recordOutcome(
     fields,
     now,
     deps.schedule.firstLookAt(now),
+    record,
   );
   if (!moved) {
     deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });

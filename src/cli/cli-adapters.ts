@@ -39,10 +39,12 @@ export interface CliAdapters {
   /** Moves a previous release's data to the current layout (`connector migrate`). */
   migrate(
     redis: RedisConfig,
-    options: { dryRun: boolean },
+    options: { dryRun: boolean; retentionMs: number },
   ): Promise<{
     moved: { checkouts: number; queues: number; ledger: number; rateLimits: number };
     conflicts: Array<{ from: string; to: string }>;
+    /** Checkout records given CHECKOUT_RETENTION_DAYS after their outcome. */
+    retention: { extended: number; seen: number };
   }>;
   /**
    * The registry's verbs on the connector's Redis (`connector shops`), and the check of a shop's

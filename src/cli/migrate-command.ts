@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loadQueueConfig } from '../config';
+import { loadMigrateConfig } from '../config';
 import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 
 /**
@@ -9,21 +9,32 @@ import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 export function migrateCommand(io: CliIo): Command {
   return new Command('migrate')
     .description(
-      "move the previous release's data in Redis (checkouts, queues, sync ledger) to the current layout; stop the connector first",
+      "move the previous release's data in Redis (checkouts, queues, sync ledger) to the current layout, and keep checkout records CHECKOUT_RETENTION_DAYS after their outcome; stop the connector first",
     )
     .option('--dry-run', 'say what would move, and move nothing')
     .action(async (options: { dryRun?: boolean }) => {
-      const { redis } = loadQueueConfig(io.env);
-      const report = await io.adapters.migrate(redis, { dryRun: options.dryRun === true });
+      const { redis, retentionMs } = loadMigrateConfig(io.env);
+      const report = await io.adapters.migrate(redis, {
+        dryRun: options.dryRun === true,
+        retentionMs,
+      });
       const { checkouts, queues, ledger, rateLimits } = report.moved;
       const total = checkouts + queues + ledger + rateLimits;
       const verb = options.dryRun ? 'would move' : 'moved';
+      const { extended } = report.retention;
       await write(
         io.stdout,
-        total === 0 && report.conflicts.length === 0
+        total === 0 && report.conflicts.length === 0 && extended === 0
           ? `nothing to migrate: the data under QUEUE_PREFIX=${redis.prefix} is in the current layout\n`
           : `${verb} ${total} keys to the current layout: ${checkouts} of checkouts, ${queues} of queues, ${ledger} of the sync ledger, ${rateLimits} of rate limits\n`,
       );
+      if (extended > 0) {
+        const days = retentionMs / 86_400_000;
+        await write(
+          io.stdout,
+          `${options.dryRun ? 'would keep' : 'kept'} ${extended} checkout records ${days} days after their outcome (CHECKOUT_RETENTION_DAYS)\n`,
+        );
+      }
       if (report.conflicts.length > 0) {
         for (const { from, to } of report.conflicts.slice(0, 20))
           await write(io.stderr, `  not moved: ${from} (${to} exists)\n`);

@@ -11,7 +11,14 @@ import {
   routeToken,
   type EnvShopConfig,
 } from './env-shop-config';
-import { ConfigError, deepFreeze, parseOrThrow, readEnvironment, type Env } from './env-values';
+import {
+  checkoutRetentionDays,
+  ConfigError,
+  deepFreeze,
+  parseOrThrow,
+  readEnvironment,
+  type Env,
+} from './env-values';
 import {
   platformConfig,
   platformHostConfig,
@@ -36,6 +43,18 @@ import type { ErpSinkConfig, SyncConfig } from './sync-config';
 export function loadQueueConfig(env: Env = process.env, cwd?: string): { redis: RedisConfig } {
   const raw = parseOrThrow(z.object(redisShape), readEnvironment(env, cwd));
   return { redis: redisConfig(raw) };
+}
+
+/** What `connector migrate` needs: Redis, and how long checkout records are kept. */
+export function loadMigrateConfig(
+  env: Env = process.env,
+  cwd?: string,
+): { redis: RedisConfig; retentionMs: number } {
+  const raw = parseOrThrow(
+    z.object({ ...redisShape, CHECKOUT_RETENTION_DAYS: checkoutRetentionDays }),
+    readEnvironment(env, cwd),
+  );
+  return { redis: redisConfig(raw), retentionMs: raw.CHECKOUT_RETENTION_DAYS * 86_400_000 };
 }
 
 /**

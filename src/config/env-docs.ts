@@ -113,6 +113,7 @@ const LAST: readonly Section[] = [
     ]),
   },
   { title: 'operators', variables: ['DASHBOARD_USER', 'DASHBOARD_PASSWORD'] },
+  { title: 'checkout records', variables: ['CHECKOUT_RETENTION_DAYS'] },
   {
     title: 'the ERP sync (off while ERP_SINK is unset)',
     variables: ['ERP_SINK', 'SYNC_INTERVAL', 'SYNC_STATUSES', 'ERP_WEBHOOK_URL'].concat([

@@ -110,3 +110,17 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * CHECKOUT_RETENTION_DAYS: how long a checkout's record is kept after its outcome, for the server
+ * (which writes it) and `connector migrate` (which extends the records an earlier release wrote).
+ */
+export const checkoutRetentionDays = z.coerce
+  .number()
+  .int()
+  .min(30, 'must be at least 30 (days)')
+  .max(3650, 'must be at most 3650 (days)')
+  .prefault(180)
+  .describe(
+    'Days a checkout\'s record is kept after its outcome (30 to 3650): its story, its return page, and what follows it, as a refund (a Pix may be returned for 90 days), a chargeback or a late payment, each sent to the ERP as a payment record. Memory per record: docs/operating.md "Redis memory".',
+  );

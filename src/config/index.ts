@@ -5,6 +5,7 @@
 export {
   loadCheckoutRouteConfig,
   loadCurrency,
+  loadMigrateConfig,
   loadPlatformConfig,
   loadQueueConfig,
   loadSyncConfig,

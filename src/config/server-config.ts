@@ -51,6 +51,8 @@ function toConfig(raw: ServerEnv) {
       sandboxInProduction,
       currency: raw.CURRENCY,
       expiryMs: raw.CHECKOUT_EXPIRY_MINUTES * 60_000,
+      /** How long a record is kept after its outcome (CHECKOUT_RETENTION_DAYS). */
+      retentionMs: raw.CHECKOUT_RETENTION_DAYS * 86_400_000,
     },
     dashboard: dashboardOf(raw),
     notify: { maxAttempts: raw.NOTIFY_MAX_ATTEMPTS, backoffMs: raw.NOTIFY_BACKOFF_MS },

@@ -5,7 +5,7 @@ import { parseApiOrigins } from '../payments/provider-hosts';
 import { commonShape } from './common-config';
 import { connectIssues, connectShape } from './connect-config';
 import { envShopApiIssues, envShopIssues, envShopShape } from './env-shop-config';
-import { nonNegativeInt, port, positiveInt, secret } from './env-values';
+import { checkoutRetentionDays, nonNegativeInt, port, positiveInt, secret } from './env-values';
 import { platformHostShape } from './platform-config';
 import { redisShape } from './redis-config';
 import { registryShape } from './registry-config';
@@ -59,6 +59,7 @@ export const serverShape = {
     .describe(
       'Minutes a checkout stays payable (5 to 43200, i.e. 30 days: a boleto needs days); then it expires and the platform gets a cancel. Every shop\'s unless it chose its own; shortened to what its provider accepts (Stripe: 1440; docs/payment-providers.md "Payment options").',
     ),
+  CHECKOUT_RETENTION_DAYS: checkoutRetentionDays,
   CURRENCY: z
     .string()
     .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL')

@@ -14,6 +14,7 @@ import { namedShop, shopOrEnv } from '../shop/shop-id';
 import { shopPlatformAccount } from './shop-deps';
 import { PlatformClient } from '../platform/platform-client';
 import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
+import { extendRetention } from '../store/retention-migration';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { ShopAdmin } from '../shop-registry/shop-admin';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
@@ -28,7 +29,12 @@ export const cliAdapters: CliAdapters = {
   async migrate(redisConfig, options) {
     const redis = await connectCliRedis(redisConfig);
     try {
-      return await migrateToLayout2(redis, redisConfig.prefix, options);
+      const layout = await migrateToLayout2(redis, redisConfig.prefix, options);
+      // After the move: the records are where the current release keeps them.
+      const retention = await extendRetention(redis, redisConfig.prefix, options.retentionMs, {
+        dryRun: options.dryRun || layout.conflicts.length > 0,
+      });
+      return { ...layout, retention };
     } catch (error) {
       if (error instanceof Layout1OnClusterError) throw new CliFailure(error.message, EXIT.failure);
       throw error;

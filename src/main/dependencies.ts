@@ -128,7 +128,9 @@ export async function createDependencies(
       : undefined;
     const deps: CheckoutDeps = {
       shop,
-      ...redisCheckoutPorts(redis, prefix, shop, scope),
+      ...redisCheckoutPorts(redis, prefix, shop, scope, {
+        retentionMs: config.checkout.retentionMs,
+      }),
       // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
       schedule: reconcileSchedule(config.jobs.reconcileIntervalMs),
       jobs: jobs.forShop(shop, incarnation),

@@ -55,7 +55,8 @@ if not redis.call('HGET', KEYS[1], 'providerRef') then
 end
 return redis.call('HGETALL', KEYS[1])`;
 
-// KEYS[1] record, KEYS[2] due line, KEYS[3] parked set.
+// KEYS[1] record, KEYS[2] due line, KEYS[3] parked set, KEYS[4] (an outcome's, optional) the
+// provider index, kept as long as the record.
 // ARGV: to, isOutcome, now, retentionMs, first look (ms), then allowed from-states, '--', field pairs.
 // Moving to 'reported' (the platform acknowledged) takes the checkout out of both lines, in the
 // same step that records it.
@@ -76,6 +77,7 @@ redis.call('HSETNX', KEYS[1], 'at_' .. ARGV[1], ARGV[3])
 if ARGV[2] == '1' then
   redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  if KEYS[4] then redis.call('PEXPIRE', KEYS[4], ARGV[4]) end
 end
 if ARGV[1] == 'reported' then
   redis.call('ZREM', KEYS[2], id)

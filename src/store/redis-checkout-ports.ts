@@ -14,10 +14,11 @@ export function redisCheckoutPorts(
   prefix: string,
   shop: string,
   scope: string = shop,
+  options: { retentionMs?: number } = {},
 ): { store: RedisCheckoutStore; line: RedisReconcileLine; webhookEvents: RedisWebhookEvents } {
   const keys = checkoutKeys(prefix, scope);
   return {
-    store: new RedisCheckoutStore(redis, prefix, shop, { scope }),
+    store: new RedisCheckoutStore(redis, prefix, shop, { scope, ...options }),
     line: new RedisReconcileLine(redis, keys),
     webhookEvents: new RedisWebhookEvents(redis, keys),
   };

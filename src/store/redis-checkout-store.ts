@@ -33,8 +33,11 @@ import {
 } from './checkout-scripts';
 import { readRecords } from './read-records';
 
-/** Records are kept this long after their outcome: for return pages, dedupe and support. */
-const RETENTION_MS = 30 * 86_400_000;
+/**
+ * Records are kept this long after their outcome unless told otherwise (CHECKOUT_RETENTION_DAYS):
+ * for return pages, support, and what follows a payment (refunds, chargebacks, late payments).
+ */
+export const DEFAULT_RETENTION_MS = 180 * 86_400_000;
 /** The most checkouts of one service a story shows. */
 const HISTORY_SHOWN = 100;
 
@@ -49,6 +52,7 @@ const OPEN_TRIES = 5;
  */
 export class RedisCheckoutStore implements CheckoutRecords {
   private readonly keys: CheckoutKeys;
+  private readonly retentionMs: number;
 
   constructor(
     private readonly redis: RedisCommands,
@@ -57,9 +61,12 @@ export class RedisCheckoutStore implements CheckoutRecords {
     options: {
       /** The scope of the shop's keys (src/infra/keyspace.ts `shopScope`); its id by default. */
       scope?: string;
+      /** How long a record is kept after its outcome (CHECKOUT_RETENTION_DAYS). */
+      retentionMs?: number;
     } = {},
   ) {
     this.keys = checkoutKeys(prefix, options.scope ?? shop);
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 
   async openForService(input: {
@@ -92,7 +99,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
         input.lookAt.getTime(),
         input.now.getTime(),
         // Longer than any record is kept, renewed by each new checkout of the service.
-        2 * RETENTION_MS,
+        2 * this.retentionMs,
         this.shop,
       )) as ['retry'] | OpenAnswer;
       if (answer[0] !== 'retry') return openResult(answer);
@@ -141,7 +148,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
       attach.amount.currency,
       JSON.stringify(attach.lines),
       now.toISOString(),
-      RETENTION_MS,
+      this.retentionMs,
       lookAt.getTime(),
       attach.vendorFee?.amountMinor ?? '',
     );
@@ -154,7 +161,14 @@ export class RedisCheckoutStore implements CheckoutRecords {
     fields: OutcomeFields,
     now: Date,
     lookAt: Date,
+    providerCheckout?: { provider: string; providerRef?: string },
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }> {
+    // An outcome keeps the provider's reference as long as the record: a refund's webhook
+    // months later still finds its checkout.
+    const ref =
+      providerCheckout?.providerRef && isOutcome(to)
+        ? [this.keys.ref(providerCheckout.provider, providerCheckout.providerRef)]
+        : [];
     // A field that is an object (the settlement) is kept as JSON.
     const pairs = Object.entries(fields).flatMap(([k, v]) =>
       v === undefined ? [] : [k, typeof v === 'object' ? JSON.stringify(v) : String(v)],
@@ -162,14 +176,15 @@ export class RedisCheckoutStore implements CheckoutRecords {
     const [moved, state] = (await runScript(
       this.redis,
       TRANSITION,
-      3,
+      3 + ref.length,
       this.keys.record(checkoutId),
       this.keys.due,
       this.keys.parked,
+      ...ref,
       to,
       isOutcome(to) ? '1' : '0',
       now.toISOString(),
-      RETENTION_MS,
+      this.retentionMs,
       lookAt.getTime(),
       ...statesLeadingTo(to),
       '--',
@@ -202,7 +217,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
       this.keys.record(checkoutId),
       field,
       JSON.stringify(incident),
-      RETENTION_MS,
+      this.retentionMs,
     )) as number;
     return added === 1 ? 'added' : added === 0 ? 'known' : 'gone';
   }

@@ -67,7 +67,24 @@ describe('connector migrate: from the previous release layout', () => {
 
     const run = await runCliCaptured(['migrate'], env());
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(dry.stdout.replace('would move', 'moved'));
+    const [moved, kept] = run.stdout.split('\n');
+    expect(moved).toBe(dry.stdout.replace('would move', 'moved').trimEnd());
+    // The records with an outcome, moved, are kept as long as the current release keeps them
+    // (those whose outcome is not 180 days old yet: the fixture ages).
+    const records = await client.keys(`{${PREFIX}:shop:default}:chk:*`);
+    let young = 0;
+    for (const key of records) {
+      const outcome = await client.hget(key, 'outcome');
+      const at = outcome
+        ? ((await client.hget(key, `at_${outcome}`)) ?? (await client.hget(key, 'updatedAt')))
+        : null;
+      if (at && Date.parse(at) + 180 * 86_400_000 > Date.now()) young += 1;
+    }
+    expect(kept).toBe(
+      young === 0
+        ? ''
+        : `kept ${young} checkout records 180 days after their outcome (CHECKOUT_RETENTION_DAYS)`,
+    );
     // Nothing of the old layout is left, and every key is under a tag of the prefix.
     const left = await client.keys('*');
     expect(left.length).toBe(fixture.keys.length);

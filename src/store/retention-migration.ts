@@ -1,0 +1,104 @@
+import { scanPrimaries, type RedisCommands } from '../infra/redis';
+import { runScript } from '../infra/redis-scripts';
+import { checkoutKeys } from './checkout-keys';
+
+/*
+ * Records kept CHECKOUT_RETENTION_DAYS after their outcome. The previous release kept them 30
+ * days from their last write: `connector migrate` gives every record with an outcome, and its
+ * provider's index, what the current retention gives a record written now (counted from the
+ * outcome), never less than it has. Idempotent; a record past even the new retention is left to
+ * expire as it was to.
+ */
+
+// KEYS[1] record, KEYS[2] its provider index (the record itself when it has none).
+// ARGV: how long to keep them from now (ms), dry run ('1'), the slack (ms): a record kept within
+// it of that already has its retention (one this release wrote; the clocks of the writer, of
+// this command and of Redis differ a little).
+// Returns 1 when the record's time was (or would be) extended, 0 otherwise.
+const SET_TTL = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+if ttl >= 0 and ttl + tonumber(ARGV[3]) >= tonumber(ARGV[1]) then return 0 end
+if ARGV[2] == '1' then return 1 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+if KEYS[2] ~= KEYS[1] and redis.call('EXISTS', KEYS[2]) == 1 then
+  local refTtl = redis.call('PTTL', KEYS[2])
+  if refTtl >= 0 and refTtl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+end
+return 1`;
+
+/** How close to its retention a record's time may be and count as having it. */
+const SLACK_MS = 3_600_000;
+
+/** The scope a record key is of (`{P:shop:<scope>}:chk:<id>`); undefined for any other key. */
+function scopeOf(prefix: string, key: string): string | undefined {
+  const head = `{${prefix}:shop:`;
+  const end = key.indexOf('}:chk:');
+  return key.startsWith(head) && end > head.length ? key.slice(head.length, end) : undefined;
+}
+
+/** When a record's outcome was recorded, with its provider's index key; undefined without one. */
+async function outcomeOf(
+  redis: RedisCommands,
+  prefix: string,
+  key: string,
+): Promise<{ at: number; ref: string } | undefined> {
+  const scope = scopeOf(prefix, key);
+  if (scope === undefined) return undefined;
+  const [outcome, provider, providerRef, updatedAt] = await redis.hmget(
+    key,
+    'outcome',
+    'provider',
+    'providerRef',
+    'updatedAt',
+  );
+  if (!outcome) return undefined;
+  // Records written before the story's times have only their last write's.
+  const at = Date.parse((await redis.hget(key, `at_${outcome}`)) ?? updatedAt ?? '');
+  if (Number.isNaN(at)) return undefined;
+  const ref =
+    provider && providerRef ? checkoutKeys(prefix, scope).ref(provider, providerRef) : key;
+  return { at, ref };
+}
+
+export interface RetentionReport {
+  /** Records whose time was (with a dry run: would be) extended. */
+  extended: number;
+  /** Records with an outcome looked at. */
+  seen: number;
+}
+
+/**
+ * Extends every checkout record with an outcome under `prefix` (every shop's) to `retentionMs`
+ * after its outcome, with its provider's index. The connector may run meanwhile: a record it
+ * writes gets the same retention by itself.
+ */
+export async function extendRetention(
+  redis: RedisCommands,
+  prefix: string,
+  retentionMs: number,
+  options: { dryRun?: boolean; now?: Date } = {},
+): Promise<RetentionReport> {
+  const report: RetentionReport = { extended: 0, seen: 0 };
+  for await (const batch of scanPrimaries(redis, `{${prefix}:shop:*}:chk:*`, 1000)) {
+    for (const key of batch) {
+      const found = await outcomeOf(redis, prefix, key);
+      if (!found) continue;
+      report.seen += 1;
+      const keepMs = found.at + retentionMs - (options.now ?? new Date()).getTime();
+      if (keepMs <= 0) continue;
+      const extended = (await runScript(
+        redis,
+        SET_TTL,
+        2,
+        key,
+        found.ref,
+        Math.ceil(keepMs),
+        options.dryRun ? '1' : '0',
+        SLACK_MS,
+      )) as number;
+      report.extended += extended;
+    }
+  }
+  return report;
+}
