@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { loadQueueConfig } from '../config';
+import { ERROR_CATALOGUE } from '../errors';
 import type { FailedDelivery } from '../delivery/ports';
 import type { QueueAccess } from './cli-adapters';
 import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
@@ -32,6 +33,15 @@ function ofShop(shop: string | undefined, word: 'of' | 'in' = 'of'): string {
 
 /** Failed deliveries are read this many at a time, so any number of them lists. */
 const PAGE = 500;
+
+interface RetryOptions {
+  all?: boolean;
+  shop?: string;
+  since?: Date;
+  until?: Date;
+  code?: string;
+  yes?: boolean;
+}
 
 function toRow(delivery: FailedDelivery) {
   return {
@@ -73,6 +83,176 @@ async function listFailed(
   else if (listed === 0) await write(io.stdout, `no failed deliveries${ofShop(shop)}\n`);
 }
 
+/** How many deliveries a window replay retries without `--yes`. */
+export const REPLAY_WITHOUT_YES = 100;
+
+const AGO = /^(\d+)(m|h|d)$/;
+const AGO_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A time of `--since` and `--until`: an ISO-8601 date or date-time (`2026-11-28`,
+ * `2026-11-28T03:00:00Z`; without a zone, UTC), or a while ago (`30m`, `6h`, `2d`).
+ */
+export function parseTime(text: string, now = Date.now()): Date {
+  const ago = AGO.exec(text);
+  if (ago) return new Date(now - Number(ago[1]) * AGO_MS[ago[2] as keyof typeof AGO_MS]);
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+  const zoned = /T.*(Z|[+-]\d{2}:\d{2})$/.test(text) || !text.includes('T') ? text : `${text}Z`;
+  const at = iso.test(text) ? Date.parse(zoned) : NaN;
+  if (Number.isNaN(at)) {
+    throw new CliFailure(
+      `not a time: ${text} (an ISO-8601 date or date-time, such as 2026-11-28T03:00:00Z, or a while ago: 30m, 6h, 2d)`,
+      EXIT.usage,
+    );
+  }
+  return new Date(at);
+}
+
+function parseCode(text: string): string {
+  if (!Object.hasOwn(ERROR_CATALOGUE, text)) {
+    throw new CliFailure(
+      `not an error code: ${text} (the codes are in the README's "Error codes")`,
+      EXIT.usage,
+    );
+  }
+  return text;
+}
+
+interface Window {
+  since: Date;
+  until: Date;
+  shop?: string;
+  code?: string;
+  yes?: boolean;
+}
+
+/** The failed deliveries of a window (when they failed), of a shop and an error code if given. */
+async function failedIn(access: QueueAccess, window: Window): Promise<FailedDelivery[]> {
+  const found: FailedDelivery[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await access.failedDeliveries.page(offset, PAGE);
+    for (const delivery of page) {
+      const at = delivery.failedAt ? Date.parse(delivery.failedAt) : NaN;
+      if (!(at >= window.since.getTime() && at < window.until.getTime())) continue;
+      if (window.shop !== undefined && delivery.shop !== window.shop) continue;
+      if (window.code !== undefined && !delivery.reason?.startsWith(`${window.code}:`)) continue;
+      found.push(delivery);
+    }
+    if (page.length < PAGE) return found;
+  }
+}
+
+/**
+ * `notifications retry --since --until`: the failed deliveries of a window, listed, then each
+ * retried (exactly those listed); more than REPLAY_WITHOUT_YES only with `--yes`.
+ */
+async function replayWindow(io: CliIo, access: QueueAccess, window: Window): Promise<void> {
+  if (window.until <= window.since)
+    throw new CliFailure('--until must be after --since', EXIT.usage);
+  const found = await failedIn(access, window);
+  const what = `${window.since.toISOString()} to ${window.until.toISOString()}${ofShop(window.shop)}${window.code ? `, ${window.code}` : ''}`;
+  if (found.length === 0) {
+    await write(io.stdout, `no failed deliveries from ${what}\n`);
+    return;
+  }
+  await write(io.stdout, `${found.length} failed deliveries from ${what}:\n`);
+  for (const delivery of found) {
+    const row = toRow(delivery);
+    await write(
+      io.stdout,
+      `  ${row.id}  shop ${row.shop ?? '?'}  ${row.kind}  service ${row.service_id}  ${row.failed_at ?? ''}  ${row.reason ?? ''}\n`,
+    );
+  }
+  if (found.length > REPLAY_WITHOUT_YES && !window.yes) {
+    throw new CliFailure(
+      `${found.length} deliveries is more than ${REPLAY_WITHOUT_YES}: nothing retried; run again with --yes to retry them all`,
+      EXIT.failure,
+    );
+  }
+  let retried = 0;
+  for (const delivery of found) {
+    if (await access.failedDeliveries.retry(delivery.id, delivery.shop)) retried += 1;
+  }
+  // One retried meanwhile (the dashboard, another operator) is not retried twice.
+  const gone = found.length - retried;
+  await write(
+    io.stdout,
+    `retrying ${retried} failed deliveries${gone > 0 ? ` (${gone} no longer failed)` : ''}\n`,
+  );
+}
+
+/** `notifications retry <job-id>` or `--all`: one failed delivery, or every one (of a shop). */
+async function retryOneOrAll(
+  io: CliIo,
+  access: QueueAccess,
+  jobId: string | undefined,
+  options: RetryOptions,
+): Promise<void> {
+  const { shop } = options;
+  if (options.all) {
+    const count = await access.failedDeliveries.retryAll(shop);
+    await write(io.stdout, `retrying ${count} failed deliveries${ofShop(shop)}\n`);
+    return;
+  }
+  if (!(await access.failedDeliveries.retry(jobId ?? '', shop)))
+    throw new CliFailure(`no failed delivery with id ${jobId}${ofShop(shop, 'in')}`, EXIT.failure);
+  await write(io.stdout, `retrying ${jobId}\n`);
+}
+
+/** The window a retry with `--since` names, its options checked. */
+function windowOf(jobId: string | undefined, options: RetryOptions): Window | undefined {
+  const ways = [jobId !== undefined, options.all === true, options.since !== undefined];
+  if (ways.filter(Boolean).length !== 1)
+    throw new CliFailure('give a job id, --all or --since (one of them)', EXIT.usage);
+  if (options.since === undefined) {
+    if (options.until || options.code || options.yes)
+      throw new CliFailure('--until, --code and --yes go with --since', EXIT.usage);
+    return undefined;
+  }
+  const { shop, code } = options;
+  return {
+    since: options.since,
+    until: options.until ?? new Date(),
+    ...(shop === undefined ? {} : { shop }),
+    ...(code === undefined ? {} : { code }),
+    yes: options.yes === true,
+  };
+}
+
+/** `notifications retry`: one failed delivery, all of them, or those of a window. */
+function retryCommand(io: CliIo): Command {
+  return new Command('retry')
+    .description(
+      'send failed deliveries again, from the first attempt: one, all, or those that failed in a window',
+    )
+    .argument('[job-id]', 'one job, as listed by `notifications failed`')
+    .option('--all', 'every failed delivery (of --shop, when given)')
+    .addOption(
+      new Option(
+        '--since <time>',
+        'those that failed from this time (ISO-8601, such as 2026-11-28T03:00:00Z, or a while ago: 30m, 6h, 2d)',
+      ).argParser((text) => parseTime(text)),
+    )
+    .addOption(
+      new Option('--until <time>', 'and before this time (default: now)').argParser((text) =>
+        parseTime(text),
+      ),
+    )
+    .addOption(
+      new Option('--code <error>', 'only those that failed with this error code').argParser(
+        parseCode,
+      ),
+    )
+    .option('--yes', `retry a window of more than ${REPLAY_WITHOUT_YES}`)
+    .addOption(onlyShop())
+    .action((jobId: string | undefined, options: RetryOptions) => {
+      const window = windowOf(jobId, options);
+      return withQueues(io, (access) =>
+        window ? replayWindow(io, access, window) : retryOneOrAll(io, access, jobId, options),
+      );
+    });
+}
+
 /** `notifications failed|retry`: the failed set of finish/cancel deliveries. */
 export function notificationsCommand(io: CliIo): Command {
   const notifications = new Command('notifications').description(
@@ -86,29 +266,6 @@ export function notificationsCommand(io: CliIo): Command {
     .action((options: { format: 'table' | 'json'; shop?: string }) =>
       withQueues(io, (access) => listFailed(io, access, options)),
     );
-  notifications
-    .command('retry')
-    .description('send failed deliveries again, from the first attempt')
-    .argument('[job-id]', 'one job, as listed by `notifications failed`')
-    .option('--all', 'every failed delivery (of --shop, when given)')
-    .addOption(onlyShop())
-    .action((jobId: string | undefined, options: { all?: boolean; shop?: string }) => {
-      if (!jobId === !options.all)
-        throw new CliFailure('give a job id or --all (not both)', EXIT.usage);
-      const { shop } = options;
-      return withQueues(io, async ({ failedDeliveries }) => {
-        if (options.all) {
-          const count = await failedDeliveries.retryAll(shop);
-          await write(io.stdout, `retrying ${count} failed deliveries${ofShop(shop)}\n`);
-          return;
-        }
-        if (!(await failedDeliveries.retry(jobId ?? '', shop)))
-          throw new CliFailure(
-            `no failed delivery with id ${jobId}${ofShop(shop, 'in')}`,
-            EXIT.failure,
-          );
-        await write(io.stdout, `retrying ${jobId}\n`);
-      });
-    });
+  notifications.addCommand(retryCommand(io));
   return notifications;
 }

@@ -41,7 +41,8 @@ export function jobHandler<T extends JobContext>(handler: JobHandler<T>): JobHan
 /**
  * What a failed attempt leads to. An AppError says itself whether a retry can help; anything
  * else (a bug, Redis going away) is retried, since the next attempt may pass. `final` is true
- * when no attempt follows.
+ * when no attempt follows. A job that fails for good keeps, as its failed reason, its error's
+ * code before its message (`PLATFORM_REJECTED: ...`): what `notifications retry --code` picks.
  */
 export function jobOutcomeFor(
   error: unknown,
@@ -49,11 +50,25 @@ export function jobOutcomeFor(
 ): { final: boolean; thrown: Error } {
   if (error instanceof AppError && !error.retryable) {
     // The cause (what an upstream said) goes along for the failure's log line, not its reason.
-    const thrown = Object.assign(new UnrecoverableError(error.message), { cause: error.cause });
+    const thrown = Object.assign(new UnrecoverableError(failedReasonOf(error)), {
+      cause: error.cause,
+    });
     return { final: true, thrown };
   }
-  const thrown = error instanceof Error ? error : new Error(String(error));
-  return { final: job.attemptsMade + 1 >= (job.opts.attempts ?? 1), thrown };
+  const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  if (final && error instanceof AppError) {
+    return {
+      final,
+      thrown: Object.assign(new Error(failedReasonOf(error)), { cause: error.cause }),
+    };
+  }
+  // A retry's error goes back as it is: the retry schedule reads its Retry-After.
+  return { final, thrown: error instanceof Error ? error : new Error(String(error)) };
+}
+
+/** A failed job's reason: its error's code, then its message. */
+export function failedReasonOf(error: AppError): string {
+  return `${error.code}: ${error.message}`;
 }
 
 /**

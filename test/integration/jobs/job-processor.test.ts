@@ -112,12 +112,14 @@ describe('the one processor of every queue', () => {
     expect(lastWords.filter((word) => word.value === 1)).toEqual([
       { value: 1, error: 'platform away' },
     ]);
+    expect(job.failedReason).toBe('PLATFORM_UNAVAILABLE: platform away');
   });
 
   it('stops at once on an error no retry can help', async () => {
     const job = await settled(await add('compute', { value: 2 }));
     expect(job.attemptsMade).toBe(1);
-    expect(job.failedReason).toBe('platform said 400');
+    // Its code first: what `notifications retry --code` picks.
+    expect(job.failedReason).toBe('PLATFORM_REJECTED: platform said 400');
     expect(lastWords.filter((word) => word.value === 2)).toHaveLength(1);
   });
 
@@ -146,7 +148,9 @@ describe('the one processor of every queue', () => {
     expect(jobOutcomeFor(rejected, job).thrown.name).toBe('UnrecoverableError');
     const misconfigured = new AppError('PLATFORM_REJECTED', '401', { retryable: true });
     expect(jobOutcomeFor(misconfigured, job)).toEqual({ final: false, thrown: misconfigured });
-    expect(jobOutcomeFor(misconfigured, { ...job, attemptsMade: 1 }).final).toBe(true);
+    const last = jobOutcomeFor(misconfigured, { ...job, attemptsMade: 1 });
+    expect(last.final).toBe(true);
+    expect(last.thrown.message).toBe('PLATFORM_REJECTED: 401');
     expect(jobOutcomeFor('text', job).thrown.message).toBe('text');
   });
 });
