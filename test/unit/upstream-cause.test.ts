@@ -23,10 +23,12 @@ describe("an upstream's words", () => {
     });
   });
 
-  it('go along with a job that fails for good, its reason unchanged', () => {
+  it('go along with a job that fails for good, its reason its code and message alone', () => {
     const { final, thrown } = jobOutcomeFor(error, { attemptsMade: 0, opts: { attempts: 5 } });
     expect(final).toBe(true);
-    expect(thrown.message).toBe('Mercado Pago answered 400 to create the preference.');
+    expect(thrown.message).toBe(
+      'PROVIDER_REJECTED: Mercado Pago answered 400 to create the preference.',
+    );
     expect(thrown.cause).toBe('back_urls invalid');
   });
 });

@@ -250,8 +250,10 @@ describe('ERP sync of a paid service, without scheduled passes', () => {
         'the paid service',
       );
       expect((delivery.body as { status: { code: number } }).status.code).toBe(6);
-      // Only the paid service: no pass ran.
-      expect(erp.received.map((d) => d.serviceId)).toEqual([id]);
+      // Only the paid service (and its payment record): no pass ran.
+      const services = erp.received.filter((d) => d.event === 'service');
+      expect(services.map((d) => d.serviceId)).toEqual([id]);
+      await eventually(() => erp.payments(checkoutId, 'paid')[0], WAIT_DEADLINE_MS, 'its record');
       const queue = syncQueueOf(h.connector);
       const job = await queue.getJob(`sync-paid-${checkoutId}`);
       expect(job?.data).toMatchObject({ serviceId: id, cause: 'paid' });
@@ -291,7 +293,7 @@ describe('ERP sync: a service the ERP refuses', () => {
       );
       expect(failed.data).toMatchObject({ serviceId: refused });
       expect(failed.id).toMatch(new RegExp(`^sync-${refused}-[0-9a-f]{16}$`));
-      expect(failed.failedReason).toBe('ERP webhook answered 422.');
+      expect(failed.failedReason).toBe('ERP_REJECTED: ERP webhook answered 422.');
       // Later passes do not send it again while it waits in the failed set.
       const attempts = () => erp.received.filter((d) => d.serviceId === refused).length;
       const before = attempts();
