@@ -9,6 +9,7 @@ import type {
   IncidentFollowUp,
   PaidServiceSync,
   PaymentRecords,
+  CheckoutTracing,
   ReconcileLine,
   Replication,
   WebhookEvents,
@@ -64,4 +65,29 @@ export interface CheckoutDeps {
   incidents?: IncidentFollowUp;
   /** The ERP's payment records, when a sink is configured: paid, and each incident after. */
   paymentRecords?: PaymentRecords;
+  /** OpenTelemetry, when it is on: one trace per checkout. */
+  tracing?: CheckoutTracing;
+}
+
+/**
+ * Runs `fn` in the checkout's trace (src/infra/tracing.ts), in a span `name` that names the
+ * checkout; as it is without tracing.
+ */
+export function inCheckoutTrace<T>(
+  deps: Pick<CheckoutDeps, 'tracing' | 'shop'>,
+  record: { checkoutId: string; serviceId: number; trace?: string },
+  name: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!deps.tracing) return fn();
+  return deps.tracing.within(
+    record.trace,
+    name,
+    {
+      'connector.checkout_id': record.checkoutId,
+      'connector.service_id': record.serviceId,
+      'connector.shop': deps.shop,
+    },
+    fn,
+  );
 }

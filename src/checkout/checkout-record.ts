@@ -86,6 +86,8 @@ export interface CheckoutRecord {
   method?: PaidWith;
   /** The paid outcome's money as the provider reported it (fees, net, release date, ids). */
   settlement?: Settlement;
+  /** The trace of the request that opened it (a W3C traceparent), with tracing on. */
+  trace?: string;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;

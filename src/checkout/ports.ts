@@ -69,6 +69,8 @@ export interface CheckoutRecords {
     expiresAt: Date;
     /** When the reconciler is first due to look at a checkout created now. */
     lookAt: Date;
+    /** The trace of the request that opens it (a W3C traceparent), kept with a new checkout. */
+    trace?: string;
   }): Promise<OpenResult>;
   /** The record; undefined when there is none; throws when it is unreadable. */
   get(checkoutId: string): Promise<CheckoutRecord | undefined>;
@@ -218,6 +220,25 @@ export type WrittenTo = 'shop-data' | 'checkout-queue' | 'notification-queue' | 
  */
 export interface Replication {
   held(first: WrittenTo, ...more: WrittenTo[]): Promise<void>;
+}
+
+/**
+ * Tracing as the use cases need it (src/infra/tracing.ts): a checkout keeps the trace of the
+ * request that opened it, and what settles it later runs in that trace.
+ */
+export interface CheckoutTracing {
+  /** The active trace (a W3C traceparent), to keep with a new checkout; none while off. */
+  current(): string | undefined;
+  /**
+   * Runs `fn` in a span `name` of the checkout's trace (its kept `trace`), linked to the active
+   * one; as it is while tracing is off.
+   */
+  within<T>(
+    trace: string | undefined,
+    name: string,
+    attributes: Record<string, string | number>,
+    fn: () => Promise<T>,
+  ): Promise<T>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { errorMessage } from '../errors';
-import type { CheckoutDeps } from './checkout-deps';
+import { inCheckoutTrace, type CheckoutDeps } from './checkout-deps';
 import {
   isOpen,
   isOutcome,
@@ -163,6 +163,17 @@ async function lookAt(
     return 0;
   }
   report.looked += 1;
+  // What the reconciler does to a checkout is told in the checkout's trace.
+  return inCheckoutTrace(deps, record, 'checkout reconcile', () => act(deps, record, report));
+}
+
+/** What the reconciler does to one checkout it found: see `lookAt`. */
+async function act(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  report: ReconcileReport,
+): Promise<number> {
+  const { checkoutId } = record;
   const now = deps.clock().getTime();
   const silentMs = Math.max(0, now - Date.parse(record.updatedAt));
   if (isOpen(record.state)) {

@@ -1,5 +1,6 @@
-import type { CheckoutDeps } from './checkout-deps';
+import { inCheckoutTrace, type CheckoutDeps } from './checkout-deps';
 import type { CheckoutRecord } from './checkout-record';
+import type { OpenResult } from './ports';
 import { notifyRecordedOutcome } from './settle-checkout';
 
 export type RequestCheckoutResult =
@@ -23,8 +24,25 @@ export async function requestCheckout(
     now,
     expiresAt: new Date(now.getTime() + deps.expiryMs),
     lookAt: deps.schedule.firstLookAt(now),
+    // With tracing on, the checkout keeps the request's trace: what follows it joins it.
+    trace: deps.tracing?.current(),
   });
+  // A new checkout's work is in the request's trace already (it is the checkout's); a repeat's,
+  // or a paid one's, joins the checkout's own.
+  if (result.kind === 'created') return queueWork(deps, result, now);
+  return inCheckoutTrace(deps, result.record, 'checkout request', () =>
+    queueWork(deps, result, now),
+  );
+}
+
+/** The work a request for a checkout queues: its URL made (or sent again), or its finish. */
+async function queueWork(
+  deps: CheckoutDeps,
+  result: OpenResult,
+  now: Date,
+): Promise<RequestCheckoutResult> {
   const { record } = result;
+  const serviceId = record.serviceId;
   if (result.kind === 'already_paid') {
     deps.log.warn('checkout refused: service already paid', {
       serviceId,

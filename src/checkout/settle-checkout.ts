@@ -4,7 +4,7 @@ import {
   type CheckoutClosed,
   type PaymentStatus,
 } from '../payments/payment-provider';
-import type { CheckoutDeps } from './checkout-deps';
+import { inCheckoutTrace, type CheckoutDeps } from './checkout-deps';
 import {
   isOpen,
   isOutcome,
@@ -244,15 +244,18 @@ export async function syncFromProvider(
  * checkout itself); one whose outcome is recorded is followed up, what the provider says after
  * it being an incident (src/checkout/payment-incidents.ts).
  */
-export async function learnFromProvider(
+export function learnFromProvider(
   deps: CheckoutDeps,
   record: CheckoutRecord,
   closed?: CheckoutClosed,
 ): Promise<{ record: CheckoutRecord; incident?: PaymentIncident }> {
-  if (isOpen(record.state)) return { record: await syncFromProvider(deps, record, closed) };
-  await notifyRecordedOutcome(deps, record.checkoutId, record.state);
-  const incident = await followUpAfterOutcome(deps, record);
-  return incident ? { record, incident } : { record };
+  // Told in the checkout's trace, linked to the webhook's or the page's request.
+  return inCheckoutTrace(deps, record, 'checkout learn', async () => {
+    if (isOpen(record.state)) return { record: await syncFromProvider(deps, record, closed) };
+    await notifyRecordedOutcome(deps, record.checkoutId, record.state);
+    const incident = await followUpAfterOutcome(deps, record);
+    return incident ? { record, incident } : { record };
+  });
 }
 
 /**

@@ -115,6 +115,10 @@ const LAST: readonly Section[] = [
   { title: 'operators', variables: ['DASHBOARD_USER', 'DASHBOARD_PASSWORD'] },
   { title: 'checkout records', variables: ['CHECKOUT_RETENTION_DAYS'] },
   {
+    title: 'tracing (off while unset)',
+    variables: ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME'],
+  },
+  {
     title: 'the ERP sync (off while ERP_SINK is unset)',
     variables: ['ERP_SINK', 'SYNC_INTERVAL', 'SYNC_STATUSES', 'ERP_WEBHOOK_URL'].concat([
       'ERP_WEBHOOK_SECRET',

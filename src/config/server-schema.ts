@@ -65,6 +65,17 @@ export const serverShape = {
     .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as BRL')
     .prefault('BRL')
     .describe('ISO 4217 currency of the charges.'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url('must be a URL such as http://otel-collector:4318')
+    .optional()
+    .describe(
+      'OpenTelemetry: the OTLP endpoint traces go to (a collector, Jaeger, Tempo, Honeycomb), such as `http://otel-collector:4318`; unset, nothing is traced. The other standard variables (`OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_TRACES_SAMPLER`, `OTEL_RESOURCE_ATTRIBUTES`...) are read by the SDK itself: docs/operating.md "Following one payment".',
+    ),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('OpenTelemetry: the service name of the traces (unset: `checkout-connector`).'),
   DASHBOARD_USER: z
     .string()
     .min(1)

@@ -8,6 +8,7 @@ import { FORM_BODY_LIMIT_BYTES } from './middleware/body-parsers';
 import { errorAnswer } from './middleware/error-responder';
 import { protocolProblem } from './middleware/protocol-checks';
 import { recordRequest } from './middleware/observe-requests';
+import { nameRequestRoute } from '../infra/tracing';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
 import { headerToken } from './middleware/route-token';
 import { SHOP_CHECKOUT_ROUTE } from '../shop/shop-id';
@@ -80,6 +81,7 @@ export function checkoutFrontDoor(options: {
     at: { id: string; started: bigint; path: string; route: string; shop: string },
   ) => {
     const { id, started, path, route } = at;
+    nameRequestRoute(req, route);
     try {
       // The shop as it is stored now: a token revoked or a shop removed a moment ago is refused.
       const deps = await entry.open(at.shop, headerToken(req.headers));

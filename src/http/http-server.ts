@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../infra/logger';
+import { tracedRequests } from '../infra/tracing';
 
 /** Node's parser errors that mean the headers were too large. */
 const TOO_LARGE = new Set(['HPE_HEADER_OVERFLOW']);
@@ -21,8 +22,10 @@ export function createHttpServer(options: ServerOptions, logger: Logger): Server
 
 /** Hands the server's requests to `listener`, those with an unserved Expect included. */
 export function serveRequests(server: Server, listener: RequestListener): void {
-  server.on('request', listener);
-  server.on('checkExpectation', listener);
+  // With tracing on, each request is a span (src/infra/tracing.ts).
+  const traced = tracedRequests(listener);
+  server.on('request', traced);
+  server.on('checkExpectation', traced);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import winston from 'winston';
 import { currentLogContext } from './log-context';
 import { createRedactor, SecretBook } from './redact';
+import { traceFields } from './tracing';
 import { redactedRedisUrl } from '../redis-url';
 
 export type Logger = winston.Logger;
@@ -27,7 +28,11 @@ export function createLogger(options: LoggerOptions): Logger {
   const book = new SecretBook(options.secrets);
   const redact = createRedactor(book);
   const stampAndRedact = winston.format((info) => {
-    const clean = redact({ ...currentLogContext(), ...info }) as winston.Logform.TransformableInfo;
+    const clean = redact({
+      ...currentLogContext(),
+      ...traceFields(),
+      ...info,
+    }) as winston.Logform.TransformableInfo;
     // Symbols are dropped by the copy; winston's transports need them back.
     clean[LEVEL] = info[LEVEL];
     return clean;

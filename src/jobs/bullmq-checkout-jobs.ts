@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { CheckoutJobs, Notification } from '../checkout/ports';
 
 import { queuePrefix } from '../infra/keyspace';
+import { queueTelemetry } from '../infra/tracing';
 import { currentLogContext } from '../infra/log-context';
 import {
   EXPIRE_ATTEMPTS,
@@ -57,11 +58,14 @@ export function connectorQueue(
   prefix: string,
   options: { readOnly?: boolean } = {},
 ): Queue {
+  const telemetry = queueTelemetry();
   return new Queue(name, {
     connection,
     prefix: queuePrefix(prefix, name),
     streams: EVENT_STREAMS,
     ...(options.readOnly ? { skipMetasUpdate: true } : {}),
+    // With tracing on, a job carries the trace that queued it (src/infra/tracing.ts).
+    ...(telemetry ? { telemetry } : {}),
   });
 }
 

@@ -11,6 +11,7 @@ import { queuePrefix } from '../infra/keyspace';
 import { runWithLogContext } from '../infra/log-context';
 import { errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
+import { queueTelemetry } from '../infra/tracing';
 import {
   expireJobSchema,
   JOB_NAMES,
@@ -132,11 +133,14 @@ function notificationHandlers(
 /** The checkout and notification workers; processors stay thin over the use cases. */
 export function startCheckoutWorkers(shops: CheckoutWorkerShops, options: WorkerOptions): Worker[] {
   const { logger } = options;
+  const telemetry = queueTelemetry();
   const common = {
     connection: options.connection,
     concurrency: options.concurrency ?? 10,
     lockDuration: options.lockDurationMs,
     stalledInterval: stalledIntervalFor(options.lockDurationMs),
+    // With tracing on, each attempt joins the trace that queued its job (src/infra/tracing.ts).
+    ...(telemetry ? { telemetry } : {}),
   };
   const checkoutWorker = new Worker(
     QUEUES.checkout,

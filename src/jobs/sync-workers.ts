@@ -5,6 +5,7 @@ import { recordIdOf, type PaymentRecord } from '../checkout/payment-record';
 import { AppError, errorMessage } from '../errors';
 import { queuePrefix } from '../infra/keyspace';
 import type { Logger } from '../infra/logger';
+import { queueTelemetry } from '../infra/tracing';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
 import type { SyncDeps } from '../sync/ports';
 import type { BullmqSyncQueue } from './bullmq-sync-queue';
@@ -183,7 +184,9 @@ export function startSyncWorker(
       },
     }),
   };
+  const telemetry = queueTelemetry();
   const worker = new Worker(QUEUES.sync, runProcessor(handlers, logger, { shops }), {
+    ...(telemetry ? { telemetry } : {}),
     connection: options.connection,
     prefix: queuePrefix(options.prefix, QUEUES.sync),
     concurrency: options.concurrency,

@@ -18,6 +18,7 @@ import {
 import { closeRedis, pingRedis } from '../infra/redis';
 import { settlesWithin } from '../infra/settles-within';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
+import { stopTracing } from '../infra/tracing';
 import type { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import type { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import { deploymentNotices } from '../payments/build-provider';
@@ -152,6 +153,8 @@ export async function startConnector(
     await Promise.all(built.queues.map((queue) => queue.close()));
   });
   shutdown.add('redis', () => closeRedis(redis));
+  // Last: the spans of everything above reach the collector.
+  shutdown.add('tracing', () => stopTracing());
 
   for (const warning of deploymentNotices(config.checkout.sandboxInProduction).startWarnings)
     logger.warn(warning);

@@ -9,6 +9,7 @@ import type { Metrics } from '../infra/metrics';
 import type { ConnectorConnection } from '../infra/redis';
 import { shopScope } from '../infra/keyspace';
 import { ReplicaWait } from '../infra/replica-wait';
+import { currentTraceparent, inTrace, isTracing } from '../infra/tracing';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import { expiryMinutesOf } from '../payments/payment-options';
@@ -100,6 +101,13 @@ export async function createDependencies(
   });
   // Every kind from zero, so an alert on its increase fires at the first one.
   for (const kind of INCIDENT_KINDS) runtime.metrics?.paymentIncidents.inc({ kind }, 0);
+  const incidents: IncidentFollowUp = {
+    count: (kind) => runtime.metrics?.paymentIncidents.inc({ kind }),
+  };
+  // One trace per checkout, when tracing is on.
+  const tracing: Pick<CheckoutDeps, 'tracing'> = isTracing()
+    ? { tracing: { current: currentTraceparent, within: inTrace } }
+    : {};
   const buildShop = (settings: ShopSettings): ShopRuntime => {
     const shop = settings.id;
     const { incarnation } = settings;
@@ -120,9 +128,6 @@ export async function createDependencies(
     });
     const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
     const paidSync = syncQueue?.forShop(shop, incarnation);
-    const incidents: IncidentFollowUp = {
-      count: (kind) => runtime.metrics?.paymentIncidents.inc({ kind }),
-    };
     const sync: SyncDeps | undefined = sink
       ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, scope, platform, logger: log })
       : undefined;
@@ -156,6 +161,7 @@ export async function createDependencies(
       incidents,
       // The ERP's payment records go where its services go (ERP_SINK): none without one.
       ...(paidSync ? { paymentRecords: paidSync } : {}),
+      ...tracing,
     };
     return {
       settings,

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: tracing must start before what it traces is loaded.
+import './tracing-start';
 import { ConfigError, loadConfig } from '../config';
 import { errorMessage } from '../errors';
 import { PortInUseError, startConnector } from './compose';

@@ -108,6 +108,8 @@ export function platformRoutes(state: SimulatorState): Router {
         serviceId,
         body: req.body as unknown,
         idempotencyKey: req.get('idempotency-key'),
+        // A connector with tracing on sends its trace (W3C Trace Context).
+        traceparent: req.get('traceparent'),
         status,
         account: res.locals.account as string,
       });

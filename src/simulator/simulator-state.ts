@@ -14,6 +14,8 @@ export interface RecordedPaymentCall {
   serviceId: number | undefined;
   body: unknown;
   idempotencyKey: string | undefined;
+  /** The W3C `traceparent` the call carried, if any (a connector with tracing on). */
+  traceparent?: string | undefined;
   /** What the simulator answered (faulted requests never get here). */
   status: number;
   /** The account (its email) the call was made with: each shop has its own. */

@@ -134,6 +134,7 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     // know (a later version's) is left out, as an incident that does not read is.
     ...(isPaidWith(h.method) ? { method: h.method } : {}),
     ...settlementOf(h.settlement),
+    ...(h.trace && TRACEPARENT.test(h.trace) ? { trace: h.trace } : {}),
     createdAt: h.createdAt ?? '',
     updatedAt: h.updatedAt ?? '',
     expiresAt: h.expiresAt ?? '',
@@ -163,6 +164,7 @@ function incidentsOf(h: Record<string, string>): { incidents?: PaymentIncident[]
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 function moneyOf(value: unknown): Money | undefined {
   const money = value as Partial<Money> | undefined;

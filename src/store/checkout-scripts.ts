@@ -13,7 +13,7 @@ const luaSet = (values: readonly string[]): string =>
 // KEYS[5] the record the pointer named when the caller read it (KEYS[2] when it named none).
 // ARGV: the id the pointer named when read ('' for none), newId, serviceId, provider, now,
 // expiresAt, first look (ms), now (ms), how long the service's list of checkouts is kept (ms),
-// the shop.
+// the shop, the trace ('' for none).
 // Returns {'retry'} when the pointer moved since it was read (the caller reads it again, so the
 // script touches only keys it was given), else {kind, checkout id, request number, the record's
 // fields (HGETALL)}.
@@ -34,6 +34,7 @@ end
 redis.call('HSET', KEYS[2], 'checkoutId', ARGV[2], 'serviceId', ARGV[3], 'provider', ARGV[4],
   'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6], 'requests', 1,
   'shop', ARGV[10])
+if ARGV[11] and ARGV[11] ~= '' then redis.call('HSET', KEYS[2], 'trace', ARGV[11]) end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[8], ARGV[2])

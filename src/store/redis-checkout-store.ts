@@ -76,6 +76,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
     now: Date;
     expiresAt: Date;
     lookAt: Date;
+    trace?: string;
   }): Promise<OpenResult> {
     for (let attempt = 1; ; attempt += 1) {
       // The script may touch only keys it is given: the record the pointer names is read first,
@@ -101,6 +102,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
         // Longer than any record is kept, renewed by each new checkout of the service.
         2 * this.retentionMs,
         this.shop,
+        input.trace ?? '',
       )) as ['retry'] | OpenAnswer;
       if (answer[0] !== 'retry') return openResult(answer);
       if (attempt >= OPEN_TRIES) {

@@ -17,6 +17,8 @@ export interface ErpDelivery {
   shopHeader: string | undefined;
   /** `X-Connector-Event`: `service`, or `payment` (a payment record). */
   event: string | undefined;
+  /** The W3C `traceparent`, when the connector traces. */
+  traceparent: string | undefined;
   answered: number;
   at: number;
 }
@@ -111,6 +113,7 @@ export class FakeErp extends LoopbackFake {
           shop,
           shopHeader,
           event: req.headers['x-connector-event'] as string | undefined,
+          traceparent: req.headers.traceparent as string | undefined,
           answered,
           at: Date.now(),
         });

@@ -3,6 +3,7 @@ import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { isCheckoutId } from '../../checkout/checkout-record';
 import type { ShopDirectory } from '../../checkout/shop-directory';
+import { inCheckoutTrace } from '../../checkout/checkout-deps';
 import { syncFromProvider } from '../../checkout/settle-checkout';
 import { notFoundPage } from '../../html/page-layout';
 import { allowOnly } from '../../infra/allow-only';
@@ -37,7 +38,9 @@ export function returnRoutes(
         return;
       }
       // The redirect is a hint, like a webhook: ask the provider before showing the page.
-      const current = await syncFromProvider(shop.deps, record);
+      const current = await inCheckoutTrace(shop.deps, record, 'checkout return', () =>
+        syncFromProvider(shop.deps, record),
+      );
       const cancelled = req.query.cancelled === '1';
       res.type('html').send(
         returnPage(current, {

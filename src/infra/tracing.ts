@@ -1,0 +1,224 @@
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+} from '@opentelemetry/api';
+import type { IncomingMessage, RequestListener } from 'node:http';
+import type { Telemetry } from 'bullmq';
+import { BullMQOtel } from 'bullmq-otel';
+
+/*
+ * OpenTelemetry tracing (docs/operating.md, "Following one payment"): on while
+ * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, with the standard
+ * OTEL_* variables read by the SDK itself; OTEL_SERVICE_NAME defaults to checkout-connector.
+ * Incoming and outgoing HTTP (the platform, the providers, the ERP) are traced by the http
+ * instrumentation, which puts `traceparent` on every outgoing request; jobs by BullMQ's telemetry,
+ * which carries the context in the job, so a job's attempts, in any worker process, join the trace
+ * that queued it; a checkout keeps its trace's context (its record's `trace`), so what settles it
+ * later (a webhook, the reconciler) is traced in the checkout's trace, linked to the request.
+ */
+
+/** The service's name when OTEL_SERVICE_NAME (or `service.name` in its attributes) says none. */
+export const DEFAULT_SERVICE_NAME = 'checkout-connector';
+const TRACER = 'checkout-connector';
+
+/** Requests not traced: the orchestrator's and Prometheus's, many a minute, telling nothing. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+type Env = Record<string, string | undefined>;
+
+/** Whether the environment turns tracing on. */
+export function tracingEnabled(env: Env): boolean {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return Boolean(endpoint?.trim()) && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true';
+}
+
+interface Started {
+  shutdown(): Promise<void>;
+}
+let started: Started | undefined;
+
+/**
+ * Starts the OpenTelemetry SDK when the environment says so, before the modules it instruments
+ * are loaded (src/main/tracing-start.ts is the server's first import); a no-op otherwise, and
+ * the SDK's code is then never loaded. Traces only: metrics stay Prometheus's, logs stdout's.
+ */
+export function startTracing(env: Env = process.env): boolean {
+  if (started || !tracingEnabled(env)) return started !== undefined;
+  // Loaded only when on: a process without tracing reads none of the SDK at start.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+  const { startTraceSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
+  started = startTraceSdk(env, DEFAULT_SERVICE_NAME);
+  return true;
+}
+
+/** Whether this process traces (`startTracing` started the SDK). */
+export function isTracing(): boolean {
+  return started !== undefined;
+}
+
+/** Sends the spans still buffered and stops the SDK (the shutdown's last step); a no-op when off. */
+export async function stopTracing(): Promise<void> {
+  const sdk = started;
+  started = undefined;
+  await sdk?.shutdown();
+}
+
+/** A request's route as Express matched it (`req.route`, under `req.baseUrl`). */
+function expressRoute(req: IncomingMessage): string | undefined {
+  const matched = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
+  const pattern = matched.route?.path;
+  return typeof pattern === 'string' ? `${matched.baseUrl ?? ''}${pattern}` : undefined;
+}
+
+/** The route a request's span is named by, where Express did not match it (the front door). */
+const routes = new WeakMap<IncomingMessage, string>();
+
+/** Names the request's route for its span, for a handler Express does not route. */
+export function nameRequestRoute(req: IncomingMessage, route: string): void {
+  if (started) routes.set(req, route);
+}
+
+/**
+ * The server's request listener, each request a span of kind SERVER in the trace its
+ * `traceparent` names (a new one without), active while it is handled, named by its method and
+ * route pattern once answered (never the raw path: a connect link's token is in it). The probes
+ * and the scrape are not traced. As it is while tracing is off.
+ */
+export function tracedRequests(listener: RequestListener): RequestListener {
+  if (!started) return listener;
+  const tracer = trace.getTracer(TRACER);
+  return (req, res) => {
+    if (UNTRACED_PATHS.has((req.url ?? '').split('?')[0] ?? '')) {
+      listener(req, res);
+      return;
+    }
+    const method = req.method ?? 'HTTP';
+    // Most requests carry no trace of their own (the platform's, the customers'): nothing to read.
+    const parent =
+      req.headers.traceparent === undefined
+        ? ROOT_CONTEXT
+        : propagation.extract(ROOT_CONTEXT, req.headers);
+    const span = tracer.startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+      parent,
+    );
+    res.once('close', () => {
+      const route = expressRoute(req) ?? routes.get(req);
+      if (route) {
+        span.updateName(`${method} ${route}`);
+        span.setAttribute('http.route', route);
+      }
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    });
+    context.with(trace.setSpan(parent, span), () => listener(req, res));
+  };
+}
+
+/** The active span's trace and span ids, for a log line; none outside a span. */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpan(context.active());
+  const spanContext = span?.spanContext();
+  return spanContext && isSpanContextValid(spanContext)
+    ? { trace_id: spanContext.traceId, span_id: spanContext.spanId }
+    : {};
+}
+
+/**
+ * BullMQ's own spans kept: each attempt at processing a job. Its `add` span is left out (the job
+ * still carries the trace it was added in, so the attempt is that span's child): on the checkout
+ * route it was a second span on every request, for no news (bench:tracing).
+ */
+const KEPT_SPANS = /^process /;
+
+/**
+ * BullMQ's telemetry for the connector's queues and workers, or undefined while tracing is off.
+ * Its span of each attempt at a job is kept; those of a worker's own chores
+ * (every poll for the next job, the stalled-jobs check) would each be a trace of its own, many a
+ * minute, and are left out.
+ */
+export function queueTelemetry(): Telemetry | undefined {
+  if (!started) return undefined;
+  const otel = new BullMQOtel(TRACER);
+  return {
+    contextManager: otel.contextManager,
+    tracer: {
+      startSpan: (name, options, ctx) =>
+        KEPT_SPANS.test(name) ? otel.tracer.startSpan(name, options, ctx) : UNKEPT_SPAN,
+    },
+  } as Telemetry;
+}
+
+/** A span of BullMQ's telemetry that records nothing. */
+const UNKEPT_SPAN = {
+  setSpanOnContext: (ctx: unknown) => ctx,
+  setAttribute: () => undefined,
+  setAttributes: () => undefined,
+  addEvent: () => undefined,
+  recordException: () => undefined,
+  end: () => undefined,
+};
+
+/** A W3C `traceparent`. */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The active trace context as a W3C `traceparent`, to keep with a checkout; none when off. */
+export function currentTraceparent(): string | undefined {
+  if (!started) return undefined;
+  const spanContext = trace.getSpan(context.active())?.spanContext();
+  if (!spanContext || !isSpanContextValid(spanContext)) return undefined;
+  // W3C Trace Context, version 00: what the propagator would write, without its carrier.
+  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+}
+
+/** The context a kept `traceparent` stands for; undefined for none or a malformed one. */
+function contextOf(traceparent: string | undefined): Context | undefined {
+  if (!traceparent || !TRACEPARENT.test(traceparent)) return undefined;
+  const extracted = propagation.extract(ROOT_CONTEXT, { traceparent });
+  return trace.getSpan(extracted) ? extracted : undefined;
+}
+
+/**
+ * Runs `fn` in a span `name` of the trace `traceparent` names (a checkout's), linked to the span
+ * active now (the webhook's request, the reconciler's run): in a tracing tool, the checkout's
+ * trace shows what settled it, and the request shows which checkout it settled. Without tracing,
+ * or without a kept trace, `fn` runs as it is (in the active trace, when there is one).
+ */
+export async function inTrace<T>(
+  traceparent: string | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!started) return fn();
+  const parent = contextOf(traceparent);
+  const here = trace.getSpan(context.active())?.spanContext();
+  const links = here && isSpanContextValid(here) ? [{ context: here }] : [];
+  const tracer = trace.getTracer(TRACER);
+  return tracer.startActiveSpan(
+    name,
+    { kind: SpanKind.INTERNAL, attributes, links },
+    parent ?? context.active(),
+    async (span) => {
+      try {
+        return await fn();
+      } catch (error) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
