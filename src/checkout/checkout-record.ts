@@ -88,6 +88,8 @@ export interface CheckoutRecord {
   settlement?: Settlement;
   /** The trace of the request that opened it (a W3C traceparent), with tracing on. */
   trace?: string;
+  /** The paid outcome's payment record is queued for the ERP (src/checkout/payment-record.ts). */
+  paidRecordQueued?: boolean;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;

@@ -104,7 +104,7 @@ export async function followUpAfterOutcome(
   // The ERP's payment record first: its job id is the record's, so a retry of this event after
   // a failure below adds it again as a no-op, and no incident is recorded without its record.
   await deps.paymentRecords?.queue(incidentRecord(record, incident, status));
-  const added = await deps.store.addIncident(record.checkoutId, incident);
+  const added = await deps.store.addIncident(record.checkoutId, incident, record);
   if (added !== 'added') return undefined;
   deps.incidents?.count(incident.kind);
   deps.log.error(

@@ -115,10 +115,20 @@ export interface CheckoutRecords {
    */
   updateMethod(checkoutId: string, method: PaidWith, now: Date): Promise<boolean>;
   /**
+   * Notes that the paid outcome's payment record is queued for the ERP (`paidRecordQueued`), so
+   * that a later hint queues no second one, the record's job gone or not.
+   */
+  markPaidRecordQueued(checkoutId: string): Promise<void>;
+  /**
    * Records an incident on the checkout, once per kind and provider payment: 'added', 'known'
    * (recorded before), or 'gone' (no record: it outlived its retention).
    */
-  addIncident(checkoutId: string, incident: PaymentIncident): Promise<'added' | 'known' | 'gone'>;
+  addIncident(
+    checkoutId: string,
+    incident: PaymentIncident,
+    /** The provider's checkout, whose index is kept as long as the record. */
+    providerCheckout?: { provider: string; providerRef?: string },
+  ): Promise<'added' | 'known' | 'gone'>;
   /** The service's latest checkout. */
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
   /**

@@ -8,7 +8,7 @@ import {
   type CheckoutRecord,
 } from './checkout-record';
 import { expireCheckout } from './expire-checkout';
-import { syncFromProvider } from './settle-checkout';
+import { queuePaidRecord, syncFromProvider } from './settle-checkout';
 import { sweepReceived } from './sweep-received';
 
 export interface ReconcileReport {
@@ -189,7 +189,9 @@ async function act(
       report.synced += 1;
     }
   } else if (isOutcome(record.state)) {
-    // The job ids make this a no-op while the notification's job still exists.
+    // The job ids make this a no-op while the notification's job still exists; a paid one's
+    // payment record is queued first, as the outcome's write does (settle-checkout.ts).
+    if (record.state === 'paid') await queuePaidRecord(deps, checkoutId);
     await deps.jobs.notify({ checkoutId, kind: notificationFor(record.state) });
     report.renotified += 1;
   } else {

@@ -117,12 +117,16 @@ export async function recordOutcome(
     serviceId: record.serviceId,
     outcome,
   });
+  // The ERP's payment record before the finish: should queueing it fail, the finish is not
+  // queued either, and whatever queues the finish again (this event's retry, the reconciler,
+  // while the checkout waits in line) queues the record with it. Never a finish acknowledged
+  // with its record lost.
+  const recorded = outcome === 'paid' ? await queuePaidRecord(deps, record.checkoutId) : [];
   if (options.notify === false) {
     await deps.line.retire(record.checkoutId);
   } else {
     await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
   }
-  const recorded = outcome === 'paid' ? await queuePaidRecord(deps, record.checkoutId) : [];
   // The outcome and its queued finish/cancel are held by a replica before anyone hears of them.
   await deps.replication.held('shop-data', 'notification-queue', ...recorded);
   return true;
@@ -130,15 +134,20 @@ export async function recordOutcome(
 
 /**
  * A paid checkout's payment record, queued for the ERP (when a sink is configured) from its
- * record as stored: once per checkout (its `record_id`), a second call while the first is kept
- * adding nothing. Returns where it wrote, for `Replication.held`.
+ * record as stored: once per checkout (the record notes it; between the job and the note, its
+ * `record_id` makes a second add a no-op). Returns where it wrote, for `Replication.held`.
  */
-async function queuePaidRecord(deps: CheckoutDeps, checkoutId: string): Promise<WrittenTo[]> {
+export async function queuePaidRecord(
+  deps: CheckoutDeps,
+  checkoutId: string,
+): Promise<WrittenTo[]> {
   if (!deps.paymentRecords) return [];
   const stored = await deps.store.get(checkoutId);
-  if (stored?.outcome !== 'paid') return [];
+  // Queued once: a hint much later (its job trimmed from the queue) sends no second record.
+  if (stored?.outcome !== 'paid' || stored.paidRecordQueued) return [];
   await deps.paymentRecords.queue(paidRecord(stored, deps.clock()));
-  return ['sync-queue'];
+  await deps.store.markPaidRecordQueued(checkoutId);
+  return ['sync-queue', 'shop-data'];
 }
 
 /**
@@ -160,9 +169,9 @@ export async function notifyRecordedOutcome(
 ): Promise<void> {
   const recorded: WrittenTo[] = [];
   if (state !== undefined && isOutcome(state) && (await deps.line.inLine(checkoutId))) {
-    await deps.jobs.notify({ checkoutId, kind: notificationFor(state) });
-    // Its payment record too, for the same reason (the ERP dedupes on its id all the same).
+    // Its payment record too, first, for the same reason (see `recordOutcome`).
     if (state === 'paid') recorded.push(...(await queuePaidRecord(deps, checkoutId)));
+    await deps.jobs.notify({ checkoutId, kind: notificationFor(state) });
   }
   // What settled it may have been written on this connection a moment ago: held first too.
   await deps.replication.held('shop-data', 'notification-queue', ...recorded);

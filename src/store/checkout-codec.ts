@@ -135,6 +135,7 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     ...(isPaidWith(h.method) ? { method: h.method } : {}),
     ...settlementOf(h.settlement),
     ...(h.trace && TRACEPARENT.test(h.trace) ? { trace: h.trace } : {}),
+    ...(h.paidRecordQueued === '1' ? { paidRecordQueued: true } : {}),
     createdAt: h.createdAt ?? '',
     updatedAt: h.updatedAt ?? '',
     expiresAt: h.expiresAt ?? '',

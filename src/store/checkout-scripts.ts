@@ -113,13 +113,23 @@ redis.call('ZADD', KEYS[3], ARGV[1], ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1] - ARGV[2])
 return 1`;
 
-// KEYS[1] record. ARGV: field (inc:<kind>:<transaction>), the incident (JSON), keep (ms).
+// KEYS[1] record, KEYS[2] (optional) its provider index. ARGV: field (inc:<kind>:<transaction>),
+// the incident (JSON), keep (ms).
 // Adds an incident once per field; a record that is gone is not made again. Returns 1 when
-// added, 0 when it was there, -1 without a record. The record is kept `keep` from the incident,
-// if that is longer than it was to be kept: its story outlives it.
+// added, 0 when it was there, -1 without a record. The record, and the index that finds it from
+// the provider's events, are kept `keep` from the incident, if that is longer than they were to
+// be kept: its story outlives it, and what the provider says next still finds it.
 export const ADD_INCIDENT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+for i = 1, #KEYS do
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+end
+return 1`;
+
+// KEYS[1] record. Notes that its paid outcome's payment record is queued for the ERP; a record
+// that is gone (past its retention) is not made again.
+export const MARK_PAID_RECORD = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'paidRecordQueued', '1') end
 return 1`;

@@ -27,6 +27,7 @@ import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
 import {
   ADD_INCIDENT,
   ATTACH,
+  MARK_PAID_RECORD,
   OPEN_FOR_SERVICE,
   TRANSITION,
   UPDATE_METHOD,
@@ -195,6 +196,10 @@ export class RedisCheckoutStore implements CheckoutRecords {
     return { moved: moved === 1, state: (state ?? undefined) as CheckoutState | undefined };
   }
 
+  async markPaidRecordQueued(checkoutId: string): Promise<void> {
+    await runScript(this.redis, MARK_PAID_RECORD, 1, this.keys.record(checkoutId));
+  }
+
   async updateMethod(checkoutId: string, method: PaidWith, now: Date): Promise<boolean> {
     const written = (await runScript(
       this.redis,
@@ -210,13 +215,18 @@ export class RedisCheckoutStore implements CheckoutRecords {
   async addIncident(
     checkoutId: string,
     incident: PaymentIncident,
+    providerCheckout?: { provider: string; providerRef?: string },
   ): Promise<'added' | 'known' | 'gone'> {
     const field = `inc:${incident.kind}:${incident.transactionId ?? '-'}`;
+    const ref = providerCheckout?.providerRef
+      ? [this.keys.ref(providerCheckout.provider, providerCheckout.providerRef)]
+      : [];
     const added = (await runScript(
       this.redis,
       ADD_INCIDENT,
-      1,
+      1 + ref.length,
       this.keys.record(checkoutId),
+      ...ref,
       field,
       JSON.stringify(incident),
       this.retentionMs,

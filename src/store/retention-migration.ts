@@ -10,7 +10,7 @@ import { checkoutKeys } from './checkout-keys';
  * expire as it was to.
  */
 
-// KEYS[1] record, KEYS[2] its provider index (the record itself when it has none).
+// KEYS[1] record.
 // ARGV: how long to keep them from now (ms), dry run ('1'), the slack (ms): a record kept within
 // it of that already has its retention (one this release wrote; the clocks of the writer, of
 // this command and of Redis differ a little).
@@ -21,10 +21,16 @@ if ttl == -2 then return 0 end
 if ttl >= 0 and ttl + tonumber(ARGV[3]) >= tonumber(ARGV[1]) then return 0 end
 if ARGV[2] == '1' then return 1 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-if KEYS[2] ~= KEYS[1] and redis.call('EXISTS', KEYS[2]) == 1 then
-  local refTtl = redis.call('PTTL', KEYS[2])
-  if refTtl >= 0 and refTtl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
-end
+return 1`;
+
+// KEYS[1] a record's provider index, KEYS[2] the record. ARGV: dry run ('1').
+// The index lives as long as its record, never less: a refund's event must find the checkout
+// (an incident extended the record and, before this release, not its index).
+const ALIGN_INDEX = `
+local want = redis.call('PTTL', KEYS[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if want < 0 or ttl < 0 or ttl >= want then return 0 end
+if ARGV[1] ~= '1' then redis.call('PEXPIRE', KEYS[1], want) end
 return 1`;
 
 /** How close to its retention a record's time may be and count as having it. */
@@ -90,14 +96,16 @@ export async function extendRetention(
       const extended = (await runScript(
         redis,
         SET_TTL,
-        2,
+        1,
         key,
-        found.ref,
         Math.ceil(keepMs),
         options.dryRun ? '1' : '0',
         SLACK_MS,
       )) as number;
       report.extended += extended;
+      if (found.ref !== key) {
+        await runScript(redis, ALIGN_INDEX, 2, found.ref, key, options.dryRun ? '1' : '0');
+      }
     }
   }
   return report;

@@ -9,6 +9,8 @@ import {
 } from '../../../src/checkout/settle-checkout';
 import { closeRedis, createRedis, waitForRedis } from '../../../src/infra/redis';
 import { BullmqCheckoutJobs } from '../../../src/jobs/bullmq-checkout-jobs';
+import { BullmqSyncQueue } from '../../../src/jobs/bullmq-sync-queue';
+import { recordIdOf } from '../../../src/checkout/payment-record';
 import { sandboxWith, useCaseSuite } from '../../support/checkout-deps';
 import { startTestRedis } from '../../support/redis-server';
 
@@ -187,5 +189,56 @@ describe('an outcome whose notification failed to be queued', () => {
       );
       expect(await jobs.notificationQueue.getJob(`cancel-${checkoutId}`)).toBeUndefined();
     });
+  }, 60_000);
+});
+
+/*
+ * The paid outcome's payment record for the ERP and its finish are two writes too, the record
+ * first: a failure between them leaves no finish to be acknowledged without its record, and what
+ * queues the finish again (the retry, the reconciler) queues the record with it.
+ */
+describe('a paid outcome whose payment record failed to be queued', () => {
+  const suite = useCaseSuite();
+
+  it('queues no finish without its record; the retry queues both, and the record once', async () => {
+    // The ERP's queue on a Redis of its own, stopped; the finish's on the world's, up.
+    const apart = await startTestRedis({ private: true });
+    const connection = createRedis(apart.url, 'producer', 'sync');
+    connection.on('error', () => undefined);
+    const sync = new BullmqSyncQueue(connection, suite.world.prefix, { maxAttempts: 3 });
+    const deps = { ...suite.world.deps, paymentRecords: sync.forShop('default') };
+    try {
+      const checkoutId = await suite.checkout();
+      const record = (await deps.store.get(checkoutId))!;
+      await apart.stop();
+      await expect(
+        recordOutcome(deps, record, 'paid', { transactionId: 'pay_1' }),
+      ).rejects.toThrow();
+      expect((await deps.store.get(checkoutId))?.state).toBe('paid');
+      // No finish was queued ahead of its record.
+      expect(
+        await suite.world.jobs.notificationQueue.getJob(`finish-${checkoutId}`),
+      ).toBeUndefined();
+
+      await apart.start();
+      expect(await waitForRedis(connection, 10_000)).toBe(true);
+      // The retry (the provider's webhook again) finds it paid: the record, then the finish.
+      expect(await recordOutcome(deps, record, 'paid', { transactionId: 'pay_1' })).toBe(false);
+      const id = recordIdOf(checkoutId, 'paid', 'pay_1');
+      expect((await sync.queue.getJob(`payment-${id}`))?.data).toMatchObject({
+        record: { event: 'paid', record_id: id, checkout_id: checkoutId },
+      });
+      expect(await suite.world.jobs.notificationQueue.getJob(`finish-${checkoutId}`)).toBeDefined();
+      expect((await deps.store.get(checkoutId))?.paidRecordQueued).toBe(true);
+
+      // Its job gone (trimmed after days of a platform outage), another hint queues no second.
+      await (await sync.queue.getJob(`payment-${id}`))!.remove();
+      expect(await recordOutcome(deps, record, 'paid', { transactionId: 'pay_1' })).toBe(false);
+      expect(await sync.queue.getJob(`payment-${id}`)).toBeUndefined();
+    } finally {
+      await sync.queue.close();
+      await closeRedis(connection);
+      await apart.close();
+    }
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { checkoutKeys } from '../../../src/store/checkout-keys';
+import { RedisCheckoutStore } from '../../../src/store/redis-checkout-store';
 import { closeRedis, createRedis, type RedisCommands } from '../../../src/infra/redis';
 import { runCliCaptured } from '../../support/cli';
 import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
@@ -146,6 +147,18 @@ describe('connector migrate: the records the previous release kept 30 days', () 
     within(await daysLeft(redis, open), 29);
     expect(await redis.hget(paid, 'outcome')).toBe('paid');
 
+    // A record an incident kept longer than its index (before this release, an incident
+    // extended the record alone): its index is given the record's time.
+    const incident = await previousRecord(
+      'chk_00000000000000000000000d',
+      { state: 'reported', outcome: 'paid', at_paid: at(10) },
+      9,
+    );
+    await redis.pexpire(incident, 300 * DAY_MS);
+    const aligned = await runCliCaptured(['migrate'], env);
+    expect(aligned).toMatchObject({ code: 0, stderr: '' });
+    within(await daysLeft(redis, keys.ref('stripe', 'cs_chk_00000000000000000000000d')), 300);
+
     // Again: nothing more to do.
     const again = await runCliCaptured(['migrate'], env);
     expect(again.stdout).toMatch(/^nothing to migrate/);
@@ -154,6 +167,47 @@ describe('connector migrate: the records the previous release kept 30 days', () 
     const shorter = await runCliCaptured(['migrate'], { ...env, CHECKOUT_RETENTION_DAYS: '30' });
     expect(shorter.stdout).toMatch(/^nothing to migrate/);
     within(await daysLeft(redis, paid), 170);
+  });
+
+  it("an incident keeps the record and its provider's index from the incident", async () => {
+    const store = new RedisCheckoutStore(redis, PREFIX, 'default', { retentionMs: 40 * DAY_MS });
+    const checkoutId = 'chk_0000000000000000000000e1';
+    const now = new Date();
+    await store.openForService({
+      checkoutId,
+      serviceId: 1002,
+      provider: 'stripe',
+      now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+      lookAt: now,
+    });
+    await store.attachProviderCheckout(
+      checkoutId,
+      {
+        provider: 'stripe',
+        providerRef: 'cs_e1',
+        url: 'https://x',
+        amount: { amountMinor: 100, currency: 'BRL' },
+        lines: [],
+      },
+      now,
+      now,
+    );
+    const ref = keys.ref('stripe', 'cs_e1');
+    // As if 39 of its 40 days had passed since the outcome.
+    await redis.pexpire(keys.record(checkoutId), DAY_MS);
+    await redis.pexpire(ref, DAY_MS);
+    const added = await store.addIncident(
+      checkoutId,
+      { kind: 'chargeback', at: now.toISOString(), transactionId: 'pi_e1' },
+      { provider: 'stripe', providerRef: 'cs_e1' },
+    );
+    expect(added).toBe('added');
+    for (const key of [keys.record(checkoutId), ref]) {
+      const left = await daysLeft(redis, key);
+      expect(left).toBeLessThanOrEqual(40);
+      expect(left).toBeGreaterThan(40 - 1 / 24);
+    }
   });
 
   it('refuses a retention out of bounds, naming the variable (exit 78)', async () => {
