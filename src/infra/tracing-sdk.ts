@@ -1,10 +1,6 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  CompositePropagator,
-  W3CBaggagePropagator,
-  W3CTraceContextPropagator,
-} from '@opentelemetry/core';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import {
@@ -121,11 +117,9 @@ function spanProcessorsOf(env: Env): SpanProcessor[] {
  */
 export function startTraceSdk(env: Env, defaultName: string): { shutdown(): Promise<void> } {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(
-    new CompositePropagator({
-      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
-    }),
-  );
+  // Trace context alone: baggage from a caller (a webhook, a customer's page) is not carried on
+  // to the platform, the providers and the ERP.
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   // The default name first: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) win.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': defaultName }))

@@ -35,8 +35,9 @@ type Env = Record<string, string | undefined>;
 
 /** Whether the environment turns tracing on. */
 export function tracingEnabled(env: Env): boolean {
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return Boolean(endpoint?.trim()) && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true';
+  const endpoint =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return Boolean(endpoint) && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true';
 }
 
 interface Started {
@@ -63,11 +64,25 @@ export function isTracing(): boolean {
   return started !== undefined;
 }
 
-/** Sends the spans still buffered and stops the SDK (the shutdown's last step); a no-op when off. */
+/** How long the shutdown waits for the last spans to reach the collector. */
+const FLUSH_MS = 3000;
+
+/**
+ * Sends the spans still buffered and stops the SDK (the shutdown's last step), waiting at most
+ * FLUSH_MS: a collector that does not answer costs spans, never the shutdown's deadline. A no-op
+ * when off.
+ */
 export async function stopTracing(): Promise<void> {
   const sdk = started;
   started = undefined;
-  await sdk?.shutdown();
+  if (!sdk) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, FLUSH_MS);
+    timer.unref();
+  });
+  await Promise.race([sdk.shutdown().catch(() => undefined), late]);
+  clearTimeout(timer);
 }
 
 /** A request's route as Express matched it (`req.route`, under `req.baseUrl`). */
