@@ -128,18 +128,12 @@ interface Window {
 
 /** The failed deliveries of a window (when they failed), of a shop and an error code if given. */
 async function failedIn(access: QueueAccess, window: Window): Promise<FailedDelivery[]> {
-  const found: FailedDelivery[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await access.failedDeliveries.page(offset, PAGE);
-    for (const delivery of page) {
-      const at = delivery.failedAt ? Date.parse(delivery.failedAt) : NaN;
-      if (!(at >= window.since.getTime() && at < window.until.getTime())) continue;
-      if (window.shop !== undefined && delivery.shop !== window.shop) continue;
-      if (window.code !== undefined && !delivery.reason?.startsWith(`${window.code}:`)) continue;
-      found.push(delivery);
-    }
-    if (page.length < PAGE) return found;
-  }
+  const found = await access.failedDeliveries.failedBetween(window.since, window.until);
+  return found.filter(
+    (delivery) =>
+      (window.shop === undefined || delivery.shop === window.shop) &&
+      (window.code === undefined || delivery.reason?.startsWith(`${window.code}:`)),
+  );
 }
 
 /**

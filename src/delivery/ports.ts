@@ -16,6 +16,11 @@ export interface FailedDeliveries {
   /** One page of the failed set, most recent first. */
   page(offset: number, limit: number): Promise<FailedDelivery[]>;
   /**
+   * Every delivery that failed for good from `since` to before `until`, oldest first: read by
+   * when they failed (the failed set's own order), so failures arriving meanwhile shift nothing.
+   */
+  failedBetween(since: Date, until: Date): Promise<FailedDelivery[]>;
+  /**
    * Sends one failed delivery again from its first attempt; false when no such failed delivery
    * (of `shop`, when given).
    */

@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { shopOfCheckout } from '../checkout/checkout-record';
 import type { CheckoutRecords } from '../checkout/ports';
 import type {
@@ -42,7 +42,24 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
   }
 
   async page(offset: number, limit: number): Promise<FailedDelivery[]> {
-    const jobs = (await this.queue.getFailed(offset, offset + limit - 1)).filter((job) => job?.id);
+    return this.described(await this.queue.getFailed(offset, offset + limit - 1));
+  }
+
+  async failedBetween(since: Date, until: Date): Promise<FailedDelivery[]> {
+    // The failed set is scored by when each job failed (BullMQ's finishedOn).
+    // ioredis underneath (BullMQ's client interface names fewer commands than it has).
+    const client = (await this.queue.client) as unknown as {
+      zrangebyscore(key: string, min: number, max: string): Promise<string[]>;
+    };
+    const key = this.queue.keys.failed ?? '';
+    const ids = await client.zrangebyscore(key, since.getTime(), `(${until.getTime()}`);
+    const jobs = await Promise.all(ids.map((id) => this.queue.getJob(id)));
+    return this.described(jobs.filter((job): job is Job => job !== undefined));
+  }
+
+  /** Failed jobs as the CLI and the dashboard show them: each with its service and its shop. */
+  private async described(listed: readonly (Job | undefined)[]): Promise<FailedDelivery[]> {
+    const jobs = listed.filter((job): job is Job => Boolean(job?.id));
     // A job names only its checkout: the service comes from the checkout's record.
     const records = await Promise.all(
       jobs.map((job) => {
