@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -24,6 +24,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
+import { carriedTrace, enterCarryingTrace, runCarryingTrace } from './log-context';
 
 /*
  * The OpenTelemetry SDK for traces, put together from its parts (loaded by src/infra/tracing.ts
@@ -38,6 +39,39 @@ import {
  */
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * OpenTelemetry's context, carried in the log context's AsyncLocalStorage (src/infra/log-context.ts)
+ * rather than one of its own: a second AsyncLocalStorage is paid on every promise the process
+ * creates. Binding functions and event emitters is the stock manager's, through `with`.
+ */
+export class CarriedContextManager extends AsyncLocalStorageContextManager {
+  override active(): Context {
+    return (carriedTrace() as Context | undefined) ?? ROOT_CONTEXT;
+  }
+
+  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    const call = thisArg === undefined || thisArg === null ? fn : (fn.bind(thisArg) as F);
+    return runCarryingTrace(ctx, call, ...args);
+  }
+
+  override attach(ctx: Context): { dispose(): void } {
+    const restore = enterCarryingTrace(ctx);
+    let disposed = false;
+    return {
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        restore();
+      },
+    };
+  }
+}
 
 /** The exporter of the protocol asked (loaded alone: a gRPC client only for grpc). */
 function exporterOf(env: Env): SpanExporter {
@@ -111,12 +145,12 @@ function spanProcessorsOf(env: Env): SpanProcessor[] {
 }
 
 /**
- * Registers a tracer provider, the W3C propagators, an AsyncLocalStorage context manager and the
+ * Registers a tracer provider, the W3C propagators, the context manager (carried with the logs') and the
  * http instrumentation for outgoing requests (the server's own are `tracedRequests`'). Returns
  * what flushes and stops it.
  */
 export function startTraceSdk(env: Env, defaultName: string): { shutdown(): Promise<void> } {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.setGlobalContextManager(new CarriedContextManager().enable());
   // Trace context alone: baggage from a caller (a webhook, a customer's page) is not carried on
   // to the platform, the providers and the ERP.
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

@@ -12,6 +12,7 @@ import {
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
+import { TRACEPARENT } from './traceparent';
 
 /*
  * OpenTelemetry tracing (docs/operating.md, "Following one payment"): on while
@@ -85,19 +86,41 @@ export async function stopTracing(): Promise<void> {
   clearTimeout(timer);
 }
 
-/** A request's route as Express matched it (`req.route`, under `req.baseUrl`). */
-function expressRoute(req: IncomingMessage): string | undefined {
-  const matched = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
-  const pattern = matched.route?.path;
-  return typeof pattern === 'string' ? `${matched.baseUrl ?? ''}${pattern}` : undefined;
+/** Where a request's route is kept for its span, when Express does not route it (the front door). */
+const ROUTE = Symbol('connector.route');
+
+type RoutedRequest = IncomingMessage & {
+  [ROUTE]?: string;
+  route?: { path?: unknown };
+  baseUrl?: string;
+};
+
+/**
+ * The route pattern Express matched for a request (`req.route` under `req.baseUrl`), never its raw
+ * path (a query or a connect link may hold a token); undefined where Express matched none.
+ */
+export function matchedRoute(req: {
+  route?: { path?: unknown };
+  baseUrl?: string;
+}): string | undefined {
+  const pattern = req.route?.path;
+  return typeof pattern === 'string' ? `${req.baseUrl ?? ''}${pattern}` : undefined;
 }
 
-/** The route a request's span is named by, where Express did not match it (the front door). */
-const routes = new WeakMap<IncomingMessage, string>();
+/** A request's route: as Express matched it, or as named for its span. */
+function routeOf(req: RoutedRequest): string | undefined {
+  return matchedRoute(req) ?? req[ROUTE];
+}
 
 /** Names the request's route for its span, for a handler Express does not route. */
 export function nameRequestRoute(req: IncomingMessage, route: string): void {
-  if (started) routes.set(req, route);
+  if (started) (req as RoutedRequest)[ROUTE] = route;
+}
+
+/** The path of a request's URL, without its query. */
+function pathOf(url = ''): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /**
@@ -110,7 +133,7 @@ export function tracedRequests(listener: RequestListener): RequestListener {
   if (!started) return listener;
   const tracer = trace.getTracer(TRACER);
   return (req, res) => {
-    if (UNTRACED_PATHS.has((req.url ?? '').split('?')[0] ?? '')) {
+    if (UNTRACED_PATHS.has(pathOf(req.url))) {
       listener(req, res);
       return;
     }
@@ -125,8 +148,9 @@ export function tracedRequests(listener: RequestListener): RequestListener {
       { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
       parent,
     );
-    res.once('close', () => {
-      const route = expressRoute(req) ?? routes.get(req);
+    // 'close' comes once, answered or not.
+    res.on('close', () => {
+      const route = routeOf(req);
       if (route) {
         span.updateName(`${method} ${route}`);
         span.setAttribute('http.route', route);
@@ -135,7 +159,7 @@ export function tracedRequests(listener: RequestListener): RequestListener {
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     });
-    context.with(trace.setSpan(parent, span), () => listener(req, res));
+    context.with(trace.setSpan(parent, span), listener, undefined, req, res);
   };
 }
 
@@ -159,13 +183,21 @@ const KEPT_SPANS = /^process /;
  * BullMQ's telemetry for the connector's queues and workers, or undefined while tracing is off.
  * Its span of each attempt at a job is kept; those of a worker's own chores
  * (every poll for the next job, the stalled-jobs check) would each be a trace of its own, many a
- * minute, and are left out.
+ * minute, and are left out. A span left out changes no context, so what BullMQ runs "in" it runs
+ * as it is, without entering the context it already has (on the checkout route, every job added).
  */
 export function queueTelemetry(): Telemetry | undefined {
   if (!started) return undefined;
   const otel = new BullMQOtel(TRACER);
+  const manager = otel.contextManager;
   return {
-    contextManager: otel.contextManager,
+    contextManager: {
+      active: () => manager.active(),
+      getMetadata: (ctx: Context) => manager.getMetadata(ctx),
+      fromMetadata: (active: Context, metadata: string) => manager.fromMetadata(active, metadata),
+      with: <A extends (...args: unknown[]) => unknown>(ctx: Context, fn: A) =>
+        ctx === context.active() ? fn() : manager.with(ctx, fn),
+    },
     tracer: {
       startSpan: (name, options, ctx) =>
         KEPT_SPANS.test(name) ? otel.tracer.startSpan(name, options, ctx) : UNKEPT_SPAN,
@@ -182,9 +214,6 @@ const UNKEPT_SPAN = {
   recordException: () => undefined,
   end: () => undefined,
 };
-
-/** A W3C `traceparent`. */
-const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** The active trace context as a W3C `traceparent`, to keep with a checkout; none when off. */
 export function currentTraceparent(): string | undefined {
