@@ -16,6 +16,7 @@ import {
 import type { OpenResult } from '../checkout/ports';
 import { SERVICE_ID_RULE, serviceIdOfText } from '../shop/service-id';
 import { shopOrEnv } from '../shop/shop-id';
+import { TRACEPARENT } from '../infra/traceparent';
 
 /*
  * A checkout record's hash fields and the record they read as: what the store's scripts answer,
@@ -165,7 +166,6 @@ function incidentsOf(h: Record<string, string>): { incidents?: PaymentIncident[]
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 function moneyOf(value: unknown): Money | undefined {
   const money = value as Partial<Money> | undefined;

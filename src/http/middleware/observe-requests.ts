@@ -1,11 +1,11 @@
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../../infra/logger';
 import type { Metrics } from '../../infra/metrics';
+import { matchedRoute } from '../../infra/tracing';
 
 /** The route pattern (never the raw URL, whose query may hold a token) as a metric label. */
 function routeLabel(req: Request): string {
-  const pattern: unknown = req.route?.path;
-  return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : 'unmatched';
+  return matchedRoute(req) ?? 'unmatched';
 }
 
 /**
