@@ -255,6 +255,12 @@ async function pixDriver(): Promise<Driver> {
   };
 }
 
+/**
+ * When the checkouts end: one instant for the run, as a checkout's record keeps one for every
+ * attempt (a new one per call made a repeat across a second's edge a different request).
+ */
+const EXPIRES_AT = new Date(Date.now() + 3_600_000);
+
 const request = (checkoutId: string): CheckoutRequest => ({
   checkoutId,
   serviceId: 1001,
@@ -263,7 +269,7 @@ const request = (checkoutId: string): CheckoutRequest => ({
   description: 'Pedido 1001',
   returnUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}`,
   cancelUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}&cancelled=1`,
-  expiresAt: new Date(Date.now() + 3_600_000),
+  expiresAt: EXPIRES_AT,
 });
 
 /** What a provider's checkout offers: a card, a boleto, a Pix that is under way before it is paid. */
