@@ -134,9 +134,11 @@ function batchOptions(env: Env) {
 
 /**
  * OTEL_TRACES_EXPORTER: `otlp` (the default), `console` (each span on stdout, for a look), or
- * `none`: spans are made, sampled and propagated, and dropped at their end (no exporter).
+ * `none`: spans are made, sampled and propagated, and dropped at their end (no exporter). An
+ * exporter given in code takes the batches instead (the benchmark's).
  */
-function spanProcessorsOf(env: Env): SpanProcessor[] {
+function spanProcessorsOf(env: Env, exporter?: SpanExporter): SpanProcessor[] {
+  if (exporter) return [new BatchSpanProcessor({ exporter, ...batchOptions(env) })];
   const exporters = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',').map((name) => name.trim());
   if (exporters.includes('none')) return [];
   if (exporters.includes('console'))
@@ -149,7 +151,11 @@ function spanProcessorsOf(env: Env): SpanProcessor[] {
  * http instrumentation for outgoing requests (the server's own are `tracedRequests`'). Returns
  * what flushes and stops it.
  */
-export function startTraceSdk(env: Env, defaultName: string): { shutdown(): Promise<void> } {
+export function startTraceSdk(
+  env: Env,
+  defaultName: string,
+  exporter?: SpanExporter,
+): { shutdown(): Promise<void> } {
   context.setGlobalContextManager(new CarriedContextManager().enable());
   // Trace context alone: baggage from a caller (a webhook, a customer's page) is not carried on
   // to the platform, the providers and the ERP.
@@ -161,7 +167,7 @@ export function startTraceSdk(env: Env, defaultName: string): { shutdown(): Prom
   const provider = new TracerProvider({
     resource,
     sampler: samplerOf(env),
-    spanProcessors: spanProcessorsOf(env),
+    spanProcessors: spanProcessorsOf(env, exporter),
   });
   trace.setGlobalTracerProvider(provider);
   registerInstrumentations({

@@ -11,6 +11,7 @@ import {
 } from '@opentelemetry/api';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Telemetry } from 'bullmq';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { BullMQOtel } from 'bullmq-otel';
 import { TRACEPARENT } from './traceparent';
 
@@ -50,13 +51,18 @@ let started: Started | undefined;
  * Starts the OpenTelemetry SDK when the environment says so, before the modules it instruments
  * are loaded (src/main/tracing-start.ts is the server's first import); a no-op otherwise, and
  * the SDK's code is then never loaded. Traces only: metrics stay Prometheus's, logs stdout's.
+ * `exporter`, when given, takes every batch instead of the one OTEL_TRACES_EXPORTER names (the
+ * benchmark's exporter that drops everything).
  */
-export function startTracing(env: Env = process.env): boolean {
+export function startTracing(
+  env: Env = process.env,
+  options: { exporter?: SpanExporter } = {},
+): boolean {
   if (started || !tracingEnabled(env)) return started !== undefined;
   // Loaded only when on: a process without tracing reads none of the SDK at start.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
   const { startTraceSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
-  started = startTraceSdk(env, DEFAULT_SERVICE_NAME);
+  started = startTraceSdk(env, DEFAULT_SERVICE_NAME, options.exporter);
   return true;
 }
 
