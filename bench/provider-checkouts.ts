@@ -109,6 +109,7 @@ const request = (checkoutId: string): CheckoutRequest => ({
   description: 'Pedido 1001',
   returnUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}`,
   cancelUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}&cancelled=1`,
+  createdAt: new Date(),
   expiresAt: new Date(Date.now() + 3_600_000),
 });
 

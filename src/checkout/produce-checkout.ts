@@ -90,6 +90,7 @@ async function makeProviderCheckout(
     description: `Pedido ${record.serviceId}`,
     returnUrl,
     cancelUrl: `${returnUrl}&cancelled=1`,
+    createdAt: new Date(record.createdAt),
     expiresAt: new Date(record.expiresAt),
   });
   const now = deps.clock();

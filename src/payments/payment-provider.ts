@@ -12,6 +12,11 @@ export interface CheckoutRequest {
   /** Where the customer lands after paying, and after giving up. */
   returnUrl: string;
   cancelUrl: string;
+  /**
+   * When the checkout was opened: the same on every attempt, so an adapter can make a retry the
+   * same request (Stripe refuses an Idempotency-Key again with other parameters).
+   */
+  createdAt: Date;
   expiresAt: Date;
   /**
    * The vendor's fee on this payment (a connected shop's account: Mercado Pago's

@@ -228,7 +228,10 @@ export class FakeStripe extends LoopbackFake {
   conversion: { currency: string; rate: number } | undefined;
   /** The platform's Connect application, which earns the application fees. */
   readonly application = 'ca_fake_0123456789';
-  /** The time charges are made at (their `created`, their funds' `available_on`). */
+  /**
+   * Stripe's now: when sessions are created (and the 30 minutes to 24 hours their `expires_at`
+   * must be from it), and charges made (their `created`, their funds' `available_on`).
+   */
   clock: () => Date = () => new Date();
   /** Connected accounts, by id. */
   readonly accounts = new Map<string, FakeAccount>();
@@ -602,7 +605,7 @@ export class FakeStripe extends LoopbackFake {
       (sum, item) => sum + Number(item.price_data?.unit_amount ?? 0) * Number(item.quantity ?? 1),
       0,
     );
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.clock().getTime() / 1000);
     const expiresAt = body.expires_at === undefined ? now + 86_400 : Number(body.expires_at);
     if (expiresAt < now + 1800 || expiresAt > now + 86_400) {
       return {

@@ -33,6 +33,7 @@ export async function openSentCheckout(connector: OpenedBy, serviceId: number): 
     description: `Pedido ${serviceId}`,
     returnUrl: `${connector.url}/return/sandbox`,
     cancelUrl: `${connector.url}/return/sandbox`,
+    createdAt: new Date(record.createdAt),
     expiresAt: new Date(record.expiresAt),
   });
   await deps.store.attachProviderCheckout(

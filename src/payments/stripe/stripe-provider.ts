@@ -50,9 +50,53 @@ const SESSION_EVENTS = new Set([
  */
 const AFTER_EVENTS = new Set(['charge.refunded', 'charge.dispute.created']);
 
-/** Stripe keeps a session open between 30 minutes and 24 hours. */
-const MIN_OPEN_S = 30 * 60 + 60;
-const MAX_OPEN_S = 24 * 3600 - 60;
+/** Stripe keeps a session open between 30 minutes and 24 hours from its creation. */
+const STRIPE_MIN_OPEN_S = 30 * 60;
+const STRIPE_MAX_OPEN_S = 24 * 3600;
+/** How far an expiry must be within Stripe's bounds, for the request's way there. */
+const MARGIN_S = 60;
+/**
+ * The bounds a session's expiry is put within, from the time it is reckoned from: wider than
+ * Stripe's least, so that a retry some minutes later can still repeat the same request.
+ */
+const EARLIEST_S = 60 * 60;
+const LATEST_S = STRIPE_MAX_OPEN_S - 10 * 60;
+/** A late request's expiry is reckoned from its time rounded up to this step (see below). */
+const LATE_STEP_S = 10 * 60;
+
+/** The checkout's own expiry, put within the bounds above as reckoned from `fromS`. */
+function expiryFrom(fromS: number, wantedS: number): number {
+  return Math.min(fromS + LATEST_S, Math.max(fromS + EARLIEST_S, wantedS));
+}
+
+/**
+ * A checkout's session expiry and Idempotency-Key. Stripe answers a key it has seen with its first
+ * answer only if the parameters are the same, and refuses it otherwise; so a retry after an attempt
+ * whose answer was lost (a worker killed before it was recorded) must send the same `expires_at`.
+ * It is reckoned from the checkout's creation, the same on every attempt, while Stripe would still
+ * take it (30 minutes to 24 hours from now). Past that, no earlier attempt's session can be
+ * repeated, and no customer ever saw it (its URL was never recorded): the request gets an expiry
+ * reckoned from its own time, rounded up to 10 minutes so that retries close together are still
+ * one request, under a key that names that expiry.
+ */
+function sessionExpiry(
+  createdAt: Date,
+  expiresAt: Date,
+  now: Date,
+  checkoutId: string,
+): { expiresAt: number; idempotencyKey: string } {
+  const nowS = Math.floor(now.getTime() / 1000);
+  const wantedS = Math.floor(expiresAt.getTime() / 1000);
+  const fixed = expiryFrom(Math.floor(createdAt.getTime() / 1000), wantedS);
+  if (
+    fixed >= nowS + STRIPE_MIN_OPEN_S + MARGIN_S &&
+    fixed <= nowS + STRIPE_MAX_OPEN_S - MARGIN_S
+  ) {
+    return { expiresAt: fixed, idempotencyKey: `checkout:${checkoutId}` };
+  }
+  const late = expiryFrom(Math.ceil(nowS / LATE_STEP_S) * LATE_STEP_S, wantedS);
+  return { expiresAt: late, idempotencyKey: `checkout:${checkoutId}:${late}` };
+}
 
 /**
  * What a status read expands (docs.stripe.com/api/expanding_objects: a path expands every object
@@ -123,9 +167,12 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
-    const nowS = Math.floor(this.clock().getTime() / 1000);
-    const wantedS = Math.floor(request.expiresAt.getTime() / 1000);
-    const expiresAt = Math.min(nowS + MAX_OPEN_S, Math.max(nowS + MIN_OPEN_S, wantedS));
+    const { expiresAt, idempotencyKey } = sessionExpiry(
+      request.createdAt,
+      request.expiresAt,
+      this.clock(),
+      request.checkoutId,
+    );
     const metadata = { checkout_id: request.checkoutId, service_id: String(request.serviceId) };
     let session: Stripe.Checkout.Session;
     try {
@@ -162,7 +209,7 @@ export class StripeProvider implements PaymentProvider {
               }
             : {}),
         },
-        { idempotencyKey: `checkout:${request.checkoutId}`, ...this.as },
+        { idempotencyKey, ...this.as },
       );
     } catch (error) {
       throw asAppError(error, 'create the Checkout Session');

@@ -78,6 +78,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
       description: 'Pedido 2001',
       returnUrl: 'https://shop.example/return',
       cancelUrl: 'https://shop.example/cancel',
+      createdAt: NOW,
       expiresAt: new Date(NOW.getTime() + 3_600_000),
       vendorFee: provider === vendor ? BRL(1_000) : undefined,
     });

@@ -88,6 +88,7 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
       description: 'Pedido 1004',
       returnUrl: `http://127.0.0.1:9/return/mercadopago?checkout_id=${checkoutId}`,
       cancelUrl: `http://127.0.0.1:9/return/mercadopago?checkout_id=${checkoutId}&cancelled=1`,
+      createdAt: NOW,
       expiresAt: new Date(NOW.getTime() + 86_400_000),
       ...(vendorFee === undefined ? {} : { vendorFee: BRL(vendorFee) }),
     };

@@ -256,10 +256,11 @@ async function pixDriver(): Promise<Driver> {
 }
 
 /**
- * When the checkouts end: one instant for the run, as a checkout's record keeps one for every
- * attempt (a new one per call made a repeat across a second's edge a different request).
+ * When the checkouts open and end: one instant each for the run, as a checkout's record keeps them
+ * for every attempt (a new one per call made a repeat across a second's edge a different request).
  */
-const EXPIRES_AT = new Date(Date.now() + 3_600_000);
+const OPENED_AT = new Date();
+const EXPIRES_AT = new Date(OPENED_AT.getTime() + 3_600_000);
 
 const request = (checkoutId: string): CheckoutRequest => ({
   checkoutId,
@@ -269,6 +270,7 @@ const request = (checkoutId: string): CheckoutRequest => ({
   description: 'Pedido 1001',
   returnUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}`,
   cancelUrl: `http://127.0.0.1:9/return/x?checkout_id=${checkoutId}&cancelled=1`,
+  createdAt: OPENED_AT,
   expiresAt: EXPIRES_AT,
 });
 

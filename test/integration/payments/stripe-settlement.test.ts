@@ -41,7 +41,11 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
     });
     account = created.id;
     await stripe.completeOnboarding(account);
-    const settings = { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret };
+    const settings = {
+      secretKey: stripe.secretKey,
+      webhookSecret: stripe.webhookSecret,
+      clock: () => PAID_AT,
+    };
     platform = new StripeProvider({ ...settings, apiUrl: stripe.url });
     connected = new StripeProvider({ ...settings, apiUrl: stripe.url, stripeAccount: account });
   });
@@ -70,7 +74,8 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
       description: 'Pedido 1004',
       returnUrl: `http://127.0.0.1:9/return?checkout_id=${checkoutId}`,
       cancelUrl: `http://127.0.0.1:9/cancel?checkout_id=${checkoutId}`,
-      expiresAt: new Date(Date.now() + 3600_000),
+      createdAt: PAID_AT,
+      expiresAt: new Date(PAID_AT.getTime() + 3600_000),
       ...(vendorFee ? { vendorFee } : {}),
     };
   }
