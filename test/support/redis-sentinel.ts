@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -10,6 +10,7 @@ import {
   commandCalls,
   groupServerArgs,
   killAll,
+  removeGroupDir,
   listedReplicas,
   replicasCaughtUp,
   startHarnessOn,
@@ -111,7 +112,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     }
   } catch (error) {
     await killAll([...servers.values(), ...sentinels]);
-    rmSync(dir, { recursive: true, force: true });
+    removeGroupDir(dir);
     throw error;
   }
   const sentinelAnswer = <T>(command: (client: Redis) => Promise<T>) =>
@@ -244,7 +245,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     close: async () => {
       await killAll([...sentinels, ...servers.values()]);
       // KEEP_SENTINEL_DIR=1 keeps the logs (log-<port>.log, sentinel-<port>.log) for a look.
-      if (!process.env.KEEP_SENTINEL_DIR) rmSync(dir, { recursive: true, force: true });
+      if (!process.env.KEEP_SENTINEL_DIR) removeGroupDir(dir);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { RedisCommands } from '../../src/infra/redis';
 import { eventually, startHarness, type Harness } from './harness';
@@ -82,6 +83,16 @@ export const killAll = (children: ChildProcess[]): Promise<void[]> =>
         }),
     ),
   );
+
+/**
+ * Removes a group's folder once its processes are killed. A server killed while it rewrote its
+ * append-only file leaves the fork doing it, which still writes its last file there for a moment
+ * (a replica rewrites just after its first sync): the removal is tried again while the folder is
+ * not yet empty (ENOTEMPTY), as rmSync's maxRetries does, instead of failing the file.
+ */
+export function removeGroupDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+}
 
 /**
  * The whole product on a group of Redis processes (Sentinel, Cluster) the caller started: a
