@@ -1,8 +1,8 @@
 /*
  * Where the checkout route's CPU goes: a server process (the connector with ROLE=api, or
- * PROFILE_ENTRY=bench/bare-checkout-server.ts) under --cpu-prof, loaded by autocannon
- * (50 connections, PROFILE_SECONDS, a new service per request); then the profile's self time
- * by package and by function. The .cpuprofile stays in PROFILE_DIR for Chrome's DevTools.
+ * PROFILE_ENTRY=bench/bare-checkout-server.ts; PROFILE_ENV, JSON, adds variables) under --cpu-prof,
+ * loaded by autocannon (50 connections, PROFILE_SECONDS, a new service per request); then the
+ * profile's self time by package and by function. The .cpuprofile stays in PROFILE_DIR for Chrome's DevTools.
  *
  * Run: npm run profile:route
  */
@@ -96,6 +96,9 @@ async function main(): Promise<void> {
         PLATFORM_EMAIL: 'profile',
         PLATFORM_PASSWORD: 'profile',
         PLATFORM_API_KEY: 'profile',
+        // PROFILE_ENV (JSON) adds variables: {"OTEL_EXPORTER_OTLP_ENDPOINT":"http://127.0.0.1:9"}
+        // with PROFILE_ENTRY=bench/traced-server.ts profiles the traced route.
+        ...(JSON.parse(process.env.PROFILE_ENV ?? '{}') as Record<string, string>),
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
@@ -113,7 +116,9 @@ async function main(): Promise<void> {
         { setupRequest: (req) => ({ ...req, body: JSON.stringify({ service_id: next++ }) }) },
       ],
     });
-    console.log(`${ENTRY}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms`);
+    console.log(
+      `${ENTRY}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.requests.total} requests`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
