@@ -4,6 +4,7 @@ import { exactRouting } from '../infra/exact-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { errorResponder, notFound } from './middleware/error-responder';
+import { PAGE_PATHS, WEBHOOKS_PATH } from './public-paths';
 import { observeRequests } from './middleware/observe-requests';
 import { protocolChecks } from './middleware/protocol-checks';
 import type { RateLimiters } from './middleware/rate-limits';
@@ -77,8 +78,8 @@ export function createApp(deps: AppDeps): Express {
 function mountRateLimits(app: Express, limits: AppDeps['rateLimits']): void {
   if (!limits) return;
   const { webhooks, pages, dashboard } = limits;
-  if (webhooks) app.use('/webhooks', webhooks);
-  if (pages) app.use(['/return', '/sandbox', '/connect', '/pix'], pages);
+  if (webhooks) app.use(WEBHOOKS_PATH, webhooks);
+  if (pages) app.use([...PAGE_PATHS], pages);
   if (dashboard) app.use(DASHBOARD_PATH, dashboard);
 }
 

@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../infra/logger';
 import { tracedRequests } from '../infra/tracing';
+import { PUBLIC_PATHS } from './public-paths';
 
 /** Node's parser errors that mean the headers were too large. */
 const TOO_LARGE = new Set(['HPE_HEADER_OVERFLOW']);
@@ -22,8 +23,8 @@ export function createHttpServer(options: ServerOptions, logger: Logger): Server
 
 /** Hands the server's requests to `listener`, those with an unserved Expect included. */
 export function serveRequests(server: Server, listener: RequestListener): void {
-  // With tracing on, each request is a span (src/infra/tracing.ts).
-  const traced = tracedRequests(listener);
+  // With tracing on, each request is a span (src/infra/tracing.ts); a public one starts a trace.
+  const traced = tracedRequests(listener, PUBLIC_PATHS);
   server.on('request', traced);
   server.on('checkExpectation', traced);
 }

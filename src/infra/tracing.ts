@@ -8,6 +8,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Link,
 } from '@opentelemetry/api';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Telemetry } from 'bullmq';
@@ -129,29 +130,58 @@ function pathOf(url = ''): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** Whether `path` is `prefix` or under it. */
+const under = (path: string, prefix: string) =>
+  path === prefix || (path.startsWith(prefix) && path[prefix.length] === '/');
+
 /**
- * The server's request listener, each request a span of kind SERVER in the trace its
- * `traceparent` names (a new one without), active while it is handled, named by its method and
- * route pattern once answered (never the raw path: a connect link's token is in it). The probes
- * and the scrape are not traced. As it is while tracing is off.
+ * Where a request's span belongs: the trace its `traceparent` names (the platform's, the ERP's),
+ * or, on a public path (a customer's page, a provider's webhook: anyone can send one, sampled), a
+ * trace of its own linked to the one named, as OpenTelemetry's HTTP conventions advise for a
+ * public endpoint. Most requests carry none: nothing to read.
  */
-export function tracedRequests(listener: RequestListener): RequestListener {
+function parentOf(
+  req: IncomingMessage,
+  path: string,
+  publicPaths: readonly string[],
+): { parent: Context; links?: Link[] } {
+  if (req.headers.traceparent === undefined) return { parent: ROOT_CONTEXT };
+  const named = propagation.extract(ROOT_CONTEXT, req.headers);
+  if (!publicPaths.some((prefix) => under(path, prefix))) return { parent: named };
+  const remote = trace.getSpanContext(named);
+  return {
+    parent: ROOT_CONTEXT,
+    ...(remote && isSpanContextValid(remote) ? { links: [{ context: remote }] } : {}),
+  };
+}
+
+/**
+ * The server's request listener, each request a span of kind SERVER (see `parentOf` for its
+ * trace; `publicPaths` are the prefixes of the public ones), active while it is handled, named by
+ * its method and route pattern once answered (never the raw path: a connect link's token is in
+ * it). The probes and the scrape are not traced. As it is while tracing is off.
+ */
+export function tracedRequests(
+  listener: RequestListener,
+  publicPaths: readonly string[] = [],
+): RequestListener {
   if (!started) return listener;
   const tracer = trace.getTracer(TRACER);
   return (req, res) => {
-    if (UNTRACED_PATHS.has(pathOf(req.url))) {
+    const path = pathOf(req.url);
+    if (UNTRACED_PATHS.has(path)) {
       listener(req, res);
       return;
     }
     const method = req.method ?? 'HTTP';
-    // Most requests carry no trace of their own (the platform's, the customers'): nothing to read.
-    const parent =
-      req.headers.traceparent === undefined
-        ? ROOT_CONTEXT
-        : propagation.extract(ROOT_CONTEXT, req.headers);
+    const { parent, links } = parentOf(req, path, publicPaths);
     const span = tracer.startSpan(
       method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': method },
+        ...(links ? { links } : {}),
+      },
       parent,
     );
     // 'close' comes once, answered or not.

@@ -12,7 +12,7 @@ import { connectorStarted, spawnConnector, type Spawned } from '../../support/sp
  * request, its jobs in the worker, the platform's calls (each with `traceparent`), the page that
  * settled it (linked), the finish's delivery and the ERP's; every log line of it carries the
  * trace id. A worker killed in the middle of the finish: the next worker's attempt joins the same
- * trace.
+ * trace. A public request (a page, a webhook) sent a `traceparent` links to it instead of joining.
  */
 const SECRET = `erp-${randomBytes(12).toString('hex')}`;
 const SPAN_KIND_SERVER = 2;
@@ -164,6 +164,60 @@ describe('tracing across the api and the worker', () => {
     expect(lines.map((line) => line.message)).toContain('platform notified');
     expect(lines.every((line) => line.trace_id === traceId)).toBe(true);
     expect(collector.refused).toEqual([]);
+  });
+
+  it("starts a trace of its own for a customer's page or a provider's webhook, linked to the traceparent they sent; the platform's route joins its", async () => {
+    // Anyone on the internet can send a traceparent, sampled: a public request does not join
+    // (or make sampled) a trace it names, it links to it. The platform's route joins it.
+    const foreignTrace = randomBytes(16).toString('hex');
+    const foreignSpan = randomBytes(8).toString('hex');
+    const traceparent = `00-${foreignTrace}-${foreignSpan}-01`;
+    await fetch(`${apiUrl}/return/sandbox?checkout_id=chk_000000000000000000000000`, {
+      headers: { traceparent },
+      redirect: 'manual',
+    });
+    await fetch(`${apiUrl}/webhooks/sandbox`, {
+      method: 'POST',
+      headers: { traceparent, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const answer = await fetch(`${apiUrl}/checkout`, {
+      method: 'POST',
+      headers: {
+        traceparent,
+        authorization: `Bearer ${ROUTE_TOKEN}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ service_id: 1003 }),
+    });
+    expect(answer.status).toBe(202);
+
+    const linked = await eventually(
+      () => {
+        const spans = collector.spans.filter((s) =>
+          s.links.some((link) => link.traceId === foreignTrace),
+        );
+        return spans.length >= 2 ? spans : undefined;
+      },
+      WAIT_DEADLINE_MS,
+      'the public requests, linked',
+    );
+    expect(linked).toHaveLength(2);
+    for (const span of linked) {
+      expect(span.kind).toBe(SPAN_KIND_SERVER);
+      expect(span.traceId).not.toBe(foreignTrace);
+      expect(span.parentSpanId).toBeUndefined();
+      expect(span.links).toEqual([{ traceId: foreignTrace, spanId: foreignSpan }]);
+    }
+    const [route] = await spansOf(
+      foreignTrace,
+      "the platform's route, in the platform's trace",
+      (s) => of('api')(s) && s.kind === SPAN_KIND_SERVER,
+    );
+    expect(route!.parentSpanId).toBe(foreignSpan);
+    expect(route!.name).toBe('POST /checkout');
+    // Nothing else the public requests did is in the foreign trace.
+    expect(collector.trace(foreignTrace).every((s) => s.links.length === 0)).toBe(true);
   });
 
   it("joins the checkout's trace from the next worker when one was killed in the middle of the finish", async () => {
