@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { AppError } from '../../errors';
 import {
@@ -64,27 +65,19 @@ const LATEST_S = STRIPE_MAX_OPEN_S - 10 * 60;
 /** A late request's expiry is reckoned from its time rounded up to this step (see below). */
 const LATE_STEP_S = 10 * 60;
 
-/** The checkout's own expiry, put within the bounds above as reckoned from `fromS`. */
-function expiryFrom(fromS: number, wantedS: number): number {
-  return Math.min(fromS + LATEST_S, Math.max(fromS + EARLIEST_S, wantedS));
+/** The checkout's own expiry, put within `latestS` and an hour of `fromS`. */
+function expiryFrom(fromS: number, wantedS: number, latestS = LATEST_S): number {
+  return Math.min(fromS + latestS, Math.max(fromS + EARLIEST_S, wantedS));
 }
 
 /**
- * A checkout's session expiry and Idempotency-Key. Stripe answers a key it has seen with its first
- * answer only if the parameters are the same, and refuses it otherwise; so a retry after an attempt
- * whose answer was lost (a worker killed before it was recorded) must send the same `expires_at`.
- * It is reckoned from the checkout's creation, the same on every attempt, while Stripe would still
- * take it (30 minutes to 24 hours from now). Past that, no earlier attempt's session can be
- * repeated, and no customer ever saw it (its URL was never recorded): the request gets an expiry
- * reckoned from its own time, rounded up to 10 minutes so that retries close together are still
- * one request, under a key that names that expiry.
+ * A checkout's session expiry, the same on every attempt while it can be: reckoned from the
+ * checkout's creation, as long as a first request with it would still be taken (30 minutes to 24
+ * hours from now, with a margin). Later than that, from the attempt's own time rounded up to 10
+ * minutes, so that retries close together still send one request; kept 10 minutes more inside
+ * Stripe's 24 hours, which the rounding may use up.
  */
-function sessionExpiry(
-  createdAt: Date,
-  expiresAt: Date,
-  now: Date,
-  checkoutId: string,
-): { expiresAt: number; idempotencyKey: string } {
+function sessionExpiry(createdAt: Date, expiresAt: Date, now: Date): number {
   const nowS = Math.floor(now.getTime() / 1000);
   const wantedS = Math.floor(expiresAt.getTime() / 1000);
   const fixed = expiryFrom(Math.floor(createdAt.getTime() / 1000), wantedS);
@@ -92,10 +85,23 @@ function sessionExpiry(
     fixed >= nowS + STRIPE_MIN_OPEN_S + MARGIN_S &&
     fixed <= nowS + STRIPE_MAX_OPEN_S - MARGIN_S
   ) {
-    return { expiresAt: fixed, idempotencyKey: `checkout:${checkoutId}` };
+    return fixed;
   }
-  const late = expiryFrom(Math.ceil(nowS / LATE_STEP_S) * LATE_STEP_S, wantedS);
-  return { expiresAt: late, idempotencyKey: `checkout:${checkoutId}:${late}` };
+  return expiryFrom(Math.ceil(nowS / LATE_STEP_S) * LATE_STEP_S, wantedS, LATEST_S - LATE_STEP_S);
+}
+
+/**
+ * The Idempotency-Key of a session's request: the checkout, and a digest of the parameters.
+ * Stripe answers a key it has seen with its first answer when the parameters are the same, and
+ * refuses it (`idempotency_error`) when they are not. A retry after an attempt whose answer was
+ * lost (a worker stopped before it was recorded) sends the same request, and gets that session
+ * back. A request that differs (the service priced again, the shop's methods changed, an expiry
+ * reckoned later, an attempt made by an earlier release) is a request of its own, and gets a
+ * session of its own: the earlier one's URL was never recorded, so no customer saw it.
+ */
+function idempotencyKey(checkoutId: string, params: Stripe.Checkout.SessionCreateParams): string {
+  const digest = createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 32);
+  return `checkout:${checkoutId}:${digest}`;
 }
 
 /**
@@ -147,8 +153,9 @@ export function asAppError(error: unknown, action: string): AppError {
 }
 
 /**
- * Stripe Checkout through the official SDK: one Checkout Session per checkout, created with the
- * checkout id as idempotency key, read back as the truth about the payment.
+ * Stripe Checkout through the official SDK: one Checkout Session per checkout, created under an
+ * idempotency key naming the checkout and its request (`idempotencyKey`), read back as the truth
+ * about the payment.
  */
 export class StripeProvider implements PaymentProvider {
   readonly name = 'stripe';
@@ -167,55 +174,56 @@ export class StripeProvider implements PaymentProvider {
   }
 
   async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
-    const { expiresAt, idempotencyKey } = sessionExpiry(
-      request.createdAt,
-      request.expiresAt,
-      this.clock(),
-      request.checkoutId,
-    );
-    const metadata = { checkout_id: request.checkoutId, service_id: String(request.serviceId) };
+    const params = this.sessionParams(request);
     let session: Stripe.Checkout.Session;
     try {
-      session = await this.stripe.checkout.sessions.create(
-        {
-          mode: 'payment',
-          line_items: [
-            {
-              quantity: 1,
-              price_data: {
-                currency: request.amount.currency.toLowerCase(),
-                unit_amount: request.amount.amountMinor,
-                product_data: {
-                  name: request.description,
-                  description: request.lines
-                    .map((line) => line.label)
-                    .join('; ')
-                    .slice(0, 500),
-                },
-              },
-            },
-          ],
-          client_reference_id: request.checkoutId,
-          metadata,
-          payment_intent_data: { metadata, ...this.applicationFee(request) },
-          success_url: request.returnUrl,
-          cancel_url: request.cancelUrl,
-          expires_at: expiresAt,
-          // A filter on the methods Stripe finds eligible (the API's current form of the list).
-          ...(this.methodTypes()
-            ? {
-                allowed_payment_method_types:
-                  this.methodTypes() as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType[],
-              }
-            : {}),
-        },
-        { idempotencyKey, ...this.as },
-      );
+      session = await this.stripe.checkout.sessions.create(params, {
+        idempotencyKey: idempotencyKey(request.checkoutId, params),
+        ...this.as,
+      });
     } catch (error) {
       throw asAppError(error, 'create the Checkout Session');
     }
     if (!session.url) throw new AppError('PROVIDER_REJECTED', 'Stripe returned no session URL.');
     return { providerRef: session.id, url: session.url };
+  }
+
+  /** The Checkout Session a checkout asks for: made from the checkout alone, and the shop's settings. */
+  private sessionParams(request: CheckoutRequest): Stripe.Checkout.SessionCreateParams {
+    const metadata = { checkout_id: request.checkoutId, service_id: String(request.serviceId) };
+    const methods = this.methodTypes();
+    return {
+      mode: 'payment',
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: request.amount.currency.toLowerCase(),
+            unit_amount: request.amount.amountMinor,
+            product_data: {
+              name: request.description,
+              description: request.lines
+                .map((line) => line.label)
+                .join('; ')
+                .slice(0, 500),
+            },
+          },
+        },
+      ],
+      client_reference_id: request.checkoutId,
+      metadata,
+      payment_intent_data: { metadata, ...this.applicationFee(request) },
+      success_url: request.returnUrl,
+      cancel_url: request.cancelUrl,
+      expires_at: sessionExpiry(request.createdAt, request.expiresAt, this.clock()),
+      // A filter on the methods Stripe finds eligible (the API's current form of the list).
+      ...(methods
+        ? {
+            allowed_payment_method_types:
+              methods as Stripe.Checkout.SessionCreateParams.AllowedPaymentMethodType[],
+          }
+        : {}),
+    };
   }
 
   /** The request options of a connected account's calls (`Stripe-Account`), else none. */

@@ -8,20 +8,24 @@ import { FakeStripe } from '../../support/fake-stripe';
  * reached Stripe but whose answer was never recorded (a worker killed in between). Stripe
  * answers a repeated Idempotency-Key with the first answer only if the parameters are the same,
  * and refuses it otherwise (`idempotency_error`); a session's `expires_at` must be 30 minutes to
- * 24 hours from Stripe's now. Stripe's clock and the connector's move together here.
+ * 24 hours from Stripe's now. Stripe's clock and the connector's move together here, a second
+ * past the minute (a late request's expiry is rounded up to 10 minutes: nearly all of them).
  */
 describe('Stripe: a checkout asked for again after its first answer was lost', () => {
   const MINUTE = 60_000;
   let stripe: FakeStripe;
   let now: number;
+  /** How far Stripe's clock is ahead of the connector's (behind when negative). */
+  let skewMs: number;
   beforeAll(async () => {
     stripe = new FakeStripe();
     await stripe.start();
-    stripe.clock = () => new Date(now);
+    stripe.clock = () => new Date(now + skewMs);
   });
   afterAll(() => stripe?.stop());
   beforeEach(() => {
-    now = Date.parse('2026-03-10T12:00:00Z');
+    now = Date.parse('2026-03-10T12:00:01Z');
+    skewMs = 0;
   });
 
   const provider = () =>
@@ -75,7 +79,8 @@ describe('Stripe: a checkout asked for again after its first answer was lost', (
   it('asked again too late to repeat the first request, gets a session of its own, and that one again', async () => {
     const request = opened(60);
     const first = await provider().createCheckout(request);
-    // 47 minutes on, the first session's expiry is 13 minutes away: Stripe would refuse it.
+    // 47 minutes on, the first session's expiry is 13 minutes away: a first request with it would
+    // be refused, so it is not repeated.
     now += 47 * MINUTE;
     const late = await provider().createCheckout(request);
     expect(late.providerRef).not.toBe(first.providerRef);
@@ -86,5 +91,38 @@ describe('Stripe: a checkout asked for again after its first answer was lost', (
     now += MINUTE;
     await expect(provider().createCheckout(request)).resolves.toEqual(late);
     expect(sessionsOf(request.checkoutId)).toHaveLength(2);
+  });
+
+  it.each([
+    ['behind', -30_000],
+    ['ahead', 30_000],
+  ])(
+    "asked too late for a checkout open two days, with Stripe's clock 30 s %s, gets a session Stripe takes",
+    async (_way, skew) => {
+      skewMs = skew;
+      const request = opened(48 * 60);
+      await provider().createCheckout(request);
+      // 23 h 30 min on (11:30:01), the expiry is reckoned from 11:40:00, all but a second of
+      // the 10 minutes' rounding past now: it stays inside Stripe's 24 hours all the same.
+      now += (23 * 60 + 30) * MINUTE;
+      const late = await provider().createCheckout(request);
+      const session = stripe.sessions.get(late.providerRef);
+      expect(session?.status).toBe('open');
+      expect(session!.expires_at * 1000).toBeLessThanOrEqual(now + skew + 24 * 60 * MINUTE);
+      expect(sessionsOf(request.checkoutId)).toHaveLength(2);
+    },
+  );
+
+  it('asked again with a request that differs (the service priced again), gets a session of its own', async () => {
+    const request = opened(60);
+    const first = await provider().createCheckout(request);
+    now += 5 * MINUTE;
+    const repriced = { ...request, amount: { amountMinor: 60_000, currency: 'BRL' } };
+    const second = await provider().createCheckout(repriced);
+    expect(second.providerRef).not.toBe(first.providerRef);
+    expect(stripe.sessions.get(second.providerRef)?.amount_total).toBe(60_000);
+    // Its own retry is that session again.
+    now += MINUTE;
+    await expect(provider().createCheckout(repriced)).resolves.toEqual(second);
   });
 });
