@@ -134,7 +134,7 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
     ]);
   } catch (error) {
     await killAll([...nodes.values()].flatMap((node) => (node.child ? [node.child] : [])));
-    removeGroupDir(dir);
+    await removeGroupDir(dir);
     throw error;
   }
   const running = () =>
@@ -255,7 +255,7 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
     close: async () => {
       await killAll([...nodes.values()].flatMap((node) => (node.child ? [node.child] : [])));
       // KEEP_CLUSTER_DIR=1 keeps the nodes' logs (log-<port>.log) for a look after a failure.
-      if (!process.env.KEEP_CLUSTER_DIR) removeGroupDir(dir);
+      if (!process.env.KEEP_CLUSTER_DIR) await removeGroupDir(dir);
     },
   };
 }

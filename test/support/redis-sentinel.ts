@@ -112,7 +112,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     }
   } catch (error) {
     await killAll([...servers.values(), ...sentinels]);
-    removeGroupDir(dir);
+    await removeGroupDir(dir);
     throw error;
   }
   const sentinelAnswer = <T>(command: (client: Redis) => Promise<T>) =>
@@ -245,7 +245,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     close: async () => {
       await killAll([...sentinels, ...servers.values()]);
       // KEEP_SENTINEL_DIR=1 keeps the logs (log-<port>.log, sentinel-<port>.log) for a look.
-      if (!process.env.KEEP_SENTINEL_DIR) removeGroupDir(dir);
+      if (!process.env.KEEP_SENTINEL_DIR) await removeGroupDir(dir);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { RedisCommands } from '../../src/infra/redis';
 import { eventually, startHarness, type Harness } from './harness';
@@ -71,7 +71,26 @@ export function groupServerArgs(dir: string, port: number): string[] {
   ].flat();
 }
 
-/** Kills child processes with SIGKILL; resolves once every one has exited. */
+/**
+ * The processes `pid` forked and that still run (a redis-server's rewrite of its append-only
+ * file, say); none where /proc cannot tell.
+ */
+function forksOf(pid: number | undefined): number[] {
+  if (!pid) return [];
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Kills child processes with SIGKILL, and what each had forked (a fork outlives its server and
+ * would go on writing in the group's folder); resolves once every child has exited.
+ */
 export const killAll = (children: ChildProcess[]): Promise<void[]> =>
   Promise.all(
     children.map(
@@ -79,19 +98,37 @@ export const killAll = (children: ChildProcess[]): Promise<void[]> =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
           child.once('exit', () => resolve());
+          const forks = forksOf(child.pid);
           child.kill('SIGKILL');
+          for (const fork of forks) {
+            try {
+              process.kill(fork, 'SIGKILL');
+            } catch {
+              // Ended already.
+            }
+          }
         }),
     ),
   );
 
 /**
  * Removes a group's folder once its processes are killed. A server killed while it rewrote its
- * append-only file leaves the fork doing it, which still writes its last file there for a moment
- * (a replica rewrites just after its first sync): the removal is tried again while the folder is
- * not yet empty (ENOTEMPTY), as rmSync's maxRetries does, instead of failing the file.
+ * append-only file (a replica rewrites just after its first sync) leaves the fork doing it; one
+ * killed outside `killAll` (a test's own kill) may leave it writing its last file there a moment
+ * later. So a folder found not empty (ENOTEMPTY) is removed again, whole, a moment later, at most
+ * for 5 s. rmSync's own maxRetries does not do it: Node 22 tries again only the folder itself,
+ * not what appeared in it, and Node 24 waits whole seconds, so 50 ms is no wait.
  */
-export function removeGroupDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+export async function removeGroupDir(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /**
