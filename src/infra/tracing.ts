@@ -124,8 +124,18 @@ export function nameRequestRoute(req: IncomingMessage, route: string): void {
   if (started) (req as RoutedRequest)[ROUTE] = route;
 }
 
-/** The path of a request's URL, without its query. */
+/**
+ * The path of a request's URL, without its query; of an absolute-form target
+ * (`POST http://host/webhooks/...`, which Express routes by its path too), its path.
+ */
 function pathOf(url = ''): string {
+  if (!url.startsWith('/')) {
+    try {
+      return new URL(url).pathname;
+    } catch {
+      return url;
+    }
+  }
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }
