@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,6 @@ import {
   commandCalls,
   groupServerArgs,
   killAll,
-  removeGroupDir,
   replicasCaughtUp,
   startHarnessOn,
 } from './redis-topology';
@@ -134,7 +133,7 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
     ]);
   } catch (error) {
     await killAll([...nodes.values()].flatMap((node) => (node.child ? [node.child] : [])));
-    await removeGroupDir(dir);
+    rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   const running = () =>
@@ -255,7 +254,7 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
     close: async () => {
       await killAll([...nodes.values()].flatMap((node) => (node.child ? [node.child] : [])));
       // KEEP_CLUSTER_DIR=1 keeps the nodes' logs (log-<port>.log) for a look after a failure.
-      if (!process.env.KEEP_CLUSTER_DIR) await removeGroupDir(dir);
+      if (!process.env.KEEP_CLUSTER_DIR) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

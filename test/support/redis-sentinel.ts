@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -10,7 +10,6 @@ import {
   commandCalls,
   groupServerArgs,
   killAll,
-  removeGroupDir,
   listedReplicas,
   replicasCaughtUp,
   startHarnessOn,
@@ -112,7 +111,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     }
   } catch (error) {
     await killAll([...servers.values(), ...sentinels]);
-    await removeGroupDir(dir);
+    rmSync(dir, { recursive: true, force: true });
     throw error;
   }
   const sentinelAnswer = <T>(command: (client: Redis) => Promise<T>) =>
@@ -245,7 +244,7 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
     close: async () => {
       await killAll([...sentinels, ...servers.values()]);
       // KEEP_SENTINEL_DIR=1 keeps the logs (log-<port>.log, sentinel-<port>.log) for a look.
-      if (!process.env.KEEP_SENTINEL_DIR) await removeGroupDir(dir);
+      if (!process.env.KEEP_SENTINEL_DIR) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

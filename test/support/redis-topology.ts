@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { RedisCommands } from '../../src/infra/redis';
 import { eventually, startHarness, type Harness } from './harness';
@@ -88,48 +88,44 @@ function forksOf(pid: number | undefined): number[] {
 }
 
 /**
- * Kills child processes with SIGKILL, and what each had forked (a fork outlives its server and
- * would go on writing in the group's folder); resolves once every child has exited.
+ * Whether process `pid` has ended: gone, dead or a zombie (it runs no more; a fork orphaned by its
+ * server's death is reaped by init, not by us).
  */
-export const killAll = (children: ChildProcess[]): Promise<void[]> =>
-  Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          const forks = forksOf(child.pid);
-          child.kill('SIGKILL');
-          for (const fork of forks) {
-            try {
-              process.kill(fork, 'SIGKILL');
-            } catch {
-              // Ended already.
-            }
-          }
-        }),
-    ),
-  );
-
-/**
- * Removes a group's folder once its processes are killed. A server killed while it rewrote its
- * append-only file (a replica rewrites just after its first sync) leaves the fork doing it; one
- * killed outside `killAll` (a test's own kill) may leave it writing its last file there a moment
- * later. So a folder found not empty (ENOTEMPTY) is removed again, whole, a moment later, at most
- * for 5 s. rmSync's own maxRetries does not do it: Node 22 tries again only the folder itself,
- * not what appeared in it, and Node 24 waits whole seconds, so 50 ms is no wait.
- */
-export async function removeGroupDir(dir: string): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      rmSync(dir, { recursive: true, force: true });
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= 50) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+function ended(pid: number): boolean {
+  try {
+    // The state follows the command's name in parentheses, which may itself hold spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return true;
   }
 }
+
+/** Kills one child with SIGKILL, and what it had forked; resolves once all of them have ended. */
+async function killWithForks(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const forks = forksOf(child.pid);
+  child.kill('SIGKILL');
+  for (const fork of forks) {
+    try {
+      process.kill(fork, 'SIGKILL');
+    } catch {
+      // Ended already.
+    }
+  }
+  await exited;
+  await eventually(() => forks.every(ended) || undefined, 10_000, "a killed server's forks to end");
+}
+
+/**
+ * Kills child processes with SIGKILL, and what each had forked: a server killed while it rewrote
+ * its append-only file (a replica does just after its first sync) leaves the fork doing it, which
+ * would go on writing in the group's folder and keep it from being removed (ENOTEMPTY). Resolves
+ * once every child and fork has ended.
+ */
+export const killAll = (children: ChildProcess[]): Promise<void[]> =>
+  Promise.all(children.map(killWithForks));
 
 /**
  * The whole product on a group of Redis processes (Sentinel, Cluster) the caller started: a
