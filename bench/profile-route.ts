@@ -2,7 +2,8 @@
  * Where the checkout route's CPU goes: a server process (the connector with ROLE=api, or
  * PROFILE_ENTRY=bench/bare-checkout-server.ts; PROFILE_ENV, JSON, adds variables) under --cpu-prof,
  * loaded by autocannon (50 connections, PROFILE_SECONDS, a new service per request); then the
- * profile's self time by package and by function. The .cpuprofile stays in PROFILE_DIR for Chrome's DevTools.
+ * profile's self time by package and by function. The .cpuprofile stays in PROFILE_DIR for
+ * Chrome's DevTools.
  *
  * Run: npm run profile:route
  */
