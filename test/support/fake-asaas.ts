@@ -222,7 +222,8 @@ export class FakeAsaas extends LoopbackFake {
   readonly pixTransactions = new Map<string, FakePixTransaction>();
   /** Asaas's fees, taken from each payment as it is made (`netValue`). */
   fees: FakeAsaasFees = ASAAS_PUBLIC_FEES;
-  readonly requests: Array<{ method: string; path: string; body?: unknown }> = [];
+  /** Every call to the API, with the `access_token` it came with (`apiKey`: whose key it used). */
+  readonly requests: Array<{ method: string; path: string; body?: unknown; apiKey?: string }> = [];
   /** Every account by id: the shop's, the root and the subaccounts. */
   readonly accounts = new Map<string, FakeAccount>();
   /** The subaccounts created with `POST /v3/accounts`, by id. */
@@ -251,7 +252,12 @@ export class FakeAsaas extends LoopbackFake {
     app.use(express.json());
     const api = express.Router();
     api.use((req, res, next) => {
-      this.requests.push({ method: req.method, path: req.path, body: req.body as unknown });
+      this.requests.push({
+        method: req.method,
+        path: req.path,
+        body: req.body as unknown,
+        apiKey: req.header('access_token'),
+      });
       if (!req.header('user-agent')) {
         return asaasError(res, 400, 'invalid_user_agent', 'O header User-Agent é obrigatório.');
       }

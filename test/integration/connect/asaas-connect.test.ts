@@ -27,6 +27,28 @@ const OWNER = {
   province: 'Bela Vista',
 };
 
+/** An owner's data as Asaas asks it for a person: a valid CPF's check digits, a birth date. */
+const PERSON = {
+  ...OWNER,
+  name: 'Ana Souza',
+  cpfCnpj: '529.982.247-25',
+  companyType: '',
+  birthDate: '1980-05-01',
+};
+
+/** The birth date of who turns `years` old on Brasília's calendar `daysFromToday` days from now. */
+function bornYearsBefore(years: number, daysFromToday = 0): string {
+  const day = new Date(Date.now() + daysFromToday * 86_400_000);
+  const [year, month, date] = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' })
+    .format(day)
+    .split('-')
+    .map(Number) as [number, number, number];
+  // Born on 29 February, one comes of age on 1 March in a common year (Código Civil, art. 132).
+  const leap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const [m, d] = month === 2 && date === 29 && !leap(year - years) ? [2, 28] : [month, date];
+  return `${year - years}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
 describe("connecting a shop's Asaas account: a subaccount of the vendor's", () => {
   let asaas: FakeAsaas;
   let h: Harness;
@@ -166,6 +188,155 @@ describe("connecting a shop's Asaas account: a subaccount of the vendor's", () =
     expect(taken.status).toBe(400);
     expect(await taken.text()).toContain('já está em uso');
     expect((await fetch(url)).status).toBe(200);
+  });
+
+  /*
+   * The root key opens an account in the vendor's name at Asaas: the owner's data is checked here
+   * first (CONTRACT "The Asaas form"), and a form that fails a check never reaches Asaas.
+   */
+  /** What Asaas was asked with the vendor's root key since `from` (an index of its requests). */
+  const rootCallsSince = (from: number) =>
+    asaas.requests
+      .slice(from)
+      .filter((r) => r.apiKey === asaas.rootApiKey)
+      .map((r) => `${r.method} ${r.path}`);
+
+  it.each([
+    [
+      'a CPF with wrong check digits',
+      { ...PERSON, cpfCnpj: '529.982.247-24' },
+      'cpfCnpj',
+      'CPF inválido',
+    ],
+    [
+      'a CPF of one digit repeated',
+      { ...PERSON, cpfCnpj: '111.111.111-11' },
+      'cpfCnpj',
+      'CPF inválido',
+    ],
+    [
+      'a CNPJ with wrong check digits',
+      { ...OWNER, cpfCnpj: '11.222.333/0001-82' },
+      'cpfCnpj',
+      'CNPJ inválido',
+    ],
+    [
+      'a CNPJ of one digit repeated',
+      { ...OWNER, cpfCnpj: '00.000.000/0000-00' },
+      'cpfCnpj',
+      'CNPJ inválido',
+    ],
+    ['a CEP of 7 digits', { ...OWNER, postalCode: '1310-100' }, 'postalCode', 'CEP inválido'],
+    [
+      'a phone without its DDD',
+      { ...OWNER, mobilePhone: '98765-4321' },
+      'mobilePhone',
+      'Celular inválido',
+    ],
+    [
+      'a DDD with a 0',
+      { ...OWNER, mobilePhone: '(10) 98765-4321' },
+      'mobilePhone',
+      'Celular inválido',
+    ],
+    [
+      'a DDD of 01',
+      { ...OWNER, mobilePhone: '(01) 98765-4321' },
+      'mobilePhone',
+      'Celular inválido',
+    ],
+    [
+      'a person of 17 years',
+      { ...PERSON, birthDate: bornYearsBefore(18, 1) },
+      'birthDate',
+      '18 anos',
+    ],
+    [
+      'a person of 121 years',
+      { ...PERSON, birthDate: bornYearsBefore(121) },
+      'birthDate',
+      'Data de nascimento inválida',
+    ],
+    [
+      'a person born tomorrow',
+      { ...PERSON, birthDate: bornYearsBefore(0, 1) },
+      'birthDate',
+      'Data de nascimento inválida',
+    ],
+    [
+      'a person with no birth date',
+      { ...PERSON, birthDate: '' },
+      'birthDate',
+      'data de nascimento',
+    ],
+    ['an income of 0', { ...OWNER, incomeValue: '0' }, 'incomeValue', 'maior que zero'],
+  ])(
+    'refuses %s on the form, naming the field, and never calls Asaas with the root key',
+    async (_case, form, field, problem) => {
+      const shop = `ipe-roxo-${randomBytes(4).toString('hex')}`;
+      await addShop(shop);
+      const url = await linkFor(shop);
+      const before = asaas.requests.length;
+      const refused = await submit(url, { ...form, email: `dono@${shop}.example` });
+      expect(rootCallsSince(before)).toEqual([]);
+      expect(refused.status).toBe(400);
+      const html = await refused.text();
+      expect(html).toMatch(new RegExp(`name="${field}"[^>]*aria-invalid="true"`));
+      expect(html).toContain(problem);
+      expect(html).toContain(`value="dono@${shop}.example"`);
+      expect(
+        [...asaas.subaccounts.values()].some((a) => a.data.email === `dono@${shop}.example`),
+      ).toBe(false);
+      // The link still works.
+      expect((await fetch(url)).status).toBe(200);
+    },
+  );
+
+  it('refuses a CPF of wrong check digits in the admin API too, before any call with the root key', async () => {
+    await addShop('ipe-amarelo');
+    const before = asaas.requests.length;
+    const refused = await admin('/shops/ipe-amarelo/connect', {
+      method: 'POST',
+      body: JSON.stringify({
+        provider: 'asaas',
+        account: {
+          ...PERSON,
+          email: 'dono@ipe-amarelo.example',
+          cpfCnpj: '52998224724',
+          companyType: undefined,
+        },
+      }),
+    });
+    expect(rootCallsSince(before)).toEqual([]);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'VALIDATION_FAILED', details: [{ field: 'cpfCnpj' }] },
+    });
+  });
+
+  it('takes a person who turns 18 today, punctuation as typed, and sends Asaas digits only', async () => {
+    await addShop('ipe-branco');
+    const url = await linkFor('ipe-branco');
+    const birthDate = bornYearsBefore(18);
+    const done = await submit(url, {
+      ...PERSON,
+      email: 'dono@ipe-branco.example',
+      cpfCnpj: ' 529.982.247-25 ',
+      mobilePhone: '(21) 9 8765-4321',
+      postalCode: '20040-020',
+      birthDate,
+    });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Conta conectada');
+    const made = [...asaas.subaccounts.values()].find(
+      (a) => a.data.email === 'dono@ipe-branco.example',
+    );
+    expect(made?.data).toMatchObject({
+      cpfCnpj: '52998224725',
+      mobilePhone: '21987654321',
+      postalCode: '20040020',
+      birthDate,
+    });
   });
 
   it("the admin API's account body creates the subaccount at once", async () => {
