@@ -3,6 +3,7 @@ import { ZodError } from 'zod';
 import { AppError, type ErrorDetail } from '../../errors';
 import { errorFields, type Logger } from '../../infra/logger';
 import { isRedisUnavailable } from '../../infra/redis';
+import { loggedPath } from '../logged-path';
 
 /** body-parser's error types, mapped to ours. */
 const BODY_ERRORS: Record<string, () => AppError> = {
@@ -58,8 +59,10 @@ function fromClientErrorStatus(error: unknown): AppError | undefined {
   if (status === 415) {
     return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body cannot be handled.');
   }
-  const cause = error instanceof URIError ? 'path' : 'request';
-  return new AppError('VALIDATION_FAILED', `The ${cause} could not be read.`, {
+  // A path that does not decode: the router's message quotes the segment (a link's token, say).
+  if (error instanceof URIError)
+    return new AppError('VALIDATION_FAILED', 'The path could not be read.');
+  return new AppError('VALIDATION_FAILED', 'The request could not be read.', {
     cause: error instanceof Error ? error.message.slice(0, 200) : undefined,
   });
 }
@@ -76,7 +79,8 @@ export interface ErrorAnswer {
 /**
  * The one place an error becomes an answer (Express's error handler and the checkout route's
  * front door both use it): a known error is logged as `warn` (a 5xx as `error`, a routine one
- * as `info`), anything else as `request crashed` with its stack, and answered INTERNAL.
+ * as `info`), anything else as `request crashed` with its stack, and answered INTERNAL. The
+ * path is logged as `loggedPath` writes it (never a link's token).
  */
 export function errorAnswer(
   error: unknown,
@@ -84,6 +88,7 @@ export function errorAnswer(
   request: { method: string; path: string; id: string },
 ): ErrorAnswer {
   const known = toAppError(error);
+  const path = loggedPath(request.path);
   const appError =
     known ?? new AppError('INTERNAL', 'Something went wrong; the log has the details.');
   if (known) {
@@ -92,14 +97,14 @@ export function errorAnswer(
       code: appError.code,
       status: appError.status,
       method: request.method,
-      path: request.path,
+      path,
       errMessage: appError.message,
       ...(typeof appError.cause === 'string' ? { cause: appError.cause } : {}),
     });
   } else {
     logger.error('request crashed', {
       method: request.method,
-      path: request.path,
+      path,
       ...errorFields(error),
     });
   }
@@ -136,6 +141,7 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
 /** Every unmatched route: a JSON 404, never Express's HTML page. */
 export function notFound(): RequestHandler {
   return (req, _res, next) => {
-    next(new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}.`));
+    // Its message is logged too: the path as every log line writes it.
+    next(new AppError('NOT_FOUND', `No route for ${req.method} ${loggedPath(req.path)}.`));
   };
 }

@@ -2,18 +2,11 @@ import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../../infra/logger';
 import type { Metrics } from '../../infra/metrics';
 import { matchedRoute } from '../../infra/tracing';
+import { loggedPath } from '../logged-path';
 
 /** The route pattern (never the raw URL, whose query may hold a token) as a metric label. */
 function routeLabel(req: Request): string {
   return matchedRoute(req) ?? 'unmatched';
-}
-
-/**
- * A path as the access log says it: a connect link's token is the right to connect a shop's
- * account, so it is never written (`/connect/:token/...`).
- */
-export function loggedPath(path: string): string {
-  return path.replace(/^\/connect\/(?!mercadopago\/|stripe\/)[^/]+/, '/connect/:token');
 }
 
 /**
