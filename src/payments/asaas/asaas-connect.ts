@@ -4,6 +4,7 @@ import { AppError } from '../../errors';
 import { providerHttp, type ProviderCall } from '../provider-http';
 import type { VendorAccounts } from '../vendor-accounts';
 import { ASAAS_API } from './asaas-api';
+import type { SubaccountData } from './subaccount-owner';
 
 /**
  * Asaas subaccounts ("contas filhas", docs.asaas.com "Criar subconta"): the vendor's root
@@ -14,32 +15,8 @@ import { ASAAS_API } from './asaas-api';
 
 type Root = NonNullable<VendorAccounts['asaas']>;
 
-/** The owner's data Asaas needs for a subaccount, Asaas's field names (its "Criar subconta"). */
-export const subaccountSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  email: z.email().max(200),
-  cpfCnpj: z
-    .string()
-    .transform((text) => text.replace(/\D/g, ''))
-    .pipe(z.string().regex(/^(\d{11}|\d{14})$/, 'must be a CPF (11 digits) or a CNPJ (14 digits)')),
-  birthDate: z.iso.date().optional(),
-  companyType: z.enum(['MEI', 'LIMITED', 'INDIVIDUAL', 'ASSOCIATION']).optional(),
-  mobilePhone: z
-    .string()
-    .transform((text) => text.replace(/\D/g, ''))
-    .pipe(z.string().regex(/^\d{10,11}$/, 'must be a phone number with its area code')),
-  incomeValue: z.coerce.number().positive().max(1e10),
-  address: z.string().trim().min(1).max(200),
-  addressNumber: z.string().trim().min(1).max(20),
-  complement: z.string().trim().max(200).optional(),
-  province: z.string().trim().min(1).max(200),
-  postalCode: z
-    .string()
-    .transform((text) => text.replace(/\D/g, ''))
-    .pipe(z.string().regex(/^\d{8}$/, 'must be a CEP of 8 digits')),
-});
-
-export type SubaccountData = z.output<typeof subaccountSchema>;
+// The owner's data, checked before the root key is used: its own file, named here for importers.
+export { subaccountSchema, type SubaccountData } from './subaccount-owner';
 
 /** What a created subaccount gives the shop's document. */
 export interface AsaasSubaccount {

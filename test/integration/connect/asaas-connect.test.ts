@@ -36,17 +36,19 @@ const PERSON = {
   birthDate: '1980-05-01',
 };
 
-/** The birth date of who turns `years` old on Brasília's calendar `daysFromToday` days from now. */
+/**
+ * The birth date of who turns `years` old on Brasília's calendar `daysFromToday` days from now.
+ * No one born in a common year turns it on a 29 February: then the 28th for today (of age
+ * already) and 1 March for a day to come (not yet).
+ */
 function bornYearsBefore(years: number, daysFromToday = 0): string {
-  const day = new Date(Date.now() + daysFromToday * 86_400_000);
-  const [year, month, date] = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' })
-    .format(day)
-    .split('-')
-    .map(Number) as [number, number, number];
-  // Born on 29 February, one comes of age on 1 March in a common year (Código Civil, art. 132).
-  const leap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const [m, d] = month === 2 && date === 29 && !leap(year - years) ? [2, 28] : [month, date];
-  return `${year - years}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  const day = new Date(Date.now() + daysFromToday * 86_400_000).toLocaleDateString('en-CA', {
+    timeZone: 'America/Sao_Paulo',
+  });
+  const [born, monthDay] = [Number(day.slice(0, 4)) - years, day.slice(5)];
+  const leap = (born % 4 === 0 && born % 100 !== 0) || born % 400 === 0;
+  if (monthDay !== '02-29' || leap) return `${born}-${monthDay}`;
+  return `${born}-${daysFromToday > 0 ? '03-01' : '02-28'}`;
 }
 
 describe("connecting a shop's Asaas account: a subaccount of the vendor's", () => {
