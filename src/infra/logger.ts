@@ -2,7 +2,8 @@ import type { Writable } from 'node:stream';
 import winston from 'winston';
 import { currentLogContext } from './log-context';
 import { createRedactor, SecretBook } from './redact';
-import { traceFields } from './tracing';
+import { scrubSpansWith } from './span-scrubbing';
+import { isTracing, traceFields } from './tracing';
 import { redactedRedisUrl } from '../redis-url';
 
 export type Logger = winston.Logger;
@@ -27,6 +28,9 @@ const LEVEL = Symbol.for('level');
 export function createLogger(options: LoggerOptions): Logger {
   const book = new SecretBook(options.secrets);
   const redact = createRedactor(book);
+  // The spans this process exports are scrubbed by the same redactor: the same secrets, the same
+  // matcher, a shop's secrets from the moment they are added.
+  if (isTracing()) scrubSpansWith(redact);
   const stampAndRedact = winston.format((info) => {
     const clean = redact({
       ...currentLogContext(),

@@ -25,6 +25,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import { carriedTrace, enterCarryingTrace, runCarryingTrace } from './log-context';
+import { scrubbingExporter } from './span-scrubbing';
 
 /*
  * The OpenTelemetry SDK for traces, put together from its parts (loaded by src/infra/tracing.ts
@@ -135,15 +136,20 @@ function batchOptions(env: Env) {
 /**
  * OTEL_TRACES_EXPORTER: `otlp` (the default), `console` (each span on stdout, for a look), or
  * `none`: spans are made, sampled and propagated, and dropped at their end (no exporter). An
- * exporter given in code takes the batches instead (the benchmark's).
+ * exporter given in code takes the batches instead (the benchmark's). Whichever it is, it gets
+ * each span scrubbed (src/infra/span-scrubbing.ts).
  */
 function spanProcessorsOf(env: Env, exporter?: SpanExporter): SpanProcessor[] {
-  if (exporter) return [new BatchSpanProcessor({ exporter, ...batchOptions(env) })];
+  if (exporter)
+    return [
+      new BatchSpanProcessor({ exporter: scrubbingExporter(exporter), ...batchOptions(env) }),
+    ];
   const exporters = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',').map((name) => name.trim());
   if (exporters.includes('none')) return [];
   if (exporters.includes('console'))
-    return [new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() })];
-  return [new BatchSpanProcessor({ exporter: exporterOf(env), ...batchOptions(env) })];
+    return [new SimpleSpanProcessor({ exporter: scrubbingExporter(new ConsoleSpanExporter()) })];
+  const otlp = scrubbingExporter(exporterOf(env));
+  return [new BatchSpanProcessor({ exporter: otlp, ...batchOptions(env) })];
 }
 
 /**
