@@ -8,7 +8,7 @@ import { FORM_BODY_LIMIT_BYTES } from './middleware/body-parsers';
 import { errorAnswer } from './middleware/error-responder';
 import { protocolProblem } from './middleware/protocol-checks';
 import { recordRequest } from './middleware/observe-requests';
-import { nameRequestRoute } from '../infra/tracing';
+import { nameRequestRoute } from '../infra/traced-requests';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
 import { headerToken } from './middleware/route-token';
 import { SHOP_CHECKOUT_ROUTE } from '../shop/shop-id';

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../infra/logger';
-import { tracedRequests } from '../infra/tracing';
-import { PUBLIC_PATHS } from './public-paths';
+import { tracedRequests, type JoinsCallerTrace } from '../infra/traced-requests';
 
 /** Node's parser errors that mean the headers were too large. */
 const TOO_LARGE = new Set(['HPE_HEADER_OVERFLOW']);
@@ -21,10 +20,17 @@ export function createHttpServer(options: ServerOptions, logger: Logger): Server
   return server;
 }
 
-/** Hands the server's requests to `listener`, those with an unserved Expect included. */
-export function serveRequests(server: Server, listener: RequestListener): void {
-  // With tracing on, each request is a span (src/infra/tracing.ts); a public one starts a trace.
-  const traced = tracedRequests(listener, PUBLIC_PATHS);
+/**
+ * Hands the server's requests to `listener`, those with an unserved Expect included. With tracing
+ * on, each request is a span (src/infra/traced-requests.ts), in its caller's trace only when
+ * `joinsCallerTrace` says its credentials open what it asks.
+ */
+export function serveRequests(
+  server: Server,
+  listener: RequestListener,
+  joinsCallerTrace?: JoinsCallerTrace,
+): void {
+  const traced = tracedRequests(listener, joinsCallerTrace);
   server.on('request', traced);
   server.on('checkExpectation', traced);
 }

@@ -8,9 +8,7 @@ import {
   trace,
   type Attributes,
   type Context,
-  type Link,
 } from '@opentelemetry/api';
-import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Telemetry } from 'bullmq';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { BullMQOtel } from 'bullmq-otel';
@@ -20,7 +18,8 @@ import { TRACEPARENT } from './traceparent';
  * OpenTelemetry tracing (docs/operating.md, "Following one payment"): on while
  * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, with the standard
  * OTEL_* variables read by the SDK itself; OTEL_SERVICE_NAME defaults to checkout-connector.
- * Incoming and outgoing HTTP (the platform, the providers, the ERP) are traced by the http
+ * Incoming requests are traced by src/infra/traced-requests.ts (joining a caller's trace only once
+ * authenticated); outgoing HTTP (the platform, the providers, the ERP) by the http
  * instrumentation, which puts `traceparent` on every outgoing request; jobs by BullMQ's telemetry,
  * which carries the context in the job, so a job's attempts, in any worker process, join the trace
  * that queued it; a checkout keeps its trace's context (its record's `trace`), so what settles it
@@ -29,10 +28,8 @@ import { TRACEPARENT } from './traceparent';
 
 /** The service's name when OTEL_SERVICE_NAME (or `service.name` in its attributes) says none. */
 export const DEFAULT_SERVICE_NAME = 'checkout-connector';
-const TRACER = 'checkout-connector';
-
-/** Requests not traced: the orchestrator's and Prometheus's, many a minute, telling nothing. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/** The connector's tracer (its spans' instrumentation scope). */
+export const TRACER = 'checkout-connector';
 
 type Env = Record<string, string | undefined>;
 
@@ -91,122 +88,6 @@ export async function stopTracing(): Promise<void> {
   });
   await Promise.race([sdk.shutdown().catch(() => undefined), late]);
   clearTimeout(timer);
-}
-
-/** Where a request's route is kept for its span, when Express does not route it (the front door). */
-const ROUTE = Symbol('connector.route');
-
-type RoutedRequest = IncomingMessage & {
-  [ROUTE]?: string;
-  route?: { path?: unknown };
-  baseUrl?: string;
-};
-
-/**
- * The route pattern Express matched for a request (`req.route` under `req.baseUrl`), never its raw
- * path (a query or a connect link may hold a token); undefined where Express matched none.
- */
-export function matchedRoute(req: {
-  route?: { path?: unknown };
-  baseUrl?: string;
-}): string | undefined {
-  const pattern = req.route?.path;
-  return typeof pattern === 'string' ? `${req.baseUrl ?? ''}${pattern}` : undefined;
-}
-
-/** A request's route: as Express matched it, or as named for its span. */
-function routeOf(req: RoutedRequest): string | undefined {
-  return matchedRoute(req) ?? req[ROUTE];
-}
-
-/** Names the request's route for its span, for a handler Express does not route. */
-export function nameRequestRoute(req: IncomingMessage, route: string): void {
-  if (started) (req as RoutedRequest)[ROUTE] = route;
-}
-
-/**
- * The path of a request's URL, without its query; of an absolute-form target
- * (`POST http://host/webhooks/...`, which Express routes by its path too), its path.
- */
-function pathOf(url = ''): string {
-  if (!url.startsWith('/')) {
-    try {
-      return new URL(url).pathname;
-    } catch {
-      return url;
-    }
-  }
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
-/** Whether `path` is `prefix` or under it. */
-const under = (path: string, prefix: string) =>
-  path === prefix || (path.startsWith(prefix) && path[prefix.length] === '/');
-
-/**
- * Where a request's span belongs: the trace its `traceparent` names (the platform's, the ERP's),
- * or, on a public path (a customer's page, a provider's webhook: anyone can send one, sampled), a
- * trace of its own linked to the one named, as OpenTelemetry's HTTP conventions advise for a
- * public endpoint. Most requests carry none: nothing to read.
- */
-function parentOf(
-  req: IncomingMessage,
-  path: string,
-  publicPaths: readonly string[],
-): { parent: Context; links?: Link[] } {
-  if (req.headers.traceparent === undefined) return { parent: ROOT_CONTEXT };
-  const named = propagation.extract(ROOT_CONTEXT, req.headers);
-  if (!publicPaths.some((prefix) => under(path, prefix))) return { parent: named };
-  const remote = trace.getSpanContext(named);
-  return {
-    parent: ROOT_CONTEXT,
-    ...(remote && isSpanContextValid(remote) ? { links: [{ context: remote }] } : {}),
-  };
-}
-
-/**
- * The server's request listener, each request a span of kind SERVER (see `parentOf` for its
- * trace; `publicPaths` are the prefixes of the public ones), active while it is handled, named by
- * its method and route pattern once answered (never the raw path: a connect link's token is in
- * it). The probes and the scrape are not traced. As it is while tracing is off.
- */
-export function tracedRequests(
-  listener: RequestListener,
-  publicPaths: readonly string[] = [],
-): RequestListener {
-  if (!started) return listener;
-  const tracer = trace.getTracer(TRACER);
-  return (req, res) => {
-    const path = pathOf(req.url);
-    if (UNTRACED_PATHS.has(path)) {
-      listener(req, res);
-      return;
-    }
-    const method = req.method ?? 'HTTP';
-    const { parent, links } = parentOf(req, path, publicPaths);
-    const span = tracer.startSpan(
-      method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': method },
-        ...(links ? { links } : {}),
-      },
-      parent,
-    );
-    // 'close' comes once, answered or not.
-    res.on('close', () => {
-      const route = routeOf(req);
-      if (route) {
-        span.updateName(`${method} ${route}`);
-        span.setAttribute('http.route', route);
-      }
-      span.setAttribute('http.response.status_code', res.statusCode);
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    });
-    context.with(trace.setSpan(parent, span), listener, undefined, req, res);
-  };
 }
 
 /** The active span's trace and span ids, for a log line; none outside a span. */

@@ -126,8 +126,13 @@ export async function startConnector(
       get: (id) => built.directory.cached(id)?.settings,
     }),
   );
-  const { listener, dashboard } = buildApp(config, built, { redis, logger, metrics, publicUrl });
-  serveRequests(server, listener);
+  const { listener, dashboard, joinsCallerTrace } = buildApp(config, built, {
+    redis,
+    logger,
+    metrics,
+    publicUrl,
+  });
+  serveRequests(server, listener, joinsCallerTrace);
   const running = await startWorkers(config, built, { logger, metrics });
   // BullMQ checks its connections asynchronously; a shutdown while that check is in flight would
   // leave it failing with no listener. With Redis up the check takes milliseconds: wait for it.

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { RequestListener } from 'node:http';
 import { createApp, type AppDeps } from '../http/app';
+import { authenticatedCallers } from '../http/authenticated-callers';
 import { CheckoutEntry } from '../http/checkout-entry';
 import { checkoutFrontDoor } from '../http/checkout-front-door';
 import { basicCredentialsMatcher } from '../http/middleware/basic-auth';
@@ -15,6 +16,7 @@ import { returnRoutes } from '../http/routes/return-routes';
 import { webhookRoutes } from '../http/routes/webhook-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
+import type { JoinsCallerTrace } from '../infra/traced-requests';
 import { deploymentNotices } from '../payments/build-provider';
 import { pingRedis, sendRawCommand, type ConnectorConnection } from '../infra/redis';
 import type { Dependencies } from './dependencies';
@@ -31,13 +33,14 @@ interface AppRuntime {
 /**
  * The HTTP app of the process: health and metrics always; with the api role, every shop's
  * checkout route, the providers' webhooks, the return pages, whatever routes the providers
- * bring, the admin API when ADMIN_TOKEN is set, and the dashboard when configured.
+ * bring, the admin API when ADMIN_TOKEN is set, and the dashboard when configured; and which
+ * callers' requests join the trace their traceparent names (none of a worker's).
  */
 export function buildApp(
   config: Config,
   built: Dependencies,
   runtime: AppRuntime,
-): { listener: RequestListener; dashboard: boolean } {
+): { listener: RequestListener; dashboard: boolean; joinsCallerTrace?: JoinsCallerTrace } {
   const { logger, metrics, redis } = runtime;
   const always: AppDeps = {
     logger,
@@ -60,7 +63,8 @@ export function buildApp(
   const listener: RequestListener = (req, res) => {
     if (!frontDoor(req, res)) void app(req, res);
   };
-  return { listener, dashboard: config.dashboard !== undefined };
+  const joinsCallerTrace = authenticatedCallers({ entry, adminToken: config.shops.adminToken });
+  return { listener, dashboard: config.dashboard !== undefined, joinsCallerTrace };
 }
 
 /** The public endpoints' limiters; the platform, a dashboard user and the admin are not counted. */

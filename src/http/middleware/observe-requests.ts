@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../../infra/logger';
 import type { Metrics } from '../../infra/metrics';
-import { matchedRoute } from '../../infra/tracing';
+import { matchedRoute } from '../../infra/traced-requests';
 import { loggedPath } from '../logged-path';
 
 /** The route pattern (never the raw URL, whose query may hold a token) as a metric label. */

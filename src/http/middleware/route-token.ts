@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors';
 import { secretMatcher } from '../../secrets/token-match';
@@ -18,6 +18,18 @@ export function headerToken(headers: IncomingHttpHeaders): string | undefined {
 export function presentedToken(req: Request): string | undefined {
   const query = typeof req.query.token === 'string' ? req.query.token : undefined;
   return headerToken(req.headers) ?? query;
+}
+
+/**
+ * `presentedToken` read from the request as it arrives, before Express parsed its query (for the
+ * tracing's judgement of a caller, src/http/authenticated-callers.ts): a header's, or one `?token=`.
+ */
+export function presentedTokenOf(req: IncomingMessage): string | undefined {
+  const given = headerToken(req.headers);
+  const query = req.url?.indexOf('?') ?? -1;
+  if (given !== undefined || query === -1) return given;
+  const tokens = new URLSearchParams((req.url ?? '').slice(query + 1)).getAll('token');
+  return tokens.length === 1 ? tokens[0] : undefined;
 }
 
 /** Whether a request carries the shared token (digests compared in constant time). */

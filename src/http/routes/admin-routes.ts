@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { exactRouter } from '../../infra/exact-routes';
@@ -43,8 +44,13 @@ const connectSchema = z.strictObject({
   account: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** Whether a request carries the admin token (for the rate limiter: a right one never counts). */
-export function adminTokenMatcher(token: string): (req: Request) => boolean {
+/**
+ * Whether a request carries the admin token: for the rate limiter (a right one never counts) and
+ * for tracing (only then does a request join its caller's trace), as `authorize` checks it.
+ */
+export function adminTokenMatcher(
+  token: string,
+): (req: Pick<IncomingMessage, 'headers'>) => boolean {
   const matches = secretMatcher(token);
   return (req) => matches(bearerToken(req.headers));
 }
@@ -61,7 +67,7 @@ export function adminRoutes(
   options: { token: string; rateLimit?: RequestHandler; links?: ConnectLinks },
 ): Router {
   const router = exactRouter();
-  const matches = secretMatcher(options.token);
+  const authenticated = adminTokenMatcher(options.token);
   const actor = `admin:${createHash('sha256').update(options.token).digest('hex').slice(0, 8)}`;
 
   const guard: RequestHandler = (_req, res, next) => {
@@ -70,7 +76,7 @@ export function adminRoutes(
     next();
   };
   const authorize: RequestHandler = (req, _res, next) => {
-    if (!matches(bearerToken(req.headers))) {
+    if (!authenticated(req)) {
       throw new AppError(
         'UNAUTHORIZED',
         'The admin API needs Authorization: Bearer <ADMIN_TOKEN>.',
