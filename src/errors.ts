@@ -52,6 +52,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     text: 'The connect link is unknown, used or expired: ask for a new one (`connector shops connect`).',
   },
+  CONNECT_OTHER_BROWSER: {
+    status: 400,
+    retryable: false,
+    text: "A connect callback (the provider's redirect back) came to a browser other than the one that pressed the link's button: nothing changed; the owner opens the link again in one browser.",
+  },
   CONNECT_NOT_CONFIGURED: {
     status: 409,
     retryable: false,

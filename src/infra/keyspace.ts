@@ -94,18 +94,30 @@ export function registryKeys(prefix: string): {
 }
 
 /**
- * The connect links (by their token's hash), the connections under way (by their OAuth
- * `state`), and each shop's renewal lock: single keys, each command touching one.
+ * The connect links (by their token's hash), the connections under way (by their `state`'s
+ * hash), the accounts those made at a provider (by the account id's hash: no account id in a key
+ * name), each link's refusals, and each shop's renewal lock: single keys, each command touching
+ * one. Layout 2 kept states by their raw value and accounts by their id (`state:account:<id>`,
+ * `state:link-account:<link>`): `connector migrate` moves or drops those
+ * (src/store/connect-migration.ts).
  */
 export function connectKeys(prefix: string): {
+  tag: string;
   link(hash: string): string;
-  state(state: string): string;
+  state(hash: string): string;
+  linkAccount(linkKey: string): string;
+  pendingAccount(provider: string, accountHash: string): string;
+  refusals(linkKey: string): string;
   renewLock(shop: string): string;
 } {
   const tag = `{${prefix}:connect}`;
   return {
+    tag,
     link: (hash) => `${tag}:link:${hash}`,
-    state: (state) => `${tag}:state:${state}`,
+    state: (hash) => `${tag}:state:${hash}`,
+    linkAccount: (linkKey) => `${tag}:link-account:${linkKey}`,
+    pendingAccount: (provider, accountHash) => `${tag}:account:${provider}:${accountHash}`,
+    refusals: (linkKey) => `${tag}:refusals:${linkKey}`,
     renewLock: (shop) => `${tag}:renew-lock:${shop}`,
   };
 }

@@ -41,6 +41,7 @@ export function connectServices(
     store,
     credentials,
     vendor,
+    keyring,
     publicUrl,
     clock,
   });

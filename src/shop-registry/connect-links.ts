@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
 import {
   authorizationUrl,
@@ -6,25 +5,20 @@ import {
   pkcePair,
 } from '../payments/mercadopago/mercadopago-oauth';
 import { MERCADOPAGO_API } from '../payments/mercadopago/mercadopago-api';
-import { ASAAS_API } from '../payments/asaas/asaas-api';
-import {
-  createSubaccount,
-  newWebhookToken,
-  registerWebhook,
-  subaccountSchema,
-  vendorWallet,
-  type SubaccountData,
-} from '../payments/asaas/asaas-connect';
-import { webhookPath } from '../shop/shop-id';
+import type { Keyring } from '../secrets/secret-box';
 import type { StoredShop } from './stored-shop';
+import { AsaasOnboarding } from './asaas-onboarding';
 import { StripeOnboarding } from './stripe-onboarding';
-import { apiUrlUnlessOfficial, officialOrigins } from '../payments/provider-hosts';
+import { ConnectStates, hashOf, invalidLink, randomValue } from './connect-states';
+import { apiUrlUnlessOfficial } from '../payments/provider-hosts';
 import type { ProviderDocument } from '../payments/provider-fields';
 import { PROVIDERS, type ProviderName } from '../payments/providers';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import { ENV_SHOP_ID } from '../shop/shop-id';
 import type { ConnectLink, ConnectLinkStore, RegistryStore } from './ports';
 import type { ShopCredentials } from './shop-credentials';
+
+export { invalidLink } from './connect-states';
 
 /** How long a link works (CONTRACT: 7 days). */
 export const LINK_TTL_MS = 7 * 86_400_000;
@@ -51,6 +45,7 @@ export interface ConnectLinksDeps {
   store: RegistryStore;
   credentials: ShopCredentials;
   vendor: VendorAccounts;
+  keyring: Keyring | undefined;
   publicUrl: string;
   clock: () => Date;
 }
@@ -65,27 +60,7 @@ export interface LinkPage {
 }
 
 /** A link's key in Redis: its token's SHA-256, never the token. */
-export function keyOf(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
-/** The owner's data for an Asaas subaccount, checked; VALIDATION_FAILED naming each field. */
-function parseSubaccount(input: unknown): SubaccountData {
-  const source = { ...((input ?? {}) as Record<string, unknown>) };
-  // A form sends every field, empty ones as '': those are absent.
-  for (const [field, value] of Object.entries(source)) if (value === '') delete source[field];
-  const parsed = subaccountSchema.safeParse(source);
-  if (parsed.success) return parsed.data;
-  throw new AppError('VALIDATION_FAILED', 'The account data is not valid.', {
-    details: parsed.error.issues.map((issue) => ({
-      field:
-        issue.path.map(String).join('.') ||
-        (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'account'),
-      problem:
-        issue.code === 'unrecognized_keys' ? 'is not a field of an Asaas account' : issue.message,
-    })),
-  });
-}
+export const keyOf = hashOf;
 
 /** A link's page: its shop, named, and its provider. */
 function pageOf(link: ConnectLink, shopName: string): LinkPage {
@@ -99,13 +74,6 @@ function pageOf(link: ConnectLink, shopName: string): LinkPage {
   };
 }
 
-export function invalidLink(): AppError {
-  return new AppError(
-    'CONNECT_LINK_INVALID',
-    'This link is unknown, was used already, or expired: ask for a new one.',
-  );
-}
-
 /**
  * The links a vendor sends a shop's owner to connect the shop's provider account without
  * pasted keys (CONTRACT "Connecting a shop's provider account"): made for one shop and one
@@ -114,13 +82,25 @@ export function invalidLink(): AppError {
 export class ConnectLinks {
   /** Stripe's onboarding of an Express account, with this class's links. */
   readonly stripe: StripeOnboarding;
+  /** Asaas's subaccounts, made from the link's form or the admin API's body. */
+  readonly asaas: AsaasOnboarding;
+  private readonly states: ConnectStates;
 
   constructor(private readonly deps: ConnectLinksDeps) {
-    this.stripe = new StripeOnboarding({
+    this.states = new ConnectStates(deps);
+    const flow = {
       ...deps,
-      usable: (key) => this.usable(key),
-      giveBack: (key, link) => this.giveBack(key, link),
-    });
+      states: this.states,
+      usable: (key: string) => this.usable(key),
+      giveBack: (key: string, link: ConnectLink) => this.giveBack(key, link),
+    };
+    this.stripe = new StripeOnboarding(flow);
+    this.asaas = new AsaasOnboarding(flow);
+  }
+
+  /** Whether the deployment's PUBLIC_URL is https (the browser's cookie is then `__Host-`). */
+  get secure(): boolean {
+    return this.deps.publicUrl.startsWith('https:');
   }
 
   /** Whether this deployment can connect `provider` (its vendor account's variables are set). */
@@ -176,7 +156,7 @@ export class ConnectLinks {
     const entry = await this.deps.store.get(shop);
     if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
     await this.deps.credentials.precheck(shop, entry.stored.incarnation ?? '', provider);
-    const token = randomBytes(32).toString('base64url');
+    const token = randomValue();
     const now = this.deps.clock();
     const link: ConnectLink = {
       shop,
@@ -221,10 +201,11 @@ export class ConnectLinks {
   }
 
   /**
-   * The link's button: where the owner's browser goes to authorize the vendor's application
-   * (Mercado Pago's OAuth with PKCE; the verifier and the link wait under `state`).
+   * The link's button pressed in the browser whose cookie holds `browser`: where the browser goes
+   * to authorize the vendor's application (Mercado Pago's OAuth with PKCE; the verifier, sealed,
+   * and the link wait under a state bound to that browser), or Stripe's onboarding.
    */
-  async start(token: string): Promise<string> {
+  async start(token: string, browser: string): Promise<string> {
     const key = keyOf(token);
     const link = await this.usable(key);
     await this.deps.credentials.precheck(
@@ -232,38 +213,42 @@ export class ConnectLinks {
       link.incarnation,
       link.provider as ProviderName,
     );
-    if (link.provider === 'stripe') return this.stripe.start(key, link);
+    if (link.provider === 'stripe') return this.stripe.start(key, link, browser);
     const application = this.deps.vendor.mercadopago;
-    if (link.provider !== 'mercadopago') throw invalidLink();
-    if (!application) throw invalidLink();
-    const state = randomBytes(24).toString('base64url');
+    if (link.provider !== 'mercadopago' || !application) throw invalidLink();
     const { verifier, challenge } = pkcePair();
-    await this.deps.links.putState(state, { link: key, secret: verifier }, STATE_TTL_MS);
+    const state = await this.states.issue(
+      { purpose: 'mercadopago-oauth', link: { key, value: link }, browser, secret: verifier },
+      STATE_TTL_MS,
+    );
     return authorizationUrl(application, { redirectUri: this.redirectUri(), state, challenge });
   }
 
   /**
-   * Mercado Pago's callback: the code exchanged (with the verifier `state` names) for the
-   * owner's tokens, stored on the shop, and the link used up. A link whose exchange failed
+   * Mercado Pago's callback in the browser whose cookie holds `browser`: the code exchanged
+   * (with the verifier its state keeps), the owner's tokens stored on the shop, and the link
+   * used up. A state of another purpose or browser changes nothing; a link whose exchange failed
    * works again.
    */
-  async finish(query: {
-    code?: string;
-    state?: string;
-    error?: string;
-  }): Promise<{ outcome: 'connected'; page: LinkPage } | { outcome: 'cancelled' }> {
-    const pending = query.state ? await this.deps.links.takeState(query.state) : undefined;
-    if (!pending) throw invalidLink();
+  async finish(
+    query: { code?: string; state?: string; error?: string },
+    browser: string | undefined,
+  ): Promise<{ outcome: 'connected'; page: LinkPage } | { outcome: 'cancelled' }> {
+    const checked = await this.states.check(query.state, 'mercadopago-oauth', browser);
+    if (!(await this.states.take(checked))) throw invalidLink();
     if (query.error !== undefined || !query.code) return { outcome: 'cancelled' };
-    const link = await this.deps.links.take(pending.link);
+    const { link: linkKey } = checked.state;
+    const link = await this.deps.links.take(linkKey);
     if (!link || Date.parse(link.expiresAt) <= this.deps.clock().getTime()) throw invalidLink();
     const application = this.deps.vendor.mercadopago;
     try {
-      if (!application) throw invalidLink();
+      if (!application || link.provider !== 'mercadopago' || checked.secret === undefined) {
+        throw invalidLink();
+      }
       await this.deps.credentials.precheck(link.shop, link.incarnation, 'mercadopago');
       const grant = await exchangeCode(
         application,
-        { code: query.code, verifier: pending.secret, redirectUri: this.redirectUri() },
+        { code: query.code, verifier: checked.secret, redirectUri: this.redirectUri() },
         this.deps.clock,
       );
       const provider = {
@@ -286,35 +271,16 @@ export class ConnectLinks {
       return { outcome: 'connected', page: pageOf(link, stored.name) };
     } catch (error) {
       // Nothing connected: the owner may follow the same link again while it lasts.
-      await this.giveBack(pending.link, link);
+      await this.giveBack(linkKey, link);
       throw error;
     }
   }
 
-  /**
-   * The Asaas link's form: the shop's subaccount created from the owner's data with the vendor's
-   * root key, its webhook registered, its key and wallet stored; the link used. Asaas's refusal
-   * of the data is VALIDATION_FAILED (the form shows it) and the link works again.
-   */
+  /** The Asaas link's form: the shop's subaccount (AsaasOnboarding), and the page it shows. */
   async connectAsaas(token: string, input: unknown): Promise<LinkPage> {
-    const key = keyOf(token);
-    const link = await this.usable(key);
-    if (link.provider !== 'asaas') throw invalidLink();
-    const data = parseSubaccount(input);
-    const taken = await this.deps.links.take(key);
-    if (!taken) throw invalidLink();
-    try {
-      const stored = await this.subaccountFor(
-        link.shop,
-        link.incarnation,
-        data,
-        `connect:${link.by}`,
-      );
-      return pageOf(link, stored.name);
-    } catch (error) {
-      await this.giveBack(key, link);
-      throw error;
-    }
+    const link = await this.asaas.connect(keyOf(token), input);
+    const entry = await this.deps.store.get(link.shop);
+    return pageOf(link, entry?.stored.name ?? link.shop);
   }
 
   /** The admin API's `account` body: the shop's subaccount created at once, no link. */
@@ -325,51 +291,6 @@ export class ConnectLinks {
         `This deployment has no Asaas account to connect shops with: set ${VENDOR_VARIABLES.asaas}.`,
       );
     }
-    const entry = await this.deps.store.get(shop);
-    if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
-    return this.subaccountFor(shop, entry.stored.incarnation ?? '', parseSubaccount(input), by);
-  }
-
-  private async subaccountFor(
-    shop: string,
-    incarnation: string,
-    data: SubaccountData,
-    by: string,
-  ): Promise<StoredShop> {
-    const root = this.deps.vendor.asaas;
-    if (!root) throw invalidLink();
-    await this.deps.credentials.precheck(shop, incarnation, 'asaas');
-    const walletId = await vendorWallet(root);
-    const created = await createSubaccount(root, data);
-    const webhookToken = newWebhookToken();
-    try {
-      await registerWebhook(root.apiUrl, created.apiKey, {
-        url: `${this.deps.publicUrl}${webhookPath('asaas', shop)}`,
-        authToken: webhookToken,
-        email: data.email,
-      });
-    } catch (error) {
-      // The account exists: keep it. Its checkouts are still read by the reconciler; the
-      // webhook is a hint. Said, so an operator registers it at Asaas.
-      this.deps.log?.error("the Asaas subaccount's webhook could not be registered", {
-        shop,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-    const official = officialOrigins(ASAAS_API).includes(new URL(root.apiUrl).origin);
-    const provider = {
-      name: 'asaas',
-      connection: 'subaccount',
-      account: created.account,
-      connectedAt: this.deps.clock().toISOString(),
-      apiKey: created.apiKey,
-      webhookToken,
-      walletId: created.walletId,
-      vendorWalletId: walletId,
-      ...(official
-        ? { environment: root.apiUrl === ASAAS_API.sandbox ? 'sandbox' : 'production' }
-        : { apiUrl: root.apiUrl }),
-    } as ProviderDocument;
-    return this.deps.credentials.connect(shop, incarnation, provider, by);
+    return this.asaas.connectNow(shop, input, by);
   }
 }

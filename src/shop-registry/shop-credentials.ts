@@ -209,8 +209,29 @@ export class ShopCredentials {
     });
   }
 
+  /** The registry's shop connected to `account` at `provider`, if one is. */
+  async connectedTo(provider: string, account: string): Promise<string | undefined> {
+    for (const [id, { stored }] of await this.deps.store.all()) {
+      const connected = stored.provider as { name?: string; account?: string };
+      if (connected.name === provider && connected.account === account) return id;
+    }
+    return undefined;
+  }
+
+  /**
+   * The provider says the shop's connected account can no longer take payments (Stripe disabled
+   * its charges): the shop is marked needs_reconnect, as a refused renewal marks it. False when it
+   * was marked already.
+   */
+  async needsReconnect(id: string, reason: string): Promise<boolean> {
+    const { stored } = await shopEntry(this.deps.store, id);
+    if (stored.needsReconnect) return false;
+    await this.markNeedsReconnect(id, stored, reason);
+    return true;
+  }
+
   private async markNeedsReconnect(id: string, seen: StoredShop, reason: string): Promise<void> {
-    this.deps.log.error('a connected shop must connect again: its provider refused the renewal', {
+    this.deps.log.error('a connected shop must connect again: its provider refused it', {
       shop: id,
       provider: seen.provider.name,
       reason,

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors';
 import type { ProviderDocument } from '../payments/provider-fields';
 import { apiUrlUnlessOfficial } from '../payments/provider-hosts';
 import type * as StripeConnect from '../payments/stripe/stripe-connect';
 import { STRIPE_API } from '../payments/stripe/stripe-api';
 import type { VendorAccounts } from '../payments/vendor-accounts';
+import { invalidLink, type ConnectStates } from './connect-states';
 import type { ConnectLink, ConnectLinkStore, RegistryStore } from './ports';
 import type { ShopCredentials } from './shop-credentials';
 
@@ -20,6 +20,7 @@ function stripeConnect(): typeof StripeConnect {
 
 export interface StripeOnboardingDeps {
   links: ConnectLinkStore;
+  states: ConnectStates;
   store: RegistryStore;
   credentials: ShopCredentials;
   vendor: VendorAccounts;
@@ -37,26 +38,27 @@ export type StripeReturn =
   /** Stripe has not enabled charges yet: connected by Stripe's `account.updated`, later. */
   | { outcome: 'pending'; shopName: string; continueUrl: string };
 
-function invalid(): AppError {
-  return new AppError(
-    'CONNECT_LINK_INVALID',
-    'This link is unknown, was used already, or expired: ask for a new one.',
-  );
-}
+/** What an `account.updated` did. */
+export type AccountUpdate =
+  | { outcome: 'connected'; shop: string }
+  /** Stripe disabled the charges of a connected shop's account: the shop must connect again. */
+  | { outcome: 'needs-reconnect'; shop: string }
+  | { outcome: 'nothing' };
 
 /**
  * A shop's Stripe account as an Express account of the vendor's platform (CONTRACT "Connecting
  * a shop's provider account"): the link's button creates the account (one per link) and sends
  * the owner to Stripe's hosted onboarding; the shop is connected once Stripe says
- * `charges_enabled`, on the owner's return or by the Connect event `account.updated`, whichever
- * comes first. The link is used then, not before.
+ * `charges_enabled`, on the owner's return (in the browser that pressed the button) or by the
+ * Connect event `account.updated`, whichever comes first. The link is used then, not before.
+ * The owner's return and refresh carry a state of purpose `stripe-onboarding`, never an account.
  */
 export class StripeOnboarding {
   constructor(private readonly deps: StripeOnboardingDeps) {}
 
   private platform(): NonNullable<VendorAccounts['stripe']> {
     const platform = this.deps.vendor.stripe;
-    if (!platform) throw invalid();
+    if (!platform) throw invalidLink();
     return platform;
   }
 
@@ -66,33 +68,29 @@ export class StripeOnboarding {
   }
 
   /** The link's button: the shop's Express account (made once per link), then its onboarding. */
-  async start(key: string, link: ConnectLink): Promise<string> {
+  async start(key: string, link: ConnectLink, browser: string): Promise<string> {
     const platform = this.platform();
     const entry = await this.deps.store.get(link.shop);
-    if (!entry) throw invalid();
+    if (!entry) throw invalidLink();
     const ttl = this.leftOf(link);
     // One account per link, however often and late its button is pressed: the account made first
     // is kept beside the link (Stripe's idempotency keys last 24 hours, a link 7 days).
-    const made = await this.deps.links.getState(`link-account:${key}`);
+    const made = await this.deps.links.getLinkAccount(key);
     const account =
-      made?.secret ??
+      made?.account ??
       (await stripeConnect().createExpressAccount(
         platform,
         { id: link.shop, name: entry.stored.name },
         `connect-account:${key}`,
       ));
-    if (!made) {
-      await this.deps.links.putState(
-        `link-account:${key}`,
-        { link: key, secret: account, shop: link.shop },
-        ttl,
-      );
-    }
-    const state = randomBytes(24).toString('base64url');
-    // The owner's return names the state; Stripe's event names the account: both lead here.
-    const pending = { link: key, secret: account, shop: link.shop };
-    await this.deps.links.putState(state, pending, ttl);
-    await this.deps.links.putState(`account:${account}`, pending, ttl);
+    const pending = { link: key, shop: link.shop, account };
+    if (!made) await this.deps.links.putLinkAccount(key, pending, ttl);
+    // Stripe's event names the account; the owner's return names the state.
+    await this.deps.links.putPendingAccount('stripe', pending, ttl);
+    const state = await this.deps.states.issue(
+      { purpose: 'stripe-onboarding', link: { key, value: link }, browser, account },
+      ttl,
+    );
     return this.onboarding(platform, account, state);
   }
 
@@ -110,62 +108,66 @@ export class StripeOnboarding {
   }
 
   /** An onboarding link that expired or was used: a new one for the same account. */
-  async refresh(state: string | undefined): Promise<string> {
-    const pending = state ? await this.deps.links.getState(state) : undefined;
-    if (!pending || !state) throw invalid();
-    await this.deps.usable(pending.link);
-    return this.onboarding(this.platform(), pending.secret, state);
+  async refresh(state: string | undefined, browser: string | undefined): Promise<string> {
+    const checked = await this.deps.states.check(state, 'stripe-onboarding', browser);
+    const account = checked.state.account;
+    if (!account || !state) throw invalidLink();
+    await this.deps.usable(checked.state.link);
+    return this.onboarding(this.platform(), account, state);
   }
 
   /** The owner back from Stripe: connected when Stripe enabled charges, else pending. */
-  async returned(state: string | undefined): Promise<StripeReturn> {
-    const pending = state ? await this.deps.links.getState(state) : undefined;
-    if (!pending || !state) throw invalid();
-    const already = await this.connectedAlready(pending);
-    if (already) return already;
-    const link = await this.deps.usable(pending.link);
-    const entry = await this.deps.store.get(link.shop);
+  async returned(state: string | undefined, browser: string | undefined): Promise<StripeReturn> {
+    const checked = await this.deps.states.check(state, 'stripe-onboarding', browser);
+    const { account, shop, link: key } = checked.state;
+    if (!account || !state) throw invalidLink();
+    const entry = await this.deps.store.get(shop);
+    const provider = entry?.stored.provider as { name?: string; account?: string } | undefined;
+    if (entry && provider?.name === 'stripe' && provider.account === account) {
+      // Stripe's event connected it first.
+      await this.deps.states.take(checked);
+      return { outcome: 'connected', shop, shopName: entry.stored.name };
+    }
+    const link = await this.deps.usable(key);
     const shopName = entry?.stored.name ?? link.shop;
-    if (!(await stripeConnect().chargesEnabled(this.platform(), pending.secret))) {
+    if (!(await stripeConnect().chargesEnabled(this.platform(), account))) {
       return {
         outcome: 'pending',
         shopName,
         continueUrl: `${this.deps.publicUrl}${STRIPE_REFRESH_PATH}?state=${encodeURIComponent(state)}`,
       };
     }
-    await this.connect(pending.link, pending.secret);
-    await this.deps.links.takeState(state);
+    await this.connect(key, account);
+    await this.deps.states.take(checked);
     return { outcome: 'connected', shop: link.shop, shopName };
   }
 
-  /** The return of an owner whose account Stripe's event connected first: connected. */
-  private async connectedAlready(pending: {
-    secret: string;
-    shop?: string;
-  }): Promise<StripeReturn | undefined> {
-    if (!pending.shop) return undefined;
-    const entry = await this.deps.store.get(pending.shop);
-    const provider = entry?.stored.provider as { name?: string; account?: string } | undefined;
-    if (provider?.name !== 'stripe' || provider.account !== pending.secret) return undefined;
-    return {
-      outcome: 'connected',
-      shop: pending.shop,
-      shopName: entry?.stored.name ?? pending.shop,
-    };
-  }
-
   /**
-   * A Connect event: an `account.updated` with charges enabled connects the shop whose link made
-   * the account (once; later ones find no link). Answers the shop it connected, if any.
+   * A Connect event, verified: an `account.updated` with charges enabled connects the shop whose
+   * link made the account (once; later ones find no link); with charges disabled, the shop
+   * connected to the account is marked needs_reconnect, as a refused renewal is.
    */
-  async accountUpdated(account: string, chargesEnabled: boolean): Promise<string | undefined> {
-    if (!chargesEnabled) return undefined;
-    const pending = await this.deps.links.getState(`account:${account}`);
-    if (!pending) return undefined;
-    return this.connect(pending.link, account).catch((error: unknown) => {
+  async accountUpdated(
+    account: string,
+    chargesEnabled: boolean | undefined,
+  ): Promise<AccountUpdate> {
+    if (chargesEnabled === undefined) return { outcome: 'nothing' };
+    if (!chargesEnabled) {
+      const shop = await this.deps.credentials.connectedTo('stripe', account);
+      if (!shop) return { outcome: 'nothing' };
+      const marked = await this.deps.credentials.needsReconnect(
+        shop,
+        'Stripe disabled the charges of the connected account',
+      );
+      return marked ? { outcome: 'needs-reconnect', shop } : { outcome: 'nothing' };
+    }
+    const pending = await this.deps.links.getPendingAccount('stripe', account);
+    if (!pending) return { outcome: 'nothing' };
+    const shop = await this.connect(pending.link, account).catch((error: unknown) => {
       if (error instanceof AppError && error.code === 'CONNECT_LINK_INVALID') return undefined;
       throw error;
     });
+    return shop ? { outcome: 'connected', shop } : { outcome: 'nothing' };
   }
 
   /**
@@ -191,7 +193,11 @@ export class StripeOnboarding {
   /** Stores the connected account on the link's shop and uses the link up. */
   private async connect(key: string, account: string): Promise<string> {
     const link = await this.deps.links.take(key);
-    if (!link) throw invalid();
+    if (!link) throw invalidLink();
+    if (link.provider !== 'stripe') {
+      await this.deps.giveBack(key, link);
+      throw invalidLink();
+    }
     const platform = this.platform();
     const provider = {
       name: 'stripe',
@@ -211,7 +217,7 @@ export class StripeOnboarding {
       await this.deps.giveBack(key, link);
       throw error;
     }
-    await this.deps.links.takeState(`account:${account}`);
+    await this.deps.links.dropPendingAccount('stripe', account);
     return link.shop;
   }
 }

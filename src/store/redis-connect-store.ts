@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RedisCommands } from '../infra/redis';
 import { connectKeys } from '../infra/keyspace';
 import { runScript } from '../infra/redis-scripts';
@@ -5,6 +6,7 @@ import type {
   ConnectLink,
   ConnectLinkStore,
   ConnectState,
+  PendingAccount,
   RenewLock,
 } from '../shop-registry/ports';
 
@@ -18,6 +20,17 @@ const TAKE = `
 local value = redis.call('GET', KEYS[1])
 if value then redis.call('DEL', KEYS[1]) end
 return value`;
+
+// INCR a link's refusals; the window starts with the first.
+const COUNT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+/** An account id as a key names it: its SHA-256, never the id. */
+function accountHash(account: string): string {
+  return createHash('sha256').update(account).digest('hex');
+}
 
 function parsed<T>(text: string | null): T | undefined {
   if (text === null) return undefined;
@@ -51,16 +64,50 @@ export class RedisConnectStore implements ConnectLinkStore, RenewLock {
     return parsed((await runScript(this.redis, TAKE, 1, this.keys.link(key))) as string | null);
   }
 
-  async putState(state: string, value: ConnectState, ttlMs: number): Promise<void> {
-    await this.redis.set(this.keys.state(state), JSON.stringify(value), 'PX', ttlMs);
+  async putState(hash: string, value: ConnectState, ttlMs: number): Promise<void> {
+    await this.redis.set(this.keys.state(hash), JSON.stringify(value), 'PX', Math.max(1, ttlMs));
   }
 
-  async getState(state: string): Promise<ConnectState | undefined> {
-    return parsed(await this.redis.get(this.keys.state(state)));
+  async getState(hash: string): Promise<ConnectState | undefined> {
+    return parsed(await this.redis.get(this.keys.state(hash)));
   }
 
-  async takeState(state: string): Promise<ConnectState | undefined> {
-    return parsed((await runScript(this.redis, TAKE, 1, this.keys.state(state))) as string | null);
+  async takeState(hash: string): Promise<ConnectState | undefined> {
+    return parsed((await runScript(this.redis, TAKE, 1, this.keys.state(hash))) as string | null);
+  }
+
+  async putLinkAccount(linkKey: string, account: PendingAccount, ttlMs: number): Promise<void> {
+    const key = this.keys.linkAccount(linkKey);
+    await this.redis.set(key, JSON.stringify(account), 'PX', Math.max(1, ttlMs));
+  }
+
+  async getLinkAccount(linkKey: string): Promise<PendingAccount | undefined> {
+    return parsed(await this.redis.get(this.keys.linkAccount(linkKey)));
+  }
+
+  async putPendingAccount(provider: string, account: PendingAccount, ttlMs: number): Promise<void> {
+    const key = this.keys.pendingAccount(provider, accountHash(account.account));
+    await this.redis.set(key, JSON.stringify(account), 'PX', Math.max(1, ttlMs));
+  }
+
+  async getPendingAccount(provider: string, account: string): Promise<PendingAccount | undefined> {
+    const found = parsed<PendingAccount>(
+      await this.redis.get(this.keys.pendingAccount(provider, accountHash(account))),
+    );
+    // A hash names it: the account itself must match too.
+    return found?.account === account ? found : undefined;
+  }
+
+  async dropPendingAccount(provider: string, account: string): Promise<void> {
+    await this.redis.del(this.keys.pendingAccount(provider, accountHash(account)));
+  }
+
+  async countRefusal(linkKey: string, windowMs: number): Promise<number> {
+    return Number(await runScript(this.redis, COUNT, 1, this.keys.refusals(linkKey), windowMs));
+  }
+
+  async refusals(linkKey: string): Promise<number> {
+    return Number((await this.redis.get(this.keys.refusals(linkKey))) ?? 0);
   }
 
   async acquire(shop: string, owner: string, ttlMs: number): Promise<boolean> {

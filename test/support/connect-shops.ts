@@ -42,3 +42,34 @@ export async function addSandboxShop(
   const added = (await response.json()) as { checkout_route: { url: string; token: string } };
   return { platform, route: added.checkout_route };
 }
+
+/**
+ * A browser's cookies, as far as the connect flow needs them: what an origin sets is sent back to
+ * that origin (and to no other), so a flow followed with one `Browser` is one browser's, and a
+ * URL opened with a fresh one is another browser's.
+ */
+export class Browser {
+  private readonly jars = new Map<string, Map<string, string>>();
+
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const origin = new URL(url).origin;
+    const jar = this.jars.get(origin) ?? new Map<string, string>();
+    this.jars.set(origin, jar);
+    const headers = new Headers(init.headers);
+    if (jar.size > 0) {
+      headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
+    }
+    const response = await fetch(url, { redirect: 'manual', ...init, headers });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const at = pair.indexOf('=');
+      if (at > 0) jar.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+    }
+    return response;
+  }
+
+  /** The cookies `origin` set, as this browser holds them. */
+  cookies(origin: string): ReadonlyMap<string, string> {
+    return this.jars.get(origin) ?? new Map();
+  }
+}

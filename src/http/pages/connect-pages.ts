@@ -100,6 +100,24 @@ export function connectLinkNotFoundPage(): string {
   );
 }
 
+/** A callback in a browser other than the one that pressed the link's button: nothing changed. */
+export function connectOtherBrowserPage(): string {
+  return outcomePage(
+    'Abra o link no mesmo navegador',
+    'bad',
+    'A conexão foi iniciada em outro navegador. Nada foi alterado: abra o link que você recebeu neste navegador e conecte a conta por ele, do começo ao fim.',
+  );
+}
+
+/** The provider refused the data of this link too often in the last hour. */
+export function connectTooManyPage(): string {
+  return outcomePage(
+    'Muitas tentativas',
+    'bad',
+    'Os dados enviados por este link foram recusados muitas vezes na última hora. Nada foi alterado: confira os dados e tente de novo daqui a uma hora, pelo mesmo link.',
+  );
+}
+
 /** One field of the Asaas form: its label, its input, and what Asaas or we refused in it. */
 interface FormField {
   name: string;

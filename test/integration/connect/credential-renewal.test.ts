@@ -23,6 +23,8 @@ import { startTestRedis, type TestRedis } from '../../support/redis-server';
  * clock renews ahead of every expiry.
  */
 const DAY = 86_400_000;
+/** The nonce of the owner's browser's connect cookie (the routes set it; here the use case is called). */
+const BROWSER = randomBytes(32).toString('base64url');
 
 describe("a connected shop's credential over its life", () => {
   let redis: TestRedis;
@@ -55,6 +57,7 @@ describe("a connected shop's credential over its life", () => {
       store,
       credentials,
       vendor,
+      keyring,
       publicUrl: 'http://connector.test',
       clock,
     });
@@ -88,11 +91,14 @@ describe("a connected shop's credential over its life", () => {
     );
     const link = await first.links.create(id, 'mercadopago', 'test');
     const token = link.url.split('/').at(-1) ?? '';
-    const callback = new URL(mp.approve(await first.links.start(token), { userId }));
-    const done = await first.links.finish({
-      code: callback.searchParams.get('code') ?? undefined,
-      state: callback.searchParams.get('state') ?? undefined,
-    });
+    const callback = new URL(mp.approve(await first.links.start(token, BROWSER), { userId }));
+    const done = await first.links.finish(
+      {
+        code: callback.searchParams.get('code') ?? undefined,
+        state: callback.searchParams.get('state') ?? undefined,
+      },
+      BROWSER,
+    );
     expect(done.outcome).toBe('connected');
     return { prefix, first, id };
   }
@@ -205,11 +211,14 @@ describe("a connected shop's credential over its life", () => {
     // The way back: a new link, followed.
     const link = await first.links.create(id, 'mercadopago', 'test');
     const token = link.url.split('/').at(-1) ?? '';
-    const callback = new URL(mp.approve(await first.links.start(token), { userId: 8003 }));
-    await first.links.finish({
-      code: callback.searchParams.get('code') ?? undefined,
-      state: callback.searchParams.get('state') ?? undefined,
-    });
+    const callback = new URL(mp.approve(await first.links.start(token, BROWSER), { userId: 8003 }));
+    await first.links.finish(
+      {
+        code: callback.searchParams.get('code') ?? undefined,
+        state: callback.searchParams.get('state') ?? undefined,
+      },
+      BROWSER,
+    );
     const back = await storedProvider(first.store, id);
     expect(back.stored.needsReconnect).toBeUndefined();
     expect(await works(back.provider.accessToken)).toBe(true);
@@ -250,7 +259,9 @@ describe("a connected shop's credential over its life", () => {
     await expect(one.links.page(token)).resolves.toMatchObject({ shop: 'lapsing' });
     now += 120_000;
     await expect(one.links.page(token)).rejects.toMatchObject({ code: 'CONNECT_LINK_INVALID' });
-    await expect(one.links.start(token)).rejects.toMatchObject({ code: 'CONNECT_LINK_INVALID' });
+    await expect(one.links.start(token, BROWSER)).rejects.toMatchObject({
+      code: 'CONNECT_LINK_INVALID',
+    });
   });
 
   it('the secrets a connection stores are sealed: no token in the registry in plaintext', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { runCliCaptured } from '../../support/cli';
-import { addSandboxShop, adminApi } from '../../support/connect-shops';
+import { addSandboxShop, adminApi, Browser } from '../../support/connect-shops';
 import { FakeMercadoPago } from '../../support/fake-mercadopago';
 import { eventually, startHarness, type Harness } from '../../support/harness';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';
@@ -22,6 +22,8 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
   let h: Harness;
 
   const admin = adminApi(() => h, ADMIN_TOKEN);
+  /** The owners' browser: the link's button and the provider's redirect back, with its cookie. */
+  const owner = new Browser();
   /** Adds a shop on the sandbox, to be connected; answers its route token and account. */
   const addShop = (id: string) => addSandboxShop(h, admin, id, `Marcenaria ${id}`);
 
@@ -36,11 +38,11 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     const page = await fetch(link.url);
     expect(page.status).toBe(200);
     const html = await page.text();
-    const start = await fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
+    const start = await owner.fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
     expect(start.status).toBe(303);
     const authorize = start.headers.get('location') ?? '';
     const callback = mp.approve(authorize, userId === undefined ? {} : { userId });
-    const done = await fetch(callback, { redirect: 'manual' });
+    const done = await owner.fetch(callback, { redirect: 'manual' });
     return { link, html, authorize, callback, done, doneHtml: await done.text() };
   }
 
@@ -114,7 +116,7 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     expect(html).toContain('Mercado Pago');
     expect(html.match(/<button/g)).toHaveLength(1);
 
-    const start = await fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
+    const start = await owner.fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
     expect(start.status).toBe(303);
     const authorize = new URL(start.headers.get('location') ?? '');
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${mp.url}/authorization`);
@@ -122,7 +124,7 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
       client_id: mp.application.clientId,
       response_type: 'code',
       platform_id: 'mp',
-      state: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       redirect_uri: `${h.url}/connect/mercadopago/callback`,
       code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       code_challenge_method: 'S256',
@@ -177,7 +179,7 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     expect(h.log.text()).toContain('/connect/:token');
     // Used once: the link and its button are gone.
     expect((await fetch(link.url)).status).toBe(404);
-    const again = await fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
+    const again = await owner.fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
     expect(again.status).toBe(404);
     expect(await again.text()).toContain('Link inválido');
     expect(platform.email).toBe('bela@shops.example.com');
@@ -321,8 +323,10 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     );
     expect(made.code).toBe(0);
     const link = JSON.parse(made.stdout) as { url: string; expires_at: string };
-    const start = await fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
-    const done = await fetch(mp.approve(start.headers.get('location') ?? '', { userId: 7004 }));
+    const start = await owner.fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
+    const done = await owner.fetch(
+      mp.approve(start.headers.get('location') ?? '', { userId: 7004 }),
+    );
     expect(done.status).toBe(200);
     expect((await shopView('esteio')).needs_reconnect).toBeUndefined();
     await eventually(async () => ((await call()).status === 202 ? true : undefined));
@@ -386,7 +390,7 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
     expect((await admin('/shops/ipe', { method: 'DELETE' })).status).toBe(204);
     await addShop('ipe');
     expect((await fetch(url)).status).toBe(404);
-    const start = await fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
+    const start = await owner.fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
     expect(start.status).toBe(404);
     expect((await shopView('ipe')).provider).toEqual({ name: 'sandbox' });
   });
@@ -411,8 +415,8 @@ describe("connecting a shop's Mercado Pago account by OAuth", () => {
       body: JSON.stringify({ provider: 'mercadopago' }),
     });
     const link = (await made.json()) as { url: string };
-    const start = await fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
-    const cancelled = await fetch(mp.deny(start.headers.get('location') ?? ''));
+    const start = await owner.fetch(`${link.url}/start`, { method: 'POST', redirect: 'manual' });
+    const cancelled = await owner.fetch(mp.deny(start.headers.get('location') ?? ''));
     expect(cancelled.status).toBe(200);
     expect(await cancelled.text()).toContain('Conexão cancelada');
     expect((await shopView('freijo')).provider).toEqual({ name: 'sandbox' });

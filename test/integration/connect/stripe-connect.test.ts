@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addSandboxShop, adminApi } from '../../support/connect-shops';
+import { addSandboxShop, adminApi, Browser } from '../../support/connect-shops';
 import { FakeStripe } from '../../support/fake-stripe';
 import { eventually, settled, startHarness, type Harness } from '../../support/harness';
 
@@ -19,6 +19,8 @@ describe("connecting a shop's Stripe account with Connect", () => {
   let h: Harness;
 
   const admin = adminApi(() => h, ADMIN_TOKEN);
+  /** The owners' browser: the link's button and the provider's redirect back, with its cookie. */
+  const owner = new Browser();
   const connectEndpoint = () => `${h.url}/webhooks/stripe-connect`;
 
   const addShop = (id: string) => addSandboxShop(h, admin, id);
@@ -31,7 +33,7 @@ describe("connecting a shop's Stripe account with Connect", () => {
     });
     expect(made.status).toBe(201);
     const { url } = (await made.json()) as { url: string };
-    const start = await fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
+    const start = await owner.fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
     expect(start.status).toBe(303);
     const onboarding = start.headers.get('location') ?? '';
     const linkId = new URL(onboarding).pathname.split('/').at(-1) ?? '';
@@ -94,7 +96,7 @@ describe("connecting a shop's Stripe account with Connect", () => {
     const { url, onboarding, account } = await startOnboarding('peroba');
     expect(stripe.accounts.get(account)).toMatchObject({ type: 'express', country: 'BR' });
     // The button pressed again: the same account, a new onboarding link.
-    const again = await fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
+    const again = await owner.fetch(`${url}/start`, { method: 'POST', redirect: 'manual' });
     const againId = new URL(again.headers.get('location') ?? '').pathname.split('/').at(-1) ?? '';
     expect(stripe.accountLinks.get(againId)?.account).toBe(account);
     // The owner completes Stripe's onboarding page; Stripe sends the browser back to us.
@@ -103,7 +105,7 @@ describe("connecting a shop's Stripe account with Connect", () => {
     const form = await fetch(onboarding, { method: 'POST', redirect: 'manual' });
     const back = form.headers.get('location') ?? '';
     expect(back).toMatch(new RegExp(`^${h.url}/connect/stripe/return\\?state=`));
-    const done = await fetch(back);
+    const done = await owner.fetch(back);
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('Conta conectada');
     expect((await shopView('peroba')).provider).toEqual({
@@ -139,7 +141,7 @@ describe("connecting a shop's Stripe account with Connect", () => {
     // The owner comes back with onboarding unfinished (Stripe's return URL is followed anyway).
     const returnUrl =
       [...stripe.accountLinks.values()].find((l) => l.account === account)?.return_url ?? '';
-    const early = await fetch(returnUrl);
+    const early = await owner.fetch(returnUrl);
     expect(early.status).toBe(200);
     expect(await early.text()).toContain('Quase lá');
     expect((await shopView('sucupira')).provider).toEqual({ name: 'sandbox' });
