@@ -32,11 +32,12 @@ function stripeConnectRoute(router: Router, connect: StripeConnectEvents): void 
         Array.isArray(signature) ? (signature[0] ?? '') : (signature ?? ''),
       );
       if (event.type === 'account.updated' && event.account) {
-        const shop = await connect.onboarding.accountUpdated(
-          event.account,
-          event.chargesEnabled === true,
-        );
-        res.json({ received: true, ...(shop ? { connected: shop } : {}) });
+        const done = await connect.onboarding.accountUpdated(event.account, event.chargesEnabled);
+        res.json({
+          received: true,
+          ...(done.outcome === 'connected' ? { connected: done.shop } : {}),
+          ...(done.outcome === 'needs-reconnect' ? { needs_reconnect: done.shop } : {}),
+        });
         return;
       }
       const deps = event.account ? await connect.shopOf(event.account) : undefined;
