@@ -45,6 +45,8 @@ export interface CliAdapters {
     conflicts: Array<{ from: string; to: string }>;
     /** Checkout records given CHECKOUT_RETENTION_DAYS after their outcome. */
     retention: { extended: number; seen: number };
+    /** Connections under way: pending accounts moved, states of the previous layout dropped. */
+    connect: { moved: number; dropped: number };
   }>;
   /**
    * The registry's verbs on the connector's Redis (`connector shops`), and the check of a shop's

@@ -9,7 +9,7 @@ import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 export function migrateCommand(io: CliIo): Command {
   return new Command('migrate')
     .description(
-      "move the previous release's data in Redis (checkouts, queues, sync ledger) to the current layout, and keep checkout records CHECKOUT_RETENTION_DAYS after their outcome; stop the connector first",
+      "move the previous release's data in Redis (checkouts, queues, sync ledger, connections under way) to the current layout, and keep checkout records CHECKOUT_RETENTION_DAYS after their outcome; stop the connector first",
     )
     .option('--dry-run', 'say what would move, and move nothing')
     .action(async (options: { dryRun?: boolean }) => {
@@ -22,9 +22,10 @@ export function migrateCommand(io: CliIo): Command {
       const total = checkouts + queues + ledger + rateLimits;
       const verb = options.dryRun ? 'would move' : 'moved';
       const { extended } = report.retention;
+      const connect = report.connect.moved + report.connect.dropped;
       await write(
         io.stdout,
-        total === 0 && report.conflicts.length === 0 && extended === 0
+        total === 0 && report.conflicts.length === 0 && extended === 0 && connect === 0
           ? `nothing to migrate: the data under QUEUE_PREFIX=${redis.prefix} is in the current layout\n`
           : `${verb} ${total} keys to the current layout: ${checkouts} of checkouts, ${queues} of queues, ${ledger} of the sync ledger, ${rateLimits} of rate limits\n`,
       );
@@ -33,6 +34,12 @@ export function migrateCommand(io: CliIo): Command {
         await write(
           io.stdout,
           `${options.dryRun ? 'would keep' : 'kept'} ${extended} checkout records ${days} days after their outcome (CHECKOUT_RETENTION_DAYS)\n`,
+        );
+      }
+      if (connect > 0) {
+        await write(
+          io.stdout,
+          `${options.dryRun ? 'would move' : 'moved'} ${report.connect.moved} pending provider accounts of connections under way, and ${options.dryRun ? 'would drop' : 'dropped'} ${report.connect.dropped} states of the previous release (their owners open their link again)\n`,
         );
       }
       if (report.conflicts.length > 0) {

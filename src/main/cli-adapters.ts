@@ -14,6 +14,7 @@ import { namedShop, shopOrEnv } from '../shop/shop-id';
 import { shopPlatformAccount } from './shop-deps';
 import { PlatformClient } from '../platform/platform-client';
 import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
+import { migrateConnectStates } from '../store/connect-migration';
 import { extendRetention } from '../store/retention-migration';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { ShopAdmin } from '../shop-registry/shop-admin';
@@ -34,7 +35,8 @@ export const cliAdapters: CliAdapters = {
       const retention = await extendRetention(redis, redisConfig.prefix, options.retentionMs, {
         dryRun: options.dryRun || layout.conflicts.length > 0,
       });
-      return { ...layout, retention };
+      const connect = await migrateConnectStates(redis, redisConfig.prefix, options);
+      return { ...layout, retention, connect };
     } catch (error) {
       if (error instanceof Layout1OnClusterError) throw new CliFailure(error.message, EXIT.failure);
       throw error;
