@@ -133,7 +133,7 @@ interface FormField {
 const ASAAS_FIELDS: readonly FormField[] = [
   { name: 'name', label: 'Nome ou razão social', autocomplete: 'organization' },
   { name: 'email', label: 'E-mail', type: 'email', autocomplete: 'email' },
-  { name: 'cpfCnpj', label: 'CPF ou CNPJ', hint: 'Só os números.' },
+  { name: 'cpfCnpj', label: 'CPF ou CNPJ', hint: 'Com ou sem pontuação.' },
   {
     name: 'birthDate',
     label: 'Data de nascimento (para CPF)',
