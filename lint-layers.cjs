@@ -28,20 +28,24 @@ const LAYERS = {
   // The shop registry: shop documents, their sealing, the admin verbs, the shops a process serves.
   'shop-registry': ['shop', 'secrets', 'payments', 'config', 'errors'],
   payments: ['shop', 'secrets', 'html', 'infra', 'errors'],
+  // Connecting shops' provider accounts by a link, whatever the provider: links, states bound to
+  // the browser, the context a provider's connect flow (its descriptor's) is given.
+  connect: ['shop', 'secrets', 'payments', 'shop-registry', 'errors'],
   checkout: ['shop', 'payments', 'platform', 'errors'],
   delivery: ['shop', 'checkout', 'platform', 'errors'],
   // The ERP sync's use cases, and the sinks that hand services to the ERP.
   sync: ['shop', 'platform', 'errors'],
   erp: ['shop', 'sync', 'platform', 'infra', 'config', 'errors'],
-  store: ['shop', 'checkout', 'delivery', 'sync', 'shop-registry', 'infra', 'errors'],
+  store: ['shop', 'checkout', 'delivery', 'sync', 'shop-registry', 'connect', 'infra', 'errors'],
   jobs: ['shop', 'checkout', 'delivery', 'sync', 'platform', 'infra', 'errors'],
-  http: ['shop', 'secrets', 'checkout', 'payments', 'shop-registry', 'platform', 'html'].concat([
+  http: ['shop', 'secrets', 'checkout', 'payments', 'shop-registry', 'connect', 'platform'].concat([
+    'html',
     'infra',
     'config',
     'errors',
   ]),
   cli: ['shop', 'secrets', 'checkout', 'delivery', 'sync', 'platform', 'simulator', 'infra'].concat(
-    ['config', 'shop-registry', 'errors'],
+    ['config', 'shop-registry', 'connect', 'errors'],
   ),
   simulator: ['infra', 'html', 'errors'],
   main: [
@@ -56,6 +60,7 @@ const LAYERS = {
     'store',
     'jobs',
     'shop-registry',
+    'connect',
   ].concat(['http', 'cli', 'simulator', 'html', 'infra', 'config', 'errors', 'redis-url']),
 };
 
@@ -64,6 +69,7 @@ const PACKAGE_RULES = {
   shop: TRANSPORTS,
   secrets: TRANSPORTS,
   'shop-registry': TRANSPORTS,
+  connect: TRANSPORTS,
   checkout: TRANSPORTS,
   delivery: TRANSPORTS,
   sync: TRANSPORTS,

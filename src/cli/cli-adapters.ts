@@ -11,7 +11,7 @@ import type {
   ShopsCliConfig,
 } from '../config';
 import type { CredentialCheck } from '../shop-registry/ports';
-import type { ConnectLinks } from '../shop-registry/connect-links';
+import type { ConnectLinks } from '../connect/connect-links';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import type { SyncDeps } from '../sync/ports';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { AppError } from '../errors';
-import type { ConnectLinks } from '../shop-registry/connect-links';
+import type { ConnectLinks } from '../connect/connect-links';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
 

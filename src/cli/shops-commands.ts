@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { envShopSummary, loadShopsConfig, type EnvShopSummary } from '../config';
 import { shopFieldsHelp } from '../shop-registry/shop-fields-docs';
-import { CONNECTABLE } from '../shop-registry/connect-links';
+import { CONNECTABLE } from '../connect/connect-links';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { newKeyringEntry } from '../secrets/secret-box';
 import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';

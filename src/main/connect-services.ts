@@ -2,7 +2,7 @@ import type { Logger } from '../infra/logger';
 import type { RedisCommands } from '../infra/redis';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import type { Keyring } from '../secrets/secret-box';
-import { ConnectLinks } from '../shop-registry/connect-links';
+import { ConnectLinks } from '../connect/connect-links';
 import type { RegistryStore } from '../shop-registry/ports';
 import { ShopCredentials } from '../shop-registry/shop-credentials';
 import { RedisConnectStore } from '../store/redis-connect-store';

@@ -17,7 +17,7 @@ import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
 import { RegistryKeyError, RegistryShops } from '../shop-registry/registry-shops';
 import { ShopAdmin } from '../shop-registry/shop-admin';
-import type { ConnectLinks } from '../shop-registry/connect-links';
+import type { ConnectLinks } from '../connect/connect-links';
 import type { ShopCredentials } from '../shop-registry/shop-credentials';
 import { connectServices } from './connect-services';
 import { renewingProvider } from '../payments/renewing-provider';

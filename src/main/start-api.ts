@@ -106,12 +106,13 @@ function apiRouters(
     ],
     rawBodyRouters: [
       webhookRoutes(directory, {
-        onboarding: built.links.stripe,
+        eventProviders: () => built.links.eventProviders(),
+        event: (provider, rawBody, headers) => built.links.event(provider, rawBody, headers),
         // The registry's shops, as served: the one connected to the event's account.
-        shopOf: async (account) => {
+        shopOf: async (provider, account) => {
           for (const id of built.registry.ids()) {
             const shop = built.registry.get(id);
-            if (shop?.provider.name === 'stripe' && shop.connection?.account === account)
+            if (shop?.provider.name === provider && shop.connection?.account === account)
               return (await directory.byId(id))?.deps;
           }
           return undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RedisCommands } from '../infra/redis';
+import type { DeclaredFlow } from './connect-flow';
 import type { PaymentOptions, ProviderOffer } from './payment-offer';
 import type { ProviderApi } from './provider-api';
 import type { ProviderModule } from './provider-module';
@@ -68,6 +69,8 @@ export interface ConnectionSpec<N extends string, C extends FieldShape> {
   secrets: readonly (keyof C & string)[];
   /** The credential's kind in `connector_credential_expiry_timestamp_seconds{kind}`. */
   credential: string;
+  /** How a link connects an account: its page, its button or form, its callbacks and events. */
+  flow: DeclaredFlow;
   /**
    * Renews the credential before it expires (OAuth tokens), for a provider whose credential
    * does: the document with the new credential, to be stored before it is used. Throws

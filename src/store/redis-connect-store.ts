@@ -7,8 +7,8 @@ import type {
   ConnectLinkStore,
   ConnectState,
   PendingAccount,
-  RenewLock,
-} from '../shop-registry/ports';
+} from '../connect/ports';
+import type { RenewLock } from '../shop-registry/ports';
 
 // Deletes the lock only if it is still the owner's (a lock that lapsed may be another's now).
 const RELEASE = `

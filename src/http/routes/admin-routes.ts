@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { exactRouter } from '../../infra/exact-routes';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
-import type { ConnectLinks } from '../../shop-registry/connect-links';
+import type { ConnectLinks } from '../../connect/connect-links';
 import type { ShopAdmin } from '../../shop-registry/shop-admin';
 import { secretMatcher } from '../../secrets/token-match';
 import { isShopId } from '../../shop/shop-id';
@@ -153,12 +153,8 @@ export function adminRoutes(
       if (!links)
         throw new AppError('CONNECT_NOT_CONFIGURED', 'No provider can be connected here.');
       if (account !== undefined) {
-        if (provider !== 'asaas') {
-          throw new AppError('VALIDATION_FAILED', 'The connect request is not valid.', {
-            details: [{ field: 'account', problem: 'is for provider asaas only' }],
-          });
-        }
-        await links.connectAsaasNow(shop, account, actor);
+        // The account made at once from the body, for a provider whose link asks a form.
+        await links.connectNow(shop, provider, account, actor);
         res.status(201).json(await admin.show(shop));
         return;
       }

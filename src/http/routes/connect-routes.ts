@@ -1,20 +1,14 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { AppError, errorMessage } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { exactRouter } from '../../infra/exact-routes';
 import type { Logger } from '../../infra/logger';
-import { STRIPE_API } from '../../payments/stripe/stripe-api';
+import { flowOf, LINK_TTL_MS, type ConnectLinks } from '../../connect/connect-links';
+import { isRandomValue, randomValue } from '../../connect/connect-states';
 import {
-  LINK_TTL_MS,
-  MERCADOPAGO_CALLBACK_PATH,
-  type ConnectLinks,
-} from '../../shop-registry/connect-links';
-import { isRandomValue, randomValue } from '../../shop-registry/connect-states';
-import { STRIPE_REFRESH_PATH, STRIPE_RETURN_PATH } from '../../shop-registry/stripe-onboarding';
-import {
-  asaasFormPage,
   connectBlockedPage,
   connectCancelledPage,
+  connectFormPage,
   connectOtherBrowserPage,
   connectTooManyPage,
   connectPendingPage,
@@ -58,7 +52,7 @@ function bindBrowser(req: Request, res: Response, links: ConnectLinks): string {
   return nonce;
 }
 
-function query(value: unknown): string | undefined {
+function queryValue(value: unknown): string | undefined {
   return typeof value === 'string' && value.length <= 2048 ? value : undefined;
 }
 
@@ -95,11 +89,14 @@ function failed(res: Response, error: unknown, logger: Logger): void {
 
 /**
  * The owner's side of connecting a shop's provider account (CONTRACT "Connecting a shop's
- * provider account"): the link's page and its button, and the provider's callback.
+ * provider account"): the link's page, its button or form, and the providers' redirects back,
+ * each dispatched to the provider's flow (its descriptor's `connection.flow`): `/connect/:token`,
+ * `POST /connect/:token/start`, `POST /connect/:token/<provider>` (a flow's form) and
+ * `GET /connect/<provider>/<callback>` (`/connect/mercadopago/callback`,
+ * `/connect/stripe/return`...).
  */
 export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
   const router = exactRouter();
-  oauthCallback(router, links, logger);
   router
     .route('/connect/:token')
     .get(async (req, res) => {
@@ -124,8 +121,6 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
       }
     })
     .all(allowOnly('GET'));
-  asaasForm(router, links, logger);
-  stripeReturn(router, links, logger);
   router
     .route('/connect/:token/start')
     // The button's form: no field is read, so any body (or none) is taken and dropped.
@@ -139,104 +134,117 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
       }
     })
     .all(allowOnly('POST'));
+  router
+    .route('/connect/:first/:second')
+    .get((req, res, next) => void callback(req, res, next, links, logger))
+    .post(express.urlencoded({ extended: false, limit: '8kb' }), (req, res, next) => {
+      void submitted(req, res, next, links, logger);
+    })
+    .all((req, res, next) => {
+      const first = String(req.params.first);
+      const second = String(req.params.second);
+      if (flowOf(first)?.callback(second)) allowOnly('GET')(req, res, next);
+      else if (flowOf(second)?.submit) allowOnly('POST')(req, res, next);
+      else next();
+    });
   return router;
 }
 
-/** Mercado Pago's OAuth callback, in the browser that pressed the link's button. */
-function oauthCallback(router: Router, links: ConnectLinks, logger: Logger): void {
-  router
-    .route(MERCADOPAGO_CALLBACK_PATH)
-    .get(async (req, res) => {
-      try {
-        const done = await links.finish(
-          {
-            code: query(req.query.code),
-            state: query(req.query.state),
-            error: query(req.query.error),
-          },
-          browserOf(req, links),
-        );
-        if (done.outcome === 'cancelled') {
-          res.type('html').send(connectCancelledPage());
-          return;
-        }
-        logger.info('shop connected', { shop: done.page.shop, provider: done.page.provider });
-        res.type('html').send(connectedPage(done.page));
-      } catch (error) {
-        failed(res, error, logger);
-      }
-    })
-    .all(allowOnly('GET'));
+/** `GET /connect/<provider>/<callback>`: the provider's redirect back, as its flow says. */
+async function callback(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  links: ConnectLinks,
+  logger: Logger,
+): Promise<void> {
+  const { first: provider = '', second: name = '' } = req.params as Record<string, string>;
+  if (!flowOf(provider)?.callback(name)) {
+    // A flow's form is posted, never opened.
+    if (flowOf(name)?.submit) allowOnly('POST')(req, res, next);
+    else next();
+    return;
+  }
+  const query: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(req.query)) query[key] = queryValue(value);
+  try {
+    const done = await links.callback(provider, name, query, browserOf(req, links));
+    if (!done) {
+      next();
+      return;
+    }
+    if (done.outcome === 'redirect') {
+      res.redirect(303, done.url);
+      return;
+    }
+    if (done.outcome === 'cancelled') {
+      res.type('html').send(connectCancelledPage());
+      return;
+    }
+    if (done.outcome === 'pending') {
+      res
+        .type('html')
+        .send(connectPendingPage(done.shopName, done.continueUrl, done.providerLabel));
+      return;
+    }
+    logger.info('shop connected', { shop: done.shop, provider: done.provider });
+    const afterConnected = flowOf(provider)?.page.afterConnected;
+    res.type('html').send(
+      connectedPage({
+        shopName: done.shopName,
+        providerLabel: done.providerLabel,
+        ...(afterConnected ? { afterConnected } : {}),
+      }),
+    );
+  } catch (error) {
+    failed(res, error, logger);
+  }
 }
 
 /**
- * The Asaas link's form: the owner's data, the shop's subaccount created from it. A refusal (ours
- * or Asaas's) shows the form again, with what was typed and what is wrong.
+ * `POST /connect/:token/<provider>`: a flow's form (the owner's data). A refusal (ours or the
+ * provider's) shows the form again, with what was typed and what is wrong.
  */
-function asaasForm(router: Router, links: ConnectLinks, logger: Logger): void {
-  router
-    .route('/connect/:token/asaas')
-    .post(express.urlencoded({ extended: false, limit: '8kb' }), async (req, res) => {
-      const token = String(req.params.token);
-      const given = (req.body ?? {}) as Record<string, unknown>;
-      try {
-        if (!isRandomValue(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
-        const page = await links.connectAsaas(token, given);
-        logger.info('shop connected', { shop: page.shop, provider: page.provider });
-        res.type('html').send(connectedPage(page));
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'VALIDATION_FAILED') {
-          // The form again, with what was typed and what is wrong in it.
-          const page = await links.page(token).catch(() => undefined);
-          if (page) {
-            res
-              .status(400)
-              .type('html')
-              .send(asaasFormPage(page, token, given, error.details));
-            return;
-          }
-        }
-        failed(res, error, logger);
+async function submitted(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  links: ConnectLinks,
+  logger: Logger,
+): Promise<void> {
+  const { first: token = '', second: provider = '' } = req.params as Record<string, string>;
+  if (flowOf(token)?.callback(provider)) {
+    allowOnly('GET')(req, res, next);
+    return;
+  }
+  if (!flowOf(provider)?.submit) {
+    next();
+    return;
+  }
+  const given = (req.body ?? {}) as Record<string, unknown>;
+  try {
+    if (!isRandomValue(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
+    const page = await links.submit(token, provider, given);
+    logger.info('shop connected', { shop: page.shop, provider: page.provider });
+    res.type('html').send(
+      connectedPage({
+        shopName: page.shopName,
+        providerLabel: page.providerLabel,
+        ...(page.flow.afterConnected ? { afterConnected: page.flow.afterConnected } : {}),
+      }),
+    );
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'VALIDATION_FAILED') {
+      // The form again, with what was typed and what is wrong in it.
+      const page = await links.page(token).catch(() => undefined);
+      if (page?.flow.form) {
+        res
+          .status(400)
+          .type('html')
+          .send(connectFormPage(page, token, given, error.details));
+        return;
       }
-    })
-    .all(allowOnly('POST'));
-}
-
-/** The owner back from Stripe's onboarding, and an onboarding link that lapsed. */
-function stripeReturn(router: Router, links: ConnectLinks, logger: Logger): void {
-  router
-    .route(STRIPE_RETURN_PATH)
-    .get(async (req, res) => {
-      try {
-        const back = await links.stripe.returned(query(req.query.state), browserOf(req, links));
-        if (back.outcome === 'pending') {
-          res.type('html').send(connectPendingPage(back.shopName, back.continueUrl));
-          return;
-        }
-        logger.info('shop connected', { shop: back.shop, provider: 'stripe' });
-        res.type('html').send(
-          connectedPage({
-            shopName: back.shopName,
-            provider: 'stripe',
-            providerLabel: STRIPE_API.label,
-          }),
-        );
-      } catch (error) {
-        failed(res, error, logger);
-      }
-    })
-    .all(allowOnly('GET'));
-  router
-    .route(STRIPE_REFRESH_PATH)
-    .get(async (req, res) => {
-      try {
-        res.redirect(
-          303,
-          await links.stripe.refresh(query(req.query.state), browserOf(req, links)),
-        );
-      } catch (error) {
-        failed(res, error, logger);
-      }
-    })
-    .all(allowOnly('GET'));
+    }
+    failed(res, error, logger);
+  }
 }

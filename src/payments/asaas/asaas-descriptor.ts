@@ -4,6 +4,7 @@ import { defineProvider } from '../define-provider';
 import { baseUrlOf, environmentField, httpUrl } from '../provider-hosts';
 import { ASAAS_API, ASAAS_OFFER } from './asaas-api';
 import { AsaasProvider } from './asaas-provider';
+import { asaasLink } from './asaas-link';
 
 // Asaas's keys begin with $aact_ (production $aact_prod_..., sandbox $aact_hmlg_...).
 const apiKey = z.string().regex(/^\$aact_\S+$/, 'must be an Asaas API key ($aact_...)');
@@ -22,6 +23,7 @@ export const asaasProvider = defineProvider({
   credential: { kind: 'api-key' },
   connection: {
     kind: 'subaccount',
+    flow: asaasLink,
     fields: {
       apiKey: apiKey.describe(
         "The subaccount's API key, from Asaas's answer to its creation (set by connecting).",

@@ -6,6 +6,7 @@ import { MERCADOPAGO_API, MERCADOPAGO_OFFER } from './mercadopago-api';
 import type { VendorAccounts } from '../vendor-accounts';
 import { refreshGrant } from './mercadopago-oauth';
 import { MercadoPagoProvider } from './mercadopago-provider';
+import { mercadoPagoLink } from './mercadopago-link';
 
 const accessToken = z
   .string()
@@ -38,6 +39,7 @@ export const mercadoPagoProvider = defineProvider({
   credential: { kind: 'api-key' },
   connection: {
     kind: 'oauth',
+    flow: mercadoPagoLink,
     fields: {
       accessToken: accessToken.describe(
         "The owner's access token, from Mercado Pago's OAuth (set by connecting, renewed by the connector).",

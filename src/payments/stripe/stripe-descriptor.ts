@@ -3,6 +3,7 @@ import { defineProvider } from '../define-provider';
 import { baseUrlOf, environmentField, httpUrl } from '../provider-hosts';
 import type * as StripeModule from './stripe-provider';
 import { STRIPE_API, STRIPE_OFFER } from './stripe-api';
+import { stripeLink } from './stripe-link';
 
 /** Stripe Checkout: its fields, keys and hosts, what it offers, and how its adapter is built. */
 export const stripeProvider = defineProvider({
@@ -11,6 +12,7 @@ export const stripeProvider = defineProvider({
   credential: { kind: 'api-key' },
   connection: {
     kind: 'connect',
+    flow: stripeLink,
     fields: {
       apiUrl: httpUrl
         .optional()

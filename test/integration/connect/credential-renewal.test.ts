@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { ProviderDocument } from '../../../src/payments/provider-fields';
 import { NO_VENDOR, type VendorAccounts } from '../../../src/payments/vendor-accounts';
 import { parseKeyring, type Keyring } from '../../../src/secrets/secret-box';
-import { ConnectLinks } from '../../../src/shop-registry/connect-links';
+import { ConnectLinks } from '../../../src/connect/connect-links';
 import { ShopAdmin } from '../../../src/shop-registry/shop-admin';
 import { ShopCredentials } from '../../../src/shop-registry/shop-credentials';
 import { credentialFingerprint } from '../../../src/shop-registry/shop-settings';
@@ -58,6 +58,7 @@ describe("a connected shop's credential over its life", () => {
       credentials,
       vendor,
       keyring,
+      log: log.logger,
       publicUrl: 'http://connector.test',
       clock,
     });
@@ -92,14 +93,16 @@ describe("a connected shop's credential over its life", () => {
     const link = await first.links.create(id, 'mercadopago', 'test');
     const token = link.url.split('/').at(-1) ?? '';
     const callback = new URL(mp.approve(await first.links.start(token, BROWSER), { userId }));
-    const done = await first.links.finish(
+    const done = await first.links.callback(
+      'mercadopago',
+      'callback',
       {
         code: callback.searchParams.get('code') ?? undefined,
         state: callback.searchParams.get('state') ?? undefined,
       },
       BROWSER,
     );
-    expect(done.outcome).toBe('connected');
+    expect(done?.outcome).toBe('connected');
     return { prefix, first, id };
   }
 
@@ -212,7 +215,9 @@ describe("a connected shop's credential over its life", () => {
     const link = await first.links.create(id, 'mercadopago', 'test');
     const token = link.url.split('/').at(-1) ?? '';
     const callback = new URL(mp.approve(await first.links.start(token, BROWSER), { userId: 8003 }));
-    await first.links.finish(
+    await first.links.callback(
+      'mercadopago',
+      'callback',
       {
         code: callback.searchParams.get('code') ?? undefined,
         state: callback.searchParams.get('state') ?? undefined,

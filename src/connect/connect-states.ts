@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors';
 import { DataKey, type Keyring } from '../secrets/secret-box';
-import type { ConnectLink, ConnectLinkStore, ConnectPurpose, ConnectState } from './ports';
-import { requireKeyring } from './shop-admin-checks';
-import type { RegistryStore } from './ports';
+import type { ConnectLinkStore, ConnectState } from './ports';
+import { requireKeyring } from '../shop-registry/shop-admin-checks';
+import type { RegistryStore } from '../shop-registry/ports';
 
 /*
  * The `state` of a connection under way (CONTRACT "Connect and a provider's own endpoints, safe
@@ -15,11 +15,11 @@ import type { RegistryStore } from './ports';
 /** A state, a link's token and a browser's nonce: 32 random bytes, base64url. */
 const RANDOM_FORM = /^[A-Za-z0-9_-]{43}$/;
 
-/** Which provider each purpose is of: a state is taken only by its own provider's callback. */
-const PROVIDER_OF: Record<ConnectPurpose, string> = {
-  'mercadopago-oauth': 'mercadopago',
-  'stripe-onboarding': 'stripe',
-};
+/** The flow a state is of: its purpose and its provider. */
+export interface StateFlow {
+  purpose: string;
+  provider: string;
+}
 
 /** 32 random bytes, base64url: a state, or a browser's nonce. */
 export function randomValue(): string {
@@ -50,10 +50,10 @@ function otherBrowser(): AppError {
   );
 }
 
-/** What a new state binds: the link, its browser, and the flow's own values. */
+/** What a new state binds: its flow, the link, its browser, and the flow's own values. */
 export interface NewState {
-  purpose: ConnectPurpose;
-  link: { key: string; value: ConnectLink };
+  flow: StateFlow;
+  link: { key: string; shop: string };
   /** The nonce of the browser's cookie (the route makes one when the browser has none). */
   browser: string;
   /** A secret of the flow, stored sealed with the shop's data key. */
@@ -81,11 +81,9 @@ export class ConnectStates {
   /** A new state for the flow, stored for `ttlMs`; answers the state to hand the provider. */
   async issue(flow: NewState, ttlMs: number): Promise<string> {
     if (!isRandomValue(flow.browser)) throw otherBrowser();
-    const provider = PROVIDER_OF[flow.purpose];
-    if (flow.link.value.provider !== provider) throw invalidLink();
     const state = randomValue();
     const hash = hashOf(state);
-    const { shop } = flow.link.value;
+    const { shop } = flow.link;
     const sealed =
       flow.secret === undefined
         ? undefined
@@ -93,8 +91,8 @@ export class ConnectStates {
     await this.deps.links.putState(
       hash,
       {
-        purpose: flow.purpose,
-        provider,
+        purpose: flow.flow.purpose,
+        provider: flow.flow.provider,
         link: flow.link.key,
         shop,
         browser: hashOf(flow.browser),
@@ -107,20 +105,20 @@ export class ConnectStates {
   }
 
   /**
-   * The state a callback of `purpose` names, from the browser whose nonce is `browser`:
+   * The state a callback of `flow` names, from the browser whose nonce is `browser`:
    * CONNECT_LINK_INVALID for one of another form, unknown, lapsed or of another purpose (nothing
    * looked up for a value of another form); CONNECT_OTHER_BROWSER, changing nothing, for another
    * browser. Its secret opened.
    */
   async check(
     given: string | undefined,
-    purpose: ConnectPurpose,
+    flow: StateFlow,
     browser: string | undefined,
   ): Promise<CheckedState> {
     if (!isRandomValue(given)) throw invalidLink();
     const hash = hashOf(given);
     const state = await this.deps.links.getState(hash);
-    if (!state || state.purpose !== purpose || state.provider !== PROVIDER_OF[purpose]) {
+    if (!state || state.purpose !== flow.purpose || state.provider !== flow.provider) {
       throw invalidLink();
     }
     if (!isRandomValue(browser) || !sameHash(hashOf(browser), state.browser)) throw otherBrowser();

@@ -1,0 +1,178 @@
+import { AppError } from '../../errors';
+import { defineConnectFlow, linkInvalid, type LinkInHand } from '../connect-flow';
+import { apiUrlUnlessOfficial } from '../provider-hosts';
+import type { VendorAccounts } from '../vendor-accounts';
+import { STRIPE_API } from './stripe-api';
+import type * as StripeConnect from './stripe-connect';
+
+type Platform = NonNullable<VendorAccounts['stripe']>;
+
+/** The Stripe SDK is loaded only by a process that onboards a Stripe account. */
+function stripeConnect(): typeof StripeConnect {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./stripe-connect') as typeof StripeConnect;
+}
+
+/** The time a link has left, for what waits on it. */
+function leftOf(link: LinkInHand, now: Date): number {
+  return Math.max(1, Date.parse(link.expiresAt) - now.getTime());
+}
+
+/** Where Stripe sends the owner back (`return`) and where a lapsed onboarding link goes. */
+function onboarding(
+  publicUrl: string,
+  platform: Platform,
+  account: string,
+  state: string,
+): Promise<string> {
+  const query = `?state=${encodeURIComponent(state)}`;
+  return stripeConnect().onboardingLink(platform, {
+    account,
+    returnUrl: `${publicUrl}/connect/stripe/return${query}`,
+    refreshUrl: `${publicUrl}/connect/stripe/refresh${query}`,
+  });
+}
+
+/** The shop's part of its document, connected to `account` of the vendor's platform. */
+function connected(platform: Platform, account: string, now: Date) {
+  return {
+    name: 'stripe',
+    connection: 'connect',
+    account,
+    connectedAt: now.toISOString(),
+    ...apiUrlUnlessOfficial(STRIPE_API, platform.apiUrl),
+  };
+}
+
+/**
+ * A shop's Stripe account as an Express account of the vendor's platform (CONTRACT "Connecting
+ * a shop's provider account"): the link's button creates the account (one per link) and sends
+ * the owner to Stripe's hosted onboarding; the shop is connected once Stripe says
+ * `charges_enabled`, on the owner's return (in the browser that pressed the button) or by the
+ * Connect event `account.updated`, whichever comes first; the link is used then. An
+ * `account.updated` with charges disabled marks a connected shop needs_reconnect.
+ */
+export const stripeLink = defineConnectFlow<Platform>({
+  purpose: 'stripe-onboarding',
+  vendorOf: (vendor) => vendor.stripe,
+  variables: 'STRIPE_CONNECT_SECRET_KEY and STRIPE_CONNECT_WEBHOOK_SECRET',
+  page: {
+    title: 'Conectar a conta Stripe',
+    steps:
+      'Você preenche na Stripe o cadastro da loja (dados da empresa e a conta bancária que recebe os valores). Nenhuma senha ou chave é enviada a ninguém.',
+    button: 'Conectar com Stripe',
+  },
+  // Stripe's hosted onboarding (connect.stripe.com), or a fake's own host in tests.
+  origins: (platform) => ['https://connect.stripe.com', new URL(platform.apiUrl).origin],
+
+  async start(ctx, platform, link, browser) {
+    // One account per link, however often and late its button is pressed: the account made first
+    // is kept beside the link (Stripe's idempotency keys last 24 hours, a link 7 days).
+    const made = await ctx.linkAccount(link);
+    const account =
+      made?.account ??
+      (await stripeConnect().createExpressAccount(
+        platform,
+        { id: link.shop, name: link.shopName },
+        `connect-account:${link.key}`,
+      ));
+    await ctx.keepAccount(link, account);
+    const ttl = leftOf(link, ctx.clock());
+    const state = await ctx.issueState(link, browser, { account }, ttl);
+    return onboarding(ctx.publicUrl, platform, account, state);
+  },
+
+  callbacks: {
+    /** The owner back from Stripe: connected when Stripe enabled charges, else pending. */
+    async return(ctx, platform, query, browser) {
+      const state = await ctx.checkState(query.state, browser);
+      const { account } = state;
+      if (!account || !query.state) throw linkInvalid();
+      const already = await ctx.connectedTo(account);
+      if (already?.shop === state.shop) {
+        // Stripe's event connected it first.
+        await state.take();
+        return { outcome: 'connected', shop: already.shop, shopName: already.shopName };
+      }
+      const link = await ctx.usable(state.linkKey);
+      if (!(await stripeConnect().chargesEnabled(platform, account))) {
+        const continueUrl = `${ctx.publicUrl}/connect/stripe/refresh?state=${encodeURIComponent(query.state)}`;
+        return { outcome: 'pending', shopName: link.shopName, continueUrl };
+      }
+      const shopName = await ctx.use(link, () =>
+        ctx.store(link, connected(platform, account, ctx.clock())),
+      );
+      await ctx.dropAccount(account);
+      await state.take();
+      return { outcome: 'connected', shop: link.shop, shopName };
+    },
+
+    /** An onboarding link that expired or was used: a new one for the same account. */
+    async refresh(ctx, platform, query, browser) {
+      const state = await ctx.checkState(query.state, browser);
+      if (!state.account || !query.state) throw linkInvalid();
+      await ctx.usable(state.linkKey);
+      return {
+        outcome: 'redirect',
+        url: await onboarding(ctx.publicUrl, platform, state.account, query.state),
+      };
+    },
+  },
+
+  events: {
+    verify(platform, rawBody, headers) {
+      const signature = headers['stripe-signature'];
+      try {
+        const event = stripeConnect().connectEvent(
+          platform,
+          rawBody,
+          Array.isArray(signature) ? String(signature[0] ?? '') : String(signature ?? ''),
+        );
+        return {
+          type: event.type,
+          account: event.account,
+          detail: { chargesEnabled: event.chargesEnabled },
+        };
+      } catch {
+        throw new AppError(
+          'WEBHOOK_SIGNATURE_INVALID',
+          "The Stripe-Signature does not verify with the Connect endpoint's secret (STRIPE_CONNECT_WEBHOOK_SECRET).",
+        );
+      }
+    },
+
+    /**
+     * `account.updated`: with charges enabled, connects the shop whose link made the account
+     * (once; later ones find no link); with charges disabled, the shop connected to the account
+     * must connect again. Any other event is the connected shop's provider's to read.
+     */
+    async handle(ctx, platform, event) {
+      const enabled = event.detail?.chargesEnabled;
+      if (event.type !== 'account.updated' || !event.account) return { outcome: 'unhandled' };
+      if (typeof enabled !== 'boolean') return { outcome: 'nothing' };
+      const account = event.account;
+      if (!enabled) {
+        const shop = (await ctx.connectedTo(account))?.shop;
+        if (!shop) return { outcome: 'nothing' };
+        const marked = await ctx.needsReconnect(
+          shop,
+          'Stripe disabled the charges of the connected account',
+        );
+        return marked ? { outcome: 'needs-reconnect', shop } : { outcome: 'nothing' };
+      }
+      const pending = await ctx.pendingAccount(account);
+      if (!pending) return { outcome: 'nothing' };
+      try {
+        const link = await ctx.usable(pending.link);
+        await ctx.use(link, () => ctx.store(link, connected(platform, account, ctx.clock())));
+        await ctx.dropAccount(account);
+        return { outcome: 'connected', shop: link.shop };
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'CONNECT_LINK_INVALID') {
+          return { outcome: 'nothing' };
+        }
+        throw error;
+      }
+    },
+  },
+});
