@@ -2,57 +2,62 @@ import express, { Router, type Request, type Response } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { handleProviderWebhook, type WebhookResult } from '../../checkout/handle-provider-webhook';
-import type { StripeOnboarding } from '../../shop-registry/stripe-onboarding';
+import type { EventOutcome, PlatformEvent } from '../../payments/connect-flow';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { isShopId, shopOrEnv } from '../../shop/shop-id';
 
-/** What the Connect endpoint needs: the events verified, onboarding, and each account's shop. */
-export interface StripeConnectEvents {
-  onboarding: Pick<StripeOnboarding, 'verify' | 'accountUpdated'>;
-  /** The collaborators of the shop connected to `account`, if one is. */
-  shopOf(account: string): Promise<CheckoutDeps | undefined>;
+/** What the Connect endpoints need: the providers' platform events, and each account's shop. */
+export interface ConnectEvents {
+  /** The providers whose vendor account sends platform events. */
+  eventProviders(): string[];
+  /** An event of `provider`'s, verified with the vendor's secret, then done by its flow. */
+  event(
+    provider: string,
+    rawBody: Buffer,
+    headers: Record<string, unknown>,
+  ): Promise<{ event: PlatformEvent; outcome: EventOutcome }>;
+  /** The collaborators of the shop connected to `account` at `provider`, if one is. */
+  shopOf(provider: string, account: string): Promise<CheckoutDeps | undefined>;
 }
 
 /**
- * `POST /webhooks/stripe-connect`: the vendor's Connect endpoint, whose events carry the connected
- * account they are of. `account.updated` may complete an onboarding; any other event goes to the
- * shop connected to that account, whose provider (acting as that account) verifies it again and
- * reads the truth as it: an event never settles another shop's checkout.
+ * `POST /webhooks/<provider>-connect` (`/webhooks/stripe-connect`): the vendor's platform
+ * endpoint, whose events carry the connected account they are of. The provider's connect flow
+ * takes what concerns connecting (an onboarding completed, an account disabled); any other event
+ * goes to the shop connected to that account, whose provider (acting as that account) verifies it
+ * again and reads the truth as it: an event never settles another shop's checkout.
  */
-function stripeConnectRoute(router: Router, connect: StripeConnectEvents): void {
-  router
-    .route('/webhooks/stripe-connect')
-    .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
-      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const signature = req.headers['stripe-signature'];
-      const event = connect.onboarding.verify(
-        rawBody,
-        Array.isArray(signature) ? (signature[0] ?? '') : (signature ?? ''),
-      );
-      if (event.type === 'account.updated' && event.account) {
-        const done = await connect.onboarding.accountUpdated(event.account, event.chargesEnabled);
-        res.json({
-          received: true,
-          ...(done.outcome === 'connected' ? { connected: done.shop } : {}),
-          ...(done.outcome === 'needs-reconnect' ? { needs_reconnect: done.shop } : {}),
+function connectEventRoutes(router: Router, connect: ConnectEvents): void {
+  for (const provider of connect.eventProviders()) {
+    router
+      .route(`/webhooks/${provider}-connect`)
+      .post(express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
+        const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        const { event, outcome } = await connect.event(provider, rawBody, req.headers);
+        if (outcome.outcome !== 'unhandled') {
+          res.json({
+            received: true,
+            ...(outcome.outcome === 'connected' ? { connected: outcome.shop } : {}),
+            ...(outcome.outcome === 'needs-reconnect' ? { needs_reconnect: outcome.shop } : {}),
+          });
+          return;
+        }
+        const deps = event.account ? await connect.shopOf(provider, event.account) : undefined;
+        if (!deps) {
+          res.json({ received: true, ignored: 'no shop is connected to that account' });
+          return;
+        }
+        const result = await handleProviderWebhook(deps, {
+          headers: req.headers,
+          query: req.query as Record<string, unknown>,
+          rawBody,
         });
-        return;
-      }
-      const deps = event.account ? await connect.shopOf(event.account) : undefined;
-      if (!deps) {
-        res.json({ received: true, ignored: 'no shop is connected to that account' });
-        return;
-      }
-      const result = await handleProviderWebhook(deps, {
-        headers: req.headers,
-        query: req.query as Record<string, unknown>,
-        rawBody,
-      });
-      res.json({ received: true, ...resultFields(result) });
-    })
-    .all(allowOnly('POST'));
+        res.json({ received: true, ...resultFields(result) });
+      })
+      .all(allowOnly('POST'));
+  }
 }
 
 /** A handled webhook as the answer says it. */
@@ -81,10 +86,10 @@ export const WEBHOOK_BODY_LIMIT = '256kb';
  */
 export function webhookRoutes(
   shops: Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'byId'>,
-  connect?: StripeConnectEvents,
+  connect?: ConnectEvents,
 ): Router {
   const router = exactRouter();
-  if (connect) stripeConnectRoute(router, connect);
+  if (connect) connectEventRoutes(router, connect);
   // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's (the
   // API Pix appends `/pix` to the URL registered, `/webhooks/pix/<shop>`: its own path). The
   // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
