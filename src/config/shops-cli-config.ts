@@ -7,7 +7,7 @@ import {
   vendorAccountsFrom,
   vendorProviderShape,
 } from './connect-config';
-import { deepFreeze, parseOrThrow, readEnvironment, type Env } from './env-values';
+import { deepFreeze, isSecret, parseOrThrow, readEnvironment, type Env } from './env-values';
 import { platformHostConfig, platformHostShape, type PlatformHostConfig } from './platform-config';
 import { redisConfig, redisShape, type RedisConfig } from './redis-config';
 import { keyringSecrets, registryShape } from './registry-config';
@@ -85,11 +85,11 @@ export function loadShopsConfig(
     vendor: vendorAccountsFrom(raw),
     secrets: [
       ...keyringSecrets(raw.SHOP_SECRET_KEYS),
-      ...[
-        raw.MERCADOPAGO_CLIENT_SECRET,
-        raw.MERCADOPAGO_WEBHOOK_SECRET,
-        raw.ASAAS_ROOT_API_KEY,
-      ].filter((value): value is string => value !== undefined),
+      // The vendor's secrets, as their flows declare them.
+      ...Object.entries({ ...connectShape, ...vendorProviderShape })
+        .filter(([, schema]) => isSecret(schema))
+        .map(([name]) => (raw as Record<string, unknown>)[name])
+        .filter((value): value is string => typeof value === 'string' && value !== ''),
     ],
   });
 }

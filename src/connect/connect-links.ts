@@ -1,10 +1,6 @@
 import { AppError } from '../errors';
-import type {
-  CallbackOutcome,
-  DeclaredFlow,
-  EventOutcome,
-  PlatformEvent,
-} from '../payments/connect-flow';
+import type { CallbackOutcome, EventOutcome, PlatformEvent } from '../payments/connect-flow';
+import type { DeclaredFlow } from '../payments/define-connect-flow';
 import { PROVIDER_LIST, PROVIDERS, type ProviderName } from '../payments/providers';
 import { ENV_SHOP_ID } from '../shop/shop-id';
 import type { StoredShop } from '../shop-registry/stored-shop';

@@ -1,5 +1,5 @@
+import type { z } from 'zod';
 import { AppError } from '../errors';
-import type { VendorAccounts } from './vendor-accounts';
 
 /*
  * How a provider's accounts are connected by a link (CONTRACT "Connecting a shop's provider
@@ -115,6 +115,29 @@ export interface ConnectContext {
   refusals(link: LinkInHand): Promise<number>;
 }
 
+/**
+ * The ERP vendor's own account at a provider, with which its shops' accounts are connected
+ * (CONTRACT "Connecting a shop's provider account"): the deployment's variables that set it,
+ * declared here once (config/ reads them, the docs list them), and the account made from them.
+ */
+export interface VendorSpec<V, S extends z.ZodRawShape> {
+  /** Its variables, each described (the configuration's docs are written from them). */
+  variables: S;
+  /** Those of them that are secrets: never logged, kept in the Kubernetes Secret. */
+  secrets: readonly (keyof S & string)[];
+  /**
+   * The provider's own fields (its descriptor's, set for the env shop by its variables) that
+   * the account also reads: its API host, the signing secret its notifications share.
+   */
+  reads?: readonly string[];
+  /** The variables the account needs all set (its own and those it reads). */
+  required: readonly string[];
+  /** The account, once its variables are set; undefined while they are not. */
+  from(env: z.output<z.ZodObject<S>> & Record<string, unknown>): V | undefined;
+  /** What is wrong with the variables as given (one set without another), per variable. */
+  problems(env: Record<string, unknown>): Array<{ variable: string; problem: string }>;
+}
+
 /** One field of a flow's form on the link's page (pt-BR labels). */
 export interface FormField {
   name: string;
@@ -150,13 +173,11 @@ export type EventOutcome =
   | { outcome: 'unhandled' };
 
 /** A provider's connect flow, declared by its descriptor (`connection.flow`). */
-export interface ConnectFlow<V> {
+export interface ConnectFlow<V, S extends z.ZodRawShape = z.ZodRawShape> {
   /** What its states are for (`mercadopago-oauth`): a callback takes only its own flow's. */
   purpose: string;
-  /** The vendor's account this flow connects with, from the deployment's; undefined if unset. */
-  vendorOf(vendor: VendorAccounts): V | undefined;
-  /** The variables that set the vendor's account, for the message when they are unset. */
-  variables: string;
+  /** The vendor's account this flow connects with: the deployment's variables that set it. */
+  vendor: VendorSpec<V, S>;
   /** What the link's page says (pt-BR): its title, what happens there, its button. */
   page: {
     title: string;
@@ -198,97 +219,5 @@ export interface ConnectFlow<V> {
     /** Verified with the vendor's secret; WEBHOOK_SIGNATURE_INVALID otherwise. */
     verify(vendor: V, rawBody: Buffer, headers: Record<string, unknown>): PlatformEvent;
     handle(ctx: ConnectContext, vendor: V, event: PlatformEvent): Promise<EventOutcome>;
-  };
-}
-
-/** A flow as the connector calls it: each step given the deployment's vendor accounts. */
-export interface DeclaredFlow {
-  purpose: string;
-  variables: string;
-  page: ConnectFlow<unknown>['page'];
-  /** Whether this deployment has the vendor's account the flow needs. */
-  available(vendor: VendorAccounts): boolean;
-  origins(vendor: VendorAccounts): string[];
-  start?(
-    ctx: ConnectContext,
-    vendor: VendorAccounts,
-    link: LinkInHand,
-    browser: string,
-  ): Promise<string>;
-  submit?(
-    ctx: ConnectContext,
-    vendor: VendorAccounts,
-    target: { link: LinkInHand } | { shop: ConnectTarget },
-    input: unknown,
-  ): Promise<void>;
-  callback(name: string): CallbackOf<VendorAccounts> | undefined;
-  events?: {
-    verify(
-      vendor: VendorAccounts,
-      rawBody: Buffer,
-      headers: Record<string, unknown>,
-    ): PlatformEvent;
-    handle(
-      ctx: ConnectContext,
-      vendor: VendorAccounts,
-      event: PlatformEvent,
-    ): Promise<EventOutcome>;
-  };
-}
-
-type CallbackOf<V> = (
-  ctx: ConnectContext,
-  vendor: V,
-  query: Record<string, string | undefined>,
-  browser: string | undefined,
-) => Promise<CallbackOutcome>;
-
-/**
- * A provider's flow, as its descriptor declares it (`connection.flow`): each step finds the
- * vendor's account it needs among the deployment's (CONNECT_LINK_INVALID when it is unset).
- */
-export function defineConnectFlow<V>(flow: ConnectFlow<V>): DeclaredFlow {
-  const vendorOf = (vendor: VendorAccounts): V => {
-    const account = flow.vendorOf(vendor);
-    if (account === undefined) throw linkInvalid();
-    return account;
-  };
-  const { start, submit, callbacks, events } = flow;
-  return {
-    purpose: flow.purpose,
-    variables: flow.variables,
-    page: flow.page,
-    available: (vendor) => flow.vendorOf(vendor) !== undefined,
-    origins: (vendor) => {
-      const account = flow.vendorOf(vendor);
-      return account === undefined ? [] : (flow.origins?.(account) ?? []);
-    },
-    ...(start && {
-      start: (ctx, vendor, link, browser) => start(ctx, vendorOf(vendor), link, browser),
-    }),
-    ...(submit && {
-      submit: (ctx, vendor, target, input) => submit(ctx, vendorOf(vendor), target, input),
-    }),
-    callback(name) {
-      const found = callbacks && Object.hasOwn(callbacks, name) ? callbacks[name] : undefined;
-      return (
-        found && ((ctx, vendor, query, browser) => found(ctx, vendorOf(vendor), query, browser))
-      );
-    },
-    ...(events && {
-      events: {
-        verify: (vendor, rawBody, headers) => {
-          const account = flow.vendorOf(vendor);
-          if (account === undefined) {
-            throw new AppError(
-              'WEBHOOK_SIGNATURE_INVALID',
-              'No vendor account verifies these events.',
-            );
-          }
-          return events.verify(account, rawBody, headers);
-        },
-        handle: (ctx, vendor, event) => events.handle(ctx, vendorOf(vendor), event),
-      },
-    }),
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RedisCommands } from '../infra/redis';
-import type { DeclaredFlow } from './connect-flow';
+import type { DeclaredFlow } from './define-connect-flow';
 import type { PaymentOptions, ProviderOffer } from './payment-offer';
 import type { ProviderApi } from './provider-api';
 import type { ProviderModule } from './provider-module';

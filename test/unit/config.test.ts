@@ -229,7 +229,11 @@ describe('loadConfig', () => {
       },
       payment: { methods: ['pix', 'card'], maxInstallments: 1 },
       // The deployment's vendor accounts: none set, no fee, tokens renewed 30 days ahead.
-      vendor: { fee: { percentHundredths: 0, fixedMinor: 0 }, renewBeforeMs: 30 * 86_400_000 },
+      vendor: {
+        accounts: {},
+        fee: { percentHundredths: 0, fixedMinor: 0 },
+        renewBeforeMs: 30 * 86_400_000,
+      },
     });
     // Kept in the Kubernetes Secret, never the ConfigMap (.ci/manifests-check.mjs).
     expect(SECRET_VARIABLES).toEqual(

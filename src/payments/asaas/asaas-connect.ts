@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../errors';
 import { providerHttp, type ProviderCall } from '../provider-http';
-import type { VendorAccounts } from '../vendor-accounts';
+import type { AsaasRoot } from './asaas-vendor';
 import { ASAAS_API } from './asaas-api';
 import type { SubaccountData } from './subaccount-owner';
 
@@ -13,7 +13,7 @@ import type { SubaccountData } from './subaccount-owner';
  * (`POST /v3/webhooks`); the vendor's fee is a split of each payment to the vendor's wallet.
  */
 
-type Root = NonNullable<VendorAccounts['asaas']>;
+type Root = AsaasRoot;
 
 // The owner's data, checked before the root key is used: its own file, named here for importers.
 export { subaccountSchema, type SubaccountData } from './subaccount-owner';

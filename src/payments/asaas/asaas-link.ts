@@ -1,13 +1,9 @@
 import { AppError } from '../../errors';
-import {
-  defineConnectFlow,
-  type ConnectContext,
-  type ConnectTarget,
-  type FormField,
-} from '../connect-flow';
+import type { ConnectContext, ConnectTarget, FormField } from '../connect-flow';
+import { defineConnectFlow } from '../define-connect-flow';
 import { webhookPath } from '../../shop/shop-id';
 import { officialOrigins } from '../provider-hosts';
-import type { VendorAccounts } from '../vendor-accounts';
+import { asaasVendor, type AsaasRoot } from './asaas-vendor';
 import { ASAAS_API } from './asaas-api';
 import {
   createSubaccount,
@@ -18,7 +14,7 @@ import {
   type SubaccountData,
 } from './asaas-connect';
 
-type Root = NonNullable<VendorAccounts['asaas']>;
+type Root = AsaasRoot;
 
 /** How many refusals of a link's data Asaas takes in an hour (CONTRACT), before a 429. */
 export const ASAAS_REFUSALS_PER_HOUR = 5;
@@ -121,10 +117,9 @@ async function subaccountFor(
  * account"): made from the owner's form (checked before any call with the root key, and at most
  * ASAAS_REFUSALS_PER_HOUR refusals by Asaas a link and hour) or from the admin API's body.
  */
-export const asaasLink = defineConnectFlow<Root>({
+export const asaasLink = defineConnectFlow('asaas', {
   purpose: 'asaas-subaccount',
-  vendorOf: (vendor) => vendor.asaas,
-  variables: 'ASAAS_ROOT_API_KEY',
+  vendor: asaasVendor,
   page: {
     title: 'Criar a conta da loja no Asaas',
     steps:

@@ -4,6 +4,7 @@ import { defineProvider } from '../define-provider';
 import { baseUrlOf, environmentField, httpUrl } from '../provider-hosts';
 import { MERCADOPAGO_API, MERCADOPAGO_OFFER } from './mercadopago-api';
 import type { VendorAccounts } from '../vendor-accounts';
+import type { MercadoPagoApplication } from './mercadopago-vendor';
 import { refreshGrant } from './mercadopago-oauth';
 import { MercadoPagoProvider } from './mercadopago-provider';
 import { mercadoPagoLink } from './mercadopago-link';
@@ -22,8 +23,8 @@ const apiUrl = httpUrl
  * A connected shop needs the vendor's application in this deployment: its notifications are
  * signed with the application's secret, and its tokens are renewed with the application's keys.
  */
-function applicationOf(vendor: VendorAccounts): NonNullable<VendorAccounts['mercadopago']> {
-  const application = vendor.mercadopago;
+function applicationOf(vendor: VendorAccounts): MercadoPagoApplication {
+  const application = mercadoPagoLink.accountOf(vendor);
   if (!application) {
     throw new Error(
       'a shop connected to Mercado Pago needs MERCADOPAGO_CLIENT_ID, MERCADOPAGO_CLIENT_SECRET and MERCADOPAGO_WEBHOOK_SECRET in this deployment',

@@ -1,10 +1,9 @@
-import { defineConnectFlow, linkInvalid } from '../connect-flow';
+import { linkInvalid } from '../connect-flow';
+import { defineConnectFlow } from '../define-connect-flow';
 import { apiUrlUnlessOfficial } from '../provider-hosts';
-import type { VendorAccounts } from '../vendor-accounts';
+import { mercadoPagoVendor } from './mercadopago-vendor';
 import { MERCADOPAGO_API } from './mercadopago-api';
 import { authorizationUrl, exchangeCode, pkcePair } from './mercadopago-oauth';
-
-type Application = NonNullable<VendorAccounts['mercadopago']>;
 
 /** How long the owner has between the link's button and Mercado Pago's callback. */
 const STATE_TTL_MS = 30 * 60_000;
@@ -20,10 +19,9 @@ function redirectUri(publicUrl: string): string {
  * (the verifier, sealed, waits under a state bound to the browser); the callback exchanges the
  * code and stores the owner's tokens, which the connector renews.
  */
-export const mercadoPagoLink = defineConnectFlow<Application>({
+export const mercadoPagoLink = defineConnectFlow('mercadopago', {
   purpose: 'mercadopago-oauth',
-  vendorOf: (vendor) => vendor.mercadopago,
-  variables: 'MERCADOPAGO_CLIENT_ID, MERCADOPAGO_CLIENT_SECRET and MERCADOPAGO_WEBHOOK_SECRET',
+  vendor: mercadoPagoVendor,
   page: {
     title: 'Conectar a conta do Mercado Pago',
     steps:

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../errors';
 import { ConnectionRevokedError } from '../define-provider';
 import { providerHttp } from '../provider-http';
-import type { VendorAccounts } from '../vendor-accounts';
+import type { MercadoPagoApplication } from './mercadopago-vendor';
 import { MERCADOPAGO_API } from './mercadopago-api';
 
 /**
@@ -15,7 +15,7 @@ import { MERCADOPAGO_API } from './mercadopago-api';
  * for one renewal only.
  */
 
-type Application = NonNullable<VendorAccounts['mercadopago']>;
+type Application = MercadoPagoApplication;
 
 /** What a token answer gives the shop's document (`account` is the owner's user id). */
 export interface MercadoPagoGrant {

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { VendorAccounts } from '../vendor-accounts';
+import type { StripePlatform } from './stripe-vendor';
 import { asAppError, hostOptions } from './stripe-provider';
 
 /**
@@ -9,7 +9,7 @@ import { asAppError, hostOptions } from './stripe-provider';
  * takes payments once Stripe says `charges_enabled`.
  */
 
-type Platform = NonNullable<VendorAccounts['stripe']>;
+type Platform = StripePlatform;
 
 function platformClient(platform: Platform): Stripe {
   return new Stripe(platform.secretKey, {

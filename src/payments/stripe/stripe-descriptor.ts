@@ -68,7 +68,7 @@ export const stripeProvider = defineProvider({
     const apiUrl = baseUrlOf(STRIPE_API, document);
     if (document.connection !== undefined) {
       // A connected account: the vendor's platform key and Connect endpoint, as the account.
-      const platform = common.vendor.stripe;
+      const platform = stripeLink.accountOf(common.vendor);
       if (!platform) {
         throw new Error(
           'a shop connected to Stripe needs STRIPE_CONNECT_SECRET_KEY and STRIPE_CONNECT_WEBHOOK_SECRET in this deployment',

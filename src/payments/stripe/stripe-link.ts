@@ -1,11 +1,12 @@
 import { AppError } from '../../errors';
-import { defineConnectFlow, linkInvalid, type LinkInHand } from '../connect-flow';
+import { linkInvalid, type LinkInHand } from '../connect-flow';
+import { defineConnectFlow } from '../define-connect-flow';
 import { apiUrlUnlessOfficial } from '../provider-hosts';
-import type { VendorAccounts } from '../vendor-accounts';
+import { stripeVendor, type StripePlatform } from './stripe-vendor';
 import { STRIPE_API } from './stripe-api';
 import type * as StripeConnect from './stripe-connect';
 
-type Platform = NonNullable<VendorAccounts['stripe']>;
+type Platform = StripePlatform;
 
 /** The Stripe SDK is loaded only by a process that onboards a Stripe account. */
 function stripeConnect(): typeof StripeConnect {
@@ -52,10 +53,9 @@ function connected(platform: Platform, account: string, now: Date) {
  * Connect event `account.updated`, whichever comes first; the link is used then. An
  * `account.updated` with charges disabled marks a connected shop needs_reconnect.
  */
-export const stripeLink = defineConnectFlow<Platform>({
+export const stripeLink = defineConnectFlow('stripe', {
   purpose: 'stripe-onboarding',
-  vendorOf: (vendor) => vendor.stripe,
-  variables: 'STRIPE_CONNECT_SECRET_KEY and STRIPE_CONNECT_WEBHOOK_SECRET',
+  vendor: stripeVendor,
   page: {
     title: 'Conectar a conta Stripe',
     steps:

@@ -139,12 +139,14 @@ describe("a connected shop's credential over its life", () => {
     await mp.start();
     vendor = {
       ...NO_VENDOR,
-      mercadopago: {
-        clientId: mp.application.clientId,
-        clientSecret: mp.application.clientSecret,
-        authUrl: mp.url,
-        apiUrl: mp.url,
-        webhookSecret: mp.webhookSecret,
+      accounts: {
+        mercadopago: {
+          clientId: mp.application.clientId,
+          clientSecret: mp.application.clientSecret,
+          authUrl: mp.url,
+          apiUrl: mp.url,
+          webhookSecret: mp.webhookSecret,
+        },
       },
     };
   });
