@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import { AppError } from '../../errors';
-import { minorOf } from '../money';
 import {
   checkoutStatusOf,
   webhookHeader,
   type CheckoutRequest,
   type CreatedCheckout,
-  type PaidWith,
   type PaymentProvider,
-  type PaymentState,
   type PaymentStatus,
-  type Settlement,
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
@@ -18,6 +14,7 @@ import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../pay
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { feeTaken } from '../vendor-fee';
 import { MERCADOPAGO_API } from './mercadopago-api';
+import { paymentSchema, paymentStatus, searchSchema } from './mercadopago-payments';
 import { verifyNotification } from './mercadopago-signature';
 
 export interface MercadoPagoSettings {
@@ -38,63 +35,7 @@ export interface MercadoPagoSettings {
   clock?: () => Date;
 }
 
-/** Mercado Pago's payment statuses, as docs/payment-providers.md maps them. */
-// A Map, not an object: a status named like an Object property (`constructor`) is unknown.
-const STATES = new Map<string, PaymentState>(
-  Object.entries({
-    approved: 'paid',
-    pending: 'processing',
-    in_process: 'processing',
-    authorized: 'processing',
-    rejected: 'failed',
-    cancelled: 'canceled',
-    refunded: 'refunded',
-    charged_back: 'charged_back',
-  }),
-);
-
-const paymentSchema = z.looseObject({
-  id: z.union([z.number(), z.string()]).transform(String),
-  status: z.string(),
-  status_detail: z.string().nullish(),
-  external_reference: z.string().nullish(),
-  transaction_amount: z.number().nullish(),
-  currency_id: z.string().nullish(),
-  /** The kind of method the buyer paid with (credit_card, bank_transfer, ticket...). */
-  payment_type_id: z.string().nullish(),
-  /** The method itself (visa, master, pix, bolbradesco...). */
-  payment_method_id: z.string().nullish(),
-  /**
-   * What the buyer paid in all (the price plus the financing of installments), and the
-   * collector's "Net amount received". The settlement's figures below are read leniently: one
-   * Mercado Pago writes in an unexpected shape is left out of the settlement (absent, never
-   * guessed) rather than failing the whole read of the payment's status.
-   */
-  transaction_details: z
-    .looseObject({
-      total_paid_amount: z.number().nullish(),
-      net_received_amount: z.number().nullish().catch(undefined),
-    })
-    .nullish(),
-  /** Each fee on the payment: its `type`, `amount` and `fee_payer` (collector or payer). */
-  fee_details: z
-    .array(
-      z.looseObject({
-        type: z.string().nullish(),
-        amount: z.number().nullish(),
-        fee_payer: z.string().nullish().catch(undefined),
-      }),
-    )
-    .nullish(),
-  /** "Number of installments selected." */
-  installments: z.number().int().positive().nullish().catch(undefined),
-  /** When the money is available to the collector: an ISO date-time with Mercado Pago's offset. */
-  money_release_date: z.string().nullish().catch(undefined),
-});
-type Payment = z.output<typeof paymentSchema>;
-
 const preferenceSchema = z.looseObject({ id: z.string(), init_point: z.string().min(1) });
-const searchSchema = z.looseObject({ results: z.array(paymentSchema) });
 
 /** Mercado Pago's payment types of each method (`payment_type_id`). */
 const PAYMENT_TYPES: Record<PaymentMethod, string[]> = {
@@ -102,27 +43,6 @@ const PAYMENT_TYPES: Record<PaymentMethod, string[]> = {
   card: ['credit_card', 'debit_card', 'prepaid_card'],
   boleto: ['ticket', 'atm'],
 };
-
-/**
- * How a payment was made, from its `payment_type_id` (Mercado Pago's reference, "Get payment" and
- * "Get payment methods": credit_card, debit_card, prepaid_card; bank_transfer is Pix or PSE,
- * told apart by `payment_method_id`; ticket is a boleto or another slip paid in cash). Any other
- * type (account_money, digital_currency, atm...) is none of the three: no method.
- */
-function methodOf(payment: Payment): PaidWith | undefined {
-  switch (payment.payment_type_id) {
-    case 'credit_card':
-    case 'debit_card':
-    case 'prepaid_card':
-      return 'card';
-    case 'bank_transfer':
-      return payment.payment_method_id === 'pix' ? 'pix' : undefined;
-    case 'ticket':
-      return 'boleto';
-    default:
-      return undefined;
-  }
-}
 
 /**
  * Checkout Pro's `payment_methods`: the types of the methods not chosen excluded, and the most
@@ -290,114 +210,6 @@ export class MercadoPagoProvider implements PaymentProvider {
     const eventId = String(body?.id ?? `${dataId}:${requestId}`);
     return { checkoutId: payment.external_reference, eventId };
   }
-}
-
-function paymentStatus(payment: Payment): PaymentStatus {
-  const state = STATES.get(payment.status) ?? 'pending';
-  const currency = payment.currency_id ?? 'BRL';
-  // What the buyer paid: total_paid_amount (the price plus the financing of installments), or
-  // the price when Mercado Pago gives no total; the financing is the fees of type financing_fee.
-  const paid = payment.transaction_details?.total_paid_amount ?? payment.transaction_amount;
-  const financing = feesMinor(payment, 'financing_fee') ?? 0;
-  const reason =
-    state === 'failed' || state === 'canceled' || state === 'refunded' || state === 'charged_back'
-      ? `payment ${payment.status} at Mercado Pago`
-      : undefined;
-  const method = methodOf(payment);
-  const settlement = SETTLED.has(state) ? settlementOf(payment, method, currency) : undefined;
-  return {
-    state,
-    transactionId: payment.id,
-    ...(method ? { method } : {}),
-    ...(paid === null || paid === undefined
-      ? {}
-      : { amount: { amountMinor: minorOf(paid), currency } }),
-    ...(financing > 0 ? { interest: { amountMinor: financing, currency } } : {}),
-    ...(settlement ? { settlement } : {}),
-    reason,
-  };
-}
-
-/** The states of a payment whose money was settled (and stays told after it went back). */
-const SETTLED: ReadonlySet<PaymentState> = new Set(['paid', 'refunded', 'charged_back']);
-
-/**
- * The centavos of the payment's fees of this `type` (and `fee_payer`, when given), summed; undefined
- * when Mercado Pago lists none. Each amount is converted on its own, as `minorOf` does (reais with
- * two decimals to an integer, rounded: no float error carried into a sum).
- */
-function feesMinor(payment: Payment, type: string, payer?: string): number | undefined {
-  const fees = (payment.fee_details ?? []).filter(
-    (fee) =>
-      fee.type === type &&
-      (payer === undefined || fee.fee_payer === payer) &&
-      typeof fee.amount === 'number',
-  );
-  return fees.length ? fees.reduce((sum, fee) => sum + minorOf(fee.amount ?? 0), 0) : undefined;
-}
-
-/**
- * What Mercado Pago reports of a settled payment's money, for the ERP's payment record; each
- * figure absent when the payment does not say it. From "Get payment" (GET /v1/payments/{id}; the
- * search returns the same objects):
- * https://www.mercadopago.com.br/developers/en/reference/online-payments/checkout-pro-preferences/get-payment/get
- *
- * - providerFee: the `fee_details` of type `mercadopago_fee` ("Cost for using Mercado Pago") the
- *   collector pays (`fee_payer` collector, "The seller absorbs the cost"). Not `application_fee`
- *   ("Marketplace comision for the service": the vendor's `marketplace_fee`), nor `financing_fee`
- *   paid by the payer (the buyer's interest, told as `interest`).
- * - net: `transaction_details.net_received_amount` ("Net amount received"): what reaches the
- *   seller; of a marketplace's payment, Mercado Pago takes its commission first and the
- *   marketplace's from what remains (Split payments, "Integrate checkout"):
- *   https://www.mercadopago.com.br/developers/en/docs/split-payments/integration-configuration/integrate-marketplace
- * - releaseDate: `money_release_date`, "Date on which the payment is settled and the money is made
- *   available in the Mercado Pago account of the Collector" (see `releaseDateOf`).
- * - installments: `installments`, "Number of installments selected" (see `installmentsOf`).
- * - pixE2e: never. Mercado Pago's payment reference documents no Pix end-to-end id:
- *   `point_of_interaction.transaction_data` has the QR code (`qr_code`, `qr_code_base64`) and
- *   `ticket_url`, `transaction_details` no identifier of the Pix. Its SDKs' types also carry
- *   `transaction_data.transaction_id` and `bank_transfer_id`, which no reference says is the
- *   end-to-end id: neither is taken for one.
- */
-function settlementOf(
-  payment: Payment,
-  method: PaidWith | undefined,
-  currency: string,
-): Settlement | undefined {
-  const providerFee = feesMinor(payment, 'mercadopago_fee', 'collector');
-  const net = payment.transaction_details?.net_received_amount;
-  const settlement: Settlement = {
-    ...(providerFee === undefined ? {} : { providerFee: { amountMinor: providerFee, currency } }),
-    ...(net === null || net === undefined ? {} : { net: { amountMinor: minorOf(net), currency } }),
-    ...releaseDateOf(payment.money_release_date),
-    ...installmentsOf(payment, method),
-  };
-  return Object.keys(settlement).length > 0 ? settlement : undefined;
-}
-
-/**
- * The day of `money_release_date`, its calendar date as Mercado Pago wrote it: the payment's
- * date-times carry Mercado Pago's own offset (`2018-03-07T10:07:15.000-04:00` in its payments),
- * and the date is taken as written, not converted to UTC or to Brasília time, either of which
- * could move it to the next day. Anything but a date-time of a real day is left out.
- */
-function releaseDateOf(written: string | null | undefined): { releaseDate?: string } {
-  const day = /^(\d{4}-\d{2}-\d{2})(?:T|$)/.exec(written ?? '')?.[1];
-  if (!day) return {};
-  const real = new Date(`${day}T00:00:00Z`);
-  return !Number.isNaN(real.getTime()) && real.toISOString().startsWith(day)
-    ? { releaseDate: day }
-    : {};
-}
-
-/**
- * The installments the buyer chose: a card's `installments` as Mercado Pago reports it; a Pix or a
- * boleto is paid at once (1, as Mercado Pago reports them too); another way of paying (the
- * account's balance) as reported.
- */
-function installmentsOf(payment: Payment, method: PaidWith | undefined): { installments?: number } {
-  if (method === 'pix' || method === 'boleto') return { installments: 1 };
-  return payment.installments ? { installments: payment.installments } : {};
 }
 
 function parseJson(
