@@ -1,12 +1,11 @@
 import { Command, Option } from 'commander';
-import { envShopSummary, loadShopsConfig, type EnvShopSummary } from '../config';
+import { envShopSummary, loadShopsConfig } from '../config';
 import { shopFieldsHelp } from '../shop-registry/shop-fields-docs';
 import { CONNECTABLE } from '../connect/connect-links';
-import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { newKeyringEntry } from '../secrets/secret-box';
 import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import { asUsage, CHECKS, cliActor, readDocument, READS, SEALS, type ShopsCli } from './shops-cli';
-import { printable } from './terminal-text';
+import { fieldsTable, shopsTable } from './shops-tables';
 
 /**
  * `connector shops ...`: the registry's verbs (CONTRACT "Shops"), the same the admin API serves.
@@ -270,75 +269,3 @@ function keys(command: Command, { io, withAdmin }: ShopsCli): void {
 }
 
 type Format = 'table' | 'json';
-
-type ListedShop = Awaited<ReturnType<ShopAdmin['list']>>[number];
-
-/**
- * `shops list` as a table: a row a shop, and why a shop is not served under it. The env shop
- * (from this command's environment) first, its state `env`: it lives in the variables of the
- * processes that serve it, not in the registry.
- */
-function shopsTable(envShop: EnvShopSummary | undefined, shops: ListedShop[]): string {
-  const envRow = envShop
-    ? [[envShop.id, 'env', envShop.provider.name, envShop.platform.email, envShop.name ?? '']]
-    : [];
-  // Escaped before measuring, so the columns line up (write() would escape them anyway).
-  const rows = [
-    ...envRow,
-    ...shops.map((shop) => [
-      shop.id,
-      shop.served === false
-        ? 'not served'
-        : shop.needs_reconnect
-          ? 'needs reconnect'
-          : shop.enabled
-            ? 'enabled'
-            : 'disabled',
-      shop.provider.name ?? '',
-      shop.platform.email,
-      shop.name,
-    ]),
-  ].map((row) => row.map(printable));
-  const header = ['SHOP', 'STATE', 'PROVIDER', 'PLATFORM ACCOUNT', 'NAME'];
-  const problems = shops.flatMap((shop) => [
-    ...(shop.problem ? [`${shop.id}: not served: ${shop.problem}`] : []),
-    ...(shop.needs_reconnect
-      ? [
-          `${shop.id}: must connect again since ${shop.needs_reconnect.since} (${shop.needs_reconnect.reason}): \`connector shops connect ${shop.id} --provider ${shop.provider.name}\``,
-        ]
-      : []),
-  ]);
-  return `${aligned([header, ...rows])
-    .concat(problems)
-    .join('\n')}\n`;
-}
-
-/** Rows of cells as lines, each column as wide as its widest cell. */
-function aligned(rows: string[][]): string[] {
-  const widths = (rows[0] ?? []).map((_, column) =>
-    Math.max(...rows.map((row) => (row[column] ?? '').length)),
-  );
-  return rows.map((cells) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd(),
-  );
-}
-
-/**
- * One shop as `field  value` lines, its parts' fields by their path (`provider.name`), lists
- * comma-separated: every field the JSON has, readable in a terminal.
- */
-function fieldsTable(value: object): string {
-  const rows: string[][] = [];
-  const walk = (at: string, item: unknown): void => {
-    if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
-      for (const [key, inner] of Object.entries(item)) walk(at ? `${at}.${key}` : key, inner);
-    } else {
-      rows.push([at, Array.isArray(item) ? item.join(', ') : String(item)].map(printable));
-    }
-  };
-  walk('', value);
-  return `${aligned(rows).join('\n')}\n`;
-}
