@@ -5,14 +5,13 @@ import { checkoutRoutePath, shopScope, webhookPath } from '../shop/shop-id';
 import { DataKey, newRouteToken, type Keyring } from '../secrets/secret-box';
 import type { AuditEntry, CredentialCheck, RegistryStore, ShopWork } from './ports';
 import {
-  applyShopPatch,
   changedFields,
   documentFields,
   parseShopDocument,
-  parseShopPatch,
   unservedBecause,
   type ShopDocument,
 } from './shop-document';
+import { applyShopPatch, parseShopPatch } from './shop-patch';
 import {
   newIncarnation,
   openShop,

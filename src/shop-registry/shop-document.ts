@@ -97,10 +97,10 @@ const siteUrlSchema = httpUrl.max(2000).meta({
 
 /**
  * A shop's document besides its id, each field or part declared once: what the patch accepts,
- * how a change merges, what is stored and shown all follow from this shape (and the field
- * table, `documentFields`, from the schemas' metadata).
+ * how a change merges (shop-patch.ts), what is stored and shown all follow from this shape (and
+ * the field table, `documentFields`, from the schemas' metadata).
  */
-const documentShape = {
+export const documentShape = {
   name: nameSchema,
   siteUrl: siteUrlSchema.optional(),
   platform: platformAccountSchema,
@@ -172,37 +172,8 @@ export function shopDocumentFromEnv(env: {
 
 export type ShopDocument = z.output<typeof shopDocumentSchema>;
 
-/**
- * A change (PATCH, `shops update`): any key of the document but its id. A field is given whole;
- * a part (an object) gives the fields that change, checked once merged into the whole document;
- * null removes what the document may lack (an optional part, a field of a part).
- */
-const shopPatchSchema = z.strictObject(
-  Object.fromEntries(
-    DOCUMENT_KEYS.map((key) => {
-      const schema: z.ZodType = documentShape[key];
-      const optional = schema.safeParse(undefined).success;
-      const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
-      const part = inner instanceof z.ZodObject || inner instanceof z.ZodDiscriminatedUnion;
-      const given = part ? z.looseObject({}) : inner;
-      return [key, (optional ? given.nullable() : given).optional()];
-    }),
-  ) as {
-    [K in keyof typeof documentShape]: z.ZodOptional<z.ZodType<PatchOf<K>>>;
-  },
-);
-
-/** What a change may give for one key of the document. */
-type PatchOf<K extends keyof typeof documentShape> =
-  z.output<(typeof documentShape)[K]> extends string
-    ? string
-    : | Record<string, unknown>
-      | (undefined extends z.output<(typeof documentShape)[K]> ? null : never);
-
-export type ShopPatch = z.output<typeof shopPatchSchema>;
-
 /** The zod issues of a document as the API's details: one per field, unknown fields named. */
-function detailsOf(error: z.ZodError, base: string[] = []): ErrorDetail[] {
+export function detailsOf(error: z.ZodError, base: string[] = []): ErrorDetail[] {
   return error.issues.flatMap((issue) => {
     const at = [...base, ...issue.path.map(String)].join('.');
     if (issue.code === 'unrecognized_keys') {
@@ -218,7 +189,8 @@ function detailsOf(error: z.ZodError, base: string[] = []): ErrorDetail[] {
   });
 }
 
-function invalid(details: ErrorDetail[]): AppError {
+/** VALIDATION_FAILED for a shop document (or a change), with its details. */
+export function invalid(details: ErrorDetail[]): AppError {
   return new AppError('VALIDATION_FAILED', 'The shop document is not valid.', { details });
 }
 
@@ -262,53 +234,6 @@ export function refuseUnservable(
 ): void {
   const problem = unservedBecause(provider, apiOrigins);
   if (problem) throw new Error(`not served: ${problem}`);
-}
-
-/** A change, checked on its own; VALIDATION_FAILED naming every problem. */
-export function parseShopPatch(input: unknown): ShopPatch {
-  const parsed = shopPatchSchema.safeParse(input);
-  if (!parsed.success) throw invalid(detailsOf(parsed.error));
-  if (DOCUMENT_KEYS.every((key) => parsed.data[key] === undefined)) {
-    const keys = DOCUMENT_KEYS.join(', ').replace(/, (\w+)$/, ' or $1');
-    throw invalid([{ field: '(document)', problem: `changes nothing: give ${keys}` }]);
-  }
-  return parsed.data;
-}
-
-type Part = Record<string, unknown>;
-
-/** A part's fields without those given as null: `{"apiUrl": null}` removes the field. */
-function withoutNulls(part: Part): Part {
-  return Object.fromEntries(Object.entries(part).filter(([, value]) => value !== null));
-}
-
-/**
- * What a change makes of one key: unchanged when not given; removed when null; a field
- * replaced; a part merged field by field, or replaced whole when it names another `name` (a
- * provider's document is another provider's fields).
- */
-function changed(now: unknown, change: unknown): unknown {
-  if (change === undefined) return now;
-  if (change === null || typeof change !== 'object') return change ?? undefined;
-  const given = change as Part;
-  const current = (now ?? {}) as Part;
-  if (given.name !== undefined && current.name !== undefined && given.name !== current.name)
-    return given;
-  return withoutNulls({ ...current, ...given });
-}
-
-/** The document a change makes of `current`, checked whole (`apiOrigins`: as `parseShopDocument`). */
-export function applyShopPatch(
-  current: ShopDocument,
-  patch: ShopPatch,
-  apiOrigins: readonly string[],
-): ShopDocument {
-  const next: Part = { id: current.id };
-  for (const key of DOCUMENT_KEYS) {
-    const value = changed(current[key], patch[key]);
-    if (value !== undefined) next[key] = value;
-  }
-  return parseShopDocument(next, apiOrigins);
 }
 
 /** Which fields a change touches, for the audit trail: paths, never values. */

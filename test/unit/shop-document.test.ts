@@ -1,15 +1,14 @@
 import { AppError } from '../../src/errors';
 import { fieldsSet } from '../../src/shop-registry/shop-fields';
 import {
-  applyShopPatch,
   changedFields,
   documentFields,
   documentSecrets,
   parseShopDocument,
-  parseShopPatch,
   shopDocumentFromEnv,
   unservedBecause,
 } from '../../src/shop-registry/shop-document';
+import { applyShopPatch, parseShopPatch } from '../../src/shop-registry/shop-patch';
 import { ConfigError } from '../../src/config';
 import { forTerminal, printable } from '../../src/cli/terminal-text';
 
