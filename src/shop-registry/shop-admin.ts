@@ -22,6 +22,7 @@ import {
   type StoredShop,
 } from './stored-shop';
 import { changeShop, shopEntry } from './shop-changes';
+import { rekeyShops, rotateRouteToken } from './shop-keys';
 import { fieldsSet } from './shop-fields';
 import {
   exists,
@@ -30,9 +31,6 @@ import {
   rejectBadCredentials,
   requireKeyring,
 } from './shop-admin-checks';
-
-/** How long a rotated-out route token keeps working (CONTRACT: 24 hours). */
-export const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
 
 export interface ShopAdminDeps {
   store: RegistryStore;
@@ -203,26 +201,11 @@ export class ShopAdmin {
   }> {
     const keyring = this.keyring();
     const token = newRouteToken();
-    const now = this.deps.clock();
-    const until = options.revokePrevious
-      ? undefined
-      : new Date(now.getTime() + PREVIOUS_TOKEN_MS).toISOString();
-    const stored = await changeShop(this.deps.store, id, async ({ stored: current }) => {
-      const dataKey = DataKey.unwrap(keyring, id, current.dataKey);
-      return {
-        stored: {
-          ...current,
-          updatedAt: now.toISOString(),
-          routeToken: {
-            hash: dataKey.tokenHash(id, token),
-            rotatedAt: now.toISOString(),
-            ...(until ? { previousHash: current.routeToken.hash, previousUntil: until } : {}),
-          },
-        },
-        audit: this.audit(by, 'token-rotated', [
-          until ? 'routeToken' : 'routeToken (previous revoked)',
-        ]),
-      };
+    const { stored, until } = await rotateRouteToken(this.deps.store, keyring, id, {
+      token,
+      now: this.deps.clock(),
+      revokePrevious: options.revokePrevious,
+      audit: (fields) => this.audit(by, 'token-rotated', fields),
     });
     return {
       checkout_route: { url: this.urls(stored).checkoutRoute, token },
@@ -284,24 +267,9 @@ export class ShopAdmin {
    * before it can be retired. The values are not touched: they are sealed by the data keys.
    */
   async rekey(by: Actor): Promise<{ rewrapped: number; current: number }> {
-    const keyring = this.keyring();
-    let rewrapped = 0;
-    let current = 0;
-    for (const id of (await this.deps.store.all()).keys()) {
-      let wrapped = false;
-      await changeShop(this.deps.store, id, async ({ stored }) => {
-        const dataKey = DataKey.unwrap(keyring, id, stored.dataKey);
-        wrapped = !stored.dataKey.startsWith(`v1.${keyring.active.id}.`);
-        if (!wrapped) return undefined;
-        return {
-          stored: { ...stored, dataKey: dataKey.wrap(keyring, id) },
-          audit: this.audit(by, 'rekeyed', ['dataKey']),
-        };
-      });
-      if (wrapped) rewrapped++;
-      else current++;
-    }
-    return { rewrapped, current };
+    return rekeyShops(this.deps.store, this.keyring(), () =>
+      this.audit(by, 'rekeyed', ['dataKey']),
+    );
   }
 }
 
