@@ -19,7 +19,7 @@ import {
   type ProviderDocument,
   type ProviderName,
 } from '../payments/provider-fields';
-import { PROVIDER_LIST } from '../payments/providers';
+import { DEFAULT_PROVIDER, PROVIDER_LIST } from '../payments/providers';
 import { checkoutRoutePath, ENV_SHOP_ID } from '../shop/shop-id';
 import { optional, readEnvironment, requireFor, secret } from './env-values';
 import { platformAccountShape, type PlatformAccount } from './platform-config';
@@ -82,7 +82,7 @@ export const envShopShape = {
     .enum(PROVIDER_NAMES as [ProviderName, ...ProviderName[]], {
       error: `must be ${PROVIDER_CHOICE}`,
     })
-    .prefault('sandbox')
+    .prefault(DEFAULT_PROVIDER)
     .describe(
       `The env shop's payment provider: ${PROVIDER_CHOICE} (docs/payment-providers.md "Payment providers").`,
     ),
@@ -273,7 +273,7 @@ export function envShopSummary(
     id: ENV_SHOP_ID,
     ...(name ? { name } : {}),
     source: 'environment',
-    provider: { name: env.PAYMENT_PROVIDER?.trim() || 'sandbox' },
+    provider: { name: env.PAYMENT_PROVIDER?.trim() || DEFAULT_PROVIDER },
     platform: { email },
   };
 }

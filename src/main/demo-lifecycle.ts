@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors';
+import { DEFAULT_PROVIDER } from '../payments/providers';
 
 // The demo's life: what it started and how it all stops, whatever ends it (CONTRACT "The first
 // hour"), and the variables with which the CLI reaches it.
@@ -60,7 +61,7 @@ export function endOfDemo(): Promise<string> {
 /** The demo's configuration problems found before anything starts (exit 78). */
 export function demoProblems(env: NodeJS.ProcessEnv): string[] {
   const provider = env.PAYMENT_PROVIDER;
-  return provider !== undefined && provider !== '' && provider !== 'sandbox'
+  return provider !== undefined && provider !== '' && provider !== DEFAULT_PROVIDER
     ? [
         `PAYMENT_PROVIDER: the demo runs the sandbox only (no outside account); unset it, or run \`npm start\` with ${provider}'s variables`,
       ]

@@ -6,6 +6,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { runCli } from '../cli/program';
 import { ConfigError, loadConfig } from '../config';
 import { errorMessage } from '../errors';
+import { DEFAULT_PROVIDER } from '../payments/providers';
 import { createLogger } from '../infra/logger';
 import { startPrivateRedis, type PrivateRedis } from '../infra/private-redis';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../simulator/platform-simulator';
@@ -60,7 +61,7 @@ const SECOND_SHOP = {
     password: randomBytes(9).toString('base64url'),
     apiKey: randomBytes(12).toString('hex'),
   },
-  provider: { name: 'sandbox' },
+  provider: { name: DEFAULT_PROVIDER },
 };
 
 /**
@@ -131,7 +132,7 @@ async function main(started: Started, startedUp: () => void): Promise<void> {
     CHECKOUT_ROUTE_TOKEN: token,
     SHOP_NAME: ENV_SHOP_NAME,
     SHOP_SITE_URL: demoSiteUrl(platformUrl, DEMO_CREDENTIALS.email, ENV_SHOP_NAME),
-    PAYMENT_PROVIDER: 'sandbox',
+    PAYMENT_PROVIDER: DEFAULT_PROVIDER,
     DASHBOARD_USER: 'ops',
     DASHBOARD_PASSWORD: dashboardPassword,
   });

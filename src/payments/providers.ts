@@ -33,6 +33,12 @@ export const PROVIDERS = providerList({
 
 export type ProviderName = keyof typeof PROVIDERS;
 
+/**
+ * The env shop's provider while PAYMENT_PROVIDER is unset, and the demo's: the connector's own
+ * simulated one, which needs no outside account.
+ */
+export const DEFAULT_PROVIDER: ProviderName = 'sandbox';
+
 /** The descriptors, in the list's order. */
 export const PROVIDER_LIST = Object.values(PROVIDERS);
 

@@ -1,5 +1,5 @@
 import { checkedMarkdown, itemLines, withGenerated } from '../config/variables-docs';
-import { PROVIDER_LIST, PROVIDERS } from '../payments/providers';
+import { DEFAULT_PROVIDER, PROVIDER_LIST, PROVIDERS } from '../payments/providers';
 import { documentFields } from './shop-document';
 import type { ShopField } from './shop-fields';
 
@@ -29,7 +29,7 @@ function itemOf(field: ShopField): string[] {
 function fieldGroups(): Array<{ provider?: (typeof PROVIDER_LIST)[number]; fields: ShopField[] }> {
   const providerPart = (field: ShopField) =>
     field.path.startsWith('provider.') && field.path !== 'provider.name';
-  const every = documentFields(PROVIDER_LIST[0]?.name ?? 'sandbox');
+  const every = documentFields(DEFAULT_PROVIDER);
   return [
     { fields: every.filter((field) => !providerPart(field)) },
     ...PROVIDER_LIST.map((provider) => ({

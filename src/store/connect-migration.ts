@@ -10,7 +10,8 @@ import { runScript } from '../infra/redis-scripts';
  * - `account:<Stripe account id>`: the pending account of an onboarding, for Stripe's event;
  * - `link-account:<link key>`: the account made for a link, one per link;
  * - `<state>`: a state as handed out (24 random bytes), its PKCE verifier in plain text.
- * The first two move to names that hold no account id (the account's SHA-256) and go on working:
+ * The first two move to names that hold no account id (the account's SHA-256; the provider is
+ * the link's, and a pending account whose link lapsed is dropped) and go on working:
  * an onboarding in flight is still connected by Stripe's account.updated, and the link's button
  * still reuses its account. The states are deleted: unbound to a browser and holding a verifier
  * unsealed, they cannot be made safe; their callbacks get the "Link inválido" page and the
@@ -56,6 +57,17 @@ function pendingOf(
   }
 }
 
+/** The provider a stored link is for. */
+function providerOf(text: string | null): string | undefined {
+  if (text === null) return undefined;
+  try {
+    const { provider } = JSON.parse(text) as { provider?: unknown };
+    return typeof provider === 'string' ? provider : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Moves the previous release's connections under way (see above); idempotent. */
 export async function migrateConnectStates(
   redis: RedisCommands,
@@ -90,8 +102,10 @@ async function moveOne(
   const pending = name.includes(':') ? pendingOf(await redis.get(key)) : undefined;
   let target: string | undefined;
   if (pending && name.startsWith('account:')) {
+    // Its provider is its link's; a pending account whose link lapsed connects nothing.
+    const provider = providerOf(await redis.get(keys.link(pending.link)));
     const hash = createHash('sha256').update(pending.account).digest('hex');
-    target = keys.pendingAccount('stripe', hash);
+    if (provider !== undefined) target = keys.pendingAccount(provider, hash);
   } else if (pending && name.startsWith('link-account:')) {
     target = keys.linkAccount(name.slice('link-account:'.length));
   }
