@@ -1,3 +1,5 @@
+import { PROVIDER_LIST } from '../payments/providers';
+
 /**
  * The paths anyone on the internet reaches: the pages a customer's browser opens (the return from
  * a provider, the sandbox's checkout, a shop's connect link, a Pix charge) and the providers'
@@ -5,5 +7,10 @@
  * joins its caller's trace only once authenticated (src/http/authenticated-callers.ts), so these,
  * like every path no credentials open, start a trace of their own.
  */
-export const PAGE_PATHS = ['/return', '/sandbox', '/connect', '/pix'] as const;
+export const PAGE_PATHS: readonly string[] = [
+  '/return',
+  '/connect',
+  // Each provider's own pages (its descriptor's `pages`): the sandbox's, the API Pix's.
+  ...PROVIDER_LIST.flatMap((provider) => provider.pages?.paths ?? []),
+];
 export const WEBHOOKS_PATH = '/webhooks';

@@ -1,8 +1,13 @@
 import type { ProviderEnvironment } from './define-provider';
 import type { ProviderModule } from './provider-module';
 import type { ProviderSettings } from './provider-fields';
-import { SANDBOX_IN_PRODUCTION_WARNING, SANDBOX_PAGE_NOTICE } from './sandbox/sandbox-module';
-import { PROVIDERS, type ProviderByName, type ProviderName, type SettingsMap } from './providers';
+import {
+  PROVIDER_LIST,
+  PROVIDERS,
+  type ProviderByName,
+  type ProviderName,
+  type SettingsMap,
+} from './providers';
 
 export type { ProviderSettings } from './provider-fields';
 export type { ProviderEnvironment } from './define-provider';
@@ -34,7 +39,12 @@ export function deploymentNotices(sandboxInProduction: boolean): {
   startWarnings: string[];
   pageNotice: string | undefined;
 } {
-  return sandboxInProduction
-    ? { startWarnings: [SANDBOX_IN_PRODUCTION_WARNING], pageNotice: SANDBOX_PAGE_NOTICE }
-    : { startWarnings: [], pageNotice: undefined };
+  const simulated = PROVIDER_LIST.flatMap((provider) =>
+    provider.simulated ? [provider.simulated] : [],
+  );
+  if (!sandboxInProduction) return { startWarnings: [], pageNotice: undefined };
+  return {
+    startWarnings: simulated.map((said) => said.inProduction),
+    pageNotice: simulated[0]?.pageNotice,
+  };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RedisCommands } from '../infra/redis';
 import type { DeclaredFlow } from './define-connect-flow';
 import type { PaymentOptions, ProviderOffer } from './payment-offer';
+import type { DeclaredPages } from './provider-pages';
 import type { ProviderApi } from './provider-api';
 import type { ProviderModule } from './provider-module';
 import type { VendorAccounts } from './vendor-accounts';
@@ -154,8 +155,13 @@ export interface ProviderSpec<
   check?(document: PastedDocumentOf<N, F>): Array<{ field: keyof F & string; problem: string }>;
   /** Its official API hosts per environment; none for a provider the connector plays itself. */
   api?: ProviderApi;
-  /** Payments are simulated: in production only with SANDBOX_IN_PRODUCTION=true. */
-  simulated?: boolean;
+  /**
+   * Payments are simulated: in production only with SANDBOX_IN_PRODUCTION=true, and then with a
+   * warning at start and a banner on every customer page.
+   */
+  simulated?: { inProduction: string; pageNotice: string };
+  /** Pages of its own the connector serves (a payment page): their paths and routes. */
+  pages?: DeclaredPages;
   /** What customers may pay with it, and why no more. */
   offer: ProviderOffer;
   /** The settings its adapter is built with, from its document (`apiUrl` resolved). */

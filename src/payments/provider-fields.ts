@@ -88,7 +88,7 @@ function settingsFor<K extends ProviderName>(
 
 /** Whether a provider only simulates payments (the sandbox): refused in production unless allowed. */
 export function isSimulated(name: ProviderName): boolean {
-  return PROVIDERS[name].simulated === true;
+  return PROVIDERS[name].simulated !== undefined;
 }
 
 /** The settings a provider document (a registry shop's) stands for, with the shop's payment choice. */

@@ -1,25 +1,25 @@
 import { Router } from 'express';
 import { isOpen, type CheckoutRecord } from '../../checkout/checkout-record';
-import { pixRoutes, type PixPageState } from '../../payments/pix/pix-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { syncCheckout } from '../../checkout/settle-checkout';
 import type { ShopDirectory } from '../../checkout/shop-directory';
+import type { PageState } from '../../payments/provider-pages';
 import type { ProviderModule } from '../../payments/provider-module';
+import { PROVIDER_LIST } from '../../payments/providers';
 import type { ShopSettings } from '../../shop-registry/shop-settings';
-import { sandboxRoutes } from '../../payments/sandbox/sandbox-routes';
 
-/** A shop as the providers' own pages see it: its checkouts, and its provider's sandbox or Pix. */
+/** A shop as the providers' own pages see it: its checkouts, and its provider's module. */
 export interface ProviderShop {
   deps: CheckoutDeps;
-  providerModule: Pick<ProviderModule, 'sandbox' | 'pix' | 'pageNotice'>;
+  providerModule: Pick<ProviderModule, 'pages' | 'pageNotice'>;
   settings: Pick<ShopSettings, 'storefront'>;
 }
 
 /**
- * The providers' own pages, served for every shop: the sandbox's payment page,
- * `/sandbox/checkout/<checkout id>`, and the API Pix's, `/pix/<checkout id>`. The checkout id
- * names the shop, and that shop's own provider answers (another provider's shop has no such
- * page: 404).
+ * The providers' own pages (each descriptor's `pages`: the sandbox's payment page,
+ * `/sandbox/checkout/<checkout id>`, and the API Pix's, `/pix/<checkout id>`), served for every
+ * shop. The checkout id names the shop, and only that shop's own provider's pages find it
+ * (another provider's shop has no such page: 404).
  */
 export function providerRoutes(
   shops: Pick<ShopDirectory<ProviderShop>, 'byCheckout'>,
@@ -27,46 +27,28 @@ export function providerRoutes(
   defaultNotice: string | undefined,
 ): Router {
   const router = Router();
-  router.use(sandboxPages(shops, defaultNotice));
-  router.use(
-    pixRoutes(async (checkoutId) => {
+  for (const provider of PROVIDER_LIST) {
+    if (!provider.pages) continue;
+    const find = async (checkoutId: string) => {
       const shop = await shops.byCheckout(checkoutId);
-      const pix = shop?.providerModule.pix;
-      if (!shop || !pix) return undefined;
-      const { deps } = shop;
+      if (!shop || shop.deps.provider.name !== provider.name) return undefined;
+      const { deps, providerModule } = shop;
       return {
-        charges: pix.charges,
-        stateOf: async (id) => pageStateOf(await deps.store.get(id)),
-        hint: (id) => syncCheckout(deps, id),
-        pageNotice: shop.providerModule.pageNotice,
+        own: providerModule.pages,
+        stateOf: async (id: string) => pageStateOf(await deps.store.get(id)),
+        hint: (id: string) => syncCheckout(deps, id),
+        pageNotice: providerModule.pageNotice,
         storefront: shop.settings.storefront,
       };
-    }, defaultNotice),
-  );
+    };
+    router.use(provider.pages.routes(find, defaultNotice));
+  }
   return router;
 }
 
-/** A checkout as the Pix page shows it: payable, paid, or no longer payable. */
-function pageStateOf(record: CheckoutRecord | undefined): PixPageState | undefined {
+/** A checkout as a provider's page shows it: payable, paid, or no longer payable. */
+function pageStateOf(record: CheckoutRecord | undefined): PageState | undefined {
   if (!record) return undefined;
   if (isOpen(record.state)) return 'open';
   return (record.outcome ?? record.state) === 'paid' ? 'paid' : 'closed';
-}
-
-function sandboxPages(
-  shops: Pick<ShopDirectory<ProviderShop>, 'byCheckout'>,
-  defaultNotice: string | undefined,
-): Router {
-  return sandboxRoutes(async (checkoutId) => {
-    const shop = await shops.byCheckout(checkoutId);
-    const sandbox = shop?.providerModule.sandbox;
-    if (!shop || !sandbox) return undefined;
-    const { deps } = shop;
-    return {
-      sandbox,
-      hooks: { hint: (id: string) => syncCheckout(deps, id) },
-      pageNotice: shop.providerModule.pageNotice,
-      storefront: shop.settings.storefront,
-    };
-  }, defaultNotice);
 }

@@ -7,6 +7,8 @@ import { CertificateProblem, clientCertificateOf } from './pix-certificate';
 import type { PixPsp } from './pix-profile';
 import { PIX_PROFILES } from './pix-profiles';
 import { PixProvider } from './pix-provider';
+import { definePages } from '../provider-pages';
+import { pixRoutes } from './pix-routes';
 
 const PSPS = Object.keys(PIX_PROFILES) as [PixPsp, ...PixPsp[]];
 
@@ -147,6 +149,8 @@ export const pixProvider = defineProvider({
   },
   api: PIX_API,
   offer: PIX_OFFER,
+  // The connector's own Pix page: the QR code and the copy-and-paste code, polled until paid.
+  pages: definePages({ paths: ['/pix'], routes: pixRoutes }),
   settings: (document, common) => {
     const profile = PIX_PROFILES[document.psp];
     const endpoints = pixEndpoints(profile, document);
@@ -180,7 +184,8 @@ export const pixProvider = defineProvider({
         webhookUrl: `${environment.publicUrl}/webhooks/pix/${environment.shop}`,
         pageUrl: (checkoutId) => `${environment.publicUrl}/pix/${encodeURIComponent(checkoutId)}`,
       }),
-      pix: { charges },
+      // Its page shows the shop's charges (src/payments/pix/pix-routes.ts).
+      pages: charges,
     };
   },
 });

@@ -1,27 +1,14 @@
 import type { Request, Response, Router } from 'express';
 import { AppError } from '../../errors';
-import { notFoundPage, type PageStorefront } from '../../html/page-layout';
+import { notFoundPage } from '../../html/page-layout';
 import { allowOnly } from '../../infra/allow-only';
 import { exactRouter } from '../../infra/exact-routes';
+import type { FindPageShop } from '../provider-pages';
 import type { PixCharges } from './pix-charges';
 import { PIX_PAGE_SCRIPT, PIX_SCRIPT_PATH, pixPaymentPage } from './pix-page';
 
-/** Where a checkout stands, as the Pix page shows it. */
-export type PixPageState = 'open' | 'paid' | 'closed';
-
-/** One shop's Pix, as its page needs it. */
-export interface PixShop {
-  charges: Pick<PixCharges, 'find'>;
-  /** Where the checkout stands, as recorded. */
-  stateOf(checkoutId: string): Promise<PixPageState | undefined>;
-  /**
-   * Reads the charge at the PSP and records what it says (as a webhook would): the page's
-   * customer has paid, perhaps, and the webhook is late or lost.
-   */
-  hint(checkoutId: string): Promise<void>;
-  pageNotice: string | undefined;
-  storefront?: PageStorefront;
-}
+/** What a Pix shop's module gives its page: the shop's charges. */
+export type PixPageCharges = Pick<PixCharges, 'find'>;
 
 /** The page's script: the same for every page, cached an hour. */
 function sendScript(_req: Request, res: Response): void {
@@ -40,14 +27,14 @@ const HINT_EVERY_MS = 10_000;
  */
 export function pixRoutes(
   /** The shop a checkout id names, if it is one of a Pix shop's; undefined for any other id. */
-  pixOf: (checkoutId: string) => Promise<PixShop | undefined>,
-  defaultNotice?: string,
+  pixOf: FindPageShop<PixPageCharges>,
+  defaultNotice: string | undefined,
 ): Router {
   const router = exactRouter();
   const mayAsk = throttle(HINT_EVERY_MS);
   const find = async (checkoutId: string) => {
     const shop = await pixOf(checkoutId);
-    const charge = shop ? await shop.charges.find(checkoutId) : undefined;
+    const charge = shop ? await shop.own.find(checkoutId) : undefined;
     return shop && charge ? { shop, charge } : undefined;
   };
   router.route(PIX_SCRIPT_PATH).get(sendScript).all(allowOnly('GET'));

@@ -1,6 +1,12 @@
 import { defineProvider } from '../define-provider';
 import { MAX_EXPIRY_MINUTES, MAX_INSTALLMENTS, PAYMENT_METHODS } from '../payment-offer';
-import { sandboxModule } from './sandbox-module';
+import { definePages } from '../provider-pages';
+import {
+  SANDBOX_IN_PRODUCTION_WARNING,
+  SANDBOX_PAGE_NOTICE,
+  sandboxModule,
+} from './sandbox-module';
+import { sandboxRoutes } from './sandbox-routes';
 
 /** The connector's own sandbox: no keys, no API; it plays any provider, with a payment page. */
 export const sandboxProvider = defineProvider({
@@ -10,7 +16,9 @@ export const sandboxProvider = defineProvider({
   fields: {},
   secrets: [],
   variables: {},
-  simulated: true,
+  simulated: { inProduction: SANDBOX_IN_PRODUCTION_WARNING, pageNotice: SANDBOX_PAGE_NOTICE },
+  // Its payment page, with Pay, Pix, Boleto and Decline buttons.
+  pages: definePages({ paths: ['/sandbox'], routes: sandboxRoutes }),
   // It plays any provider: every method, installments, any window.
   offer: {
     methods: PAYMENT_METHODS,

@@ -29,7 +29,8 @@ export function sandboxModule(options: {
   });
   return {
     provider,
-    sandbox: provider,
+    // Its payment page settles the payment here (src/payments/sandbox/sandbox-routes.ts).
+    pages: provider,
     pageNotice: options.inProduction ? SANDBOX_PAGE_NOTICE : undefined,
   };
 }

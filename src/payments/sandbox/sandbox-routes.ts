@@ -1,26 +1,20 @@
 import { Router } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
-import { notFoundPage, type PageStorefront } from '../../html/page-layout';
+import { notFoundPage } from '../../html/page-layout';
 import { allowOnly } from '../../infra/allow-only';
-import type { ProviderHooks } from '../provider-module';
+import type { FindPageShop, PageShop } from '../provider-pages';
 import { sandboxPaymentPage } from './sandbox-page';
 import type { SandboxProvider } from './sandbox-provider';
 
-/** One shop's sandbox, as its pages need it. */
-export interface SandboxShop {
-  sandbox: SandboxProvider;
-  hooks: ProviderHooks;
-  pageNotice: string | undefined;
-  /** The shop as its customer's pages show it: its name. */
-  storefront?: PageStorefront;
-}
+/** One shop's sandbox, as its pages need it: the sandbox is what its module gives them. */
+type SandboxShop = PageShop<SandboxProvider>;
 
 /**
  * The sandbox's payment page and its buttons. A button settles the payment at the "provider"
  * and then takes exactly the path a verified webhook takes (`hooks.hint`).
  */
 export function sandboxRoutes(
-  sandboxOf: (checkoutId: string) => Promise<SandboxShop | undefined>,
+  sandboxOf: FindPageShop<SandboxProvider>,
   /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
   defaultNotice?: string,
 ): Router {
@@ -28,7 +22,7 @@ export function sandboxRoutes(
   // The checkout id names its shop; that shop's sandbox (if its provider is the sandbox) answers.
   const find = async (checkoutId: string) => {
     const shop = await sandboxOf(checkoutId);
-    const payment = shop ? await shop.sandbox.payment(checkoutId) : undefined;
+    const payment = shop ? await shop.own.payment(checkoutId) : undefined;
     return shop && payment ? { ...shop, payment } : undefined;
   };
 
@@ -48,13 +42,13 @@ export function sandboxRoutes(
   // simulator's after the outcome (a refund, a chargeback, a late payment: back to the page).
   const buttons: Array<[string, (found: SandboxShop, id: string) => Promise<unknown>, boolean]> = [
     // Pay is the card's button (and confirms a Pix or boleto under way, keeping its method).
-    ['pay', (found, id) => found.sandbox.settle(id, 'paid', 'card'), true],
-    ['pix', (found, id) => found.sandbox.settle(id, 'processing', 'pix'), true],
-    ['boleto', (found, id) => found.sandbox.settle(id, 'processing', 'boleto'), true],
-    ['decline', (found, id) => found.sandbox.settle(id, 'failed'), true],
-    ['refund', (found, id) => found.sandbox.after(id, 'refunded'), false],
-    ['chargeback', (found, id) => found.sandbox.after(id, 'charged_back'), false],
-    ['late-pay', (found, id) => found.sandbox.after(id, 'paid'), false],
+    ['pay', (found, id) => found.own.settle(id, 'paid', 'card'), true],
+    ['pix', (found, id) => found.own.settle(id, 'processing', 'pix'), true],
+    ['boleto', (found, id) => found.own.settle(id, 'processing', 'boleto'), true],
+    ['decline', (found, id) => found.own.settle(id, 'failed'), true],
+    ['refund', (found, id) => found.own.after(id, 'refunded'), false],
+    ['chargeback', (found, id) => found.own.after(id, 'charged_back'), false],
+    ['late-pay', (found, id) => found.own.after(id, 'paid'), false],
   ];
   for (const [action, act, toShop] of buttons) {
     router
@@ -67,7 +61,7 @@ export function sandboxRoutes(
           return;
         }
         await act(found, checkoutId);
-        await found.hooks.hint(checkoutId);
+        await found.hint(checkoutId);
         res.redirect(
           303,
           toShop ? found.payment.returnUrl : `/sandbox/checkout/${encodeURIComponent(checkoutId)}`,
