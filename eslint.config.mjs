@@ -1,4 +1,5 @@
 // @ts-check
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -15,8 +16,33 @@ const { LAYERS, PACKAGE_RULES } = layers;
 const FILES = new Set(layers.FILES);
 const INDEXED = new Set(layers.INDEXED);
 
+/**
+ * The provider folders, `src/payments/<name>/`, each one provider: read from the tree, so a new
+ * provider's folder is one at once. Only the one list of providers (src/payments/providers.ts)
+ * imports them; everything else reaches a provider through the list and what its descriptor
+ * declares, and a provider's folder reaches no other provider's.
+ */
+const PROVIDER_FOLDERS = readdirSync(new URL('./src/payments', import.meta.url), {
+  withFileTypes: true,
+})
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/** The import patterns of the provider folders but `except`, as seen from `src/payments/`. */
+function providerRule(except, fromPayments) {
+  const others = PROVIDER_FOLDERS.filter((folder) => folder !== except);
+  return {
+    group: others.flatMap((folder) => [
+      `**/payments/${folder}/**`,
+      ...(fromPayments ? [`./${folder}/**`, `../${folder}/**`] : []),
+    ]),
+    message:
+      "only src/payments/providers.ts imports a provider's folder (src/payments/<name>/): reach a provider through the list (PROVIDERS) and what its descriptor declares.",
+  };
+}
+
 /** The lint zone of one folder: its forbidden folders and packages. */
-function zone(name) {
+function zone(name, files = undefined, extra = []) {
   const forbidden = Object.keys(LAYERS).filter(
     (other) => other !== name && !LAYERS[name].includes(other),
   );
@@ -29,10 +55,12 @@ function zone(name) {
         ? [`**/${other}`, `**/${other}/**`]
         : [`**/${other}/**`],
   );
-  const files = [FILES.has(name) ? `src/${name}.ts` : `src/${name}/**`];
-  if (groups.length === 0 && packages.length === 0) return { files, rules: {} };
+  const within = files ?? [FILES.has(name) ? `src/${name}.ts` : `src/${name}/**`];
+  if (groups.length === 0 && packages.length === 0 && extra.length === 0) {
+    return { files: within, rules: {} };
+  }
   return {
-    files,
+    files: within,
     rules: {
       'no-restricted-imports': [
         'error',
@@ -41,7 +69,7 @@ function zone(name) {
             name: pkg,
             message: `src/${name}/ gets its collaborators as parameters; it never imports ${pkg}.`,
           })),
-          patterns: groups.length ? [{ group: groups, message }] : [],
+          patterns: [...(groups.length ? [{ group: groups, message }] : []), ...extra],
         },
       ],
     },
@@ -80,7 +108,22 @@ export default tseslint.config(
       eqeqeq: 'error',
     },
   },
-  ...Object.keys(LAYERS).map(zone),
+  ...Object.keys(LAYERS).flatMap((name) =>
+    name === 'payments'
+      ? [
+          // The payments root but the list: no provider's folder.
+          {
+            ...zone(name, ['src/payments/*.ts'], [providerRule(undefined, true)]),
+            ignores: ['src/payments/providers.ts'],
+          },
+          zone(name, ['src/payments/providers.ts']),
+          // A provider's folder: its own files, no other provider's.
+          ...PROVIDER_FOLDERS.map((folder) =>
+            zone(name, [`src/payments/${folder}/**`], [providerRule(folder, true)]),
+          ),
+        ]
+      : [zone(name, undefined, [providerRule(undefined, false)])],
+  ),
   {
     // STYLE.md's functions a person can hold: over 60 lines only with a reason beside it
     // (an eslint-disable-next-line comment that says why).
