@@ -3,6 +3,7 @@ import { PROVIDER_FIELDS, PROVIDER_NAMES } from '../payments/provider-fields';
 import { envShopShape } from './env-shop-config';
 import { SECRET_VARIABLES } from './secret-variables';
 import { CONFIG_VARIABLES, serverShape } from './server-schema';
+import { connectShape } from './connect-config';
 
 /**
  * config/.env.example and config/defaults.env, written from the schema (`npm run docs`):
@@ -87,15 +88,8 @@ const MIDDLE: readonly Section[] = [
   { title: 'Where providers may be sent (for every shop)', variables: ['PROVIDER_API_ORIGINS'] },
   {
     title: `Connecting shops' provider accounts, and your fee (docs/shops.md "Connecting a shop's provider account")`,
-    variables: [
-      'MERCADOPAGO_CLIENT_ID',
-      'MERCADOPAGO_CLIENT_SECRET',
-      'MERCADOPAGO_AUTH_URL',
-    ].concat(
-      ['ASAAS_ROOT_API_KEY', 'ASAAS_VENDOR_WALLET_ID'],
-      ['STRIPE_CONNECT_SECRET_KEY', 'STRIPE_CONNECT_WEBHOOK_SECRET'],
-      ['VENDOR_FEE_PERCENT', 'VENDOR_FEE_FIXED', 'CREDENTIAL_RENEW_BEFORE'],
-    ),
+    // Each vendor account's variables, as its provider's connect flow declares them; the fee's.
+    variables: Object.keys(connectShape),
   },
 ];
 
