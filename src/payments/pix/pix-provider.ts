@@ -1,91 +1,41 @@
 import { createHash } from 'node:crypto';
-import { Agent } from 'node:https';
 import { z } from 'zod';
 import { AppError } from '../../errors';
 import type {
-  Settlement,
   CheckoutRequest,
   CreatedCheckout,
   PaymentProvider,
   PaymentStatus,
   ReceivedSweep,
-  SingleHint,
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
-import { brasiliaDay } from '../money';
-import { providerHttp, type ProviderCall, type ProviderRequest } from '../provider-http';
-import { centavosOf, isTxid, txidOf, valorOf } from './pix-api';
-import type { ClientCertificate } from './pix-certificate';
+import type { ProviderRequest } from '../provider-http';
+import { centavosOf, txidOf, valorOf } from './pix-api';
 import type { PixCharges } from './pix-charges';
-import type { PixEnvironment, PixProfile } from './pix-profile';
+import { PixClient, type PixClientSettings } from './pix-client';
+import {
+  devolucaoSchema,
+  pixSchema,
+  returnedOf,
+  settlementOf,
+  webhookHintOf,
+} from './pix-received';
+import { sweepReceivedPix } from './pix-sweep';
 
-export interface PixSettings {
-  profile: PixProfile;
-  endpoints: PixEnvironment;
-  clientId: string;
-  clientSecret: string;
-  certificate: ClientCertificate;
+export interface PixSettings extends PixClientSettings {
   pixKey: string;
   /** Whether a Pix received after its checkout closed is returned to the payer (the default). */
   refundLatePix: boolean;
-  /** The application key some PSPs want on every call (`profile.applicationKeyParam`). */
-  applicationKey?: string;
   /** The URL the PSP is to call (`PUBLIC_URL/webhooks/pix/<shop>`); it appends `/pix`. */
   webhookUrl: string;
   /** The connector's own page of a checkout's charge: `<publicUrl>/pix/<checkoutId>`. */
   pageUrl(checkoutId: string): string;
   charges: PixCharges;
-  timeoutMs?: number;
-  clock?: () => Date;
 }
 
-/** A token is asked for again this long before the PSP says it expires. */
-const TOKEN_MARGIN_MS = 60_000;
-/** How far back the first sweep of received Pix looks, and how much each sweep overlaps the last. */
-const FIRST_SWEEP_MS = 60 * 60_000;
-const SWEEP_OVERLAP_MS = 10 * 60_000;
-/** A sweep runs at most this often per shop, whichever reconciler pass asks. */
-const SWEEP_EVERY_MS = 5 * 60_000;
-/** The longest window one sweep asks for (PSPs limit `inicio`..`fim`). */
-const SWEEP_WINDOW_MAX_MS = 2 * 24 * 3_600_000;
-const SWEEP_PAGE_SIZE = 100;
-/** The pages one sweep reads at most (10,000 Pix); the next sweep goes on from there. */
-const SWEEP_PAGES_MAX = 100;
-/** The charges one webhook call may make the connector read (the rest: the sweep's). */
-const WEBHOOK_CHARGES_MAX = 20;
-/** An idle connection to the bank is closed after this long. */
-const IDLE_SOCKET_MS = 30_000;
 /** The specification's limit of `solicitacaoPagador`. */
 const REQUEST_TEXT_MAX = 140;
-
-/** What the specification says in an error answer (problem+json): its detail and violations. */
-function problemMessage(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const { title, detail, violacoes, error_description: oauth } = body as Record<string, unknown>;
-  const violations = Array.isArray(violacoes)
-    ? violacoes.flatMap((v: { propriedade?: unknown; razao?: unknown }) =>
-        typeof v?.razao === 'string' ? [`${String(v.propriedade ?? '')}: ${v.razao}`] : [],
-      )
-    : [];
-  const text = [detail ?? title ?? oauth, ...violations].filter((t) => typeof t === 'string');
-  return text.length > 0 ? text.join('; ') : undefined;
-}
-
-const devolucaoSchema = z.looseObject({
-  id: z.string(),
-  valor: z.string(),
-  status: z.string(),
-});
-
-const pixSchema = z.looseObject({
-  endToEndId: z.string().min(1),
-  txid: z.string().nullish(),
-  valor: z.string(),
-  horario: z.string().optional(),
-  devolucoes: z.array(devolucaoSchema).nullish(),
-});
-type ReceivedPix = z.output<typeof pixSchema>;
 
 const cobSchema = z.looseObject({
   txid: z.string(),
@@ -95,48 +45,6 @@ const cobSchema = z.looseObject({
   pix: z.array(pixSchema).nullish(),
 });
 type Cob = z.output<typeof cobSchema>;
-
-const tokenSchema = z.looseObject({
-  access_token: z.string().min(1),
-  expires_in: z.coerce.number().positive().optional(),
-});
-
-const pixListSchema = z.looseObject({
-  pix: z.array(pixSchema).nullish(),
-  parametros: z
-    .looseObject({
-      paginacao: z
-        .looseObject({ paginaAtual: z.number(), quantidadeDePaginas: z.number() })
-        .optional(),
-    })
-    .optional(),
-});
-
-/** What was returned of a Pix, and whether it all was (status DEVOLVIDO). */
-/**
- * A received Pix's money for the payment record: one payment, its end-to-end id, credited to the
- * shop's account as it arrives (a Pix settles at once: its release date is the day of its
- * `horario`, in Brasília). The bank's fee is not in the API Pix: no fee, no net (never a guess).
- */
-function settlementOf(pix: ReceivedPix): Settlement {
-  const at = pix.horario ? new Date(pix.horario) : undefined;
-  return {
-    installments: 1,
-    pixE2e: pix.endToEndId,
-    ...(at && !Number.isNaN(at.getTime()) ? { releaseDate: brasiliaDay(at) } : {}),
-  };
-}
-
-function returnedOf(pix: ReceivedPix): { returned: number; pending: number } {
-  let returned = 0;
-  let pending = 0;
-  for (const devolucao of pix.devolucoes ?? []) {
-    const centavos = centavosOf(devolucao.valor);
-    if (devolucao.status === 'DEVOLVIDO') returned += centavos;
-    else if (devolucao.status === 'EM_PROCESSAMENTO') pending += centavos;
-  }
-  return { returned, pending };
-}
 
 /**
  * A shop's Pix straight to its bank, through the Central Bank's API Pix (bacen/pix-api): an
@@ -148,104 +56,16 @@ function returnedOf(pix: ReceivedPix): { returned: number; pending: number } {
  */
 export class PixProvider implements PaymentProvider {
   readonly name = 'pix';
-  private readonly http: ProviderCall;
+  private readonly client: PixClient;
   private readonly clock: () => Date;
-  private token: { value: string; until: number } | undefined;
-  private tokenRequest: Promise<string> | undefined;
 
   constructor(private readonly settings: PixSettings) {
     this.clock = settings.clock ?? (() => new Date());
-    const { cert, key } = settings.certificate;
-    this.http = providerHttp({
-      label: settings.profile.label,
-      baseURL: settings.endpoints.api,
-      timeoutMs: settings.timeoutMs ?? 20_000,
-      headers: {},
-      messageOf: problemMessage,
-      // The shop's certificate on every call; the PSP's own checked against the system's CAs
-      // (with NODE_EXTRA_CA_CERTS). One agent per shop, its connections kept alive.
-      httpsAgent: new Agent({
-        cert,
-        key,
-        keepAlive: true,
-        maxSockets: 16,
-        timeout: IDLE_SOCKET_MS,
-      }),
-    });
+    this.client = new PixClient({ ...settings, clock: this.clock });
   }
 
-  /** A token: the one held while it lives, else one asked for (one request for all waiting). */
-  private async accessToken(): Promise<string> {
-    const held = this.token;
-    if (held && this.clock().getTime() < held.until) return held.value;
-    this.tokenRequest ??= this.newToken().finally(() => {
-      this.tokenRequest = undefined;
-    });
-    return this.tokenRequest;
-  }
-
-  private async newToken(): Promise<string> {
-    const { profile, clientId, clientSecret } = this.settings;
-    const form = new URLSearchParams({ grant_type: 'client_credentials' });
-    if (profile.scopes) form.set('scope', profile.scopes);
-    const basic = Buffer.from(`${clientId}:${clientSecret}`).toString('base64');
-    if (profile.tokenAuth === 'body') {
-      form.set('client_id', clientId);
-      form.set('client_secret', clientSecret);
-    }
-    const answer = await this.http(
-      'get an access token',
-      {
-        method: 'POST',
-        url: this.settings.endpoints.token,
-        data: form.toString(),
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          ...(profile.tokenAuth === 'basic' ? { authorization: `Basic ${basic}` } : {}),
-        },
-        ...this.applicationKeyParams(),
-      },
-      tokenSchema,
-    );
-    const lifetimeMs = (answer.expires_in ?? 300) * 1000;
-    const margin = Math.min(TOKEN_MARGIN_MS, lifetimeMs / 10);
-    this.token = {
-      value: answer.access_token,
-      until: this.clock().getTime() + lifetimeMs - margin,
-    };
-    return answer.access_token;
-  }
-
-  private applicationKeyParams(params?: Record<string, unknown>): { params?: unknown } {
-    const name = this.settings.profile.applicationKeyParam;
-    const key = this.settings.applicationKey;
-    if (!name || !key) return params ? { params } : {};
-    return { params: { ...params, [name]: key } };
-  }
-
-  /** One call with the token; a 401 (a token the PSP dropped early) asks for a new one, once. */
-  private async call<T>(
-    action: string,
-    request: ProviderRequest,
-    schema: z.ZodType<T>,
-  ): Promise<T> {
-    const send = async (): Promise<T> =>
-      this.http(
-        action,
-        {
-          ...request,
-          ...this.applicationKeyParams(request.params as Record<string, unknown> | undefined),
-          headers: { ...request.headers, authorization: `Bearer ${await this.accessToken()}` },
-        },
-        schema,
-      );
-    try {
-      return await send();
-    } catch (error) {
-      if (!(error instanceof AppError) || error.upstreamStatus !== 401) throw error;
-      this.token = undefined;
-      return send();
-    }
+  private call<T>(action: string, request: ProviderRequest, schema: z.ZodType<T>): Promise<T> {
+    return this.client.call(action, request, schema);
   }
 
   /**
@@ -255,9 +75,8 @@ export class PixProvider implements PaymentProvider {
    * it) means the certificate, not a passing failure.
    */
   async verifyCredentials(): Promise<void> {
-    this.token = undefined;
     try {
-      await this.accessToken();
+      await this.client.newToken();
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'PROVIDER_UNAVAILABLE') throw error;
       if (!['ECONNRESET', 'EPROTO'].includes(String(error.cause))) throw error;
@@ -426,19 +245,7 @@ export class PixProvider implements PaymentProvider {
    * Pix with no txid (paid to the key, not to a charge) is no checkout's.
    */
   async parseWebhook(input: WebhookInput): Promise<WebhookHint> {
-    const received = parseReceived(input.rawBody);
-    if (!received) return { ignore: 'the body is not an API Pix webhook' };
-    // One hint per charge, and a bounded number per call: each costs a read at the bank, and
-    // the body is signed by no one. What is left out, the sweep finds.
-    const charges = new Map<string, SingleHint>();
-    for (const pix of received) {
-      if (charges.size >= WEBHOOK_CHARGES_MAX) break;
-      if (pix.txid && isTxid(pix.txid) && !charges.has(pix.txid))
-        charges.set(pix.txid, { providerRef: pix.txid, eventId: eventIdOf(pix) });
-    }
-    const hints = [...charges.values()];
-    if (hints.length === 0) return { ignore: 'no Pix of a charge' };
-    return hints.length === 1 ? (hints[0] as SingleHint) : { batch: hints };
+    return webhookHintOf(input.rawBody);
   }
 
   async registerWebhook(): Promise<string | undefined> {
@@ -457,82 +264,8 @@ export class PixProvider implements PaymentProvider {
     return webhookUrl;
   }
 
-  /**
-   * The Pix received since the window last handled (`GET /pix?inicio&fim`, every page),
-   * overlapping it a little: a webhook lost is found here. One sweep every few minutes per shop,
-   * whichever process claims it; after a long outage the windows catch up a few days at a time.
-   */
-  async receivedPayments(): Promise<ReceivedSweep | undefined> {
-    const { charges } = this.settings;
-    if (!(await charges.claimSweep(SWEEP_EVERY_MS))) return undefined;
-    const now = this.clock().getTime();
-    const through = (await charges.sweptUntil())?.getTime() ?? now - FIRST_SWEEP_MS;
-    const from = through - SWEEP_OVERLAP_MS;
-    const until = new Date(Math.min(now, from + SWEEP_WINDOW_MAX_MS));
-    const payments: ReceivedSweep['payments'] = [];
-    for (let page = 0, pages = 1; page < pages && page < SWEEP_PAGES_MAX; page += 1) {
-      const answer = await this.call(
-        'list the Pix received',
-        {
-          method: 'GET',
-          url: '/pix',
-          params: {
-            inicio: new Date(from).toISOString(),
-            fim: until.toISOString(),
-            'paginacao.paginaAtual': page,
-            'paginacao.itensPorPagina': SWEEP_PAGE_SIZE,
-          },
-        },
-        pixListSchema,
-      );
-      // Only the connector's charges: the shop's account receives other Pix too.
-      for (const pix of answer.pix ?? []) {
-        if (!pix.txid || !isTxid(pix.txid)) continue;
-        payments.push({
-          providerRef: pix.txid,
-          eventId: eventIdOf(pix),
-          ...(pix.horario ? { receivedAt: pix.horario } : {}),
-        });
-      }
-      pages = answer.parametros?.paginacao?.quantidadeDePaginas ?? 1;
-    }
-    return { payments, until, done: (handled) => charges.markSwept(handled) };
-  }
-}
-
-/** A Pix's event: its id and what was returned of it, so a devolução's call is news again. */
-function eventIdOf(pix: ReceivedPix): string {
-  const returns = (pix.devolucoes ?? []).map((d) => `${d.id}.${d.status}`).join(',');
-  return returns ? `${pix.endToEndId}:${returns}` : pix.endToEndId;
-}
-
-/**
- * A webhook's Pix, held to the specification's patterns (an end-to-end id of 32 letters and
- * digits, a value `0.00`, a devolução's id of 1 to 35): the body is signed by no one, and its
- * ids become event ids kept for days.
- */
-const webhookPixSchema = pixSchema.extend({
-  endToEndId: z.string().regex(/^[a-zA-Z0-9]{32}$/),
-  txid: z.string().max(35).nullish(),
-  valor: z.string().regex(/^\d{1,10}\.\d{2}$/),
-  devolucoes: z
-    .array(
-      devolucaoSchema.extend({
-        id: z.string().regex(/^[a-zA-Z0-9]{1,35}$/),
-        status: z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']),
-      }),
-    )
-    .max(20)
-    .nullish(),
-});
-
-const webhookSchema = z.looseObject({ pix: z.array(webhookPixSchema).min(1).max(1000) });
-
-function parseReceived(raw: Buffer): ReceivedPix[] | undefined {
-  try {
-    const parsed = webhookSchema.safeParse(JSON.parse(raw.toString('utf8')));
-    return parsed.success ? parsed.data.pix : undefined;
-  } catch {
-    return undefined;
+  /** The Pix received since the last sweep (src/payments/pix/pix-sweep.ts). */
+  receivedPayments(): Promise<ReceivedSweep | undefined> {
+    return sweepReceivedPix(this.client, this.settings.charges, this.clock().getTime());
   }
 }

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { brasiliaDay } from '../money';
+import type { Settlement, SingleHint, WebhookHint } from '../payment-provider';
+import { centavosOf, isTxid } from './pix-api';
+
+/** The charges one webhook call may make the connector read (the rest: the sweep's). */
+const WEBHOOK_CHARGES_MAX = 20;
+
+export const devolucaoSchema = z.looseObject({
+  id: z.string(),
+  valor: z.string(),
+  status: z.string(),
+});
+
+/** A Pix received, as the API shows it (`GET /cob/{txid}`'s `pix`, `GET /pix`). */
+export const pixSchema = z.looseObject({
+  endToEndId: z.string().min(1),
+  txid: z.string().nullish(),
+  valor: z.string(),
+  horario: z.string().optional(),
+  devolucoes: z.array(devolucaoSchema).nullish(),
+});
+export type ReceivedPix = z.output<typeof pixSchema>;
+
+/**
+ * A received Pix's money for the payment record: one payment, its end-to-end id, credited to the
+ * shop's account as it arrives (a Pix settles at once: its release date is the day of its
+ * `horario`, in Brasília). The bank's fee is not in the API Pix: no fee, no net (never a guess).
+ */
+export function settlementOf(pix: ReceivedPix): Settlement {
+  const at = pix.horario ? new Date(pix.horario) : undefined;
+  return {
+    installments: 1,
+    pixE2e: pix.endToEndId,
+    ...(at && !Number.isNaN(at.getTime()) ? { releaseDate: brasiliaDay(at) } : {}),
+  };
+}
+
+/** What was returned of a Pix (status DEVOLVIDO), and what is being returned. */
+export function returnedOf(pix: ReceivedPix): { returned: number; pending: number } {
+  let returned = 0;
+  let pending = 0;
+  for (const devolucao of pix.devolucoes ?? []) {
+    const centavos = centavosOf(devolucao.valor);
+    if (devolucao.status === 'DEVOLVIDO') returned += centavos;
+    else if (devolucao.status === 'EM_PROCESSAMENTO') pending += centavos;
+  }
+  return { returned, pending };
+}
+
+/** A Pix's event: its id and what was returned of it, so a devolução's call is news again. */
+export function eventIdOf(pix: ReceivedPix): string {
+  const returns = (pix.devolucoes ?? []).map((d) => `${d.id}.${d.status}`).join(',');
+  return returns ? `${pix.endToEndId}:${returns}` : pix.endToEndId;
+}
+
+/**
+ * A webhook's Pix, held to the specification's patterns (an end-to-end id of 32 letters and
+ * digits, a value `0.00`, a devolução's id of 1 to 35): the body is signed by no one, and its
+ * ids become event ids kept for days.
+ */
+const webhookPixSchema = pixSchema.extend({
+  endToEndId: z.string().regex(/^[a-zA-Z0-9]{32}$/),
+  txid: z.string().max(35).nullish(),
+  valor: z.string().regex(/^\d{1,10}\.\d{2}$/),
+  devolucoes: z
+    .array(
+      devolucaoSchema.extend({
+        id: z.string().regex(/^[a-zA-Z0-9]{1,35}$/),
+        status: z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']),
+      }),
+    )
+    .max(20)
+    .nullish(),
+});
+
+const webhookSchema = z.looseObject({ pix: z.array(webhookPixSchema).min(1).max(1000) });
+
+function parseReceived(raw: Buffer): ReceivedPix[] | undefined {
+  try {
+    const parsed = webhookSchema.safeParse(JSON.parse(raw.toString('utf8')));
+    return parsed.success ? parsed.data.pix : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The charges an API Pix webhook names (the specification's callback `{webhookUrl}/pix`, whose
+ * Pix are all of a txid): one hint per charge of the connector's, a bounded number per call,
+ * since each costs a read at the bank and the body is signed by no one. What is left out, the
+ * sweep finds. A Pix with no txid of the connector's form is no checkout's.
+ */
+export function webhookHintOf(raw: Buffer): WebhookHint {
+  const received = parseReceived(raw);
+  if (!received) return { ignore: 'the body is not an API Pix webhook' };
+  const charges = new Map<string, SingleHint>();
+  for (const pix of received) {
+    if (charges.size >= WEBHOOK_CHARGES_MAX) break;
+    if (pix.txid && isTxid(pix.txid) && !charges.has(pix.txid))
+      charges.set(pix.txid, { providerRef: pix.txid, eventId: eventIdOf(pix) });
+  }
+  const hints = [...charges.values()];
+  if (hints.length === 0) return { ignore: 'no Pix of a charge' };
+  return hints.length === 1 ? (hints[0] as SingleHint) : { batch: hints };
+}
