@@ -1,6 +1,11 @@
-import type { SingleHint, WebhookInput } from '../payments/payment-provider';
+import type { PaymentProvider, SingleHint, WebhookInput } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
-import type { CheckoutState, IncidentKind } from './checkout-record';
+import type {
+  CheckoutRecord,
+  CheckoutState,
+  IncidentKind,
+  PaymentIncident,
+} from './checkout-record';
 import { learnFromProvider } from './settle-checkout';
 
 export type WebhookResult =
@@ -9,46 +14,102 @@ export type WebhookResult =
   | { kind: 'unknown_payment'; eventId: string }
   | {
       kind: 'synced';
-      eventId: string;
+      /** The event handled: absent when the read of an unsigned call's payment named none. */
+      eventId?: string;
       checkoutId: string;
       state: CheckoutState;
       /** An incident after the outcome that this event made known. */
       incident?: IncidentKind;
+      /** The read named no event and changed nothing (a charge still unpaid). */
+      unchanged?: true;
     }
   /** A call about several payments (an API Pix webhook): each one's result, in order. */
   | { kind: 'batch'; results: WebhookResult[] };
 
+/** Where a hint's ids come from: the provider (a verified webhook, its own list), or anyone. */
+export type HintSource = 'provider' | 'unsigned body';
+
 /**
  * A provider's webhook: a hint, never the truth. The provider's adapter verifies it (a bad
  * signature throws, and nothing changes); an event handled before changes nothing; an event about
- * a payment the connector does not know is logged and acknowledged; otherwise the payment's status
- * is read from the provider and recorded, once, whatever else (the redirect, another event) races
- * it. An event that says the provider's checkout itself closed (where no read of it exists) ends
- * a checkout whose payments leave it pending. The event counts as handled only once that worked,
- * so a provider retry after a failure is processed again.
+ * a payment the connector does not know is acknowledged, and nothing is kept of it; otherwise the
+ * payment's status is read from the provider and recorded, once, whatever else (the redirect,
+ * another event) races it. An event that says the provider's checkout itself closed (where no
+ * read of it exists) ends a checkout whose payments leave it pending. The event counts as handled
+ * only once that worked, so a provider retry after a failure is processed again. A provider whose
+ * webhooks prove no origin (`unsignedWebhooks`) is deduplicated on what its read answers, and its
+ * call is logged once, by counts, never by what the body says.
  */
 export async function handleProviderWebhook(
   deps: CheckoutDeps,
   input: WebhookInput,
 ): Promise<WebhookResult> {
   const hint = await deps.provider.parseWebhook(input);
-  if (!('batch' in hint)) return handleHint(deps, hint);
-  // One call about several payments: each handled as if it came alone, in order.
-  const results: WebhookResult[] = [];
-  for (const one of hint.batch) results.push(await handleHint(deps, one));
-  return { kind: 'batch', results };
+  const source: HintSource = deps.provider.unsignedWebhooks ? 'unsigned body' : 'provider';
+  let result: WebhookResult;
+  if ('batch' in hint) {
+    // One call about several payments: each handled as if it came alone, in order.
+    const results: WebhookResult[] = [];
+    for (const one of hint.batch) results.push(await handleHint(deps, one, source));
+    result = { kind: 'batch', results };
+  } else {
+    result = await handleHint(deps, hint, source);
+  }
+  if (answeredForNothing(deps.provider, result)) logIdleCall(deps, result);
+  return result;
+}
+
+/**
+ * Whether a call is answered but acted on for nothing, by a provider whose webhooks prove no
+ * origin: it named no payment of the shop's, or only what was known (a Pix already handled, a
+ * charge still unpaid), or was not a webhook at all. Such a call counts toward the webhook limit
+ * like a failure, so that forging calls costs the caller. A verified call is the provider's own,
+ * whatever it said, and is never counted.
+ */
+export function answeredForNothing(
+  provider: Pick<PaymentProvider, 'unsignedWebhooks'>,
+  result: WebhookResult,
+): boolean {
+  return provider.unsignedWebhooks === true && taughtNothing(result);
+}
+
+function taughtNothing(result: WebhookResult): boolean {
+  if (result.kind === 'batch') return result.results.every(taughtNothing);
+  return result.kind !== 'synced' || result.unchanged === true;
+}
+
+/** One line per idle unsigned call, however many payments it named: counts, no ids. */
+function logIdleCall(deps: CheckoutDeps, result: WebhookResult): void {
+  const results = result.kind === 'batch' ? result.results : [result];
+  const count = (kind: WebhookResult['kind']) => results.filter((r) => r.kind === kind).length;
+  deps.log.info('unsigned webhook acted on nothing', {
+    provider: deps.provider.name,
+    payments: results.length,
+    unknown: count('unknown_payment'),
+    duplicate: count('duplicate'),
+    unchanged: count('synced'),
+    ignored: count('ignored'),
+  });
 }
 
 /**
  * One hint about one payment, from a webhook or from a sweep of the payments a provider received
- * (the reconciler's: src/checkout/sweep-received.ts), handled the same way.
+ * (the reconciler's: src/checkout/sweep-received.ts), handled the same way. Nothing is kept for a
+ * payment the shop does not know. The hint's event id is looked up, and kept as handled only when
+ * the provider vouches for it (a signed webhook, its own list) and its reads name no events.
  */
-export async function handleHint(deps: CheckoutDeps, hint: SingleHint): Promise<WebhookResult> {
+export async function handleHint(
+  deps: CheckoutDeps,
+  hint: SingleHint,
+  source: HintSource = 'provider',
+): Promise<WebhookResult> {
   const { provider, store, webhookEvents, log } = deps;
   if ('ignore' in hint) return { kind: 'ignored', reason: hint.ignore };
   const { eventId } = hint;
+  const told = source === 'provider';
+  // A lookup only: an unsigned body's id can match nothing but an event the provider answered.
   if (await webhookEvents.handled(provider.name, eventId)) {
-    log.info('webhook event already handled', { provider: provider.name, eventId });
+    if (told) log.info('webhook event already handled', { provider: provider.name, eventId });
     return { kind: 'duplicate', eventId };
   }
   const found =
@@ -57,17 +118,52 @@ export async function handleHint(deps: CheckoutDeps, hint: SingleHint): Promise<
       : await store.findByProviderRef(provider.name, hint.providerRef);
   const record = found?.provider === provider.name ? found : undefined;
   if (!record) {
-    log.warn('webhook for an unknown payment', { provider: provider.name, eventId });
-    await webhookEvents.markHandled(provider.name, eventId);
+    if (told) log.warn('webhook for an unknown payment', { provider: provider.name, eventId });
     return { kind: 'unknown_payment', eventId };
   }
+  if (provider.unsignedWebhooks) return learnFromRead(deps, record, told);
   const learned = await learnFromProvider(deps, record, hint.closed);
   await webhookEvents.markHandled(provider.name, eventId);
+  return syncedResult(record, learned, eventId);
+}
+
+/**
+ * A payment of a provider whose webhooks prove no origin: read first, and deduplicated on the
+ * event the read names (`PaymentStatus.eventId`), which alone is kept as handled. A read that
+ * names none (a charge still unpaid) keeps nothing. Nothing a hint says of the checkout (that it
+ * closed) is believed.
+ */
+async function learnFromRead(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  told: boolean,
+): Promise<WebhookResult> {
+  const { provider, webhookEvents, log } = deps;
+  const { providerRef, checkoutId } = record;
+  const status = providerRef ? await provider.getStatus({ providerRef, checkoutId }) : undefined;
+  const eventId = status?.eventId;
+  if (eventId !== undefined && (await webhookEvents.handled(provider.name, eventId))) {
+    if (told) log.info('webhook event already handled', { provider: provider.name, eventId });
+    return { kind: 'duplicate', eventId };
+  }
+  const learned = await learnFromProvider(deps, record, undefined, status);
+  if (eventId !== undefined) await webhookEvents.markHandled(provider.name, eventId);
+  return syncedResult(record, learned, eventId);
+}
+
+function syncedResult(
+  before: CheckoutRecord,
+  learned: { record: CheckoutRecord; incident?: PaymentIncident },
+  eventId: string | undefined,
+): WebhookResult {
+  const { record, incident } = learned;
+  const unchanged = eventId === undefined && !incident && record.state === before.state;
   return {
     kind: 'synced',
-    eventId,
-    checkoutId: learned.record.checkoutId,
-    state: learned.record.state,
-    ...(learned.incident ? { incident: learned.incident.kind } : {}),
+    ...(eventId !== undefined ? { eventId } : {}),
+    checkoutId: record.checkoutId,
+    state: record.state,
+    ...(incident ? { incident: incident.kind } : {}),
+    ...(unchanged ? { unchanged: true as const } : {}),
   };
 }

@@ -80,12 +80,12 @@ async function returnLatePayment(
 export async function followUpAfterOutcome(
   deps: CheckoutDeps,
   record: CheckoutRecord,
+  /** The status the caller has just read, if it has (not read again). */
+  known?: PaymentStatus,
 ): Promise<PaymentIncident | undefined> {
   if (!record.providerRef || !record.outcome) return undefined;
-  const status = await deps.provider.getStatus({
-    providerRef: record.providerRef,
-    checkoutId: record.checkoutId,
-  });
+  const ref = { providerRef: record.providerRef, checkoutId: record.checkoutId };
+  const status = known ?? (await deps.provider.getStatus(ref));
   const found = incidentOf(record, status, deps.provider.latePaymentNote);
   if (!found) return undefined;
   // A late payment is returned to the payer where the provider can and the shop wants it (an

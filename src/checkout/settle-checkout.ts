@@ -182,22 +182,22 @@ export async function notifyRecordedOutcome(
  * a sandbox button is only a hint that it is worth asking. A checkout already closed (its
  * outcome is sticky) is not asked about: nothing the provider says could change it; its
  * notification is seen queued (`notifyRecordedOutcome`). `closed`: a verified event said the
- * provider's checkout is closed, which ends it when its payments leave it pending.
+ * provider's checkout is closed, which ends it when its payments leave it pending. `known`: the
+ * status the caller has just read (a webhook deduplicated on it), not read again.
  */
 export async function syncFromProvider(
   deps: CheckoutDeps,
   record: CheckoutRecord,
   closed?: CheckoutClosed,
+  known?: PaymentStatus,
 ): Promise<CheckoutRecord> {
   if (!isOpen(record.state)) {
     await notifyRecordedOutcome(deps, record.checkoutId, record.state);
     return record;
   }
   if (!record.providerRef) return record;
-  const read = await deps.provider.getStatus({
-    providerRef: record.providerRef,
-    checkoutId: record.checkoutId,
-  });
+  const ref = { providerRef: record.providerRef, checkoutId: record.checkoutId };
+  const read = known ?? (await deps.provider.getStatus(ref));
   const status = withCheckoutClosed(read, closed);
   const target = targetState(status);
   // Still pending: nothing changed, so nothing to read again.
@@ -251,18 +251,21 @@ export async function syncFromProvider(
  * The provider has news about a checkout (a verified webhook, the sandbox's page): an open one
  * is settled from the provider's truth (with `closed`, what the event said of the provider's
  * checkout itself); one whose outcome is recorded is followed up, what the provider says after
- * it being an incident (src/checkout/payment-incidents.ts).
+ * it being an incident (src/checkout/payment-incidents.ts). `known`: the status just read.
  */
 export function learnFromProvider(
   deps: CheckoutDeps,
   record: CheckoutRecord,
   closed?: CheckoutClosed,
+  known?: PaymentStatus,
 ): Promise<{ record: CheckoutRecord; incident?: PaymentIncident }> {
   // Told in the checkout's trace, linked to the webhook's or the page's request.
   return inCheckoutTrace(deps, record, 'checkout learn', async () => {
-    if (isOpen(record.state)) return { record: await syncFromProvider(deps, record, closed) };
+    if (isOpen(record.state)) {
+      return { record: await syncFromProvider(deps, record, closed, known) };
+    }
     await notifyRecordedOutcome(deps, record.checkoutId, record.state);
-    const incident = await followUpAfterOutcome(deps, record);
+    const incident = await followUpAfterOutcome(deps, record, known);
     return incident ? { record, incident } : { record };
   });
 }

@@ -67,6 +67,12 @@ export interface PaymentStatus {
   method?: PaidWith;
   /** The money of a paid (or since refunded) payment as the provider reports it. */
   settlement?: Settlement;
+  /**
+   * What this read says happened, as an event id in the provider's hints' terms (an API Pix
+   * Pix's end-to-end id and its returns), for a provider whose webhooks prove no origin: the
+   * webhook event kept as handled is this one, never the body's. Absent when nothing happened yet.
+   */
+  eventId?: string;
 }
 
 /**
@@ -179,6 +185,14 @@ export interface PaymentProvider {
   getStatus(ref: { providerRef: string; checkoutId: string }): Promise<PaymentStatus>;
   /** Verifies a webhook; throws AppError UNAUTHORIZED when the signature is wrong. */
   parseWebhook(input: WebhookInput): Promise<WebhookHint>;
+  /**
+   * Whether its webhooks carry no proof of origin the connector can check (the API Pix's: the
+   * PSP's mTLS ends at the proxy in front). A call then names payments to read, no more: what it
+   * says is not kept (the event kept as handled is the read's, `PaymentStatus.eventId`), nor does
+   * it close a checkout, and a call that acts on nothing counts toward the webhook limit like a
+   * failure (src/checkout/handle-provider-webhook.ts).
+   */
+  readonly unsignedWebhooks?: boolean;
   /** Makes a superseded or expired checkout unpayable, where the provider allows it. */
   cancelCheckout?(ref: { providerRef: string; checkoutId: string }): Promise<void>;
   /**

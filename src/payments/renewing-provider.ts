@@ -25,6 +25,7 @@ export function renewingProvider(
   return {
     name: inner.name,
     ...(inner.latePaymentNote ? { latePaymentNote: inner.latePaymentNote } : {}),
+    ...(inner.unsignedWebhooks ? { unsignedWebhooks: true } : {}),
     createCheckout: (request) => once((provider) => provider.createCheckout(request)),
     getStatus: (ref) => once((provider) => provider.getStatus(ref)),
     parseWebhook: (input: WebhookInput) => once((provider) => provider.parseWebhook(input)),

@@ -1,5 +1,5 @@
-import type { Request, RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import type { Request, RequestHandler, Response } from 'express';
+import { rateLimit, type RateLimitExceededEventHandler } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { RateLimitConfig } from '../../config';
 import { AppError, errorMessage } from '../../errors';
@@ -43,6 +43,37 @@ function storeCommand(send: SendRedisCommand) {
   };
 }
 
+/** Where an answer says it counts toward its limiter as a failure would, though it is a 2xx. */
+const COUNTED_AS_FAILURE = 'countedAsFailure';
+
+/**
+ * Marks a webhook call answered 2xx that the webhook limiter is to count as a failure: one that
+ * proved no origin and acted on nothing (src/checkout/handle-provider-webhook.ts
+ * `answeredForNothing`). Before the answer is sent: the limiter looks when it is.
+ */
+export function countAsFailure(res: Response): void {
+  res.locals[COUNTED_AS_FAILURE] = true;
+}
+
+/** Whether an answer counts as a failure: an error, or a 2xx that says it does. */
+function countedAsFailure(res: Response): boolean {
+  return res.statusCode >= 400 || res.locals[COUNTED_AS_FAILURE] === true;
+}
+
+/** The answer past a limit: 429 RATE_LIMITED, with the limit it met. */
+function refusal(name: string, limit: number, windowMs: number): RateLimitExceededEventHandler {
+  return (_req, res, next) => {
+    const retryAfter = res.getHeader('retry-after');
+    next(
+      new AppError(
+        'RATE_LIMITED',
+        `Too many requests from this address; try again in ${String(retryAfter ?? windowMs / 1000)} s.`,
+        { details: [{ field: 'limit', problem: `${name}: ${limit} per ${windowMs / 1000} s` }] },
+      ),
+    );
+  };
+}
+
 /** Requests that carry valid credentials: the limiters never count (nor slow) them. */
 export interface TrustedRequests {
   /** The platform's token on the checkout route. */
@@ -63,7 +94,8 @@ export interface TrustedRequests {
  * token or password, none at all on the route): the platform and the operator are never counted,
  * however many calls they make at once, and cost no Redis round trip. Webhooks cannot be judged
  * before their body is verified, so there every call counts while in flight and a delivered one
- * is taken back when answered (express-rate-limit's skipSuccessfulRequests). Customer pages count
+ * is taken back when answered (express-rate-limit's skipSuccessfulRequests), unless its answer
+ * says it counts (`countAsFailure`: an unsigned call that acted on nothing). Customer pages count
  * every request. Redis failing lets requests through (the routes then answer 503 if they need it).
  */
 export function rateLimiters(
@@ -92,6 +124,7 @@ export function rateLimiters(
       standardHeaders: 'draft-8',
       legacyHeaders: false,
       skipSuccessfulRequests: counting.failuresOnly ?? false,
+      requestWasSuccessful: (_req, res) => !countedAsFailure(res),
       ...(counting.skip ? { skip: counting.skip } : {}),
       passOnStoreError: true,
       store: new RedisStore({
@@ -100,20 +133,7 @@ export function rateLimiters(
       }),
       // Its errors (the store failing: requests pass) and warnings alike are warnings here.
       logger: { error: warn(name), warn: warn(name) },
-      handler: (_req, res, next) => {
-        const retryAfter = res.getHeader('retry-after');
-        next(
-          new AppError(
-            'RATE_LIMITED',
-            `Too many requests from this address; try again in ${String(retryAfter ?? settings.windowMs / 1000)} s.`,
-            {
-              details: [
-                { field: 'limit', problem: `${name}: ${limit} per ${settings.windowMs / 1000} s` },
-              ],
-            },
-          ),
-        );
-      },
+      handler: refusal(name, limit, settings.windowMs),
     });
   };
   const dashboardTrusted = trusted.dashboard ?? (() => false);

@@ -1,12 +1,17 @@
 import express, { Router, type Request, type Response } from 'express';
 import { exactRouter } from '../../infra/exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
-import { handleProviderWebhook, type WebhookResult } from '../../checkout/handle-provider-webhook';
+import {
+  answeredForNothing,
+  handleProviderWebhook,
+  type WebhookResult,
+} from '../../checkout/handle-provider-webhook';
 import type { EventOutcome, PlatformEvent } from '../../payments/connect-flow';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
 import { isShopId, shopOrEnv } from '../../shop/shop-id';
+import { countAsFailure } from '../middleware/rate-limits';
 
 /** What the Connect endpoints need: the providers' platform events, and each account's shop. */
 export interface ConnectEvents {
@@ -131,6 +136,7 @@ function shopWebhook(
       query: req.query as Record<string, unknown>,
       rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
     });
+    if (answeredForNothing(deps.provider, result)) countAsFailure(res);
     res.json({ received: true, ...resultFields(result) });
   };
 }

@@ -16,6 +16,7 @@ import type { PixCharges } from './pix-charges';
 import { PixClient, type PixClientSettings } from './pix-client';
 import {
   devolucaoSchema,
+  eventIdOf,
   pixSchema,
   returnedOf,
   settlementOf,
@@ -56,6 +57,7 @@ type Cob = z.output<typeof cobSchema>;
  */
 export class PixProvider implements PaymentProvider {
   readonly name = 'pix';
+  readonly unsignedWebhooks = true;
   private readonly client: PixClient;
   private readonly clock: () => Date;
 
@@ -164,6 +166,7 @@ export class PixProvider implements PaymentProvider {
         amount: { amountMinor: centavos, currency: 'BRL' },
         method: 'pix' as const,
         settlement: settlementOf(pix),
+        eventId: eventIdOf(pix),
       };
       const { returned } = returnedOf(pix);
       if (returned > 0 && returned >= centavos) {
@@ -241,8 +244,8 @@ export class PixProvider implements PaymentProvider {
 
   /**
    * The API Pix authenticates its webhook by mTLS, which the proxy in front of the connector
-   * terminates: the body is a hint only, each Pix's charge read again (`GET /cob/{txid}`). A
-   * Pix with no txid (paid to the key, not to a charge) is no checkout's.
+   * terminates: the body is a hint only (`unsignedWebhooks`), each Pix's charge read again
+   * (`GET /cob/{txid}`), and the event kept as handled is the one that read names.
    */
   async parseWebhook(input: WebhookInput): Promise<WebhookHint> {
     return webhookHintOf(input.rawBody);

@@ -3,7 +3,7 @@ import { brasiliaDay } from '../money';
 import type { Settlement, SingleHint, WebhookHint } from '../payment-provider';
 import { centavosOf, isTxid } from './pix-api';
 
-/** The charges one webhook call may make the connector read (the rest: the sweep's). */
+/** The charges one webhook call may make the connector look up (the rest: the sweep's). */
 const WEBHOOK_CHARGES_MAX = 20;
 
 export const devolucaoSchema = z.looseObject({
@@ -48,16 +48,20 @@ export function returnedOf(pix: ReceivedPix): { returned: number; pending: numbe
   return { returned, pending };
 }
 
-/** A Pix's event: its id and what was returned of it, so a devolução's call is news again. */
+/**
+ * A Pix's event: its id and what was returned of it, so a devolução's call is news again. Kept
+ * as handled only as the bank answered it (a charge read, the sweep's list); a webhook body's is
+ * looked up, never kept. `read:` sets these apart from the ids that releases before kept from
+ * webhook bodies, some perhaps forged: those match nothing now, and expire within 7 days.
+ */
 export function eventIdOf(pix: ReceivedPix): string {
   const returns = (pix.devolucoes ?? []).map((d) => `${d.id}.${d.status}`).join(',');
-  return returns ? `${pix.endToEndId}:${returns}` : pix.endToEndId;
+  return `read:${pix.endToEndId}${returns ? `:${returns}` : ''}`;
 }
 
 /**
  * A webhook's Pix, held to the specification's patterns (an end-to-end id of 32 letters and
- * digits, a value `0.00`, a devolução's id of 1 to 35): the body is signed by no one, and its
- * ids become event ids kept for days.
+ * digits, a value `0.00`, a devolução's id of 1 to 35): the body is signed by no one.
  */
 const webhookPixSchema = pixSchema.extend({
   endToEndId: z.string().regex(/^[a-zA-Z0-9]{32}$/),
@@ -88,7 +92,7 @@ function parseReceived(raw: Buffer): ReceivedPix[] | undefined {
 /**
  * The charges an API Pix webhook names (the specification's callback `{webhookUrl}/pix`, whose
  * Pix are all of a txid): one hint per charge of the connector's, a bounded number per call,
- * since each costs a read at the bank and the body is signed by no one. What is left out, the
+ * since the body is signed by no one and each charge named is looked up. What is left out, the
  * sweep finds. A Pix with no txid of the connector's form is no checkout's.
  */
 export function webhookHintOf(raw: Buffer): WebhookHint {
