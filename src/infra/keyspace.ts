@@ -2,7 +2,8 @@
  * Every Redis key of the connector, in one place. Each key carries a hash tag (the part in
  * braces, which alone decides a key's slot on a Redis Cluster) that begins with QUEUE_PREFIX:
  *
- *   {P:shop:<scope>}:...    a shop's checkouts, sandbox payments and sync ledger (scope: the
+ *   {P:shop:<scope>}:...    a shop's checkouts, its provider's own keys (named in the provider's
+ *                           folder: the sandbox's payments, the API Pix's charges) and sync ledger (scope: the
  *                           shop's id, `.<incarnation>` after it for a shop added since
  *                           incarnations exist), and under the id alone its breaker:
  *                           every script, MULTI and pipeline of the store touches one shop's
@@ -30,21 +31,6 @@ export function queuePrefix(prefix: string, queue: string): string {
 /** Where the rate limiter `name` keeps its counters (rate-limit-redis appends the client). */
 export function rateLimitPrefix(prefix: string, name: string): string {
   return `{${prefix}:rl}:${name}:`;
-}
-
-/** A sandbox payment of one shop. */
-export function sandboxKey(prefix: string, shop: string, checkoutId: string): string {
-  return `${shopTag(prefix, shop)}:sandbox:${checkoutId}`;
-}
-
-/** A Pix charge of one shop's checkout, as its page shows it (src/payments/pix/pix-charges.ts). */
-export function pixChargeKey(prefix: string, shop: string, checkoutId: string): string {
-  return `${shopTag(prefix, shop)}:pix:${checkoutId}`;
-}
-
-/** Until when one shop's received Pix were swept (`GET /pix`), ISO. */
-export function pixSweepKey(prefix: string, shop: string): string {
-  return `${shopTag(prefix, shop)}:pix-swept`;
 }
 
 /**

@@ -160,6 +160,11 @@ export interface ProviderSpec<
    * warning at start and a banner on every customer page.
    */
   simulated?: { inProduction: string; pageNotice: string };
+  /**
+   * What the provider appends to the webhook URL it is given (the API Pix appends `/pix` to
+   * `/webhooks/pix/<shop>`): its calls also arrive at `/webhooks/<name>/<shop>/<suffix>`.
+   */
+  webhookSuffix?: string;
   /** Pages of its own the connector serves (a payment page): their paths and routes. */
   pages?: DeclaredPages;
   /** What customers may pay with it, and why no more. */

@@ -5,11 +5,12 @@ import {
   createdCheckoutKey,
   queuePrefix,
   rateLimitPrefix,
-  sandboxKey,
   shopTag,
   syncLedgerKey,
 } from '../../src/infra/keyspace';
 import { jobIds, produceJobSchema, QUEUES } from '../../src/jobs/queue-names';
+import { pixChargeKey, pixSweepKey } from '../../src/payments/pix/pix-keys';
+import { sandboxKey } from '../../src/payments/sandbox/sandbox-keys';
 import { checkoutKeys } from '../../src/store/checkout-keys';
 import { layout2KeyOf } from '../../src/store/layout-migration';
 
@@ -27,6 +28,8 @@ function shopKeys(prefix: string, shop: string): string[] {
     keys.unreadable,
     keys.event('stripe', 'evt_1'),
     sandboxKey(prefix, shop, id),
+    pixChargeKey(prefix, shop, id),
+    pixSweepKey(prefix, shop),
     createdCheckoutKey(prefix, shop, 'asaas', id),
     syncLedgerKey(prefix, shop),
     breakerKey(prefix, shop),

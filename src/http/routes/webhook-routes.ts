@@ -10,6 +10,7 @@ import type { EventOutcome, PlatformEvent } from '../../payments/connect-flow';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { AppError } from '../../errors';
 import { allowOnly } from '../../infra/allow-only';
+import { PROVIDER_LIST } from '../../payments/providers';
 import { isShopId, shopOrEnv } from '../../shop/shop-id';
 import { countAsFailure } from '../middleware/rate-limits';
 
@@ -95,18 +96,22 @@ export function webhookRoutes(
 ): Router {
   const router = exactRouter();
   if (connect) connectEventRoutes(router, connect);
-  // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's (the
-  // API Pix appends `/pix` to the URL registered, `/webhooks/pix/<shop>`: its own path). The
-  // shop's own provider verifies the call with the shop's secret, and settles only its checkouts.
+  // `/webhooks/:provider` is the env shop's; `/webhooks/:provider/:shop` a registry shop's (a
+  // provider that appends a suffix to the URL registered, as the API Pix appends `/pix`, is also
+  // served there: its descriptor's `webhookSuffix`). The shop's own provider verifies the call
+  // with the shop's secret, and settles only its checkouts.
   const body = express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT });
   router
     .route(['/webhooks/:provider', '/webhooks/:provider/:shop'])
     .post(body, shopWebhook(shops))
     .all(allowOnly('POST'));
-  router
-    .route('/webhooks/pix/:shop/pix')
-    .post(body, shopWebhook(shops, 'pix'))
-    .all(allowOnly('POST'));
+  for (const { name, webhookSuffix } of PROVIDER_LIST) {
+    if (webhookSuffix === undefined) continue;
+    router
+      .route(`/webhooks/${name}/:shop/${webhookSuffix}`)
+      .post(body, shopWebhook(shops, name))
+      .all(allowOnly('POST'));
+  }
   return router;
 }
 

@@ -1,4 +1,4 @@
-import { pixChargeKey, pixSweepKey } from '../../infra/keyspace';
+import { pixChargeKey, pixSweepKey } from './pix-keys';
 import type { RedisCommands } from '../../infra/redis';
 
 /** A checkout's Pix charge as its page shows it: what to pay, the code, and where to go after. */

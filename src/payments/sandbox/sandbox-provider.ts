@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sandboxKey } from '../../infra/keyspace';
+import { sandboxKey } from './sandbox-keys';
 import { runScript } from '../../infra/redis-scripts';
 import type { RedisCommands } from '../../infra/redis';
 import { brasiliaDay, type ChargeLine, type Money } from '../money';

@@ -4,7 +4,7 @@ import {
   reconcileCheckouts,
 } from '../../../src/checkout/reconcile-checkouts';
 import { createMetrics, observeReconciler } from '../../../src/infra/metrics';
-import { sandboxKey } from '../../../src/infra/keyspace';
+import { sandboxKey } from '../../../src/payments/sandbox/sandbox-keys';
 import { checkoutKeys } from '../../../src/store/checkout-keys';
 import { useCaseSuite, type UseCaseWorld } from '../../support/checkout-deps';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expireCheckout } from '../../../src/checkout/expire-checkout';
-import { pixSweepKey } from '../../../src/infra/keyspace';
+import { pixSweepKey } from '../../../src/payments/pix/pix-keys';
 import { closeRedis, createRedis, waitForRedis } from '../../../src/infra/redis';
 import { txidOf } from '../../../src/payments/pix/pix-api';
 import { runCliCaptured } from '../../support/cli';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pixSweepKey } from '../../../src/infra/keyspace';
+import { pixSweepKey } from '../../../src/payments/pix/pix-keys';
 import {
   closeRedis,
   createRedis,
