@@ -156,7 +156,7 @@ export const serverShape = {
   RATE_LIMIT_WEBHOOK_FAILURES: nonNegativeInt
     .prefault('60')
     .describe(
-      'Failed webhook calls (bad signature, unknown provider) per address per window; a delivered event counts only while it is being answered.',
+      "Failed webhook calls (bad signature, unknown provider), and unsigned ones that acted on nothing (an API Pix call naming no charge of the shop's, or a Pix already handled), per address per window; a delivered event counts only while it is being answered.",
     ),
   RATE_LIMIT_PAGES: nonNegativeInt
     .prefault('300')
