@@ -1,6 +1,7 @@
 // @ts-check
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -22,7 +23,7 @@ const INDEXED = new Set(layers.INDEXED);
  * imports them; everything else reaches a provider through the list and what its descriptor
  * declares, and a provider's folder reaches no other provider's.
  */
-const PROVIDER_FOLDERS = readdirSync(new URL('./src/payments', import.meta.url), {
+const PROVIDER_FOLDERS = readdirSync(path.join(import.meta.dirname, 'src', 'payments'), {
   withFileTypes: true,
 })
   .filter((entry) => entry.isDirectory())
