@@ -82,6 +82,19 @@ export class ConnectLinks {
     return flowContext(this.deps, this.states, provider, this.flow(provider).purpose);
   }
 
+  /** The shop as stored, when this deployment has the vendor's account `flow` connects with. */
+  private async configuredFor(flow: DeclaredFlow, provider: string, shop: string) {
+    if (!flow.available(this.deps.vendor)) {
+      throw new AppError(
+        'CONNECT_NOT_CONFIGURED',
+        `This deployment has no ${PROVIDERS[provider as ProviderName].label} account to connect shops with: set ${flow.variables}.`,
+      );
+    }
+    const entry = await this.deps.store.get(shop);
+    if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
+    return entry;
+  }
+
   /** A new link for the shop: its URL, once, and when it lapses. */
   async create(
     shop: string,
@@ -108,14 +121,7 @@ export class ConnectLinks {
         details: [{ field: 'provider', problem: `must be ${CONNECTABLE.join(' or ')}` }],
       });
     }
-    if (!flow.available(this.deps.vendor)) {
-      throw new AppError(
-        'CONNECT_NOT_CONFIGURED',
-        `This deployment has no ${PROVIDERS[provider as ProviderName].label} account to connect shops with: set ${flow.variables}.`,
-      );
-    }
-    const entry = await this.deps.store.get(shop);
-    if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
+    const entry = await this.configuredFor(flow, provider, shop);
     const incarnation = entry.stored.incarnation ?? '';
     await this.deps.credentials.precheck(shop, incarnation, provider as ProviderName);
     const token = randomValue();
@@ -185,14 +191,7 @@ export class ConnectLinks {
         details: [{ field: 'account', problem: 'is for a provider connected by a form' }],
       });
     }
-    if (!flow.available(this.deps.vendor)) {
-      throw new AppError(
-        'CONNECT_NOT_CONFIGURED',
-        `This deployment has no ${PROVIDERS[provider as ProviderName].label} account to connect shops with: set ${flow.variables}.`,
-      );
-    }
-    const entry = await this.deps.store.get(shop);
-    if (!entry) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
+    const entry = await this.configuredFor(flow, provider, shop);
     const target = { shop, incarnation: entry.stored.incarnation ?? '', by };
     await flow.submit(
       this.context(provider as ProviderName),

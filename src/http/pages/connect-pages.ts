@@ -32,7 +32,7 @@ export function connectedPage(page: {
   shopName: string;
   providerLabel: string;
   /** What the owner still does at the provider, where the flow says so. */
-  afterConnected?: string;
+  afterConnected: string | undefined;
 }): string {
   const provider = escapeHtml(page.providerLabel);
   return renderPage(

@@ -189,13 +189,8 @@ async function callback(
     }
     logger.info('shop connected', { shop: done.shop, provider: done.provider });
     const afterConnected = flowOf(provider)?.page.afterConnected;
-    res.type('html').send(
-      connectedPage({
-        shopName: done.shopName,
-        providerLabel: done.providerLabel,
-        ...(afterConnected ? { afterConnected } : {}),
-      }),
-    );
+    const { shopName, providerLabel } = done;
+    res.type('html').send(connectedPage({ shopName, providerLabel, afterConnected }));
   } catch (error) {
     failed(res, error, logger);
   }
@@ -226,13 +221,9 @@ async function submitted(
     if (!isRandomValue(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
     const page = await links.submit(token, provider, given);
     logger.info('shop connected', { shop: page.shop, provider: page.provider });
-    res.type('html').send(
-      connectedPage({
-        shopName: page.shopName,
-        providerLabel: page.providerLabel,
-        ...(page.flow.afterConnected ? { afterConnected: page.flow.afterConnected } : {}),
-      }),
-    );
+    const { shopName, providerLabel } = page;
+    const { afterConnected } = page.flow;
+    res.type('html').send(connectedPage({ shopName, providerLabel, afterConnected }));
   } catch (error) {
     if (error instanceof AppError && error.code === 'VALIDATION_FAILED') {
       // The form again, with what was typed and what is wrong in it.
