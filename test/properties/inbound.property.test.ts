@@ -1,51 +1,59 @@
-import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
+import { connectKeys } from '../../src/infra/keyspace';
 import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
-import { FakeAsaas } from '../support/fake-asaas';
-import { FakeMercadoPago } from '../support/fake-mercadopago';
-import { FakeStripe } from '../support/fake-stripe';
 import { ROUTE_TOKEN } from '../support/harness';
+import { hostileAdminPath, hostileRequest } from '../support/inbound-paths';
 import {
+  changedKeys,
   hostileBody,
   hostileContentType,
   hostileEncoding,
-  hostileId,
   hostileMethod,
-  isCustomerPage,
+  isPagePath,
+  isPageRoute,
+  readable,
   rssMb,
   send,
   stateDigest,
+  stateSnapshot,
   type Answer,
   type InboundRequest,
 } from '../support/inbound-requests';
 import { redisAndSimulator } from '../support/platform';
-import { connectorStarted, spawnConnector, type Spawned } from '../support/spawn-ts';
+import { providerEndpointPath, type InboundWorld } from '../support/provider-endpoint-paths';
+import {
+  ADMIN_TOKEN,
+  CONNECTOR_NAMES,
+  type ConnectorName,
+  DASHBOARD,
+  PropertyConnectors,
+  SHOP_ID,
+  SHOP_PLATFORM,
+  type Target,
+} from '../support/property-connectors';
 
 /**
- * Properties of every inbound endpoint, against connector processes (one per provider), with
- * random and hostile requests: never a 5xx, the CONTRACT error shape on every error, no change
- * in Redis without credentials, the process up with bounded memory.
+ * Properties of every inbound endpoint, against connector processes (one per provider, the
+ * sandbox one with a registry: a Pix shop and live connect links), with random and hostile
+ * requests: never a 5xx, the CONTRACT error shape on every error of the API, pages as HTML, no
+ * change in Redis without credentials (but for the connection a live link's button starts), no
+ * shop's document changed, no link token in a log line, the process up with bounded memory.
  *
- * `npm test` runs a fixed seed and a bounded count; `npm run test:properties` a longer run with a
- * fresh seed (PROPERTY_RUNS, PROPERTY_SEED to repeat one). fast-check prints the seed and the
- * shrunk request of any failure.
+ * `npm test` runs a fixed seed and a bounded count (30 runs a property: the file takes what it
+ * took with 60 before the registry, its fake PSP and the provider endpoints' property came);
+ * `npm run test:properties` a longer run with a fresh seed (PROPERTY_RUNS, PROPERTY_SEED to
+ * repeat one). fast-check prints the seed and the shrunk request of any failure.
  */
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 30);
 const SEED =
   process.env.PROPERTY_SEED === 'random'
     ? Date.now() ^ (Math.random() * 0x100000000)
     : Number(process.env.PROPERTY_SEED ?? 20261123);
-const DASHBOARD = { user: 'ops', password: 'property-dashboard-pw' };
-/** The sandbox connector's admin API (CONTRACT "Shops"), with a shop of its registry. */
-const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
-const SHOP = {
-  id: 'prop-shop',
-  platform: {
-    email: 'prop-shop@shops.example.com',
-    password: `pw-${randomBytes(6).toString('hex')}`,
-    apiKey: `key-${randomBytes(6).toString('hex')}`,
-  },
-};
+/**
+ * The runs, and a bound on a failure's shrinking (each step sends requests to a process): it
+ * stops there, well within jest's timeout, and fast-check reports the smallest failure found.
+ */
+const PROPERTY_OPTIONS = { seed: SEED, numRuns: RUNS, skipAllAfterTimeLimit: 100_000 };
 /**
  * A body larger than this may be cut by a reset when the server refuses the request before
  * reading it (over a limit, or a type it does not read): Node takes in what one read of the
@@ -53,162 +61,23 @@ const SHOP = {
  */
 const LARGE_BODY_BYTES = 16 * 1024;
 
-interface Target {
-  name: 'sandbox' | 'stripe' | 'mercadopago' | 'asaas';
-  proc: Spawned;
-  url: string;
-  prefix: string;
-}
-
 jest.setTimeout(240_000);
 
 describe(`every inbound endpoint, under random and hostile requests (seed ${SEED}, ${RUNS} runs)`, () => {
   const shared = redisAndSimulator();
-  const stripe = new FakeStripe();
-  const mercadopago = new FakeMercadoPago();
-  const asaas = new FakeAsaas();
-  const targets: Target[] = [];
-  const spawned: Spawned[] = [];
+  const connectors = new PropertyConnectors();
   let redis: RedisCommands;
 
   beforeAll(async () => {
-    await Promise.all([stripe.start(), mercadopago.start(), asaas.start()]);
-    const providers = [
-      [
-        'sandbox',
-        {
-          DASHBOARD_USER: DASHBOARD.user,
-          DASHBOARD_PASSWORD: DASHBOARD.password,
-          ADMIN_TOKEN,
-          SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-        },
-      ],
-      ['stripe', stripe.env()],
-      ['mercadopago', mercadopago.env()],
-      ['asaas', asaas.env()],
-    ] as const;
-    await Promise.all(
-      providers.map(async ([name, env]) => {
-        const prefix = `prop-${name}-${process.pid}`;
-        const proc = spawnConnector(shared.redis.url, shared.simulator.url, {
-          ...env,
-          // No workers: nothing but the requests writes to Redis.
-          ROLE: 'api',
-          QUEUE_PREFIX: prefix,
-          // Limits off, so every request reaches its handler (they have tests of their own).
-          RATE_LIMIT_CHECKOUT_FAILURES: '0',
-          RATE_LIMIT_WEBHOOK_FAILURES: '0',
-          RATE_LIMIT_PAGES: '0',
-          RATE_LIMIT_DASHBOARD_FAILURES: '0',
-        });
-        spawned.push(proc);
-        const { port } = await connectorStarted(proc, 30_000);
-        targets.push({ name, proc, url: `http://127.0.0.1:${port}`, prefix });
-      }),
-    );
+    await connectors.start(shared.redis.url, shared.simulator);
     redis = createRedis(shared.redis.url, 'producer', 'property-observer');
     expect(await waitForRedis(redis, 5000)).toBe(true);
-    // A shop in the sandbox connector's registry, so the admin API's verbs have one to act on.
-    shared.simulator.state.addAccount(SHOP.platform);
-    const added = await fetch(`${target('sandbox').url}/admin/api/shops`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ...SHOP, name: 'Loja', provider: { name: 'sandbox' } }),
-    });
-    expect(added.status).toBe(201);
   });
 
   afterAll(async () => {
-    for (const proc of spawned) {
-      proc.child.kill('SIGTERM');
-      await proc.exited;
-    }
+    await connectors.stop();
     if (redis) await closeRedis(redis);
-    await Promise.all([stripe.stop(), mercadopago.stop(), asaas.stop()]);
   });
-
-  const target = (name: Target['name']) => {
-    const found = targets.find((t) => t.name === name);
-    if (!found) throw new Error(`no ${name} connector`);
-    return found;
-  };
-
-  /** The admin API's routes (CONTRACT "Shops"), other spellings of them, and unknown shops. */
-  const hostileAdminPath = fc.oneof(
-    fc.constantFrom(
-      '/admin/api/shops',
-      '/admin/api/shops/',
-      '/admin/api',
-      '/ADMIN/API/SHOPS',
-      `/admin/api/shops/${SHOP.id}/`,
-      `/Admin/api/shops/${SHOP.id}`,
-    ),
-    fc
-      .tuple(
-        fc.oneof(fc.constant(SHOP.id), fc.constant('default'), hostileId),
-        fc.constantFrom(
-          '',
-          '/disable',
-          '/enable',
-          '/rotate-token',
-          '/verify',
-          '/audit',
-          '/DISABLE',
-        ),
-      )
-      .map(([id, verb]) => `/admin/api/shops/${id}${verb}`),
-  );
-
-  /** Where a request may go, for a given connector: every route it has, and some it has not. */
-  const hostilePath = (provider: Target['name']) =>
-    fc.oneof(
-      fc.constant('/checkout'),
-      fc
-        .tuple(
-          fc.constantFrom('/checkout?service_id=', '/checkout?token=wrong&service_id='),
-          hostileId,
-        )
-        .map(([p, id]) => p + id),
-      fc.constant(`/webhooks/${provider}`),
-      fc
-        .tuple(
-          fc.constantFrom(`/webhooks/${provider}?`, `/webhooks/${provider}?type=payment&data.id=`),
-          hostileId,
-        )
-        .map(([p, id]) => p + id),
-      hostileId.map((id) => `/webhooks/${id}`),
-      fc
-        .tuple(
-          fc.constantFrom('sandbox', 'stripe', 'mercadopago', 'asaas'),
-          hostileId,
-          fc.boolean(),
-        )
-        .map(
-          ([p, id, cancelled]) =>
-            `/return/${p}?checkout_id=${id}${cancelled ? '&cancelled=1' : ''}`,
-        ),
-      hostileId.map((id) => `/sandbox/checkout/${id}`),
-      fc
-        .tuple(
-          hostileId,
-          fc.constantFrom('pay', 'pix', 'boleto', 'decline', 'refund', 'chargeback', 'late-pay'),
-        )
-        .map(([id, action]) => `/sandbox/checkout/${id}/${action}`),
-      fc.constantFrom(
-        '/admin/queues',
-        '/admin/queues/api/queues',
-        '/admin/queues/api/queues/notifications/add',
-        '/admin/queues/api/queues/notifications/retry/failed',
-        '/admin/queues/api/queues/notifications/clean/completed',
-        '/admin/queues/api/queues/notifications/finish-x/update-data',
-        '/admin/queues/api/queues/notifications/obliterate',
-        '/healthz',
-        '/readyz',
-        '/metrics',
-      ),
-      hostileAdminPath,
-      hostileId.map((id) => `/${id}`),
-    );
 
   /** Credentials that are absent, wrong, or (the dashboard's) right but sent cross-site. */
   const hostileAuth = fc.constantFrom<Record<string, string>>(
@@ -229,28 +98,9 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     { authorization: `Bearer ${ADMIN_TOKEN.toUpperCase()}` },
     { 'x-api-key': ADMIN_TOKEN },
     { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` },
+    // A connect cookie of the right form, never the browser's that started a connection.
+    { cookie: 'connector-connect=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
   );
-
-  const hostileRequest = (provider: Target['name'], auth: fc.Arbitrary<Record<string, string>>) =>
-    fc
-      .record({
-        method: hostileMethod,
-        path: hostilePath(provider),
-        auth,
-        type: hostileContentType,
-        encoding: hostileEncoding,
-        body: hostileBody,
-      })
-      .map(({ method, path, auth: credentials, type, encoding, body }): InboundRequest => ({
-        method,
-        path,
-        headers: {
-          ...credentials,
-          ...(type ? { 'content-type': type } : {}),
-          ...(encoding ? { 'content-encoding': encoding } : {}),
-        },
-        body: method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body,
-      }));
 
   /**
    * How a reset reaches the client: the connection reset or the pipe broken under the write, or
@@ -269,7 +119,8 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
 
   /**
    * Answered, or reset where `mayBeReset` allows it (the process is checked after every run);
-   * never a 5xx; an error is the CONTRACT's JSON shape (a customer page may be an HTML 404).
+   * never a 5xx; an error is the CONTRACT's JSON shape, or an HTML page on a page's path; a page
+   * GET is answered with a page.
    */
   function expectWellAnswered(req: InboundRequest, answer: Answer): void {
     if (answer.reset) {
@@ -287,6 +138,11 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     }
     expect(answer.status).toBeGreaterThanOrEqual(200);
     expect(answer.status).toBeLessThan(500);
+    if (req.method === 'GET' && isPageRoute(req.path) && !unreadablePath(answer)) {
+      expect({ path: req.path, status: answer.status, type: answer.type }).toMatchObject({
+        type: expect.stringMatching(/^text\/html/),
+      });
+    }
     if (
       answer.status < 400 ||
       req.method === 'HEAD' ||
@@ -294,8 +150,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     )
       return;
     if (answer.type.startsWith('text/html')) {
-      expect(isCustomerPage(req.path)).toBe(true);
-      expect(answer.status).toBe(404);
+      expect({ path: req.path, pagePath: isPagePath(req.path) }).toMatchObject({ pagePath: true });
       return;
     }
     expect(answer.type).toContain('application/json');
@@ -307,35 +162,101 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     });
   }
 
+  /**
+   * A path whose escapes do not decode (`/connect/%ZZ`) is refused by the router before any page
+   * is chosen: the JSON 400 of every path, pages' too. Let through, and reported: the CONTRACT
+   * asks pages to answer their errors as pages.
+   */
+  function unreadablePath(answer: Answer): boolean {
+    if (answer.status !== 400 || !answer.type.startsWith('application/json')) return false;
+    const { error } = JSON.parse(answer.body) as { error?: { code?: string; message?: string } };
+    return error?.code === 'VALIDATION_FAILED' && error.message === 'The path could not be read.';
+  }
+
   async function expectUp(t: Target, rssAtStart: number): Promise<void> {
     expect(t.proc.child.exitCode).toBeNull();
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     expect(rssMb(Number(t.proc.child.pid)) - rssAtStart).toBeLessThan(150);
   }
 
-  it.each(['sandbox', 'stripe', 'mercadopago', 'asaas'] as const)(
-    '%s: unauthenticated requests, alone and concurrent, never a 5xx and never a change in Redis',
-    async (name) => {
-      const t = target(name);
-      const rssAtStart = rssMb(Number(t.proc.child.pid));
-      const before = await stateDigest(redis, t.prefix);
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(hostileRequest(name, hostileAuth), { minLength: 1, maxLength: 4 }),
-          async (requests) => {
-            const answers = await Promise.all(requests.map((req) => send(t.url, req)));
-            requests.forEach((req, i) => expectWellAnswered(req, answers[i] as Answer));
-            expect(await stateDigest(redis, t.prefix)).toBe(before);
-          },
-        ),
-        { seed: SEED, numRuns: RUNS },
-      );
-      await expectUp(t, rssAtStart);
-    },
+  /**
+   * The keys of the connections under way (states, and the accounts a Stripe onboarding made):
+   * what the button of a live link writes, rightly, for whoever holds the link.
+   */
+  const underWay = (prefix: string) => {
+    const { tag } = connectKeys(prefix);
+    const kinds = [':state:', ':link-account:', ':account:'].map((kind) => tag + kind);
+    return (key: string) => kinds.some((kind) => key.startsWith(kind));
+  };
+
+  /** Whether `req` presses the button of a live link (its token as sent, or escaped). */
+  const startsConnection = (req: InboundRequest): boolean => {
+    const token = /^\/connect\/([^/?]+)\/start$/.exec(req.path)?.[1];
+    if (req.method !== 'POST' || token === undefined) return false;
+    try {
+      return connectors.linkTokens.includes(decodeURIComponent(token));
+    } catch {
+      return false;
+    }
+  };
+
+  /** What a process has written to its log so far (stdout and stderr). */
+  const logOf = (t: Target) => `${t.proc.stdout()}\n${t.proc.stderr()}`;
+
+  /**
+   * Sends batches of unauthenticated requests (to `paths`, or anywhere) to one connector: each
+   * well answered; nothing written to Redis but the connections a live link's button starts; the
+   * registry's shops as they were; no live link's token in the log; the process up.
+   */
+  async function attackWithoutCredentials(
+    name: ConnectorName,
+    paths?: (world: InboundWorld) => fc.Arbitrary<string>,
+  ): Promise<void> {
+    const t = connectors.target(name);
+    const world = connectors.world(name);
+    const rssAtStart = rssMb(Number(t.proc.child.pid));
+    const isUnderWay = underWay(t.prefix);
+    const settled = (key: string) => !isUnderWay(key);
+    // Each run is held to the state the previous one left, so that a failure names the batch
+    // that wrote (and its keys), not a later one.
+    let previous = await stateSnapshot(redis, t.prefix);
+    const documents = await connectors.shopDocuments();
+    const logFrom = logOf(t).length;
+    let logAt = logFrom;
+    const request = hostileRequest(world, hostileAuth, paths?.(world));
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 4 }), async (requests) => {
+        const answers = await Promise.all(requests.map((req) => send(t.url, req)));
+        requests.forEach((req, i) => expectWellAnswered(req, answers[i] as Answer));
+        // The registry's documents are among the keys (`{prefix:registry}`): read at each run
+        // there, through the admin API once the runs are done.
+        const now = await stateSnapshot(redis, t.prefix);
+        const keep = requests.some(startsConnection) ? settled : undefined;
+        const changed = changedKeys(previous, now, keep);
+        const logged = logOf(t).slice(logAt);
+        // What this run did is judged now, but the next run (or a shrunk one) starts from here.
+        [previous, logAt] = [now, logAt + logged.length];
+        expect(changed).toEqual([]);
+        for (const token of connectors.linkTokens) expect(logged).not.toContain(token);
+      }),
+      PROPERTY_OPTIONS,
+    );
+    expect(await connectors.shopDocuments()).toBe(documents);
+    const logged = logOf(t).slice(logFrom);
+    for (const token of connectors.linkTokens) expect(logged).not.toContain(token);
+    await expectUp(t, rssAtStart);
+  }
+
+  it.each(CONNECTOR_NAMES)(
+    '%s: unauthenticated requests, alone and concurrent: never a 5xx, no change in Redis or to a shop, no link token logged',
+    (name) => attackWithoutCredentials(name),
   );
 
+  it("Connect's and the API Pix's endpoints, with live links and a Pix shop: the same, more often", () =>
+    attackWithoutCredentials('sandbox', providerEndpointPath));
+
   it('with the right token, any body on the checkout route is a 202 or a clear 4xx, never a 5xx', async () => {
-    const t = target('sandbox');
+    const t = connectors.target('sandbox');
     const rssAtStart = rssMb(Number(t.proc.child.pid));
     const withToken = fc.constantFrom<Record<string, string>>(
       { authorization: `Bearer ${ROUTE_TOKEN}` },
@@ -344,11 +265,13 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     await fc.assert(
       fc.asyncProperty(
         fc.array(
-          hostileRequest('sandbox', withToken).map((req) => ({
-            ...req,
-            method: 'POST',
-            path: req.path.startsWith('/checkout') ? req.path : '/checkout',
-          })),
+          hostileRequest(connectors.world('sandbox'), withToken).map((req) =>
+            readable({
+              ...req,
+              method: 'POST',
+              path: req.path.startsWith('/checkout') ? req.path : '/checkout',
+            }),
+          ),
           { minLength: 1, maxLength: 4 },
         ),
         async (requests) => {
@@ -361,7 +284,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
           });
         },
       ),
-      { seed: SEED, numRuns: RUNS },
+      PROPERTY_OPTIONS,
     );
     await expectUp(t, rssAtStart);
   });
@@ -370,10 +293,10 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
   const hostileShopDocument = fc
     .record(
       {
-        id: fc.oneof(fc.constantFrom(SHOP.id, 'prop-new', 'default'), fc.string({ maxLength: 70 })),
+        id: fc.oneof(fc.constantFrom(SHOP_ID, 'prop-new', 'default'), fc.string({ maxLength: 70 })),
         name: fc.oneof(fc.string({ maxLength: 120 }), fc.jsonValue({ maxDepth: 2 })),
         platform: fc.oneof(
-          fc.constant(SHOP.platform),
+          fc.constant(SHOP_PLATFORM),
           fc.record({ email: fc.string(), password: fc.string(), apiKey: fc.string() }),
           fc.jsonValue({ maxDepth: 2 }),
         ),
@@ -387,27 +310,34 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     )
     .map((document) => Buffer.from(JSON.stringify(document)));
 
+  /** The body of `.../connect`: a provider to link, known or not (never an Asaas `account`). */
+  const connectRequest = fc
+    .record({ provider: fc.oneof(fc.constantFrom('mercadopago', 'stripe', 'asaas', 'pix', '')) })
+    .map((body) => Buffer.from(JSON.stringify(body)));
+
   it('with the right admin token, any request to the admin API is JSON, never a 5xx', async () => {
-    const t = target('sandbox');
+    const t = connectors.target('sandbox');
     const rssAtStart = rssMb(Number(t.proc.child.pid));
     const request = fc
       .record({
         method: hostileMethod,
-        path: hostileAdminPath,
+        path: hostileAdminPath(SHOP_ID),
         type: fc.oneof(fc.constant('application/json'), hostileContentType),
         encoding: hostileEncoding,
-        body: fc.oneof(hostileShopDocument, hostileBody),
+        body: fc.oneof(hostileShopDocument, connectRequest, hostileBody),
       })
-      .map(({ method, path, type, encoding, body }): InboundRequest => ({
-        method,
-        path,
-        headers: {
-          authorization: `Bearer ${ADMIN_TOKEN}`,
-          ...(type ? { 'content-type': type } : {}),
-          ...(encoding ? { 'content-encoding': encoding } : {}),
-        },
-        body: method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body,
-      }));
+      .map(({ method, path, type, encoding, body }) =>
+        readable({
+          method,
+          path,
+          headers: {
+            authorization: `Bearer ${ADMIN_TOKEN}`,
+            ...(type ? { 'content-type': type } : {}),
+            ...(encoding ? { 'content-encoding': encoding } : {}),
+          },
+          body: method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : body,
+        }),
+      );
     const statuses = new Set<number>();
     await fc.assert(
       fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 4 }), async (requests) => {
@@ -422,7 +352,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
           if (!bodiless) expect(answer.type).toContain('application/json');
         });
       }),
-      { seed: SEED, numRuns: RUNS },
+      PROPERTY_OPTIONS,
     );
     // The token opened the API: the runs reached its verbs, not only its refusals.
     expect([...statuses].some((status) => status < 300)).toBe(true);
@@ -430,7 +360,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
   });
 
   it('answers the same request repeated a hundred times at once, and stays up', async () => {
-    const t = target('stripe');
+    const t = connectors.target('stripe');
     const req: InboundRequest = {
       method: 'POST',
       path: '/webhooks/stripe',

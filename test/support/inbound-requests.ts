@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import { PAGE_PATHS } from '../../src/http/public-paths';
 import { scanPrimaries, type RedisCommands } from '../../src/infra/redis';
 
 /** One request as it goes on the wire: any method, path, headers and body. */
@@ -11,6 +12,28 @@ export interface InboundRequest {
   path: string;
   headers: Record<string, string>;
   body: Buffer;
+}
+
+/** The longest body a failure's report shows whole; a longer one is cut (its length said). */
+const SHOWN_BODY_CHARS = 2000;
+
+/**
+ * `req` as fast-check reports a failure: the body as text (base64 when it is no UTF-8), not a
+ * list of bytes. The seed and path fast-check prints replay it exactly.
+ */
+export function readable(req: InboundRequest): InboundRequest {
+  const text = req.body.toString('utf8');
+  const shown = Buffer.from(text, 'utf8').equals(req.body)
+    ? text
+    : `base64:${req.body.toString('base64')}`;
+  const body =
+    shown.length > SHOWN_BODY_CHARS
+      ? `${shown.slice(0, SHOWN_BODY_CHARS)}… (${req.body.length} bytes)`
+      : shown;
+  const { method, path, headers } = req;
+  return Object.assign(req, {
+    [fc.toStringMethod]: () => JSON.stringify({ method, path, headers, body }),
+  });
 }
 
 export interface Answer {
@@ -230,28 +253,73 @@ export const hostileMethod = fc.constantFrom(
   'PROPFIND',
 );
 
-/** Only paths whose answers may be HTML: the customer pages (a 404 page for an unknown id). */
-export function isCustomerPage(path: string): boolean {
-  return /^\/(return|sandbox)\//.test(path);
+/**
+ * Paths whose answers may be HTML: the pages a customer's or a shop owner's browser opens
+ * (src/http/public-paths.ts), whose own errors are pages too (CONTRACT "HTTP endpoints").
+ */
+export function isPagePath(path: string): boolean {
+  return PAGE_PATHS.some((page) => path.startsWith(`${page}/`));
 }
 
 /**
- * A digest of every key under a prefix and its value (DUMP), rate-limit counters aside: equal
- * digests mean nothing was written.
+ * Whether `path` (query aside) is one of the pages a browser GETs, by its route's form: the return,
+ * the sandbox's and the API Pix's payment pages, a connect link's page and the providers' callbacks.
  */
-export async function stateDigest(redis: RedisCommands, prefix: string): Promise<string> {
+export function isPageRoute(path: string): boolean {
+  const [route = ''] = path.split('?');
+  return PAGE_ROUTES.some((form) => form.test(route));
+}
+
+const PAGE_ROUTES = [
+  /^\/return\/[^/]+$/,
+  /^\/sandbox\/checkout\/[^/]+$/,
+  /^\/connect\/[^/]+$/,
+  /^\/connect\/(mercadopago\/callback|stripe\/return|stripe\/refresh)$/,
+  /^\/pix\/(?!assets$)[^/]+$/,
+];
+
+/**
+ * Every key under a prefix with a digest of its value (DUMP), rate-limit counters aside: equal
+ * snapshots mean nothing was written.
+ */
+export async function stateSnapshot(
+  redis: RedisCommands,
+  prefix: string,
+): Promise<Map<string, string>> {
   const keys: string[] = [];
   // Every key is under a hash tag that begins with the prefix (src/infra/keyspace.ts).
   for await (const batch of scanPrimaries(redis, `{${prefix}:*`, 1000)) {
     keys.push(...batch.filter((key) => !key.startsWith(`{${prefix}:rl}`)));
   }
   keys.sort();
-  const hash = createHash('sha256');
-  for (const key of keys) {
-    hash.update(key);
-    hash.update((await redis.dumpBuffer(key)) ?? Buffer.alloc(0));
-  }
-  return `${keys.length}:${hash.digest('hex')}`;
+  // All at once: one round trip's wait, not one per key.
+  const values = await Promise.all(keys.map((key) => redis.dumpBuffer(key)));
+  const snapshot = new Map<string, string>();
+  keys.forEach((key, i) => {
+    snapshot.set(
+      key,
+      createHash('sha256')
+        .update(values[i] ?? Buffer.alloc(0))
+        .digest('hex'),
+    );
+  });
+  return snapshot;
+}
+
+/** The keys `which` picks that one snapshot has and the other has not, or has otherwise. */
+export function changedKeys(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  which: (key: string) => boolean = () => true,
+): string[] {
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  return [...keys].filter((key) => which(key) && before.get(key) !== after.get(key)).sort();
+}
+
+/** `stateSnapshot` as one text, to compare. */
+export async function stateDigest(redis: RedisCommands, prefix: string): Promise<string> {
+  const snapshot = await stateSnapshot(redis, prefix);
+  return [...snapshot].map(([key, value]) => `${key} ${value}`).join('\n');
 }
 
 /** Resident memory of a process, from /proc (Linux), in MB. */
