@@ -1,4 +1,4 @@
-import type { ConnectContext, LinkInHand } from '../payments/connect-flow';
+import { linkInvalid, type ConnectContext, type LinkInHand } from '../payments/connect-flow';
 import type { ProviderDocument } from '../payments/provider-fields';
 import type { ProviderName } from '../payments/providers';
 import { PROVIDERS } from '../payments/providers';
@@ -6,13 +6,16 @@ import type { VendorAccounts } from '../payments/vendor-accounts';
 import type { Keyring } from '../secrets/secret-box';
 import type { RegistryStore } from '../shop-registry/ports';
 import type { ShopCredentials } from '../shop-registry/shop-credentials';
-import { invalidLink, type ConnectStates } from './connect-states';
+import type { ConnectStates } from './connect-states';
 import type { ConnectLink, ConnectLinkStore } from './ports';
 
 /** What connecting shops by links is built with (src/main/connect-services.ts). */
 export interface ConnectLinksDeps {
   links: ConnectLinkStore;
-  log: { error(message: string, fields?: Record<string, unknown>): unknown };
+  log: {
+    info(message: string, fields?: Record<string, unknown>): unknown;
+    error(message: string, fields?: Record<string, unknown>): unknown;
+  };
   store: RegistryStore;
   credentials: ShopCredentials;
   vendor: VendorAccounts;
@@ -30,12 +33,12 @@ export async function usableLink(
   key: string,
 ): Promise<LinkInHand & { provider: ProviderName }> {
   const link = await deps.links.get(key);
-  if (!link || Date.parse(link.expiresAt) <= deps.clock().getTime()) throw invalidLink();
+  if (!link || Date.parse(link.expiresAt) <= deps.clock().getTime()) throw linkInvalid();
   const entry = await deps.store.get(link.shop);
-  if (!entry || (entry.stored.incarnation ?? '') !== link.incarnation) throw invalidLink();
-  if (!Object.hasOwn(PROVIDERS, link.provider)) throw invalidLink();
+  if (!entry || (entry.stored.incarnation ?? '') !== link.incarnation) throw linkInvalid();
+  if (!Object.hasOwn(PROVIDERS, link.provider)) throw linkInvalid();
   const flow = PROVIDERS[link.provider as ProviderName].connection?.flow;
-  if (!flow?.available(deps.vendor)) throw invalidLink();
+  if (!flow?.available(deps.vendor)) throw linkInvalid();
   return {
     key,
     shop: link.shop,
@@ -67,13 +70,13 @@ export function flowContext(
     ...accountSteps(deps, provider),
     async usable(key) {
       const link = await usableLink(deps, key);
-      if (link.provider !== provider) throw invalidLink();
+      if (link.provider !== provider) throw linkInvalid();
       return link;
     },
     precheck: (target) => credentials.precheck(target.shop, target.incarnation, provider),
     async use(link, work) {
       const taken = await links.take(link.key);
-      if (!taken) throw invalidLink();
+      if (!taken) throw linkInvalid();
       try {
         return await work();
       } catch (error) {
@@ -93,6 +96,7 @@ export function flowContext(
       return stored.name;
     },
     needsReconnect: (shop, reason) => credentials.needsReconnect(shop, reason),
+    restored: (shop) => credentials.restored(shop),
     countRefusal: (link) => links.countRefusal(link.key, REFUSAL_WINDOW_MS),
     refusals: (link) => links.refusals(link.key),
   };

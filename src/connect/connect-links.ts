@@ -5,10 +5,9 @@ import { PROVIDER_LIST, PROVIDERS, type ProviderName } from '../payments/provide
 import { ENV_SHOP_ID } from '../shop/shop-id';
 import type { StoredShop } from '../shop-registry/stored-shop';
 import { flowContext, usableLink, type ConnectLinksDeps } from './connect-context';
-import { ConnectStates, hashOf, invalidLink, randomValue } from './connect-states';
+import { linkInvalid } from '../payments/connect-flow';
+import { ConnectStates, hashOf, randomValue } from './connect-states';
 import type { ConnectLink } from './ports';
-
-export { invalidLink } from './connect-states';
 
 /** How long a link works (CONTRACT: 7 days). */
 export const LINK_TTL_MS = 7 * 86_400_000;
@@ -37,9 +36,6 @@ export interface LinkPage {
   flow: DeclaredFlow['page'];
 }
 
-/** A link's key in Redis: its token's SHA-256, never the token. */
-export const keyOf = hashOf;
-
 /** What a callback shows, with the provider it connected. */
 export type CallbackPage = CallbackOutcome & { provider: ProviderName; providerLabel: string };
 
@@ -59,7 +55,12 @@ export class ConnectLinks {
 
   /** Whether the deployment's PUBLIC_URL is https (the browser's cookie is then `__Host-`). */
   get secure(): boolean {
-    return this.deps.publicUrl.startsWith('https:');
+    return new URL(this.deps.publicUrl).protocol === 'https:';
+  }
+
+  /** The deployment's public origin: a link's own page is there. */
+  get publicOrigin(): string {
+    return new URL(this.deps.publicUrl).origin;
   }
 
   /** Whether this deployment can connect `provider` (its vendor account's variables are set). */
@@ -74,7 +75,7 @@ export class ConnectLinks {
 
   private flow(provider: string): DeclaredFlow {
     const flow = flowOf(provider);
-    if (!flow || !flow.available(this.deps.vendor)) throw invalidLink();
+    if (!flow || !flow.available(this.deps.vendor)) throw linkInvalid();
     return flow;
   }
 
@@ -134,13 +135,13 @@ export class ConnectLinks {
       expiresAt: new Date(now.getTime() + LINK_TTL_MS).toISOString(),
       by,
     };
-    await this.deps.links.put(keyOf(token), link, LINK_TTL_MS);
+    await this.deps.links.put(hashOf(token), link, LINK_TTL_MS);
     return { url: `${this.deps.publicUrl}/connect/${token}`, expires_at: link.expiresAt };
   }
 
   /** The link as its page shows it; CONNECT_LINK_INVALID when it is unknown, used or expired. */
   async page(token: string): Promise<LinkPage> {
-    const link = await usableLink(this.deps, keyOf(token));
+    const link = await usableLink(this.deps, hashOf(token));
     const provider = link.provider;
     return {
       shop: link.shop,
@@ -157,9 +158,9 @@ export class ConnectLinks {
    * goes (the provider's authorization or onboarding), as the link's provider's flow says.
    */
   async start(token: string, browser: string): Promise<string> {
-    const link = await usableLink(this.deps, keyOf(token));
+    const link = await usableLink(this.deps, hashOf(token));
     const flow = this.flow(link.provider);
-    if (!flow.start) throw invalidLink();
+    if (!flow.start) throw linkInvalid();
     const ctx = this.context(link.provider);
     await ctx.precheck(link);
     return flow.start(ctx, this.deps.vendor, link, browser);
@@ -172,8 +173,8 @@ export class ConnectLinks {
   async submit(token: string, provider: string, input: unknown): Promise<LinkPage> {
     const page = await this.page(token);
     const flow = this.flow(page.provider);
-    if (page.provider !== provider || !flow.submit) throw invalidLink();
-    const link = await usableLink(this.deps, keyOf(token));
+    if (page.provider !== provider || !flow.submit) throw linkInvalid();
+    const link = await usableLink(this.deps, hashOf(token));
     await flow.submit(this.context(page.provider), this.deps.vendor, { link }, input);
     return page;
   }
@@ -238,13 +239,16 @@ export class ConnectLinks {
     headers: Record<string, unknown>,
   ): Promise<{ event: PlatformEvent; outcome: EventOutcome }> {
     const events = flowOf(provider)?.events;
-    if (!events) throw invalidLink();
+    if (!events) throw linkInvalid();
     const event = events.verify(this.deps.vendor, rawBody, headers);
     const outcome = await events.handle(
       this.context(provider as ProviderName),
       this.deps.vendor,
       event,
     );
+    if (outcome.outcome === 'connected') {
+      this.deps.log.info('shop connected', { shop: outcome.shop, provider });
+    }
     return { event, outcome };
   }
 }

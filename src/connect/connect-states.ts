@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors';
+import { linkInvalid } from '../payments/connect-flow';
 import { DataKey, type Keyring } from '../secrets/secret-box';
 import type { ConnectLinkStore, ConnectState } from './ports';
 import { requireKeyring } from '../shop-registry/shop-admin-checks';
@@ -34,13 +35,6 @@ export function isRandomValue(value: unknown): value is string {
 /** A value as Redis may name it: its SHA-256, never the value. */
 export function hashOf(value: string): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-export function invalidLink(): AppError {
-  return new AppError(
-    'CONNECT_LINK_INVALID',
-    'This link is unknown, was used already, or expired: ask for a new one.',
-  );
 }
 
 function otherBrowser(): AppError {
@@ -115,11 +109,11 @@ export class ConnectStates {
     flow: StateFlow,
     browser: string | undefined,
   ): Promise<CheckedState> {
-    if (!isRandomValue(given)) throw invalidLink();
+    if (!isRandomValue(given)) throw linkInvalid();
     const hash = hashOf(given);
     const state = await this.deps.links.getState(hash);
     if (!state || state.purpose !== flow.purpose || state.provider !== flow.provider) {
-      throw invalidLink();
+      throw linkInvalid();
     }
     if (!isRandomValue(browser) || !sameHash(hashOf(browser), state.browser)) throw otherBrowser();
     if (state.sealed === undefined) return { hash, state };
@@ -128,7 +122,7 @@ export class ConnectStates {
       return { hash, state, secret: key.open(state.shop, `connect-state:${hash}`, state.sealed) };
     } catch {
       // The shop was removed (and maybe added again) since: its data key is another.
-      throw invalidLink();
+      throw linkInvalid();
     }
   }
 
@@ -139,7 +133,7 @@ export class ConnectStates {
 
   private async dataKey(shop: string): Promise<DataKey> {
     const entry = await this.deps.store.get(shop);
-    if (!entry) throw invalidLink();
+    if (!entry) throw linkInvalid();
     return DataKey.unwrap(requireKeyring(this.deps.keyring), shop, entry.stored.dataKey);
   }
 }

@@ -110,6 +110,8 @@ export interface ConnectContext {
   connectedTo(account: string): Promise<{ shop: string; shopName: string } | undefined>;
   /** The provider says the connected account can take no payments: the shop must connect again. */
   needsReconnect(shop: string, reason: string): Promise<boolean>;
+  /** The provider says the connected account takes payments again: the mark is cleared. */
+  restored(shop: string): Promise<boolean>;
   /** Counts a refusal of the link's data by the provider; answers the count within the hour. */
   countRefusal(link: LinkInHand): Promise<number>;
   refusals(link: LinkInHand): Promise<number>;
@@ -169,6 +171,7 @@ export interface PlatformEvent {
 export type EventOutcome =
   | { outcome: 'connected'; shop: string }
   | { outcome: 'needs-reconnect'; shop: string }
+  | { outcome: 'restored'; shop: string }
   | { outcome: 'nothing' }
   | { outcome: 'unhandled' };
 

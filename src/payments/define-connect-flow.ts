@@ -78,6 +78,10 @@ export function defineConnectFlow<V, S extends z.ZodRawShape>(
     return account;
   };
   const { start, submit, callbacks, events } = flow;
+  // `/connect/:token/start` is the button's: a callback of that name would never be reached.
+  if (callbacks && Object.hasOwn(callbacks, 'start')) {
+    throw new Error(`${provider}'s connect flow names a callback "start", the button's path`);
+  }
   const names = flow.vendor.required;
   return {
     purpose: flow.purpose,

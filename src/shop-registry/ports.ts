@@ -15,7 +15,8 @@ export interface AuditEntry {
     | 'removed'
     | 'connected'
     | 'credential-renewed'
-    | 'needs-reconnect';
+    | 'needs-reconnect'
+    | 'restored';
   fields: string[];
 }
 

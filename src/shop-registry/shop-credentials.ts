@@ -230,6 +230,30 @@ export class ShopCredentials {
     return true;
   }
 
+  /**
+   * The provider says the shop's connected account takes payments again (Stripe enabled its
+   * charges after disabling them): the needs_reconnect it was marked with is cleared. False when
+   * it was not marked.
+   */
+  async restored(id: string): Promise<boolean> {
+    const { stored } = await shopEntry(this.deps.store, id);
+    if (!stored.needsReconnect) return false;
+    await changeShop(this.deps.store, id, async ({ stored: current }) => {
+      if (!current.needsReconnect || current.dataKey !== stored.dataKey) return undefined;
+      const { needsReconnect: _cleared, ...rest } = current;
+      const since = this.deps.clock().toISOString();
+      return {
+        stored: { ...rest, updatedAt: since },
+        audit: this.audit('connector:provider', 'restored', ['needsReconnect']),
+      };
+    });
+    this.deps.log.info('a connected shop takes payments again: its provider restored it', {
+      shop: id,
+      provider: stored.provider.name,
+    });
+    return true;
+  }
+
   private async markNeedsReconnect(id: string, seen: StoredShop, reason: string): Promise<void> {
     this.deps.log.error('a connected shop must connect again: its provider refused it', {
       shop: id,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hashOf } from '../connect/connect-states';
 import { connectKeys } from '../infra/keyspace';
 import { scanPrimaries, type RedisCommands } from '../infra/redis';
 import { runScript } from '../infra/redis-scripts';
@@ -104,7 +104,7 @@ async function moveOne(
   if (pending && name.startsWith('account:')) {
     // Its provider is its link's; a pending account whose link lapsed connects nothing.
     const provider = providerOf(await redis.get(keys.link(pending.link)));
-    const hash = createHash('sha256').update(pending.account).digest('hex');
+    const hash = hashOf(pending.account);
     if (provider !== undefined) target = keys.pendingAccount(provider, hash);
   } else if (pending && name.startsWith('link-account:')) {
     target = keys.linkAccount(name.slice('link-account:'.length));

@@ -1,13 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hashOf } from '../connect/connect-states';
 import type { RedisCommands } from '../infra/redis';
 import { connectKeys } from '../infra/keyspace';
 import { runScript } from '../infra/redis-scripts';
-import type {
-  ConnectLink,
-  ConnectLinkStore,
-  ConnectState,
-  PendingAccount,
-} from '../connect/ports';
+import type { ConnectLink, ConnectLinkStore, ConnectState, PendingAccount } from '../connect/ports';
 import type { RenewLock } from '../shop-registry/ports';
 
 // Deletes the lock only if it is still the owner's (a lock that lapsed may be another's now).
@@ -26,11 +21,6 @@ const COUNT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
-
-/** An account id as a key names it: its SHA-256, never the id. */
-function accountHash(account: string): string {
-  return createHash('sha256').update(account).digest('hex');
-}
 
 function parsed<T>(text: string | null): T | undefined {
   if (text === null) return undefined;
@@ -86,20 +76,20 @@ export class RedisConnectStore implements ConnectLinkStore, RenewLock {
   }
 
   async putPendingAccount(provider: string, account: PendingAccount, ttlMs: number): Promise<void> {
-    const key = this.keys.pendingAccount(provider, accountHash(account.account));
+    const key = this.keys.pendingAccount(provider, hashOf(account.account));
     await this.redis.set(key, JSON.stringify(account), 'PX', Math.max(1, ttlMs));
   }
 
   async getPendingAccount(provider: string, account: string): Promise<PendingAccount | undefined> {
     const found = parsed<PendingAccount>(
-      await this.redis.get(this.keys.pendingAccount(provider, accountHash(account))),
+      await this.redis.get(this.keys.pendingAccount(provider, hashOf(account))),
     );
     // A hash names it: the account itself must match too.
     return found?.account === account ? found : undefined;
   }
 
   async dropPendingAccount(provider: string, account: string): Promise<void> {
-    await this.redis.del(this.keys.pendingAccount(provider, accountHash(account)));
+    await this.redis.del(this.keys.pendingAccount(provider, hashOf(account)));
   }
 
   async countRefusal(linkKey: string, windowMs: number): Promise<number> {

@@ -1,7 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Request, RequestHandler } from 'express';
-import { AppError } from '../../errors';
-import { secretMatcher } from '../../secrets/token-match';
+import type { Request } from 'express';
 
 /** The token of `Authorization: Bearer <t>`, when there is one. */
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
@@ -30,30 +28,4 @@ export function presentedTokenOf(req: IncomingMessage): string | undefined {
   if (given !== undefined || query === -1) return given;
   const tokens = new URLSearchParams((req.url ?? '').slice(query + 1)).getAll('token');
   return tokens.length === 1 ? tokens[0] : undefined;
-}
-
-/** Whether a request carries the shared token (digests compared in constant time). */
-export function routeTokenMatcher(token: string): (req: Request) => boolean {
-  const matches = secretMatcher(token);
-  return (req) => matches(presentedToken(req));
-}
-
-/** Refuses requests without the shared token; compares digests in constant time. */
-export function requireRouteToken(token: string): RequestHandler {
-  const matches = secretMatcher(token);
-  return (req, _res, next) => {
-    const given = presentedToken(req);
-    if (given === undefined) {
-      return next(
-        new AppError(
-          'UNAUTHORIZED',
-          'A token is required: Authorization: Bearer, X-Api-Key or ?token=.',
-        ),
-      );
-    }
-    if (!matches(given)) {
-      return next(new AppError('UNAUTHORIZED', 'The token is not valid.'));
-    }
-    next();
-  };
 }

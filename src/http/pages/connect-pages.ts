@@ -94,6 +94,15 @@ export function connectOtherBrowserPage(): string {
   );
 }
 
+/** A link's button or form posted from another site's page: refused, nothing changed. */
+export function connectElsewherePage(): string {
+  return outcomePage(
+    'Abra o link que você recebeu',
+    'bad',
+    'A conexão só pode ser iniciada pela página do link, com o botão dela. Nada foi alterado: abra o link que você recebeu e conecte a conta por ele.',
+  );
+}
+
 /** The provider refused the data of this link too often in the last hour. */
 export function connectTooManyPage(): string {
   return outcomePage(

@@ -8,6 +8,7 @@ import { isRandomValue, randomValue } from '../../connect/connect-states';
 import {
   connectBlockedPage,
   connectCancelledPage,
+  connectElsewherePage,
   connectFormPage,
   connectOtherBrowserPage,
   connectTooManyPage,
@@ -39,9 +40,8 @@ function browserOf(req: Request, links: ConnectLinks): string | undefined {
   return undefined;
 }
 
-/** The browser's nonce (a new one when it has none), set again in its cookie. */
-function bindBrowser(req: Request, res: Response, links: ConnectLinks): string {
-  const nonce = browserOf(req, links) ?? randomValue();
+/** Sets the browser's nonce in its cookie again (for the link's lifetime). */
+function bindBrowser(res: Response, links: ConnectLinks, nonce: string): void {
   res.cookie(cookieName(links), nonce, {
     httpOnly: true,
     sameSite: 'lax',
@@ -49,7 +49,29 @@ function bindBrowser(req: Request, res: Response, links: ConnectLinks): string {
     path: '/',
     maxAge: LINK_TTL_MS,
   });
-  return nonce;
+}
+
+/**
+ * Whether a POST to a link (its button, its form) came from another site's page: a browser says
+ * where a POST comes from (`Sec-Fetch-Site`, `Origin`), and only the link's own page may press
+ * its button. Otherwise a page of an attacker's could start the attacker's link in a victim's
+ * browser, binding the state to it, and have the victim approve (login CSRF).
+ */
+function fromAnotherSite(req: Request, links: ConnectLinks): boolean {
+  // A browser that says where the request comes from is believed (it sends Sec-Fetch-Site
+  // whatever the page's referrer policy); one that does not is judged by its Origin, which the
+  // link's page sends in full (its Referrer-Policy is same-origin).
+  const site = req.get('sec-fetch-site');
+  if (site !== undefined) return site !== 'same-origin';
+  const origin = req.get('origin');
+  if (origin === undefined) return false;
+  return origin !== links.publicOrigin && origin !== `${req.protocol}://${req.get('host') ?? ''}`;
+}
+
+/** A link's POST from another site's page: refused, nothing looked up or changed. */
+function refuseAnotherSite(res: Response, logger: Logger): void {
+  logger.warn("a connect link's button was pressed from another site's page; refused");
+  res.status(403).type('html').send(connectElsewherePage());
 }
 
 function queryValue(value: unknown): string | undefined {
@@ -84,7 +106,13 @@ function failed(res: Response, error: unknown, logger: Logger): void {
     error: errorMessage(error),
     code: error instanceof AppError ? error.code : undefined,
   });
-  res.status(502).type('html').send(connectFailedPage());
+  // The provider refused what it was handed (a code forged, used or lapsed): the request's
+  // fault, 400; the provider unreachable or failing, 502. The page is the same.
+  const refused = error instanceof AppError && error.code === 'PROVIDER_REJECTED';
+  res
+    .status(refused && error.upstreamStatus === 400 ? 400 : 502)
+    .type('html')
+    .send(connectFailedPage());
 }
 
 /**
@@ -115,6 +143,8 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
             csp.replace("form-action 'self'", `form-action 'self' https: ${origins}`),
           );
         }
+        // The button's POST then carries this page's Origin (no-referrer would send `null`).
+        res.setHeader('referrer-policy', 'same-origin');
         res.type('html').send(connectPage(page, token));
       } catch (error) {
         failed(res, error, logger);
@@ -126,9 +156,16 @@ export function connectRoutes(links: ConnectLinks, logger: Logger): Router {
     // The button's form: no field is read, so any body (or none) is taken and dropped.
     .post(express.urlencoded({ extended: false, limit: '1kb' }), async (req, res) => {
       const token = String(req.params.token);
+      if (fromAnotherSite(req, links)) {
+        refuseAnotherSite(res, logger);
+        return;
+      }
       try {
         if (!isRandomValue(token)) throw new AppError('CONNECT_LINK_INVALID', 'no link');
-        res.redirect(303, await links.start(token, bindBrowser(req, res, links)));
+        const nonce = browserOf(req, links) ?? randomValue();
+        const to = await links.start(token, nonce);
+        bindBrowser(res, links, nonce);
+        res.redirect(303, to);
       } catch (error) {
         failed(res, error, logger);
       }
@@ -214,6 +251,10 @@ async function submitted(
   }
   if (!flowOf(provider)?.submit) {
     next();
+    return;
+  }
+  if (fromAnotherSite(req, links)) {
+    refuseAnotherSite(res, logger);
     return;
   }
   const given = (req.body ?? {}) as Record<string, unknown>;

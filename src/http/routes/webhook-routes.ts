@@ -47,6 +47,7 @@ function connectEventRoutes(router: Router, connect: ConnectEvents): void {
             received: true,
             ...(outcome.outcome === 'connected' ? { connected: outcome.shop } : {}),
             ...(outcome.outcome === 'needs-reconnect' ? { needs_reconnect: outcome.shop } : {}),
+            ...(outcome.outcome === 'restored' ? { restored: outcome.shop } : {}),
           });
           return;
         }

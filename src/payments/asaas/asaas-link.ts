@@ -17,7 +17,7 @@ import {
 type Root = AsaasRoot;
 
 /** How many refusals of a link's data Asaas takes in an hour (CONTRACT), before a 429. */
-export const ASAAS_REFUSALS_PER_HOUR = 5;
+const ASAAS_REFUSALS_PER_HOUR = 5;
 
 /** The owner's data, as the link's form asks it (Asaas's field names). */
 const FORM: readonly FormField[] = [

@@ -90,6 +90,10 @@ export function connectEvent(
   return {
     type: event.type,
     account: event.account,
-    chargesEnabled: event.type === 'account.updated' ? object.charges_enabled === true : undefined,
+    // An event without the field says nothing of it (never "disabled").
+    chargesEnabled:
+      event.type === 'account.updated' && typeof object.charges_enabled === 'boolean'
+        ? object.charges_enabled
+        : undefined,
   };
 }

@@ -14,6 +14,15 @@ function stripeConnect(): typeof StripeConnect {
   return require('./stripe-connect') as typeof StripeConnect;
 }
 
+/** How long a state waits for the owner's return from Stripe's onboarding: a day. */
+const STATE_TTL_MS = 86_400_000;
+
+const NOTHING = { outcome: 'nothing' } as const;
+
+function isLinkInvalid(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'CONNECT_LINK_INVALID';
+}
+
 /** The time a link has left, for what waits on it. */
 function leftOf(link: LinkInHand, now: Date): number {
   return Math.max(1, Date.parse(link.expiresAt) - now.getTime());
@@ -77,7 +86,8 @@ export const stripeLink = defineConnectFlow('stripe', {
         `connect-account:${link.key}`,
       ));
     await ctx.keepAccount(link, account);
-    const ttl = leftOf(link, ctx.clock());
+    // A state a day at most: the owner presses the button again for a new one.
+    const ttl = Math.min(leftOf(link, ctx.clock()), STATE_TTL_MS);
     const state = await ctx.issueState(link, browser, { account }, ttl);
     return onboarding(ctx.publicUrl, platform, account, state);
   },
@@ -99,12 +109,20 @@ export const stripeLink = defineConnectFlow('stripe', {
         const continueUrl = `${ctx.publicUrl}/connect/stripe/refresh?state=${encodeURIComponent(query.state)}`;
         return { outcome: 'pending', shopName: link.shopName, continueUrl };
       }
-      const shopName = await ctx.use(link, () =>
-        ctx.store(link, connected(platform, account, ctx.clock())),
-      );
-      await ctx.dropAccount(account);
-      await state.take();
-      return { outcome: 'connected', shop: link.shop, shopName };
+      try {
+        const shopName = await ctx.use(link, () =>
+          ctx.store(link, connected(platform, account, ctx.clock())),
+        );
+        await ctx.dropAccount(account);
+        await state.take();
+        return { outcome: 'connected', shop: link.shop, shopName };
+      } catch (error) {
+        // Stripe's event took the link meanwhile, and connected the shop: so it says.
+        const now = await ctx.connectedTo(account);
+        if (!isLinkInvalid(error) || now?.shop !== state.shop) throw error;
+        await state.take();
+        return { outcome: 'connected', shop: now.shop, shopName: now.shopName };
+      }
     },
 
     /** An onboarding link that expired or was used: a new one for the same account. */
@@ -142,35 +160,35 @@ export const stripeLink = defineConnectFlow('stripe', {
     },
 
     /**
-     * `account.updated`: with charges enabled, connects the shop whose link made the account
-     * (once; later ones find no link); with charges disabled, the shop connected to the account
-     * must connect again. Any other event is the connected shop's provider's to read.
+     * `account.updated`: a hint, read again at Stripe (events come out of order, and are retried
+     * for days): charges enabled connect the shop whose link made the account (once; later ones
+     * find no link), or restore a connected shop that was marked; charges disabled mark the
+     * shop connected to the account needs_reconnect. Any other event is the connected shop's
+     * provider's to read.
      */
     async handle(ctx, platform, event) {
-      const enabled = event.detail?.chargesEnabled;
       if (event.type !== 'account.updated' || !event.account) return { outcome: 'unhandled' };
-      if (typeof enabled !== 'boolean') return { outcome: 'nothing' };
       const account = event.account;
-      if (!enabled) {
-        const shop = (await ctx.connectedTo(account))?.shop;
-        if (!shop) return { outcome: 'nothing' };
+      const pending = await ctx.pendingAccount(account);
+      const shop = pending ? undefined : (await ctx.connectedTo(account))?.shop;
+      if (!pending && !shop) return { outcome: 'nothing' };
+      const enabled = await stripeConnect().chargesEnabled(platform, account);
+      if (shop) {
+        if (enabled) return (await ctx.restored(shop)) ? { outcome: 'restored', shop } : NOTHING;
         const marked = await ctx.needsReconnect(
           shop,
           'Stripe disabled the charges of the connected account',
         );
-        return marked ? { outcome: 'needs-reconnect', shop } : { outcome: 'nothing' };
+        return marked ? { outcome: 'needs-reconnect', shop } : NOTHING;
       }
-      const pending = await ctx.pendingAccount(account);
-      if (!pending) return { outcome: 'nothing' };
+      if (!enabled || !pending) return NOTHING;
       try {
         const link = await ctx.usable(pending.link);
         await ctx.use(link, () => ctx.store(link, connected(platform, account, ctx.clock())));
         await ctx.dropAccount(account);
         return { outcome: 'connected', shop: link.shop };
       } catch (error) {
-        if (error instanceof AppError && error.code === 'CONNECT_LINK_INVALID') {
-          return { outcome: 'nothing' };
-        }
+        if (isLinkInvalid(error)) return NOTHING;
         throw error;
       }
     },

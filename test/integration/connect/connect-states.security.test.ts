@@ -304,4 +304,89 @@ describe('connect states: typed, random, bound to the browser', () => {
     expect(await limited.text()).toContain('lang="pt-BR"');
     expect(asaas.requests.length).toBe(calls);
   });
+
+  it("a link's button or form pressed from another site's page is refused, with no cookie and nothing started (login CSRF)", async () => {
+    await addSandboxShop(h, admin, 'peroba-do-campo');
+    const url = await linkFor('peroba-do-campo', 'mercadopago');
+    const authorizeBefore = mp.tokenRequests.length;
+    for (const headers of <Array<Record<string, string>>>[
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'same-site' },
+    ]) {
+      const victim = new Browser();
+      const pressed = await victim.fetch(`${url}/start`, { method: 'POST', headers });
+      expect(pressed.status).toBe(403);
+      expect(await pressed.text()).toContain('Abra o link que você recebeu');
+      expect(pressed.headers.getSetCookie()).toEqual([]);
+    }
+    await addSandboxShop(h, admin, 'jacaranda');
+    const form = await linkFor('jacaranda', 'asaas');
+    const calls = asaas.requests.length;
+    const posted = await fetch(`${form}/asaas`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+        'sec-fetch-site': 'cross-site',
+      },
+      body: new URLSearchParams(OWNER).toString(),
+    });
+    expect(posted.status).toBe(403);
+    expect(asaas.requests.length).toBe(calls);
+    // The link's own page, as a browser sends its form: accepted.
+    const own = await new Browser().fetch(`${url}/start`, {
+      method: 'POST',
+      headers: { origin: new URL(h.url).origin, 'sec-fetch-site': 'same-origin' },
+    });
+    expect(own.status).toBe(303);
+    expect(mp.tokenRequests.length).toBe(authorizeBefore);
+  });
+
+  it('a late account.updated of a disabled account marks nothing while Stripe says its charges are enabled; enabled again, the mark is cleared', async () => {
+    await addSandboxShop(h, admin, 'cerejeira');
+    const { account } = await stripeOnboarding('cerejeira', new Browser());
+    // An event of onboarding's time, captured before Stripe enabled the charges.
+    const stale = stripe.event(
+      'account.updated',
+      { ...stripe.accounts.get(account)!, charges_enabled: false },
+      { account },
+    );
+    await stripe.completeOnboarding(account);
+    await eventually(async () =>
+      (await shopView('cerejeira')).provider.connection === 'connect' ? true : undefined,
+    );
+    const late = await stripe.deliver(`${h.url}/webhooks/stripe-connect`, stale);
+    expect(late.status).toBe(200);
+    expect(late.body).toEqual({ received: true });
+    expect((await shopView('cerejeira')).needs_reconnect).toBeUndefined();
+    await stripe.setChargesEnabled(account, false);
+    await eventually(async () =>
+      (await shopView('cerejeira')).needs_reconnect ? true : undefined,
+    );
+    await stripe.setChargesEnabled(account, true);
+    await eventually(async () =>
+      (await shopView('cerejeira')).needs_reconnect === undefined ? true : undefined,
+    );
+    const trail = (await (await admin('/shops/cerejeira/audit')).json()) as {
+      entries: Array<{ action: string }>;
+    };
+    expect(trail.entries.map((entry) => entry.action)).toEqual(
+      expect.arrayContaining(['needs-reconnect', 'restored']),
+    );
+  });
+
+  it('a forged code with a right state and cookie is refused by Mercado Pago: a 400 page, and the link works again', async () => {
+    await addSandboxShop(h, admin, 'pau-brasil');
+    const url = await linkFor('pau-brasil', 'mercadopago');
+    const owner = new Browser();
+    const state = new URL(await press(url, owner)).searchParams.get('state') ?? '';
+    const forged = await owner.fetch(
+      `${h.url}/connect/mercadopago/callback?code=TG-forged-1&state=${encodeURIComponent(state)}`,
+    );
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('Não foi possível conectar');
+    expect((await shopView('pau-brasil')).provider).toEqual({ name: 'sandbox' });
+    expect((await fetch(url)).status).toBe(200);
+  });
 });
