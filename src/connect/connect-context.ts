@@ -5,6 +5,7 @@ import { PROVIDERS } from '../payments/providers';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import type { Keyring } from '../secrets/secret-box';
 import type { RegistryStore } from '../shop-registry/ports';
+import { shopConnectedTo } from '../shop-registry/shop-changes';
 import type { ShopCredentials } from '../shop-registry/shop-credentials';
 import type { ConnectStates } from './connect-states';
 import type { ConnectLink, ConnectLinkStore } from './ports';
@@ -131,7 +132,7 @@ function accountSteps(
   ConnectContext,
   'linkAccount' | 'keepAccount' | 'pendingAccount' | 'dropAccount' | 'connectedTo'
 > {
-  const { links, credentials, clock } = deps;
+  const { links, clock } = deps;
   const leftOf = (link: LinkInHand) => Math.max(1, Date.parse(link.expiresAt) - clock().getTime());
   return {
     linkAccount: (link) => links.getLinkAccount(link.key),
@@ -145,7 +146,7 @@ function accountSteps(
     pendingAccount: (account) => links.getPendingAccount(provider, account),
     dropAccount: (account) => links.dropPendingAccount(provider, account),
     async connectedTo(account) {
-      const shop = await credentials.connectedTo(provider, account);
+      const shop = await shopConnectedTo(deps.store, provider, account);
       if (!shop) return undefined;
       const entry = await deps.store.get(shop);
       return { shop, shopName: entry?.stored.name ?? shop };

@@ -6,6 +6,19 @@ import type { StoredShop } from './stored-shop';
 const CAS_TRIES = 5;
 
 /** The shop's record as stored now; SHOP_NOT_FOUND when there is none. */
+/** The registry's shop connected to `account` at `provider`, if one is (a scan of the registry). */
+export async function shopConnectedTo(
+  store: RegistryStore,
+  provider: string,
+  account: string,
+): Promise<string | undefined> {
+  for (const [id, { stored }] of await store.all()) {
+    const connected = stored.provider as { name?: string; account?: string };
+    if (connected.name === provider && connected.account === account) return id;
+  }
+  return undefined;
+}
+
 export async function shopEntry(store: RegistryStore, id: string): Promise<ShopEntry> {
   const found = await store.get(id);
   if (!found) throw new AppError('SHOP_NOT_FOUND', `No shop ${id} in the registry.`);

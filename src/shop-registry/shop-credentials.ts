@@ -209,15 +209,6 @@ export class ShopCredentials {
     });
   }
 
-  /** The registry's shop connected to `account` at `provider`, if one is. */
-  async connectedTo(provider: string, account: string): Promise<string | undefined> {
-    for (const [id, { stored }] of await this.deps.store.all()) {
-      const connected = stored.provider as { name?: string; account?: string };
-      if (connected.name === provider && connected.account === account) return id;
-    }
-    return undefined;
-  }
-
   /**
    * The provider says the shop's connected account can no longer take payments (Stripe disabled
    * its charges): the shop is marked needs_reconnect, as a refused renewal marks it. False when it
