@@ -3,7 +3,6 @@ import type { CallbackOutcome, EventOutcome, PlatformEvent } from '../payments/c
 import type { DeclaredFlow } from '../payments/define-connect-flow';
 import { PROVIDER_LIST, PROVIDERS, type ProviderName } from '../payments/providers';
 import { ENV_SHOP_ID } from '../shop/shop-id';
-import type { StoredShop } from '../shop-registry/stored-shop';
 import { flowContext, usableLink, type ConnectLinksDeps } from './connect-context';
 import { linkInvalid } from '../payments/connect-flow';
 import { ConnectStates, hashOf, randomValue } from './connect-states';
@@ -141,7 +140,10 @@ export class ConnectLinks {
 
   /** The link as its page shows it; CONNECT_LINK_INVALID when it is unknown, used or expired. */
   async page(token: string): Promise<LinkPage> {
-    const link = await usableLink(this.deps, hashOf(token));
+    return this.pageOf(await usableLink(this.deps, hashOf(token)));
+  }
+
+  private pageOf(link: Awaited<ReturnType<typeof usableLink>>): LinkPage {
     const provider = link.provider;
     return {
       shop: link.shop,
@@ -171,21 +173,15 @@ export class ConnectLinks {
    * owner's data (VALIDATION_FAILED naming each field: the form shows it; the link works again).
    */
   async submit(token: string, provider: string, input: unknown): Promise<LinkPage> {
-    const page = await this.page(token);
-    const flow = this.flow(page.provider);
-    if (page.provider !== provider || !flow.submit) throw linkInvalid();
     const link = await usableLink(this.deps, hashOf(token));
-    await flow.submit(this.context(page.provider), this.deps.vendor, { link }, input);
-    return page;
+    const flow = this.flow(link.provider);
+    if (link.provider !== provider || !flow.submit) throw linkInvalid();
+    await flow.submit(this.context(link.provider), this.deps.vendor, { link }, input);
+    return this.pageOf(link);
   }
 
   /** The admin API's `account` body: the connection made at once from it, no link. */
-  async connectNow(
-    shop: string,
-    provider: string,
-    input: unknown,
-    by: string,
-  ): Promise<StoredShop> {
+  async connectNow(shop: string, provider: string, input: unknown, by: string): Promise<void> {
     const flow = flowOf(provider);
     if (!flow?.submit) {
       throw new AppError('VALIDATION_FAILED', 'The connect request is not valid.', {
@@ -200,9 +196,6 @@ export class ConnectLinks {
       { shop: target },
       input,
     );
-    const stored = await this.deps.store.get(shop);
-    if (!stored) throw new AppError('SHOP_NOT_FOUND', `No shop ${shop} in the registry.`);
-    return stored.stored;
   }
 
   /**
