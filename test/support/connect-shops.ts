@@ -1,3 +1,6 @@
+import type { FakeAsaas } from './fake-asaas';
+import type { FakeMercadoPago } from './fake-mercadopago';
+import type { FakeStripe } from './fake-stripe';
 import type { Harness } from './harness';
 
 /*
@@ -72,4 +75,42 @@ export class Browser {
   cookies(origin: string): ReadonlyMap<string, string> {
     return this.jars.get(origin) ?? new Map();
   }
+}
+
+/** An owner's data as Asaas asks it for a company (a valid CNPJ's check digits, CEP, phone). */
+export const ASAAS_COMPANY = {
+  name: 'Marcenaria Ipê Ltda',
+  email: 'dono@ipe.example',
+  cpfCnpj: '11.222.333/0001-81',
+  companyType: 'LIMITED',
+  mobilePhone: '(11) 98765-4321',
+  incomeValue: '25000',
+  postalCode: '01310-100',
+  address: 'Avenida Paulista',
+  addressNumber: '1000',
+  province: 'Bela Vista',
+};
+
+/** The vendor's accounts at the loopback fakes given, as the deployment's variables name them. */
+export function vendorEnv(fakes: {
+  mp?: FakeMercadoPago;
+  stripe?: FakeStripe;
+  asaas?: FakeAsaas;
+}): Record<string, string> {
+  const { mp, stripe, asaas } = fakes;
+  return {
+    ...(mp && {
+      MERCADOPAGO_CLIENT_ID: mp.application.clientId,
+      MERCADOPAGO_CLIENT_SECRET: mp.application.clientSecret,
+      MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
+      MERCADOPAGO_AUTH_URL: mp.url,
+      MERCADOPAGO_API_URL: mp.url,
+    }),
+    ...(stripe && {
+      STRIPE_CONNECT_SECRET_KEY: stripe.secretKey,
+      STRIPE_CONNECT_WEBHOOK_SECRET: stripe.connectWebhookSecret,
+      STRIPE_API_URL: stripe.url,
+    }),
+    ...(asaas && { ASAAS_ROOT_API_KEY: asaas.rootApiKey, ASAAS_API_URL: `${asaas.url}/v3` }),
+  };
 }

@@ -8,6 +8,7 @@ import type { PixCertificates } from './pix-certificates';
 import { makePixCertificatesApart } from './pix-certificates-apart';
 import type { InboundWorld } from './provider-endpoint-paths';
 import { connectorStarted, spawnConnector, type Spawned } from './spawn-ts';
+import { vendorEnv } from './connect-shops';
 
 /*
  * The connector processes the property test attacks: one per provider of the env shop, with the
@@ -145,16 +146,7 @@ export class PropertyConnectors {
       DASHBOARD_PASSWORD: DASHBOARD.password,
       ADMIN_TOKEN,
       SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      MERCADOPAGO_CLIENT_ID: mp.application.clientId,
-      MERCADOPAGO_CLIENT_SECRET: mp.application.clientSecret,
-      MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
-      MERCADOPAGO_AUTH_URL: mp.url,
-      MERCADOPAGO_API_URL: mp.url,
-      STRIPE_CONNECT_SECRET_KEY: stripe.secretKey,
-      STRIPE_CONNECT_WEBHOOK_SECRET: stripe.connectWebhookSecret,
-      STRIPE_API_URL: stripe.url,
-      ASAAS_ROOT_API_KEY: asaas.rootApiKey,
-      ASAAS_API_URL: `${asaas.url}/v3`,
+      ...vendorEnv({ mp, stripe, asaas }),
       PROVIDER_API_ORIGINS: [mp.url, stripe.url, asaas.url, made.pix.url].join(','),
       // The fake PSP's server certificate, as a deployment trusts its bank's.
       NODE_EXTRA_CA_CERTS: made.certs.files.ca,

@@ -3,23 +3,13 @@ import {
   subaccountSchemaAt,
   yearsOld,
 } from '../../src/payments/asaas/subaccount-owner';
+import { ASAAS_COMPANY } from '../support/connect-shops';
 
 /*
  * The owner's data for an Asaas subaccount, checked before the vendor's root key is used
  * (CONTRACT "The Asaas form"): each problem names its field, in pt-BR, as the form shows it.
  */
-const COMPANY = {
-  name: 'Marcenaria Ipê Ltda',
-  email: 'dono@ipe.example',
-  cpfCnpj: '11.222.333/0001-81',
-  companyType: 'LIMITED',
-  mobilePhone: '(11) 98765-4321',
-  incomeValue: '25000',
-  postalCode: '01310-100',
-  address: 'Avenida Paulista',
-  addressNumber: '1000',
-  province: 'Bela Vista',
-};
+const COMPANY = ASAAS_COMPANY;
 const PERSON = {
   ...COMPANY,
   cpfCnpj: '529.982.247-25',

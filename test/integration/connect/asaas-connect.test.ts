@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { addSandboxShop, adminApi } from '../../support/connect-shops';
+import { addSandboxShop, adminApi, ASAAS_COMPANY } from '../../support/connect-shops';
 import { FakeAsaas } from '../../support/fake-asaas';
 import { eventually, startHarness, type Harness } from '../../support/harness';
 
@@ -14,18 +14,7 @@ import { eventually, startHarness, type Harness } from '../../support/harness';
 const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
 
 /** An owner's data as Asaas asks it for a company (a valid CNPJ's check digits). */
-const OWNER = {
-  name: 'Marcenaria Ipê Ltda',
-  email: 'dono@ipe.example',
-  cpfCnpj: '11.222.333/0001-81',
-  companyType: 'LIMITED',
-  mobilePhone: '(11) 98765-4321',
-  incomeValue: '25000',
-  postalCode: '01310-100',
-  address: 'Avenida Paulista',
-  addressNumber: '1000',
-  province: 'Bela Vista',
-};
+const OWNER = ASAAS_COMPANY;
 
 /** An owner's data as Asaas asks it for a person: a valid CPF's check digits, a birth date. */
 const PERSON = {

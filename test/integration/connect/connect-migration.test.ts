@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { runCliCaptured } from '../../support/cli';
-import { addSandboxShop, adminApi, Browser } from '../../support/connect-shops';
+import { addSandboxShop, adminApi, Browser, vendorEnv } from '../../support/connect-shops';
 import { FakeMercadoPago } from '../../support/fake-mercadopago';
 import { FakeStripe } from '../../support/fake-stripe';
 import { eventually, startHarness, type Harness } from '../../support/harness';
@@ -50,14 +50,7 @@ describe('connector migrate: connections under way', () => {
         SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
         ADMIN_TOKEN,
         SHOP_REFRESH_MS: '200',
-        MERCADOPAGO_CLIENT_ID: mp.application.clientId,
-        MERCADOPAGO_CLIENT_SECRET: mp.application.clientSecret,
-        MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
-        MERCADOPAGO_AUTH_URL: mp.url,
-        MERCADOPAGO_API_URL: mp.url,
-        STRIPE_CONNECT_SECRET_KEY: stripe.secretKey,
-        STRIPE_CONNECT_WEBHOOK_SECRET: stripe.connectWebhookSecret,
-        STRIPE_API_URL: stripe.url,
+        ...vendorEnv({ mp, stripe }),
         PROVIDER_API_ORIGINS: [mp.url, stripe.url].join(','),
       },
     });

@@ -1,6 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { addSandboxShop, adminApi, Browser } from '../../support/connect-shops';
+import {
+  addSandboxShop,
+  adminApi,
+  ASAAS_COMPANY,
+  Browser,
+  vendorEnv,
+} from '../../support/connect-shops';
 import { FakeAsaas } from '../../support/fake-asaas';
 import { FakeMercadoPago } from '../../support/fake-mercadopago';
 import { FakeStripe } from '../../support/fake-stripe';
@@ -14,19 +20,8 @@ import { eventually, startHarness, type Harness } from '../../support/harness';
  */
 const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
 
-/** An owner's data as Asaas asks it for a company (valid check digits, CEP, phone). */
-const OWNER = {
-  name: 'Marcenaria Cedro Ltda',
-  email: 'dono@cedro.example',
-  cpfCnpj: '11.222.333/0001-81',
-  companyType: 'LIMITED',
-  mobilePhone: '(11) 98765-4321',
-  incomeValue: '25000',
-  postalCode: '01310-100',
-  address: 'Avenida Paulista',
-  addressNumber: '1000',
-  province: 'Bela Vista',
-};
+/** An owner's data as Asaas asks it for a company. */
+const OWNER = { ...ASAAS_COMPANY, name: 'Marcenaria Cedro Ltda', email: 'dono@cedro.example' };
 
 describe('connect states: typed, random, bound to the browser', () => {
   let mp: FakeMercadoPago;
@@ -92,16 +87,7 @@ describe('connect states: typed, random, bound to the browser', () => {
         SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
         ADMIN_TOKEN,
         SHOP_REFRESH_MS: '200',
-        MERCADOPAGO_CLIENT_ID: mp.application.clientId,
-        MERCADOPAGO_CLIENT_SECRET: mp.application.clientSecret,
-        MERCADOPAGO_WEBHOOK_SECRET: mp.webhookSecret,
-        MERCADOPAGO_AUTH_URL: mp.url,
-        MERCADOPAGO_API_URL: mp.url,
-        STRIPE_CONNECT_SECRET_KEY: stripe.secretKey,
-        STRIPE_CONNECT_WEBHOOK_SECRET: stripe.connectWebhookSecret,
-        STRIPE_API_URL: stripe.url,
-        ASAAS_ROOT_API_KEY: asaas.rootApiKey,
-        ASAAS_API_URL: `${asaas.url}/v3`,
+        ...vendorEnv({ mp, stripe, asaas }),
         PROVIDER_API_ORIGINS: [mp.url, stripe.url, asaas.url].join(','),
       },
     });
