@@ -151,7 +151,8 @@ export function connectFormPage(
     `<div class="card">
   ${shopEyebrow({ name: page.shopName }, ABOUT)}
   <h1>${escapeHtml(page.flow.title)}</h1>
-  <p>Para receber os pagamentos dos pedidos da loja <strong data-testid="connect-shop">${escapeHtml(page.shopName)}</strong>: ${escapeHtml(page.flow.steps)}</p>
+  <p>Para receber os pagamentos dos pedidos da loja <strong data-testid="connect-shop">${escapeHtml(page.shopName)}</strong>, preencha os dados abaixo.</p>
+  <p>${escapeHtml(page.flow.steps)}</p>
   ${general.map((p) => `<p class="status bad" role="alert">${escapeHtml(p.problem)}</p>`).join('')}
   <form method="post" action="/connect/${encodeURIComponent(token)}/${encodeURIComponent(page.provider)}" class="form">
   ${fields}
