@@ -85,7 +85,7 @@ export default tseslint.config(
       'node_modules/',
       'test-artifacts/',
       'jest.config.js',
-      // Files that break the layering on purpose, for test/unit/lint-rules.test.ts.
+      // Files that break the layering on purpose, for test/unit/project/lint-rules.test.ts.
       'test/lint-fixtures/',
     ],
   },

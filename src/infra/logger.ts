@@ -1,58 +1,57 @@
 import type { Writable } from 'node:stream';
 import winston from 'winston';
-import { currentLogContext } from './log-context';
-import { createRedactor, SecretBook } from './redact';
-import { scrubSpansWith } from './span-scrubbing';
-import { isTracing, traceFields } from './tracing';
-import { redactedRedisUrl } from '../redis-url';
+import { currentLogContext } from '../tracing/log-context';
+import { createRedactor, SecretBook } from '../scrubbing/redact';
+import { scrubSpansWith } from '../tracing/span-scrubbing';
+import { isTracing, traceFields } from '../tracing/tracing';
+import { redactedRedisUrl } from '../redis/redis-url';
 
 export type Logger = winston.Logger;
 
 export interface LoggerOptions {
   level: string;
   format: 'json' | 'pretty';
-  /** Values to scrub from every line (passwords, tokens, API keys); more come with `addLogSecrets`. */
+  /** Values to scrub from every line; more come with `addLogSecrets`. */
   secrets: readonly string[];
-  /** Where lines go; stdout when absent. Tests pass a stream to read the output. */
+  /** Where lines go; stdout when absent. */
   stream?: Writable;
-  /** A fixed field naming the process part, e.g. "api" or "simulator". */
+  /** A fixed field naming the process part, e.g. "api". */
   component?: string;
 }
 
 const LEVEL = Symbol.for('level');
 
-/**
- * The connector's logger: constant messages with data in fields, the request or job id of
- * the current context stamped on every line, secrets redacted before any transport sees them.
- */
-export function createLogger(options: LoggerOptions): Logger {
-  const book = new SecretBook(options.secrets);
-  const redact = createRedactor(book);
-  // The spans this process exports are scrubbed by the same redactor: the same secrets, the same
-  // matcher, a shop's secrets from the moment they are added.
-  if (isTracing()) scrubSpansWith(redact);
-  const stampAndRedact = winston.format((info) => {
-    const clean = redact({
-      ...currentLogContext(),
-      ...traceFields(),
-      ...info,
-    }) as winston.Logform.TransformableInfo;
+/** Stamps the context's fields (request or job id, trace) on a line, then redacts it. */
+function stampAndRedact(redact: (value: unknown) => unknown): winston.Logform.Format {
+  return winston.format((info) => {
+    const stamped = { ...currentLogContext(), ...traceFields(), ...info };
+    const clean = redact(stamped) as winston.Logform.TransformableInfo;
     // Symbols are dropped by the copy; winston's transports need them back.
     clean[LEVEL] = info[LEVEL];
     return clean;
-  });
-  // Colours only on a terminal: a file or a pipe gets the text without escape codes.
+  })();
+}
+
+/** JSON, or one line a person reads: time, level, [component], message, then the fields. */
+function renderFor(options: LoggerOptions): winston.Logform.Format {
+  if (options.format === 'json') return winston.format.json();
+  // A file or a pipe gets no escape codes.
   const colour = options.stream === undefined && process.stdout.isTTY === true;
-  const render =
-    options.format === 'json'
-      ? winston.format.json()
-      : winston.format.combine(
-          ...(colour ? [winston.format.colorize()] : []),
-          winston.format.printf(({ level, message, timestamp, component, ...fields }) => {
-            const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-            return `${String(timestamp)} ${level} ${component ? `[${String(component)}] ` : ''}${String(message)}${rest}`;
-          }),
-        );
+  return winston.format.combine(
+    ...(colour ? [winston.format.colorize()] : []),
+    winston.format.printf(({ level, message, timestamp, component, ...fields }) => {
+      const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
+      return `${String(timestamp)} ${level} ${component ? `[${String(component)}] ` : ''}${String(message)}${rest}`;
+    }),
+  );
+}
+
+/** The connector's logger: the context stamped on every line, secrets redacted before any transport. */
+export function createLogger(options: LoggerOptions): Logger {
+  const book = new SecretBook(options.secrets);
+  const redact = createRedactor(book);
+  // The spans this process exports are scrubbed by the same redactor, a shop's secrets included.
+  if (isTracing()) scrubSpansWith(redact);
   const transport = options.stream
     ? new winston.transports.Stream({ stream: options.stream })
     : new winston.transports.Console();
@@ -63,8 +62,8 @@ export function createLogger(options: LoggerOptions): Logger {
       format: winston.format.combine(
         winston.format.errors({ stack: true }),
         winston.format.timestamp(),
-        stampAndRedact(),
-        render,
+        stampAndRedact(redact),
+        renderFor(options),
       ),
       transports: [transport],
     }),
@@ -81,10 +80,9 @@ export function addLogSecrets(logger: Logger, values: readonly string[]): void {
 }
 
 /**
- * winston runs every format (context, redaction, JSON) before its transport drops a line below
- * the level: a dropped `info` cost as much as a written one. The level methods and `log` here
- * return at once for a level that is off. They go through `this`, so children (which winston
- * makes with Object.create) keep their own fields.
+ * winston runs every format before its transport drops a line below the level: a dropped `info`
+ * cost as much as a written one. The level methods and `log` here return at once for a level that
+ * is off, through `this`, so children (made with Object.create) keep their own fields.
  */
 function dropDisabledLevelsFirst(logger: winston.Logger): winston.Logger {
   const patched = logger as unknown as Record<string, unknown>;
@@ -116,9 +114,8 @@ export function errorFields(error: unknown): Record<string, unknown> {
   return { err: String(error) };
 }
 
-/** What a logger's Redis listeners share: where Redis is said to be, and what was said when. */
+/** What a logger's Redis listeners share: REDIS_URL without its password, and what was said when. */
 interface RedisTrouble {
-  /** REDIS_URL without its password, as the line names it. */
   where?: string;
   said: Map<string, { at: number; repeats: number; sources: Set<string> }>;
 }
@@ -126,33 +123,24 @@ interface RedisTrouble {
 const redisTrouble = new WeakMap<Logger, RedisTrouble>();
 
 function troubleOf(logger: Logger): RedisTrouble {
-  let trouble = redisTrouble.get(logger);
-  if (!trouble) {
-    trouble = { said: new Map() };
-    redisTrouble.set(logger, trouble);
-  }
+  const trouble = redisTrouble.get(logger) ?? { said: new Map() };
+  redisTrouble.set(logger, trouble);
   return trouble;
 }
 
 /** What an operator should check when Redis does not answer: said beside `redisUrl`. */
 export const REDIS_CHECK = 'is Redis running and reachable there? start it, or fix REDIS_URL';
 
-/**
- * Tells `logger`'s Redis listeners which REDIS_URL they are about, so their line can name it,
- * without its password (REDIS_URL's own reading: a Sentinel's or a Cluster's list of hosts is no
- * WHATWG URL).
- */
+/** Tells `logger`'s Redis listeners which REDIS_URL they are about (named without its password). */
 export function redisLocation(logger: Logger, url: string): void {
   troubleOf(logger).where = redactedRedisUrl(url);
 }
 
 /**
- * A listener for a connection's 'error' events. Every Redis client, queue and worker of the
- * process gets one, and they share one voice: a distinct error is said once per `quietMs` for
- * all of them together (Redis away makes each reconnect every few hundred ms), naming REDIS_URL
- * (without its password) and what to check, with the sources that met it and how many repeats
- * were left out. So no error reaches Node's default printing of unhandled 'error' events, and
- * an outage is one line every 30 s, not a stream.
+ * A listener for a connection's 'error' events, one for every Redis client, queue and worker of
+ * the process, with one voice: a distinct error is said once per `quietMs` for all of them (Redis
+ * away makes each reconnect every few hundred ms), with REDIS_URL, what to check, the sources
+ * that met it and the repeats left out. An outage is one line every 30 s, not a stream.
  */
 export function connectionErrorLogger(
   logger: Logger,

@@ -18,6 +18,33 @@ export interface Metrics {
 /** What the queue gauges read of a BullMQ queue. */
 export type ObservedQueue = Pick<Queue, 'name' | 'getJobCounts' | 'getJobs'>;
 
+/** The finish/cancel deliveries' metrics, in `registers`. */
+function notificationMetrics(
+  registers: Registry[],
+): Pick<Metrics, 'notificationAttempts' | 'notificationsHeld' | 'notificationLatency'> {
+  return {
+    notificationAttempts: new Counter({
+      name: 'connector_notification_attempts_total',
+      help: 'Delivery attempts of finish/cancel, by shop and result: delivered, transient, misconfigured, permanent, duplicate, superseded',
+      labelNames: ['shop', 'kind', 'result'] as const,
+      registers,
+    }),
+    notificationsHeld: new Counter({
+      name: 'connector_notifications_held_total',
+      help: "Finish/cancel put back to wait without spending an attempt, because their shop's platform keeps failing (its breaker is open)",
+      labelNames: ['shop'] as const,
+      registers,
+    }),
+    notificationLatency: new Histogram({
+      name: 'connector_notification_delivery_seconds',
+      help: 'From the outcome being accepted to the platform acknowledging the finish/cancel',
+      labelNames: ['kind'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 21600, 86400],
+      registers,
+    }),
+  };
+}
+
 /**
  * A registry of the process's own (not prom-client's global one), so several apps can live in
  * one test process: default Node metrics, HTTP durations and the delivery metrics.
@@ -25,6 +52,7 @@ export type ObservedQueue = Pick<Queue, 'name' | 'getJobCounts' | 'getJobs'>;
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const registers = [registry];
   return {
     registry,
     httpRequestDuration: new Histogram({
@@ -32,37 +60,19 @@ export function createMetrics(): Metrics {
       help: 'HTTP requests served, by method, route pattern and status code',
       labelNames: ['method', 'route', 'status_code'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
+      registers,
     }),
-    notificationAttempts: new Counter({
-      name: 'connector_notification_attempts_total',
-      help: 'Delivery attempts of finish/cancel, by shop and result: delivered, transient, misconfigured, permanent, duplicate, superseded',
-      labelNames: ['shop', 'kind', 'result'] as const,
-      registers: [registry],
-    }),
-    notificationsHeld: new Counter({
-      name: 'connector_notifications_held_total',
-      help: "Finish/cancel put back to wait without spending an attempt, because their shop's platform keeps failing (its breaker is open)",
-      labelNames: ['shop'] as const,
-      registers: [registry],
-    }),
-    notificationLatency: new Histogram({
-      name: 'connector_notification_delivery_seconds',
-      help: 'From the outcome being accepted to the platform acknowledging the finish/cancel',
-      labelNames: ['kind'] as const,
-      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 21600, 86400],
-      registers: [registry],
-    }),
+    ...notificationMetrics(registers),
     paymentIncidents: new Counter({
       name: 'connector_payment_incidents_total',
       help: 'What providers said after an outcome was recorded, by kind: refund, chargeback, late_payment (never a second finish or a cancel: the shop must act; docs/payment-providers.md, "Incidents after the outcome")',
       labelNames: ['kind'] as const,
-      registers: [registry],
+      registers,
     }),
     unreadableRecords: new Counter({
       name: 'connector_reconcile_unreadable_records_total',
       help: 'Checkout records the reconciler could not read and parked out of its line, once each (the error log names each)',
-      registers: [registry],
+      registers,
     }),
   };
 }

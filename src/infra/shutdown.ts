@@ -18,16 +18,14 @@ export class Shutdown {
     private readonly exit: (code: number) => void = (code) => process.exit(code),
   ) {}
 
-  /** Adds a step; steps run in insertion order. */
   add(name: string, run: () => Promise<void>): void {
     this.steps.push({ name, run });
   }
 
   /**
-   * Runs SIGTERM and SIGINT through `run` (exit 0). An unhandled rejection or an uncaught
-   * exception is logged as an error and shuts down in the same order, then exits 1: the state
-   * of a process that threw where nothing expected it is not to be trusted, and a supervisor
-   * restarts it; jobs in hand are retried when their locks lapse.
+   * SIGTERM and SIGINT run the steps, then exit 0. An unhandled rejection or an uncaught exception
+   * is logged and does the same, then exits 1: such a process is not to be trusted, a supervisor
+   * restarts it, and jobs in hand are retried when their locks lapse.
    */
   listen(): void {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -78,10 +76,7 @@ export class Shutdown {
   }
 }
 
-/**
- * Stops accepting connections, lets in-flight requests finish, and closes keep-alive sockets
- * as soon as they are idle; after `graceMs`, closes whatever is left.
- */
+/** Stops accepting connections, lets in-flight requests finish; after `graceMs`, closes what is left. */
 export function closeHttpServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();

@@ -13,11 +13,7 @@ export function scriptSha(lua: string): string {
   return sha;
 }
 
-/**
- * Runs a Lua script by its SHA1 (EVALSHA), sending its text only when Redis does not know it
- * yet (NOSCRIPT: a first run, a restart, a SCRIPT FLUSH). EVAL sent the whole text with every
- * call; a checkout runs six scripts.
- */
+/** Runs a Lua script by its SHA1 (EVALSHA), sending its text only on NOSCRIPT (a first run, a restart, a flush). */
 export async function runScript(
   redis: RedisCommands,
   lua: string,

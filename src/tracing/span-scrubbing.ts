@@ -74,31 +74,17 @@ function scrubbedAttributes(attributes: Attributes): Attributes {
   return redacted(urls);
 }
 
-/** `span` as it may leave the process: a copy, its attributes, events and texts scrubbed. */
+/** `span` as it may leave the process: a view of it with its name, texts and attributes scrubbed. */
 export function scrubbedSpan(span: ReadableSpan): ReadableSpan {
-  return {
+  const { message } = span.status;
+  return Object.assign(Object.create(span) as ReadableSpan, {
     name: redacted(span.name),
-    kind: span.kind,
-    spanContext: () => span.spanContext(),
-    ...(span.parentSpanContext ? { parentSpanContext: span.parentSpanContext } : {}),
-    startTime: span.startTime,
-    endTime: span.endTime,
-    status: span.status.message
-      ? { ...span.status, message: redacted(span.status.message) }
-      : span.status,
+    status: message ? { ...span.status, message: redacted(message) } : span.status,
     attributes: scrubbedAttributes(span.attributes),
-    links: span.links,
     events: span.events.map((event) =>
       event.attributes ? { ...event, attributes: scrubbedAttributes(event.attributes) } : event,
     ),
-    duration: span.duration,
-    ended: span.ended,
-    resource: span.resource,
-    instrumentationScope: span.instrumentationScope,
-    droppedAttributesCount: span.droppedAttributesCount,
-    droppedEventsCount: span.droppedEventsCount,
-    droppedLinksCount: span.droppedLinksCount,
-  };
+  });
 }
 
 /** An exporter that hands `exporter` each batch scrubbed (`scrubbedSpan`). */

@@ -5,10 +5,9 @@ import { buildSecretTrie, RECORD_LAYOUT } from './secret-trie';
 const { size: RECORD, first: FIRST, fail: FAIL, longest: LONGEST } = RECORD_LAYOUT;
 
 /**
- * Shallow nodes get a full row of transitions (failures resolved), up to this many entries
- * (4 MB, small enough to stay in the processor's cache): a scan of ordinary text rarely goes
- * deeper than two or three units into a trie of random keys, so most code units cost one read
- * of that table, whatever the number of secrets. A small automaton gets at most
+ * Shallow nodes get a full row of transitions, up to 4 MB (it stays in the processor's cache):
+ * ordinary text rarely goes deeper than two or three units into a trie of random keys, so most
+ * code units cost one read, whatever the number of secrets. A small automaton gets at most
  * DENSE_PER_NODE entries a node: the rows are for speed, not most of its size.
  */
 const DENSE_ENTRIES = 1 << 20;
@@ -16,21 +15,15 @@ const DENSE_PER_NODE = 2;
 
 /**
  * One Aho-Corasick automaton over every known secret value, matching UTF-16 code units exactly
- * (no normalisation, no grapheme segmentation: a secret followed by a combining mark is still
- * the secret's code units, and must still be found). One pass over a string finds every
- * occurrence of every secret, whatever their number.
- *
- * It lives in typed arrays, not in an object per node: with 10,000 shops (five secrets each,
- * two million nodes) objects and Maps would cost hundreds of MB and a garbage collector's walk
- * over all of them; here a node costs 14 bytes.
+ * (no normalisation: a secret followed by a combining mark must still be found). One pass over a
+ * string finds every occurrence of every secret. It lives in typed arrays: with 10,000 shops (two
+ * million nodes) objects and Maps would cost hundreds of MB and the GC's walk; a node costs 14 bytes.
  */
 export class SecretMatcher {
   /**
-   * No node below this one ends a secret (nodes are numbered breadth first, and a secret ends
-   * no shallower than the shortest secret is long): the scan reads a state's record only from
-   * here on. The states ordinary text visits are shallow, and their rows are all it then reads,
-   * one memory access a code unit instead of two (the records of a thousand shops' secrets are
-   * megabytes, out of the processor's cache between two log lines).
+   * No node below this one ends a secret (breadth-first numbering): the scan reads a state's
+   * record only from here on, so the shallow states ordinary text visits cost one memory access a
+   * code unit, not two (the records are megabytes, out of the cache between two log lines).
    */
   private matchFrom = 0;
 
@@ -46,7 +39,7 @@ export class SecretMatcher {
     private readonly denseNodes: number,
   ) {}
 
-  /** Builds the automaton of `secrets` (empty values are ignored): linear in their total length. */
+  /** Linear in the secrets' total length; empty values are ignored. */
   static build(secrets: Iterable<string>): SecretMatcher {
     const trie = buildSecretTrie(secrets);
     const width = trie.classes + 1;
@@ -67,9 +60,8 @@ export class SecretMatcher {
   }
 
   /**
-   * Every stretch of `text` covered by an occurrence of a secret, as [start, end) pairs in order.
-   * Overlapping occurrences are merged into one stretch, so no piece of any secret is left out:
-   * a secret inside a longer one, or two secrets sharing characters, become one stretch.
+   * Every stretch of `text` covered by an occurrence of a secret, as [start, end) pairs in order,
+   * overlapping occurrences merged: no piece of any secret is left out.
    */
   find(text: string): number[] {
     const stretches: number[] = [];
@@ -98,7 +90,6 @@ export class SecretMatcher {
     return stretches;
   }
 
-  /** `text` with each stretch found by `find` replaced by `replacement`. */
   replace(text: string, replacement: string): string {
     return replaceStretches(text, this.find(text), replacement);
   }
@@ -121,10 +112,7 @@ export class SecretMatcher {
     }
   }
 
-  /**
-   * Failure links, inherited match lengths and the dense rows, in node order: breadth first, so
-   * a node's suffixes, and their rows, are always done before it.
-   */
+  /** Failure links, inherited match lengths and dense rows, breadth first (suffixes done before). */
   private link(nodes: number): void {
     const { records, nodeClass, dense, width, denseNodes } = this;
     for (let node = 0; node < nodes; node++) {

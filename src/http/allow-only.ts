@@ -2,9 +2,8 @@ import type { RequestHandler } from 'express';
 import { AppError } from '../errors';
 
 /**
- * The last handler of a route (`router.route(path).get(...).all(allowOnly('GET'))`): a method the
- * route does not serve is 405 with `Allow`, not a 404 that hides the route; OPTIONS is 204 with
- * `Allow`. GET implies HEAD, as Express serves HEAD from GET.
+ * The last handler of a route (`.all(allowOnly('GET'))`): another method is 405 with `Allow`, not a
+ * 404 that hides the route; OPTIONS is 204. GET implies HEAD, as Express serves HEAD from GET.
  */
 export function allowOnly(
   ...methods: readonly ('GET' | 'POST' | 'PATCH' | 'DELETE')[]

@@ -12,15 +12,10 @@ export interface PrivateRedis {
   private: boolean;
   stop(): Promise<void>;
   start(): Promise<void>;
-  /** Stops the server for good and removes its data directory. */
   close(): Promise<void>;
 }
 
-/**
- * Asks the server on `port` for its process id over raw TCP (no client library, so nothing
- * lingers). Comparing it with our child's pid proves we reached our own server, not another
- * suite's that raced us for the port.
- */
+/** Our child's pid over raw TCP (nothing lingers): proves we reached our server, not a racer's. */
 export function serverPid(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -58,10 +53,8 @@ async function waitForOwnServer(
 }
 
 /**
- * Spawns a server (redis-server, a Sentinel) on `count` free loopback ports, none of them in
- * `taken`, and waits until it answers on the first; resolves with the ports it holds, added to
- * `taken`. A port is free when chosen but can be taken before the child binds it (another suite,
- * another node of the same group): the child then exits, and it is tried again on new ports.
+ * Spawns a server on `count` free loopback ports not in `taken`, waits for it on the first, and
+ * adds them to `taken`. A port can be taken before the child binds it: then it retries on new ones.
  */
 export async function spawnOnFreePorts(
   count: number,
@@ -84,27 +77,31 @@ export async function spawnOnFreePorts(
   }
 }
 
-/**
- * Starts redis-server (from PATH) on a free loopback port with its own data directory
- * (append-only on when asked; a replica of `replicaOf`, a redis:// URL on loopback, when given).
- * It can be stopped and started again on the same port.
- */
+/** redis-server on a loopback port, its data in `dir`, never evicting. */
+function spawnRedis(
+  port: number,
+  dir: string,
+  options: { appendOnly?: boolean; replicaOf?: string },
+): ChildProcess {
+  return spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '']
+      .concat(['--appendonly', options.appendOnly ? 'yes' : 'no'])
+      .concat(['--maxmemory-policy', 'noeviction'])
+      .concat(
+        options.replicaOf ? ['--replicaof', '127.0.0.1', new URL(options.replicaOf).port] : [],
+      ),
+    { stdio: 'ignore' },
+  );
+}
+
+/** redis-server from PATH on a free loopback port, its own data directory; restartable on it. */
 export async function startPrivateRedis(
   options: { appendOnly?: boolean; replicaOf?: string } = {},
 ): Promise<PrivateRedis> {
   // Named after the process that owns it: what it leaves behind, if anything, says whose it was.
   const dir = mkdtempSync(path.join(tmpdir(), `connector-redis-${process.pid}-`));
-  const spawnServer = (port: number): ChildProcess =>
-    spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '']
-        .concat(['--appendonly', options.appendOnly ? 'yes' : 'no'])
-        .concat(['--maxmemory-policy', 'noeviction'])
-        .concat(
-          options.replicaOf ? ['--replicaof', '127.0.0.1', new URL(options.replicaOf).port] : [],
-        ),
-      { stdio: 'ignore' },
-    );
+  const spawnServer = (port: number): ChildProcess => spawnRedis(port, dir, options);
   const started = await spawnOnFreePorts(1, ([port = 0]) => spawnServer(port));
   let child: ChildProcess | undefined = started.child;
   const [port = 0] = started.ports;

@@ -4,38 +4,35 @@ import { replaceStretches, SecretMatcher } from './secret-matcher';
 /** Strings scanned with no new secret, after which the automata are merged into one. */
 const QUIET_SCANS = 256;
 
+/** An automaton over the book's values from `from` to before `to`. */
 interface Level {
-  /** The book's values from `from` to before `to`. */
   from: number;
   to: number;
   matcher: SecretMatcher;
 }
 
 /**
- * Scans strings for the values of a SecretBook that keeps growing, with as few automata as the
- * way it grows allows. Building one automaton over every value on the first string after each
- * addition would be quadratic when additions and lines take turns: at LOG_LEVEL=info the
- * registry logs "shop served" after opening each shop, thousands at start (1,000 shops took 6 s,
- * 2,000 took 21 s). So new values go into levels like the digits of a binary counter: a new
- * level takes in every level not larger than itself, and a value is rebuilt about log2(n) times
- * however additions and scans interleave. Once the book has been still for QUIET_SCANS strings
- * (the burst is over), the levels become one automaton again: a string costs one pass.
+ * Scans strings for the values of a growing SecretBook. One automaton rebuilt over every value
+ * after each addition would be quadratic when additions and lines take turns (the registry logs
+ * "shop served" after each shop it opens: 2,000 shops took 21 s). So values go into levels like
+ * the digits of a binary counter: a new level takes in every level not larger than itself, and a
+ * value is rebuilt about log2(n) times. Once the book is still for QUIET_SCANS strings, the levels
+ * become one automaton again.
  */
 export class SecretScanner {
-  /** Oldest (and largest) first; together they hold every value of the book. */
+  /** Oldest (and largest) first. */
   private levels: Level[] = [];
   private quietScans = 0;
-  /** How many values the builds so far have taken, merges included (the cost of keeping up). */
+  /** How many values the builds so far have taken, merges included. */
   builtValues = 0;
 
   constructor(private readonly book: SecretBook) {}
 
-  /** How many automata a string is scanned with now (1 but during a burst of additions). */
+  /** How many automata a string is scanned with now. */
   get automata(): number {
     return this.levels.length;
   }
 
-  /** `text` with every stretch covered by a known secret replaced by `replacement`. */
   replace(text: string, replacement: string): string {
     this.catchUp();
     const { levels } = this;

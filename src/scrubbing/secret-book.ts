@@ -1,7 +1,6 @@
 /**
- * The secret values a logger scrubs: the configuration's at start, and each registry shop's as
- * the process opens it (`add`), so a shop added at run time is never logged either. Values only
- * come, never go: a removed shop's secrets are still secrets in an old line's neighbours.
+ * The secret values a logger scrubs: the configuration's, then each registry shop's as the
+ * process opens it. Values never go: a removed shop's secrets are still secrets.
  */
 export class SecretBook {
   private readonly known = new Set<string>();
@@ -25,12 +24,10 @@ export class SecretBook {
     if (this.inOrder.length !== before) this.version += 1;
   }
 
-  /** How many values the book holds. */
   get size(): number {
     return this.inOrder.length;
   }
 
-  /** The values from the `start`-th to before the `end`-th, in the order they came. */
   slice(start: number, end: number): string[] {
     return this.inOrder.slice(start, end);
   }

@@ -2,8 +2,6 @@ import { AppError } from '../errors';
 import { isCluster, type RedisCommands } from './redis-nodes';
 import { settlesWithin } from './settles-within';
 
-/* Whether Redis answers, waiting for it, closing it, and telling its absence from a bug. */
-
 /**
  * Resolves true when Redis answers within `timeoutMs`: PING on one server; on a Cluster, the
  * cluster itself saying every slot is served (`CLUSTER INFO`: `cluster_state:ok`), which a
@@ -33,7 +31,6 @@ export async function waitForRedis(redis: RedisCommands, timeoutMs: number): Pro
   });
 }
 
-/** Closes a connection politely, falling back to disconnect when Redis is unreachable. */
 export async function closeRedis(redis: RedisCommands): Promise<void> {
   if (redis.status === 'end') return;
   // Already closing or unreachable, quit fails or hangs: the disconnect below is enough.

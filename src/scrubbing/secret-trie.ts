@@ -1,41 +1,20 @@
 /**
- * A node's record in `SecretTrie.records`: three numbers side by side, so that a step through a
- * node that is not in the processor's cache costs one memory read, not one per field.
- * `size` numbers per node; node n's children are the nodes records[n * size + first] + 1 to the
- * next node's `first`; `fail` is the node of the longest proper suffix of n's string that is in
- * the trie, and `longest` the length of the longest secret ending n's string, 0 for none (the
- * matcher completes both).
+ * A node's record in `SecretTrie.records`, side by side so a step through a node out of the cache
+ * costs one memory read: node n's children are records[n * size + first] + 1 to the next node's
+ * `first`; `fail` is the node of n's longest proper suffix in the trie, `longest` the length of the
+ * longest secret ending n's string, 0 for none (the matcher completes both).
  */
 export const RECORD_LAYOUT = { size: 3, first: 0, fail: 1, longest: 2 } as const;
 const { size: RECORD, first: FIRST, longest: LONGEST } = RECORD_LAYOUT;
 
 /**
- * The trie of the secret values a SecretMatcher scans for, numbered breadth first, in typed
- * arrays (breadth-first numbering makes a node's children consecutive: no edge needs a target).
+ * The trie of `secrets` (empty ones ignored), numbered breadth first (a node's children are
+ * consecutive: no edge needs a target), in typed arrays, built from them sorted: the nodes at
+ * depth d are the distinct d-unit prefixes in sorted order, so each secret is read once and its
+ * new node at depth d is the next number of that depth. `records` has one more record, closing the
+ * last node's children; `nodeClass` is the class, less 1, of the unit leading to a node.
  */
-export interface SecretTrie {
-  nodes: number;
-  /** RECORD_LAYOUT.size numbers a node, and one more record that closes the last one's children. */
-  records: Int32Array;
-  /** The class of the code unit that leads to node n from its parent, less 1 (it fits 16 bits). */
-  nodeClass: Uint16Array;
-  /** How many nodes each depth holds (the root's is 1). */
-  perDepth: number[];
-  /**
-   * Code unit to class: 1 to `classes`, in code unit order; 0, or past the table's end, for a
-   * unit no secret holds.
-   */
-  classOf: Int32Array;
-  classes: number;
-}
-
-/**
- * Builds the trie of `secrets` (empty ones ignored) from them sorted. Breadth-first order is
- * depth, then sorted order: the nodes at depth d are the distinct d-unit prefixes, sorted, and a
- * secret makes a new one at each depth past what it shares with the secret before it. So each
- * secret is read once, in order, and its new node at depth d is the next number of that depth.
- */
-export function buildSecretTrie(secrets: Iterable<string>): SecretTrie {
+export function buildSecretTrie(secrets: Iterable<string>) {
   // The default sort compares UTF-16 code units, the order the classes follow.
   const sorted = [...new Set(secrets)].filter((secret) => secret.length > 0).sort();
   const { classOf, classes } = classesOf(sorted);
@@ -76,7 +55,7 @@ export function buildSecretTrie(secrets: Iterable<string>): SecretTrie {
   return { nodes, records, nodeClass, perDepth, classOf, classes };
 }
 
-/** How many nodes each depth holds: a secret adds one at each depth past its shared prefix. */
+/** How many nodes each depth holds (the root's 1): a secret adds one at each depth past its shared prefix. */
 function nodesPerDepth(sorted: readonly string[], shared: Int32Array, deepest: number): number[] {
   const change = new Int32Array(deepest + 2);
   for (let k = 0; k < sorted.length; k++) {
@@ -94,10 +73,10 @@ function nodesPerDepth(sorted: readonly string[], shared: Int32Array, deepest: n
 }
 
 /**
- * Numbers the code units the secrets hold, so a node's transitions fit a row as wide as that
- * alphabet (a few dozen for generated keys) rather than 65,536. The table stops at the highest
- * unit a secret holds (128 entries for ASCII keys): a scanner builds many small automata while
- * shops are being opened, and 256 kB each was most of what they allocated.
+ * Numbers the code units the secrets hold (1 to `classes`; 0, or past the table's end, for none),
+ * so a node's row is as wide as that alphabet, not 65,536. The table stops at the highest unit
+ * held: a scanner builds many small automata while shops are opened, and 256 kB each was most of
+ * what they allocated.
  */
 function classesOf(secrets: readonly string[]): { classOf: Int32Array; classes: number } {
   let highest = -1;

@@ -1,5 +1,5 @@
 import type { RedisOptions } from 'ioredis';
-import type { RedisTopology } from '../redis-url';
+import type { RedisTopology } from './redis-url';
 
 /**
  * Two connection profiles, as BullMQ advises: producers (HTTP handlers, readiness checks) fail
@@ -12,13 +12,11 @@ export const reconnectDelay = (attempt: number): number => Math.min(attempt * 10
 
 export type Credentials = Pick<RedisTopology, 'username' | 'password' | 'tls'>;
 
-/** The answers of a server that is no longer the primary, or not yet ready. */
 const DEMOTED = /^(READONLY|LOADING)\b|WAIT cannot be used with replica instances/;
 
-/** A node still loading its data: the one such answer worth waiting out on a Cluster node. */
+/** The one such answer worth waiting out on a Cluster node. */
 export const LOADING = /^LOADING\b/;
 
-/** What every connection to a data node has, on any topology. */
 export function nodeOptions(
   credentials: Credentials,
   profile: RedisProfile,
@@ -29,18 +27,14 @@ export function nodeOptions(
     password: credentials.password,
     tls: credentials.tls ? {} : undefined,
     connectionName: `${name}-${profile}`,
-    // After a failover the old primary answers READONLY (a write) or refuses WAIT (a replica
-    // cannot), a replica still loading its data LOADING: reconnect (to the primary now) and send
-    // the command again (2), not fail it.
+    // After a failover the old primary answers READONLY or refuses WAIT, a replica still loading
+    // LOADING: reconnect (to the primary now) and send the command again (2), not fail it.
     reconnectOnError: (error) => (DEMOTED.test(error.message) ? 2 : false),
-    // On disconnect ioredis ends the socket and destroys it if it has not closed after this long;
-    // a socket that died already never closes again, so its 2 s default only delays exit.
+    // A socket that died already never closes again: ioredis's 2 s default only delays exit.
     disconnectTimeout: 500,
-    // A primary that hangs rather than dies (a stalled machine, a partition that drops packets
-    // without a reset) keeps its sockets open: a command unanswered for this long destroys the
-    // socket, and the client reconnects (through the Sentinels, to the primary they promoted)
-    // and sends its unanswered commands again. Longer than the longest command we block on:
-    // WAIT's 2 s on a producer, BullMQ's blocking reads (at most 10 s) on a worker.
+    // A primary that hangs rather than dies keeps its sockets open: a command unanswered this
+    // long destroys the socket, and the client reconnects (to the primary the Sentinels promoted)
+    // and resends. Longer than what we block on: WAIT's 2 s, BullMQ's blocking reads (10 s).
     socketTimeout: SOCKET_TIMEOUT_MS[profile],
     ...(profile === 'worker'
       ? { maxRetriesPerRequest: null, enableReadyCheck: true }
@@ -48,5 +42,4 @@ export function nodeOptions(
   };
 }
 
-/** How long a command may go unanswered before its connection is taken for dead (see above). */
 export const SOCKET_TIMEOUT_MS: Record<RedisProfile, number> = { producer: 5000, worker: 20_000 };

@@ -1,10 +1,8 @@
 import { primaries, type RedisCommands } from './redis';
 
 /**
- * Redis's `maxmemory-policy`, read from `INFO memory` (managed services refuse `CONFIG GET`) of
- * every primary (a Cluster's each), or undefined when one does not say. Anything but
- * `noeviction` may silently drop queued jobs under memory pressure: the first primary that says
- * something else is the answer.
+ * Redis's `maxmemory-policy` from every primary's `INFO memory` (managed services refuse `CONFIG
+ * GET`): the first that is not `noeviction` (which may drop queued jobs), undefined if one does not say.
  */
 export async function readEvictionPolicy(redis: RedisCommands): Promise<string | undefined> {
   try {
@@ -21,12 +19,7 @@ export async function readEvictionPolicy(redis: RedisCommands): Promise<string |
   }
 }
 
-/**
- * What a `maxmemory-policy` (as `readEvictionPolicy` read it) means where the connector runs:
- * `safe` (noeviction), `unknown` (a primary did not say), or, for any other, `refused` in
- * production (the start refuses to run on it, exit 78) and `warned` elsewhere. The start and
- * `connector doctor` judge by it alike.
- */
+/** What a `maxmemory-policy` means here, for the start (refused: exit 78) and `connector doctor` alike. */
 export function evictionRisk(
   policy: string | undefined,
   production: boolean,

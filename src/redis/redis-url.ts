@@ -61,27 +61,21 @@ function decoded(text: string | undefined): string | undefined {
   }
 }
 
-/** Reads REDIS_URL; throws RedisUrlError saying what is wrong. */
-export function parseRedisUrl(url: string): RedisTopology {
-  const match = FORM.exec(url.trim());
-  if (!match) {
-    throw new RedisUrlError(
-      'must be redis://host:port, redis+sentinel://host:port,.../<master-name> or redis+cluster://host:port,... (rediss for TLS)',
-    );
-  }
-  const [, scheme, form, userinfo, hosts = '', path] = match;
-  const kind = form === 'sentinel' ? 'sentinel' : form === 'cluster' ? 'cluster' : 'single';
+function credentialsOf(scheme: string | undefined, userinfo: string | undefined): Credentials {
   const colon = userinfo === undefined ? -1 : userinfo.indexOf(':');
-  const credentials: Credentials = {
+  return {
     username: decoded(colon < 0 ? userinfo : userinfo?.slice(0, colon)),
     password: decoded(colon < 0 ? undefined : userinfo?.slice(colon + 1)),
     tls: scheme === 'rediss',
   };
-  const nodes = hosts
-    .split(',')
-    .filter((part) => part !== '')
-    .map((part) => nodeOf(part, DEFAULT_PORT[kind]));
-  if (nodes.length === 0) throw new RedisUrlError('names no host');
+}
+
+function topologyOf(
+  kind: RedisTopology['kind'],
+  nodes: RedisNode[],
+  path: string | undefined,
+  credentials: Credentials,
+): RedisTopology {
   const segments = path === undefined ? [] : path.split('/');
   switch (kind) {
     case 'single': {
@@ -106,6 +100,25 @@ export function parseRedisUrl(url: string): RedisTopology {
       return { kind, nodes, ...credentials };
     }
   }
+}
+
+/** Reads REDIS_URL; throws RedisUrlError saying what is wrong. */
+export function parseRedisUrl(url: string): RedisTopology {
+  const match = FORM.exec(url.trim());
+  if (!match) {
+    throw new RedisUrlError(
+      'must be redis://host:port, redis+sentinel://host:port,.../<master-name> or redis+cluster://host:port,... (rediss for TLS)',
+    );
+  }
+  const [, scheme, form, userinfo, hosts = '', path] = match;
+  const kind = form === 'sentinel' ? 'sentinel' : form === 'cluster' ? 'cluster' : 'single';
+  const credentials = credentialsOf(scheme, userinfo);
+  const nodes = hosts
+    .split(',')
+    .filter((part) => part !== '')
+    .map((part) => nodeOf(part, DEFAULT_PORT[kind]));
+  if (nodes.length === 0) throw new RedisUrlError('names no host');
+  return topologyOf(kind, nodes, path, credentials);
 }
 
 /** The URL with its password replaced, fit for a log line or an error. */

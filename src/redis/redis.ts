@@ -1,20 +1,15 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { parseRedisUrl, type RedisTopology } from '../redis-url';
+import { parseRedisUrl, type RedisTopology } from './redis-url';
 import { LOADING, nodeOptions, reconnectDelay, type RedisProfile } from './redis-node-options';
 
-/** Where Redis is: REDIS_URL (any of its forms) and, for Sentinels with one, their password. */
 export interface RedisEndpoint {
   url: string;
   sentinelPassword?: string;
 }
 
-/** A connection the connector made (`createRedis`). */
 export type ConnectorConnection = ConnectorRedis | ConnectorCluster;
 
-/**
- * Connection options for one server (redis://, rediss://), or the primary the Sentinels name
- * (redis+sentinel://), found again after every failover.
- */
+/** Options for one server (redis://, rediss://), or the primary the Sentinels name (redis+sentinel://). */
 export function redisOptions(
   endpoint: string | RedisEndpoint,
   profile: RedisProfile,
@@ -28,7 +23,6 @@ export function redisOptions(
   return serverOptions(topology, sentinelPassword, profile, name);
 }
 
-/** The options of one server or a Sentinel group, its URL read already. */
 function serverOptions(
   topology: Exclude<RedisTopology, { kind: 'cluster' }>,
   sentinelPassword: string | undefined,
@@ -44,12 +38,10 @@ function serverOptions(
           role: 'master',
           sentinelPassword,
           enableTLSForSentinelMode: topology.tls,
-          // ioredis's failoverDetector stays off (its default). On +switch-master it calls the
-          // connector's disconnect(), which, if the client is reconnecting at that moment (its
-          // primary just died, the Sentinels still being asked), makes that connect fail with
-          // "Connection is closed." and the client end for good: every command then fails. Our
-          // drill hit it on a loaded machine. A promotion is seen anyway: a dead primary closes
-          // the socket, a demoted one closes its clients' connections or answers READONLY.
+          // ioredis's failoverDetector stays off (its default): its disconnect() on +switch-master,
+          // while the client is reconnecting, ends the client for good (the drill hit it). A
+          // promotion is seen anyway: a dead primary closes the socket, a demoted one closes its
+          // clients' connections or answers READONLY.
           sentinelRetryStrategy: reconnectDelay,
         };
   return {
@@ -63,11 +55,9 @@ function serverOptions(
 }
 
 /**
- * How long a command keeps being retried through a Cluster's failover (a node gone, CLUSTERDOWN,
- * TRYAGAIN, MOVED to the promoted replica): `retryDelayOnFailover × maxRedirections`. A worker's
- * command (a job moved to completed, say) must outlive the cluster's `cluster-node-timeout` plus
- * the election, or a finished job could be run again: 64 tries a second apart. A producer's
- * (an HTTP request's) gives up after about 3 s, and the request answers 503 REDIS_UNAVAILABLE.
+ * How long a command keeps being retried through a Cluster's failover: `retryDelayOnFailover ×
+ * maxRedirections`. A worker's (a job moved to completed) must outlive `cluster-node-timeout` plus
+ * the election, or a finished job could run again; a producer's gives up after about 3 s (503).
  */
 const CLUSTER_RETRIES: Record<RedisProfile, { delayMs: number; tries: number }> = {
   worker: { delayMs: 1000, tries: 64 },
@@ -84,15 +74,13 @@ export function clusterOptions(
   return {
     redisOptions: {
       ...nodeOptions(topology, profile, name),
-      // A Cluster node's connection is bound to one address: reconnecting and resending there
-      // after a demotion reaches the same replica again, endlessly (a WAIT sent to a node that
-      // rejoined as a replica did, in the drill). The cluster's own redirections (MOVED, its
-      // slot refresh) find the new primary; a demoted node's answer fails the command, which
-      // its caller retries.
+      // A Cluster node's connection is bound to one address: resending there after a demotion
+      // reaches the same replica, endlessly (the drill's WAIT did). The cluster's redirections
+      // find the new primary; a demoted node's answer fails the command, which its caller retries.
       reconnectOnError: (error) => (LOADING.test(error.message) ? 2 : false),
     },
     clusterRetryStrategy: reconnectDelay,
-    // Every read from the primary that took the write: a replica may lag behind it.
+    // A replica may lag behind the primary that took the write.
     scaleReads: 'master',
     // Off: on a Cluster, ioredis's automatic pipelines mix slots in EVALSHA batches (ioredis
     // #2109) and keep sending to the old node after a slot moved (#2075).
@@ -105,8 +93,7 @@ export function clusterOptions(
     enableReadyCheck: true,
     slotsRefreshTimeout: 2000,
     lazyConnect: false,
-    // With TLS, managed services (ElastiCache, MemoryDB) give nodes by host name, and the
-    // certificate names the host, not its address: connect by the name the cluster gave.
+    // With TLS, managed services give nodes by host name, and the certificate names the host.
     ...(topology.tls ? { dnsLookup: (address, lookup) => lookup(null, address) } : {}),
   };
 }
@@ -126,10 +113,9 @@ export function createRedis(
 }
 
 /**
- * ioredis arms its socket timeout when a command goes out and clears it only when data comes
- * in: a connection that closes with a command unanswered keeps the timer, which holds the
- * process up to its length on exit and, fired after a reconnect, destroys the new healthy socket
- * (its `this.stream`). The timer goes with the socket here.
+ * ioredis clears its socket timeout only when data comes in: a connection closed with a command
+ * unanswered keeps the timer, which holds the process up on exit and, fired after a reconnect,
+ * destroys the new healthy socket. The timer goes with the socket here.
  */
 function forgetSocketTimerOnClose(client: Redis): void {
   client.on('close', () => {
@@ -140,14 +126,11 @@ function forgetSocketTimerOnClose(client: Redis): void {
 }
 
 /**
- * Every connection of the connector, for two gaps between ioredis and BullMQ (and the socket
- * timer above):
- * - ioredis emits 'end' from a socket's close handler, so `disconnect()` on a client that is
- *   waiting to reconnect (no socket) stops the reconnecting but never ends it, and BullMQ's
- *   Worker.close(), which waits for 'end', waits forever (taskforcesh/bullmq#4656). Such a client
- *   here ends at once, as ioredis ends a client that never connected.
- * - BullMQ duplicates a worker's connection for its blocking reads; the copies are the same
- *   class and are remembered, so a shutdown that cannot wait drops them all with `disconnectAll`.
+ * Every connection of the connector, for two gaps between ioredis and BullMQ:
+ * - `disconnect()` on a client waiting to reconnect (no socket) never emits 'end', which BullMQ's
+ *   Worker.close() waits for, forever (taskforcesh/bullmq#4656): such a client here ends at once.
+ * - BullMQ's copies of a worker's connection (`duplicate()`) are remembered, so a shutdown that
+ *   cannot wait drops them all with `disconnectAll`.
  */
 export class ConnectorRedis extends Redis {
   private readonly copies: Redis[] = [];
@@ -169,18 +152,15 @@ export class ConnectorRedis extends Redis {
     return copy;
   }
 
-  /** Drops this connection and every copy at once, without waiting for Redis. */
   disconnectAll(): void {
     for (const client of [this, ...this.copies]) client.disconnect();
   }
 }
 
 /**
- * A Cluster connection with the same two answers as ConnectorRedis: a Cluster waiting to
- * reconnect (every node gone) has no node whose close would end it, so `disconnect()` ends it at
- * once; BullMQ's copies (`duplicate()`, which BullMQ calls with an options object where ioredis
- * expects seed nodes: the seeds are kept) are remembered for `disconnectAll`. And one gap of its
- * own: `connect()` settles once the client is ready, however ioredis got it there (see there).
+ * A Cluster connection with the same two answers as ConnectorRedis (BullMQ calls `duplicate()`
+ * with options where ioredis expects seed nodes: the seeds are kept), and a `connect()` that
+ * settles once the client is ready, however ioredis got it there.
  */
 export class ConnectorCluster extends Cluster {
   private readonly copies: Cluster[] = [];
@@ -192,18 +172,14 @@ export class ConnectorCluster extends Cluster {
   }
 
   override disconnect(reconnect = false): void {
-    // 'wait' makes ioredis run its close handling now: status 'end', queued commands rejected.
     if (!reconnect && this.status === 'reconnecting') this.status = 'wait';
     super.disconnect(reconnect);
   }
 
   /**
-   * ioredis's connect(), settled by the client's own 'ready' and 'end' too. When the slots were
-   * read but the ready check finds `cluster_state:fail` (a primary lost, its replica not yet
-   * promoted), ioredis reconnects by itself, through a connect of its own, and leaves the first
-   * one's promise pending for good, the client 'ready' a few seconds later. BullMQ's worker
-   * awaits that promise after a blocking read went unanswered during a failover: its worker
-   * stopped taking jobs, for good (the Cluster drill found it).
+   * Settled by the client's own 'ready' and 'end' too: when the ready check finds
+   * `cluster_state:fail`, ioredis reconnects through a connect of its own and leaves the first
+   * one's promise pending for good; a BullMQ worker awaiting it stopped taking jobs (the drill).
    */
   override connect(): Promise<void> {
     const attempt = super.connect();
@@ -234,7 +210,6 @@ export class ConnectorCluster extends Cluster {
     return copy;
   }
 
-  /** Drops this connection and every copy at once, without waiting for Redis. */
   disconnectAll(): void {
     for (const client of [this, ...this.copies]) client.disconnect();
   }
@@ -245,11 +220,9 @@ export class ConnectorCluster extends Cluster {
       host: node.options.host ?? '127.0.0.1',
       port: node.options.port ?? 6379,
     }));
-    return known.length > 0 ? known : this.startupSeeds;
-  }
-
-  private get startupSeeds(): ClusterNode[] {
-    return (this as unknown as { startupNodes: ClusterNode[] }).startupNodes;
+    return known.length > 0
+      ? known
+      : (this as unknown as { startupNodes: ClusterNode[] }).startupNodes;
   }
 }
 

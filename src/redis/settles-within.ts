@@ -4,14 +4,9 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
   const late = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
+  const settled = () => true;
   try {
-    return await Promise.race([
-      work.then(
-        () => true,
-        () => true,
-      ),
-      late,
-    ]);
+    return await Promise.race([work.then(settled, settled), late]);
   } finally {
     clearTimeout(timer);
   }

@@ -14,19 +14,13 @@ import { isTracing, TRACER } from './tracing';
 
 /*
  * The server's requests, each a span of kind SERVER (docs/operating.md, "Following one payment").
- * A request joins the trace its `traceparent` names only once authenticated: the caller says so
- * with credentials the connector checks (the platform's route token, ADMIN_TOKEN), as the
- * composition root's `JoinsCallerTrace` judges them before the span starts. Every other request
- * (a customer's page, a provider's webhook, a refused or unknown one) starts a trace of its own,
- * linked to the one named and sampled by the connector's own sampler, as OpenTelemetry's HTTP
+ * A request joins the trace its `traceparent` names only once authenticated (the platform's route
+ * token, ADMIN_TOKEN: the composition root's `JoinsCallerTrace`). Any other starts a trace of its
+ * own, linked to the one named and sampled by the connector's sampler, as OpenTelemetry's HTTP
  * conventions advise for a public endpoint: anyone can send a sampled traceparent.
  */
 
-/**
- * Whether a request's credentials open what it asks (`path`, without its query): judged only for
- * a request that carries a traceparent, before its span starts, by the same matchers as its
- * route's authentication.
- */
+/** Whether a request's credentials open what it asks (`path`, without its query). */
 export type JoinsCallerTrace = (req: IncomingMessage, path: string) => boolean;
 
 /** Requests not traced: the orchestrator's and Prometheus's, many a minute, telling nothing. */
@@ -42,8 +36,8 @@ type RoutedRequest = IncomingMessage & {
 };
 
 /**
- * The route pattern Express matched for a request (`req.route` under `req.baseUrl`), never its raw
- * path (a query or a connect link may hold a token); undefined where Express matched none.
+ * The route pattern Express matched for a request, never its raw path (a query or a connect link
+ * may hold a token); undefined where Express matched none.
  */
 export function matchedRoute(req: {
   route?: { path?: unknown };
@@ -53,20 +47,12 @@ export function matchedRoute(req: {
   return typeof pattern === 'string' ? `${req.baseUrl ?? ''}${pattern}` : undefined;
 }
 
-/** A request's route: as Express matched it, or as named for its span. */
-function routeOf(req: RoutedRequest): string | undefined {
-  return matchedRoute(req) ?? req[ROUTE];
-}
-
 /** Names the request's route for its span, for a handler Express does not route. */
 export function nameRequestRoute(req: IncomingMessage, route: string): void {
   if (isTracing()) (req as RoutedRequest)[ROUTE] = route;
 }
 
-/**
- * The path of a request's URL, without its query; of an absolute-form target
- * (`POST http://host/webhooks/...`, which Express routes by its path too), its path.
- */
+/** The path of a request's target without its query; of an absolute-form target, its path. */
 export function pathOf(url = ''): string {
   if (!url.startsWith('/')) {
     try {
@@ -81,8 +67,7 @@ export function pathOf(url = ''): string {
 
 /**
  * Where a request's span belongs: the trace its `traceparent` names when `joins` grants it, else
- * a trace of its own linked to the one named. Most requests carry none: nothing to read, nothing
- * to judge.
+ * a trace of its own linked to the one named.
  */
 function parentOf(
   req: IncomingMessage,
@@ -100,10 +85,9 @@ function parentOf(
 }
 
 /**
- * The server's request listener, each request a span of kind SERVER (see `parentOf` for its
- * trace), active while it is handled, named by its method and route pattern once answered (never
- * the raw path: a connect link's token is in it). The probes and the scrape are not traced. As it
- * is while tracing is off.
+ * The server's request listener: each request (the probes and the scrape aside) a span of kind
+ * SERVER, active while it is handled, named by its method and route once answered. As it is while
+ * tracing is off.
  */
 export function tracedRequests(
   listener: RequestListener,
@@ -119,18 +103,11 @@ export function tracedRequests(
     }
     const method = req.method ?? 'HTTP';
     const { parent, links } = parentOf(req, path, joins);
-    const span = tracer.startSpan(
-      method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': method },
-        ...(links ? { links } : {}),
-      },
-      parent,
-    );
+    const attributes = { 'http.request.method': method };
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, links }, parent);
     // 'close' comes once, answered or not.
     res.on('close', () => {
-      const route = routeOf(req);
+      const route = matchedRoute(req as RoutedRequest) ?? (req as RoutedRequest)[ROUTE];
       if (route) {
         span.updateName(`${method} ${route}`);
         span.setAttribute('http.route', route);

@@ -7,11 +7,9 @@ const SECRET_KEY = /authorization|cookie|token|password|passwd|secret|api[-_]?ke
 export const REDACTED = '[redacted]';
 
 /**
- * Builds a function that returns a copy of a log record with secrets removed: values under
- * secret-sounding keys, and any occurrence of a known secret value inside any string. Where
- * occurrences overlap (a secret inside another, two sharing characters), the whole stretch
- * they cover becomes one REDACTED. One automaton finds them all in one pass over a string, so a
- * line costs the same with 1 or 10,000 shops' secrets known (SecretScanner).
+ * A copy of a log record with secrets removed: values under secret-sounding keys, and every
+ * stretch covered by known secret values inside any string (SecretScanner: a line costs the same
+ * with 1 or 10,000 shops' secrets known).
  */
 export function createRedactor(
   secretValues: readonly string[] | SecretBook,

@@ -1,10 +1,8 @@
 import { errorMessage } from '../errors';
 import { DEFAULT_PROVIDER } from '../payments/providers';
 
-// The demo's life: what it started and how it all stops, whatever ends it (CONTRACT "The first
-// hour"), and the variables with which the CLI reaches it.
+// The demo's life (CONTRACT "The first hour"): whatever ends it stops all it started.
 
-/** Where the demo keeps the variables that reach it, in the folder it runs in (git-ignored). */
 export const DEMO_ENV_FILE = '.demo.env';
 
 /** `export NAME='value'` lines a shell sources (the values hold no quote: ids, keys, URLs). */
@@ -43,10 +41,7 @@ export class Started {
   }
 }
 
-/**
- * Resolves with what ended the demo: Ctrl-C, a signal, or the process that started it gone (npm
- * or a shell killed without passing a signal on: this process is then a child of init).
- */
+/** What ended the demo: Ctrl-C, a signal, or its parent gone (killed, passing no signal on). */
 export function endOfDemo(): Promise<string> {
   return new Promise((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
@@ -58,7 +53,6 @@ export function endOfDemo(): Promise<string> {
   });
 }
 
-/** The demo's configuration problems found before anything starts (exit 78). */
 export function demoProblems(env: NodeJS.ProcessEnv): string[] {
   const provider = env.PAYMENT_PROVIDER;
   return provider !== undefined && provider !== '' && provider !== DEFAULT_PROVIDER
