@@ -16,7 +16,7 @@ function newest(dir) {
   return time;
 }
 
-const built = path.join('dist', 'main', 'demo.js');
+const built = path.join('dist', 'demo', 'demo.js');
 const settings = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 const sources = Math.max(newest('src'), ...settings.map((file) => statSync(file).mtimeMs));
 if (!existsSync(built) || statSync(built).mtimeMs < sources) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import { feeFixed, feePercent, vendorFeeOf } from '../payments/vendor-fee';
 import { PROVIDER_LIST } from '../payments/providers';
-import { optional, secret } from './env-values';
+import { secret } from './env-values';
 
 /** A decimal variable (`2.5`, `0.50`) checked by a number schema. */
 function decimal(schema: z.ZodType<number, number>) {
@@ -45,11 +45,7 @@ function vendorVariables(): Record<string, z.ZodType> {
   return shape;
 }
 
-/**
- * The vendor's own provider accounts, with which shops' accounts are connected without pasted
- * keys (CONTRACT "Connecting a shop's provider account"), and the vendor's fee: each account's
- * variables declared by its provider's connect flow (src/payments/<name>/<name>-vendor.ts).
- */
+/** The vendor's accounts, as each connect flow declares them, and its fee (CONTRACT "Connect"). */
 export const connectShape = {
   ...vendorVariables(),
   VENDOR_FEE_PERCENT: decimal(feePercent)
@@ -73,7 +69,6 @@ type ConnectEnv = Record<string, unknown> & {
   CREDENTIAL_RENEW_BEFORE: number;
 };
 
-/** What each vendor account's variables lack or get wrong, as its flow says. */
 export function connectIssues(env: Record<string, unknown>, ctx: z.RefinementCtx): void {
   for (const { flow } of FLOWS) {
     for (const { variable, problem } of flow.vendor.problems(env)) {
@@ -96,26 +91,7 @@ export function vendorAccountsFrom(env: ConnectEnv): VendorAccounts {
   };
 }
 
-/**
- * The env shop's provider variables the vendor's accounts also read (their API hosts, Mercado
- * Pago's notifications' secret), for a command that loads no env shop (`connector shops`): each
- * flow names its provider's fields (`vendor.reads`), whose variables and schemas are the
- * descriptor's.
- */
-function readVariables(): Record<string, z.ZodType> {
-  const shape: Record<string, z.ZodType> = {};
-  for (const { provider, flow } of FLOWS) {
-    const fields = provider.fields as Record<string, z.ZodType>;
-    const names = provider.variables as Record<string, unknown>;
-    for (const field of flow.vendor.reads ?? []) {
-      const schema = fields[field];
-      const variable = names[field];
-      if (!schema || typeof variable !== 'string') continue;
-      const secretField = (provider.secrets as readonly string[]).includes(field);
-      shape[variable] = secretField ? secret(optional(schema)) : optional(schema);
-    }
-  }
-  return shape;
-}
-
-export const vendorProviderShape = readVariables();
+/** The env shop's provider variables the vendor's accounts read too, for `connector shops`. */
+export const VENDOR_READS = FLOWS.flatMap(({ provider, flow }) =>
+  (flow.vendor.reads ?? []).map((field) => (provider.variables as Record<string, unknown>)[field]),
+).filter((variable): variable is string => typeof variable === 'string');

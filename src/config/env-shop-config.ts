@@ -20,42 +20,13 @@ import {
   type ProviderName,
 } from '../payments/provider-fields';
 import { DEFAULT_PROVIDER, PROVIDER_LIST } from '../payments/providers';
-import { checkoutRoutePath, ENV_SHOP_ID } from '../shop/shop-id';
+import { ENV_SHOP_ID } from '../shop/shop-id';
 import { optional, readEnvironment, requireFor, secret } from './env-values';
 import { platformAccountShape, type PlatformAccount } from './platform-config';
 
 export const routeToken = z.string().min(16, 'must be at least 16 characters');
 
-/**
- * Where a command reaches a shop's checkout route, and the variable holding its token: the env
- * shop's route is CHECKOUT_ROUTE_PATH with CHECKOUT_ROUTE_TOKEN; a registry shop's is
- * `/shops/<id>/checkout` with SHOP_ROUTE_TOKEN (the token `shops add` or `rotate-token`
- * printed: the registry keeps only its hash).
- */
-export function checkoutRouteOf(
-  shop: string,
-  envRoutePath: string,
-): {
-  path: string;
-  tokenVariable: 'CHECKOUT_ROUTE_TOKEN' | 'SHOP_ROUTE_TOKEN';
-  /** What to say when that variable is unset. */
-  missing: string;
-} {
-  return shop === ENV_SHOP_ID
-    ? { path: envRoutePath, tokenVariable: 'CHECKOUT_ROUTE_TOKEN', missing: 'is required' }
-    : {
-        path: checkoutRoutePath(shop),
-        tokenVariable: 'SHOP_ROUTE_TOKEN',
-        missing: `is required: shop ${shop}'s route token, as \`shops add\` or \`rotate-token\` printed it`,
-      };
-}
-
-/**
- * The env shop's own variables (CONTRACT "Shops"): its platform account, route token, and
- * provider with the provider's settings, which are declared beside the adapters
- * (src/payments/provider-fields.ts). All optional here: PLATFORM_EMAIL says whether there is an
- * env shop, and then the rest is required (`envShopIssues`).
- */
+/** The env shop's variables (CONTRACT "Shops"), all optional: PLATFORM_EMAIL requires the rest. */
 export const envShopShape = {
   SHOP_NAME: optional(z.string()).describe(
     "The env shop's name, as its customers' pages show it (1 to 100 printable characters). Without it the pages name no shop.",
@@ -86,9 +57,7 @@ export const envShopShape = {
     .describe(
       `The env shop's payment provider: ${PROVIDER_CHOICE} (docs/payment-providers.md "Payment providers").`,
     ),
-  // Every provider's fields, by the variables its descriptor names (src/payments/providers.ts).
   ...providerVariables(),
-  // How the env shop's customers may pay (src/payments/payment-options.ts).
   PAYMENT_METHODS: paymentMethodsVariable
     .optional()
     .describe(
@@ -106,8 +75,7 @@ function providerVariables(): Record<string, z.ZodType> {
   return Object.fromEntries(
     PROVIDER_LIST.flatMap((provider) =>
       provider.rows.flatMap((row) => {
-        // A field kept in files: each variable is a file's path, read here (its contents are
-        // the field's, checked by the document's schema).
+        // A field kept in files: each variable is a path; the document's schema checks contents.
         const { file } = row;
         if (file) {
           return row.variables.map((name, i) => [
@@ -140,17 +108,13 @@ function fileVariable(encoding: 'pem' | 'base64', description: string) {
 
 type EnvShopEnv = z.output<z.ZodObject<typeof envShopShape>>;
 
-/** The env shop (PLATFORM_EMAIL and the rest): served as a single-shop deployment always was. */
 export interface EnvShopConfig {
-  /** SHOP_NAME and SHOP_SITE_URL: the shop as its customers' pages show it. */
   name?: string;
   siteUrl?: string;
   platform: PlatformAccount;
   routePath: string;
   routeToken: string;
-  /** The provider's part of the env shop's document, as a registry shop's document has it. */
   providerDocument: ProviderDocument;
-  /** The payment choice's part of it (PAYMENT_METHODS, CARD_MAX_INSTALLMENTS). */
   payment: PaymentDocument;
 }
 
@@ -161,14 +125,10 @@ export const ENV_SHOP_ACCOUNT = [
   'CHECKOUT_ROUTE_TOKEN',
 ] as const;
 
-/**
- * With PLATFORM_EMAIL, the env shop's other variables are required, and its provider must honour
- * its payment choice; without, none may be set.
- */
+/** With PLATFORM_EMAIL the rest is required, the payment choice checked; without, none is set. */
 export function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.RefinementCtx): void {
-  const account = ENV_SHOP_ACCOUNT;
   if (env.PLATFORM_EMAIL === undefined) {
-    const stray = account.filter((name) => env[name] !== undefined);
+    const stray = ENV_SHOP_ACCOUNT.filter((name) => env[name] !== undefined);
     if (stray.length > 0) {
       ctx.addIssue({
         code: 'custom',
@@ -178,7 +138,7 @@ export function envShopIssues(env: EnvShopEnv, expiryMinutes: number, ctx: z.Ref
     }
     return;
   }
-  requireFor(env, ctx, account, 'PLATFORM_EMAIL (the env shop)');
+  requireFor(env, ctx, ENV_SHOP_ACCOUNT, 'PLATFORM_EMAIL (the env shop)');
   requireFor(
     env,
     ctx,
@@ -216,8 +176,7 @@ export function envShopApiIssues(
     const variable = providerVariable(name, found.field);
     ctx.addIssue({ code: 'custom', path: [variable], message: found.problem });
   }
-  // The document's rules across fields (a certificate and its key); a variable missing or
-  // malformed was said by its own schema or `envShopIssues`.
+  // Rules across fields (a certificate and its key); a missing or malformed one was said already.
   for (const found of providerEnvProblems(env.PAYMENT_PROVIDER, env)) {
     ctx.addIssue({ code: 'custom', path: [found.variable], message: found.problem });
   }
@@ -246,7 +205,6 @@ export function envShopConfig(raw: EnvShopEnv): EnvShopConfig | undefined {
   };
 }
 
-/** The env shop as `shops list` shows it. */
 export interface EnvShopSummary {
   id: typeof ENV_SHOP_ID;
   name?: string;
@@ -255,16 +213,11 @@ export interface EnvShopSummary {
   platform: { email: string };
 }
 
-/**
- * The env shop as a command's environment describes it (PLATFORM_EMAIL, SHOP_NAME,
- * PAYMENT_PROVIDER), for `shops list`: what it shows, read as given, with nothing else required.
- * Undefined without PLATFORM_EMAIL.
- */
+/** The env shop as `shops list` shows it, as given, nothing else required; or undefined. */
 export function envShopSummary(
   given: Record<string, string | undefined>,
   cwd = process.cwd(),
 ): EnvShopSummary | undefined {
-  // As every command reads its variables: config/defaults.env, then .env, then the environment.
   const env = readEnvironment(given, cwd);
   const email = env.PLATFORM_EMAIL?.trim();
   if (!email) return undefined;

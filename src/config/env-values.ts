@@ -3,7 +3,6 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 
-// The value types the variables share.
 export const port = z.coerce.number().int().min(0).max(65535);
 export const positiveInt = z.coerce.number().int().positive();
 export const nonNegativeInt = z.coerce.number().int().min(0);
@@ -27,15 +26,11 @@ export function optional<T extends z.ZodType>(schema: T): z.ZodOptional<T> {
   return meta ? wrapped.meta(meta) : wrapped;
 }
 
-/**
- * A variable whose value is a secret: never logged, never echoed, kept in the Kubernetes Secret.
- * The one flag SECRET_VARIABLES, the logger's secret values and the docs are derived from.
- */
+/** A secret (never logged nor echoed; a Kubernetes Secret): SECRET_VARIABLES and docs use it. */
 export function secret<T extends z.ZodType>(schema: T): T {
   return schema.meta({ secret: true }) as T;
 }
 
-/** Whether a variable's schema is flagged with `secret()`. */
 export function isSecret(schema: z.ZodType): boolean {
   return schema.meta()?.['secret'] === true;
 }
@@ -50,10 +45,7 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
-/**
- * Merges, lowest first: config/defaults.env, the .env file in `cwd` (when present), then `env`.
- * Empty values count as unset, as they do in most .env tooling.
- */
+/** Merges, lowest first: config/defaults.env, `cwd`/.env, `env`. Empty values count as unset. */
 export function readEnvironment(env: Env, cwd = process.cwd()): Env {
   const merged: Env = {};
   const layers = [
@@ -77,33 +69,64 @@ function readEnvFile(file: string): Env {
   }
 }
 
-export function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
-  const result = schema.safeParse(env);
-  if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => {
-      // A variable's own name, also for a problem inside its value (PAYMENT_METHODS' second item).
-      const name = String(issue.path[0] ?? '');
-      const missing = issue.code === 'invalid_type' && env[name] === undefined;
-      return `${name}: ${missing ? 'is required' : issue.message}`;
-    }),
-  );
+/** A variable a reading refuses, and why: `VARIABLE: problem` is its line (exit 78). */
+export interface ConfigProblem {
+  variable: string;
+  problem: string;
 }
 
-/** Reports each variable of `names` that `env` lacks as required by `choice` (e.g. ERP_SINK=webhook). */
+function problemsOf(error: z.ZodError, env: Env): ConfigProblem[] {
+  return error.issues.map((issue) => {
+    // A variable's own name, also for a problem inside its value (PAYMENT_METHODS' second item).
+    const variable = String(issue.path[0] ?? '');
+    const missing = issue.code === 'invalid_type' && env[variable] === undefined;
+    return { variable, problem: missing ? 'is required' : issue.message };
+  });
+}
+
+/** The one reader of the environment: `schema`'s output, frozen; else ConfigError (exit 78). */
+export function readConfig<T>(schema: z.ZodType<T>, env: Env = process.env, cwd?: string): T {
+  const raw = readEnvironment(env, cwd);
+  const result = schema.safeParse(raw);
+  if (result.success) return deepFreeze(result.data);
+  throw new ConfigError(problemsOf(result.error, raw).map((p) => `${p.variable}: ${p.problem}`));
+}
+
+/** `readConfig` for doctor: `read` answers undefined, `problems` holds each refusal once. */
+export function readLeniently(env: Env, cwd?: string) {
+  const raw = readEnvironment(env, cwd);
+  const problems = new Map<string, ConfigProblem>();
+  const read = <T>(schema: z.ZodType<T>): T | undefined => {
+    const result = schema.safeParse(raw);
+    if (result.success) return result.data;
+    for (const found of problemsOf(result.error, raw))
+      problems.set(`${found.variable}: ${found.problem}`, found);
+    return undefined;
+  };
+  return { raw, read, problems: () => [...problems.values()] };
+}
+
+/** Reports `name` as `message` when `env` lacks it (ERP_SINK for `connector sync`). */
+export function requireVariable(
+  env: Record<string, unknown>,
+  ctx: z.RefinementCtx,
+  name: string,
+  message: string,
+): void {
+  if (env[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message });
+}
+
+/** Reports each of `names` that `env` lacks as required by `choice` (e.g. ERP_SINK=webhook). */
 export function requireFor(
   env: Record<string, unknown>,
   ctx: z.RefinementCtx,
   names: readonly string[],
   choice: string,
 ): void {
-  for (const name of names) {
-    if (env[name] === undefined)
-      ctx.addIssue({ code: 'custom', path: [name], message: `is required with ${choice}` });
-  }
+  for (const name of names) requireVariable(env, ctx, name, `is required with ${choice}`);
 }
 
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {
     for (const child of Object.values(value)) deepFreeze(child);
     Object.freeze(value);
@@ -111,10 +134,7 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * CHECKOUT_RETENTION_DAYS: how long a checkout's record is kept after its outcome, for the server
- * (which writes it) and `connector migrate` (which extends the records an earlier release wrote).
- */
+/** Shared by the server (which writes records) and `connector migrate` (which extends old ones). */
 export const checkoutRetentionDays = z.coerce
   .number()
   .int()

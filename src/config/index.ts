@@ -1,17 +1,17 @@
-/**
- * The environment, through zod schemas: the only reader of process.env. One file per concern;
- * this index keeps `import ... from '../config'` stable for the rest of src/ and the tests.
- */
+// The only reader of process.env; this index keeps `from '../config'` stable.
 export {
-  loadCheckoutRouteConfig,
-  loadCurrency,
-  loadMigrateConfig,
-  loadPlatformConfig,
-  loadQueueConfig,
-  loadSyncConfig,
-} from './cli-configs';
+  checkoutRouteConfig,
+  currencyConfig,
+  migrateConfig,
+  platformCommandConfig,
+  queueConfig,
+  shopsConfig,
+  syncCommandConfig,
+  type ShopsCliConfig,
+  type SyncCommandConfig,
+} from './command-configs';
 export type { LogConfig } from './common-config';
-export { ConfigError, readEnvironment, type Env } from './env-values';
+export { ConfigError, readConfig, readEnvironment, type Env } from './env-values';
 export { envShopSummary, type EnvShopSummary } from './env-shop-config';
 export {
   platformSecrets,
@@ -23,5 +23,4 @@ export type { RedisConfig } from './redis-config';
 export { SECRET_VARIABLES } from './secret-variables';
 export { loadConfig, type Config, type RateLimitConfig } from './server-config';
 export { CONFIG_VARIABLES } from './server-schema';
-export { loadShopsConfig, type ShopsCliConfig } from './shops-cli-config';
 export type { ErpSinkConfig, SyncConfig } from './sync-config';

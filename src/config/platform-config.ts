@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl } from '../payments/provider-fields';
+import { httpUrl, withoutTrailingSlashes } from '../payments/provider-hosts';
 import { positiveInt, secret } from './env-values';
 
 /** The platform's host, every shop's: global. */
@@ -32,14 +32,12 @@ export const platformAccountShape = {
 
 export const platformShape = { ...platformHostShape, ...platformAccountShape };
 
-/** The platform's host: every shop's. */
 export interface PlatformHostConfig {
   baseUrl: string;
   timeoutMs: number;
   pageSize: number;
 }
 
-/** One shop's platform account. */
 export interface PlatformAccount {
   email: string;
   password: string;
@@ -52,15 +50,16 @@ export function platformHostConfig(
   env: z.infer<z.ZodObject<typeof platformHostShape>>,
 ): PlatformHostConfig {
   return {
-    baseUrl: env.PLATFORM_BASE_URL.replace(/\/+$/, ''),
+    baseUrl: withoutTrailingSlashes(env.PLATFORM_BASE_URL),
     timeoutMs: env.PLATFORM_TIMEOUT_MS,
     pageSize: env.PLATFORM_PAGE_SIZE,
   };
 }
 
-export function platformConfig(env: z.infer<z.ZodObject<typeof platformShape>>): PlatformConfig {
+export function platformAccountOf(
+  env: z.infer<z.ZodObject<typeof platformAccountShape>>,
+): PlatformAccount {
   return {
-    ...platformHostConfig(env),
     email: env.PLATFORM_EMAIL,
     password: env.PLATFORM_PASSWORD,
     apiKey: env.PLATFORM_API_KEY,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRedisUrl, RedisUrlError } from '../redis-url';
+import { parseRedisUrl, RedisUrlError } from '../redis/redis-url';
 import { secret } from './env-values';
 
 /** Where Redis is (REDIS_URL: one of three forms), the key prefix, a Sentinel's own password. */
@@ -30,7 +30,6 @@ export const redisShape = {
   ),
 };
 
-/** What is wrong with a REDIS_URL, or undefined when this release can use it. */
 function redisUrlProblem(url: string): string | undefined {
   try {
     parseRedisUrl(url);
@@ -41,11 +40,10 @@ function redisUrlProblem(url: string): string | undefined {
   }
 }
 
-/** Redis as every process and command connects to it (src/infra/redis.ts builds the clients). */
+/** Redis as every process and command connects to it (src/redis/redis.ts builds the clients). */
 export interface RedisConfig {
   url: string;
   prefix: string;
-  /** REDIS_SENTINEL_PASSWORD: the Sentinels' own password, when they have one. */
   sentinelPassword?: string;
 }
 

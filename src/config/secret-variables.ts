@@ -1,21 +1,26 @@
 import { isSecret } from './env-values';
+import { platformSecrets } from './platform-config';
+import { keyringSecrets } from './registry-config';
 import { serverShape } from './server-schema';
 
-/**
- * Variables whose values are secrets: never logged, never echoed in an error, and kept in the
- * Kubernetes Secret rather than the ConfigMap (.ci/manifests-check.mjs reads this list). Derived
- * from the schema's `secret()` flags; a provider's come from its descriptor's `secrets`.
- */
+/** The `secret()` variables; .ci/manifests-check.mjs reads this list (Secret, not ConfigMap). */
 export const SECRET_VARIABLES: string[] = Object.entries(serverShape)
   .filter(([, schema]) => isSecret(schema))
   .map(([name]) => name);
 
-/**
- * The values of the secret variables `env` sets, as parsed: what the logger removes from every
- * line, besides the forms a secret takes on the wire (server-config.ts adds those).
- */
-export function secretValues(env: Record<string, unknown>): string[] {
-  return SECRET_VARIABLES.map((name) => env[name]).filter(
-    (value): value is string => typeof value === 'string' && value !== '',
-  );
+/** What logs and errors must never show: each secret, and its forms inside others (Basic). */
+export function secretsIn(env: Record<string, unknown>): string[] {
+  const text = (name: string): string => {
+    const value = env[name];
+    return typeof value === 'string' ? value : '';
+  };
+  const password = text('PLATFORM_PASSWORD');
+  const account = { email: text('PLATFORM_EMAIL'), password, apiKey: text('PLATFORM_API_KEY') };
+  const found = [
+    ...SECRET_VARIABLES.map(text),
+    ...(password ? platformSecrets(account) : []),
+    ...keyringSecrets(text('SHOP_SECRET_KEYS')),
+    decodeURIComponent(URL.parse(text('ERP_WEBHOOK_URL'))?.password ?? ''),
+  ];
+  return [...new Set(found.filter((value) => value !== ''))];
 }

@@ -11,10 +11,6 @@ import { redisShape } from './redis-config';
 import { registryShape } from './registry-config';
 import { syncIssues, syncShape } from './sync-config';
 
-/**
- * PROVIDER_API_ORIGINS: the origins a provider may be sent to besides its official hosts (a
- * loopback fake in tests, a proxy of the operator's), for the env shop and every shop document.
- */
 const providerApiOrigins = z
   .string()
   .superRefine((text, ctx) => {
@@ -96,10 +92,6 @@ export const serverShape = {
   NOTIFY_BACKOFF_MS: positiveInt
     .prefault('5000')
     .describe('Base delay of the delivery retry schedule, in milliseconds.'),
-  // BullMQ renews a running job's lock every JOB_LOCK_MS / 2, so the lock bounds no job's run
-  // time: it says how soon a dead worker's jobs are taken up again (within JOB_LOCK_MS plus a
-  // stalled-job check). Below 5 s a renewal could come late on a busy event loop, and another
-  // worker would run the job a second time.
   JOB_LOCK_MS: positiveInt
     .min(
       5000,
@@ -235,5 +227,12 @@ export const serverSchema = z.object(serverShape).superRefine((env, ctx) => {
 
 export type ServerEnv = z.output<typeof serverSchema>;
 
-/** Every variable the connector reads, for the .env.example sync test and the docs. */
 export const CONFIG_VARIABLES = Object.keys(serverShape);
+
+type ServerShape = typeof serverShape;
+export type ServerVariable = keyof ServerShape;
+
+/** The server's variables `names`, with their checks, defaults and messages. */
+export function pick<K extends ServerVariable>(...names: K[]): Pick<ServerShape, K> {
+  return Object.fromEntries(names.map((name) => [name, serverShape[name]])) as Pick<ServerShape, K>;
+}

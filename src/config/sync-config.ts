@@ -50,20 +50,17 @@ export const syncShape = {
 
 type SyncEnv = z.output<z.ZodObject<typeof syncShape>>;
 
-/** The ERP sink's settings, from ERP_SINK and the variables it needs. */
 export type ErpSinkConfig =
   | { kind: 'webhook'; url: string; secret: string; timeoutMs: number }
   | { kind: 'directory'; dir: string };
 
 export interface SyncConfig {
-  /** How often a pass runs; undefined: no scheduled passes (SYNC_INTERVAL unset). */
   intervalMs: number | undefined;
   statuses: number[];
   /** Undefined while ERP_SINK is unset: no sync at all, and paid services trigger nothing. */
   sink: ErpSinkConfig | undefined;
 }
 
-/** Problems of the sync's variables taken together, as the schemas' refinements report them. */
 export function syncIssues(env: SyncEnv, ctx: z.RefinementCtx): void {
   const needs: Record<'webhook' | 'directory', Array<keyof SyncEnv>> = {
     webhook: ['ERP_WEBHOOK_URL', 'ERP_WEBHOOK_SECRET'],
@@ -93,14 +90,4 @@ export function syncConfigFrom(env: SyncEnv): SyncConfig {
         ? { kind: 'directory', dir: path.resolve(env.ERP_EXPORT_DIR) }
         : undefined;
   return { intervalMs: env.SYNC_INTERVAL, statuses: env.SYNC_STATUSES, sink };
-}
-
-/** The sync's secrets, and the webhook URL's own credentials when it carries some. */
-export function syncSecrets(env: SyncEnv): string[] {
-  const secrets = env.ERP_WEBHOOK_SECRET ? [env.ERP_WEBHOOK_SECRET] : [];
-  if (env.ERP_WEBHOOK_URL) {
-    const url = new URL(env.ERP_WEBHOOK_URL);
-    if (url.password) secrets.push(decodeURIComponent(url.password));
-  }
-  return secrets;
 }

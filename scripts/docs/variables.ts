@@ -1,25 +1,19 @@
+// docs/reference/configuration.md's variables, from the schema: one item per variable, grouped as
+// config/.env.example groups them.
 import path from 'node:path';
-import { PROVIDER_NAMES, requiredProviderVariables } from '../payments/provider-fields';
-import {
-  anchorOf,
-  checkedSections,
-  defaultOf,
-  descriptionOf,
-  schemaOf,
-  SECTION_CITATION,
-} from './env-docs';
-import { ENV_SHOP_ACCOUNT } from './env-shop-config';
-import { SECRET_VARIABLES } from './secret-variables';
-
-/**
- * The variables of docs/reference/configuration.md, written from the schema (`npm run docs`)
- * between two markers: one item per variable, grouped as config/.env.example groups them. A unit
- * test fails when the page differs from what this module writes.
- */
+import { slug } from 'github-slugger';
+import { SECRET_VARIABLES } from '../../src/config';
+import { ENV_SHOP_ACCOUNT } from '../../src/config/env-shop-config';
+import { PROVIDER_NAMES, requiredProviderVariables } from '../../src/payments/provider-fields';
+import { sections, variableOf } from './env-files';
+import { withGenerated } from './markdown';
 
 export const VARIABLES_START =
   '<!-- variables:start: generated from src/config/ by `npm run docs`; edit the schema -->';
 export const VARIABLES_END = '<!-- variables:end -->';
+
+/** How a description names a section of the documentation: `docs/shops.md "Many shops"`. */
+const SECTION_CITATION = /(docs\/[\w/-]+\.md) "([^"]+)"/g;
 
 /** The condition a variable without a default is required under, when the schema sets one. */
 function requiredWhen(name: string): string | undefined {
@@ -32,9 +26,8 @@ function requiredWhen(name: string): string | undefined {
 
 /** What the item says before the description: its default or when it is required, and secret. */
 function tagsOf(name: string): string[] {
-  const value = defaultOf(name);
+  const { default: value, required } = variableOf(name);
   const when = requiredWhen(name);
-  const required = !schemaOf(name).safeParse(undefined).success;
   const tags =
     value !== undefined
       ? [`default \`${value}\``]
@@ -46,13 +39,10 @@ function tagsOf(name: string): string[] {
   return SECRET_VARIABLES.includes(name) ? [...tags, 'secret'] : tags;
 }
 
-/**
- * `docs/shops.md "Many shops"` (how a description names a section of the documentation) as a
- * link to that section, from docs/reference/configuration.md.
- */
+/** Each `docs/shops.md "Many shops"` of `text` as a link to that section, from docs/reference/. */
 function linked(text: string): string {
   return text.replace(SECTION_CITATION, (_, file: string, title: string) => {
-    return `[${title}](${path.posix.relative('docs/reference', file)}#${anchorOf(title)})`;
+    return `[${title}](${path.posix.relative('docs/reference', file)}#${slug(title)})`;
   });
 }
 
@@ -81,7 +71,7 @@ export function itemLines(text: string, width = 100): string[] {
 function itemOf(name: string): string[] {
   const tags = tagsOf(name);
   const head = `**\`${name}\`**${tags.length > 0 ? ` (${tags.join(', ')})` : ''}:`;
-  return itemLines(`${head} ${linked(checkedMarkdown(name, descriptionOf(name)))}`);
+  return itemLines(`${head} ${linked(checkedMarkdown(name, variableOf(name).description))}`);
 }
 
 /**
@@ -99,31 +89,15 @@ function headingOf(title: string): { heading: string; note?: string } {
 }
 
 /** The generated part of docs/reference/configuration.md, markers included: a section a group. */
-export function renderVariables(): string {
+function renderVariables(): string {
   const out = [VARIABLES_START];
-  for (const { title, variables } of checkedSections()) {
+  for (const { title, variables } of sections()) {
     const { heading, note } = headingOf(title);
     out.push('', `## ${heading}`, '');
     if (note) out.push(note, '');
     for (const name of variables) out.push(...itemOf(name));
   }
   return [...out, '', VARIABLES_END].join('\n');
-}
-
-/**
- * `text` with what lies between two markers (the markers included) replaced by `generated`,
- * which starts and ends with them; throws when a marker is missing.
- */
-export function withGenerated(
-  text: string,
-  markers: { start: string; end: string },
-  generated: string,
-): string {
-  const start = text.indexOf(markers.start);
-  const end = text.indexOf(markers.end);
-  if (start < 0 || end < start)
-    throw new Error(`the page lacks ${markers.start} ... ${markers.end}`);
-  return text.slice(0, start) + generated + text.slice(end + markers.end.length);
 }
 
 /** `page` with its generated variables written afresh; throws when a marker is missing. */

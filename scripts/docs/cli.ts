@@ -1,17 +1,14 @@
+// docs/reference/cli.md's list of commands, from the commander program itself: every command,
+// depth first, with its `--help` as the CLI prints it. A new command or option shows up by itself.
 import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
-import type { CliAdapters } from './cli-adapters';
-import { buildProgram } from './program';
+import type { Command } from 'commander';
+import type { CliAdapters } from '../../src/cli/cli-adapters';
+import { buildProgram } from '../../src/cli/program';
+import { withGenerated } from './markdown';
 
-/**
- * docs/reference/cli.md's list of commands, written from the commander program itself
- * (`npm run docs`) between two markers: every command, depth first, with its `--help` as the
- * CLI prints it (arguments, options, defaults, and the text a command adds after them). A new
- * command, option or description shows up by itself; a unit test fails when the page differs.
- */
-export const CLI_START =
+const CLI_START =
   '<!-- cli:start: generated from the commands (src/cli/) by `npm run docs`; edit the commands -->';
-export const CLI_END = '<!-- cli:end -->';
+const CLI_END = '<!-- cli:end -->';
 
 /** The width the help is laid out in, and the longest line the page holds. */
 const WIDTH = 100;
@@ -66,13 +63,13 @@ function commandsOf(
   ];
 }
 
-/** The generated reference, markers included: a section per command, its help as printed. */
-export async function renderCliReference(): Promise<string> {
+/** `page` with its list of commands written afresh: a section per command, its help as printed. */
+export function withCliReference(page: string): string {
   const program = builtProgram();
   const out = [CLI_START];
   for (const { words, command } of commandsOf(program, [program.name()])) {
     const level = words.length <= 2 ? '##' : '###';
     out.push('', `${level} \`${words.join(' ')}\``, '', '```text', helpOf(command), '```');
   }
-  return [...out, '', CLI_END].join('\n');
+  return withGenerated(page, { start: CLI_START, end: CLI_END }, [...out, '', CLI_END].join('\n'));
 }
