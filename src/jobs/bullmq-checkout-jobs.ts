@@ -1,9 +1,9 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { CheckoutJobs, Notification } from '../checkout/ports';
 
-import { queuePrefix } from '../infra/keyspace';
-import { queueTelemetry } from '../infra/tracing';
-import { currentLogContext } from '../infra/log-context';
+import { queuePrefix } from '../redis/keyspace';
+import { queueTelemetry } from '../tracing/tracing';
+import { currentLogContext } from '../tracing/log-context';
 import {
   EXPIRE_ATTEMPTS,
   EXPIRE_BACKOFF_MS,
@@ -21,7 +21,6 @@ import {
 
 const DAY_S = 86_400;
 
-/** Whose a job is: the shop's id, and its incarnation when it has one. */
 export interface JobShop {
   shop: string;
   incarnation?: string;
@@ -48,7 +47,7 @@ export const SCHEDULED_RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'remove
 };
 
 /**
- * A queue of the connector, under its own hash tag (src/infra/keyspace.ts). `readOnly` (the CLI's
+ * A queue of the connector, under its own hash tag (src/redis/keyspace.ts). `readOnly` (the CLI's
  * reads): BullMQ does not write the queue's meta key as it opens it, so reading a prefix that
  * holds nothing leaves it holding nothing.
  */
@@ -64,7 +63,7 @@ export function connectorQueue(
     prefix: queuePrefix(prefix, name),
     streams: EVENT_STREAMS,
     ...(options.readOnly ? { skipMetasUpdate: true } : {}),
-    // With tracing on, a job carries the trace that queued it (src/infra/tracing.ts).
+    // With tracing on, a job carries the trace that queued it (src/tracing/tracing.ts).
     ...(telemetry ? { telemetry } : {}),
   });
 }
@@ -159,7 +158,6 @@ export class BullmqCheckoutJobs {
     );
   }
 
-  /** Resolves once both queues have checked their Redis connection. */
   async ready(): Promise<void> {
     await Promise.all([
       this.checkoutQueue.waitUntilReady(),

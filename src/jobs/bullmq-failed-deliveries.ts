@@ -19,7 +19,6 @@ function shopOf(job: { data: unknown }): string | undefined {
   return typeof data?.checkoutId === 'string' ? shopOfCheckout(data.checkoutId) : undefined;
 }
 
-/** The notifications queue's failed set, behind the FailedDeliveries port. */
 export class BullmqFailedDeliveries implements FailedDeliveries {
   constructor(
     private readonly queue: Queue,

@@ -3,7 +3,7 @@ import type { PaidServiceSync, PaymentRecords } from '../checkout/ports';
 import type { PaymentRecord } from '../checkout/payment-record';
 import { batchesOf } from '../sync/batches';
 import type { SyncItem, SyncQueue } from '../sync/ports';
-import { shopScope } from '../infra/keyspace';
+import { shopScope } from '../redis/keyspace';
 import {
   connectorQueue,
   RETENTION,
@@ -27,10 +27,8 @@ import { SYNC_PASS_ATTEMPTS } from './retry-schedules';
  */
 export const BATCH_SIZE = 25;
 
-/** A job's shop as its job ids name it. */
 const scopeOf = (shop: JobShop): string => shopScope(shop.shop, shop.incarnation);
 
-/** The scheduler's id: one schedule however many workers upsert it. */
 const PASS_SCHEDULER = 'sync-pass';
 
 /**
@@ -50,7 +48,6 @@ export class BullmqSyncQueue {
     this.queue = connectorQueue(QUEUES.sync, connection, prefix);
   }
 
-  /** The queue as one shop's sync sees it: every job names that shop and its incarnation. */
   forShop(id: string, incarnation = ''): SyncQueue & PaidServiceSync & PaymentRecords {
     const shop = jobShopOf(id, incarnation);
     return {

@@ -1,4 +1,4 @@
-import { Worker, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions, Worker } from 'bullmq';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { ShopDirectory } from '../checkout/shop-directory';
 import { expireCheckout } from '../checkout/expire-checkout';
@@ -7,11 +7,9 @@ import { everyShopReconciler } from '../checkout/reconcile-every-shop';
 import { deliverForShop, produceForShop } from '../delivery/deliver-behind-breaker';
 import type { ShopBreaker } from '../delivery/shop-breaker';
 import { errorMessage } from '../errors';
-import { queuePrefix } from '../infra/keyspace';
-import { runWithLogContext } from '../infra/log-context';
+import { runWithLogContext } from '../tracing/log-context';
 import { errorFields, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
-import { queueTelemetry } from '../infra/tracing';
 import {
   expireJobSchema,
   JOB_NAMES,
@@ -20,8 +18,7 @@ import {
   QUEUES,
   reconcileJobSchema,
 } from './queue-names';
-import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
-import { logWorkerEvents } from './worker-logging';
+import { startWorker } from './start-worker';
 import {
   jobControlOf,
   jobHandler,
@@ -31,16 +28,11 @@ import {
   type JobHandler,
 } from './run-processor';
 
-/**
- * What the checkout workers ask of the shop directory: each job's shop (`cached`, once the gate
- * found it served), the gate itself, and every shop for the reconciler.
- */
 export type CheckoutWorkerShops = Pick<
   ShopDirectory<{ deps: CheckoutDeps; settings: { incarnation: string } }>,
   'cached' | 'byId' | 'forJob' | 'purge' | 'ids'
 >;
 
-/** The checkout collaborators of a job's shop (`servedShop`: retried while it is not served). */
 function shopDeps(
   shops: CheckoutWorkerShops,
   job: { shop: string; incarnation?: string },
@@ -58,7 +50,6 @@ export interface WorkerOptions {
   notifyBackoffMs: number;
   /** Longest a job may run before another worker may take it over. */
   lockDurationMs: number;
-  /** How often reconciler passes run. */
   reconcileIntervalMs: number;
   logger: Logger;
   metrics: Metrics;
@@ -132,31 +123,17 @@ function notificationHandlers(
 
 /** The checkout and notification workers; processors stay thin over the use cases. */
 export function startCheckoutWorkers(shops: CheckoutWorkerShops, options: WorkerOptions): Worker[] {
-  const { logger } = options;
-  const telemetry = queueTelemetry();
-  const common = {
-    connection: options.connection,
-    concurrency: options.concurrency ?? 10,
-    lockDuration: options.lockDurationMs,
-    stalledInterval: stalledIntervalFor(options.lockDurationMs),
-    // With tracing on, each attempt joins the trace that queued its job (src/infra/tracing.ts).
-    ...(telemetry ? { telemetry } : {}),
-  };
-  const checkoutWorker = new Worker(
-    QUEUES.checkout,
-    runProcessor(checkoutHandlers(shops, options), logger, { shops }),
-    { ...common, prefix: queuePrefix(options.prefix, QUEUES.checkout) },
-  );
-  const notificationWorker = new Worker(
-    QUEUES.notifications,
-    runProcessor(notificationHandlers(shops, options), logger, { shops }),
-    {
-      ...common,
-      prefix: queuePrefix(options.prefix, QUEUES.notifications),
-      settings: notificationRetrySettings(options.notifyBackoffMs),
-    },
-  );
-
-  for (const worker of [checkoutWorker, notificationWorker]) logWorkerEvents(worker, logger);
-  return [checkoutWorker, notificationWorker];
+  const common = { ...options, concurrency: options.concurrency ?? 10 };
+  return [
+    startWorker(
+      QUEUES.checkout,
+      runProcessor(checkoutHandlers(shops, options), options.logger, { shops }),
+      common,
+    ),
+    startWorker(
+      QUEUES.notifications,
+      runProcessor(notificationHandlers(shops, options), options.logger, { shops }),
+      { ...common, retryBackoffMs: options.notifyBackoffMs },
+    ),
+  ];
 }

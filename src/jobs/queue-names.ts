@@ -1,25 +1,21 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import {
-  CHECKOUT_ID_PATTERN,
-  INCIDENT_KINDS,
-  isPaidWith,
-  shopOfCheckout,
-  type PaidWith,
-} from '../checkout/checkout-record';
-import { PAYMENT_EVENTS, type PaymentEvent } from '../checkout/payment-record';
+import { CHECKOUT_ID_PATTERN, INCIDENT_KINDS, shopOfCheckout } from '../checkout/checkout-record';
+import { paymentRecordSchema } from '../checkout/payment-record';
 import { namedShop, SHOP_ID_PATTERN, shopOrEnv } from '../shop/shop-id';
 import { serviceIdSchema } from '../shop/service-id';
 
 /**
  * Queue names; each queue's keys are under its own hash tag, `{QUEUE_PREFIX:queue:<name>}`
- * (src/infra/keyspace.ts), so several connectors share a Redis and a Cluster spreads the queues.
+ * (src/redis/keyspace.ts), so several connectors share a Redis and a Cluster spreads the queues.
  * The queues are shared by every shop: each job names its shop.
  */
 export const QUEUES = {
   checkout: 'checkout',
   notifications: 'notifications',
   sync: 'sync',
+  /** Each shop's provider account kept working: credential renewals, webhook registration. */
+  providers: 'providers',
 } as const;
 
 /** The job names of each queue; a job of any other name fails for good. */
@@ -98,33 +94,6 @@ export const syncBatchJobSchema = z.object({
     .min(1)
     .max(1000),
   requestId: z.string().optional(),
-});
-
-const centavos = z.number().int().nullable();
-
-/** A payment record for the ERP (src/checkout/payment-record.ts), as its job carries it. */
-export const paymentRecordSchema = z.object({
-  event: z.enum(PAYMENT_EVENTS as [PaymentEvent, ...PaymentEvent[]]),
-  record_id: z.string().regex(/^pay_[0-9a-f]{32}$/, 'not a record id'),
-  shop: shopId,
-  service_id: serviceIdSchema,
-  checkout_id: checkoutId,
-  provider: z.string().max(40),
-  method: z.custom<PaidWith>(isPaidWith, 'not a payment method').nullable(),
-  installments: z.number().int().positive().nullable(),
-  amounts: z.object({
-    order: centavos,
-    interest: centavos,
-    paid: centavos,
-    provider_fee: centavos,
-    vendor_fee: centavos,
-    net: centavos,
-  }),
-  currency: z.string().nullable(),
-  release_date: z.string().nullable(),
-  provider_ids: z.object({ payment: z.string().nullable(), pix_e2e: z.string().nullable() }),
-  occurred_at: z.string(),
-  note: z.string().optional(),
 });
 
 /** A payment record's delivery to the ERP (the sync's sink). */

@@ -5,10 +5,8 @@
 import { AppError } from '../errors';
 
 /**
- * The delay before retry number `attempt` (1 = the first retry) of a platform notification:
- * exponential from `baseMs`, capped at `capMs`, with +-20% jitter so that many retries after
- * an outage do not arrive together. With the defaults (5 s base, 6 h cap, 40 attempts) the
- * schedule runs about a week.
+ * The delay before retry `attempt` (1: the first) of a notification: exponential from `baseMs`,
+ * capped at `capMs`, +-20% jitter. The defaults (5 s, 6 h, 40 attempts) run about a week.
  */
 export function notificationRetryDelayMs(
   attempt: number,
@@ -21,7 +19,6 @@ export function notificationRetryDelayMs(
   return Math.round(capped * (0.8 + random() * 0.4));
 }
 
-/** Longest Retry-After the connector waits for; a longer one is capped to this. */
 export const RETRY_AFTER_CAP_MS = 3_600_000;
 
 /**

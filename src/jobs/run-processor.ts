@@ -3,9 +3,9 @@ import type { ZodType } from 'zod';
 import type { ShopDirectory } from '../checkout/shop-directory';
 import type { JobControl } from '../delivery/ports';
 import { AppError } from '../errors';
-import { runWithLogContext } from '../infra/log-context';
+import { runWithLogContext } from '../tracing/log-context';
 import { errorFields, type Logger } from '../infra/logger';
-import { isRedisUnavailable } from '../infra/redis';
+import { isRedisUnavailable } from '../redis/redis';
 
 /** What every job's data may carry: the request it came from, and the shop it is of. */
 export interface JobContext {
@@ -15,21 +15,14 @@ export interface JobContext {
   incarnation?: string;
 }
 
-/** What the job runtime asks of the shop directory: the gate before each job, and the purge. */
 export type JobShops = Pick<ShopDirectory, 'forJob' | 'purge'>;
 
 /** What one job name runs: its data's schema, the use case, and its last word on failure. */
 export interface JobHandler<T extends JobContext> {
   schema: ZodType<T>;
-  /**
-   * Runs the use case. Whatever it throws is retried or not by `jobOutcomeFor` alone, except a
-   * job put back to wait (`waitWithoutAttempt`), which is neither a failure nor an attempt.
-   */
+  /** Runs the use case; whether what it throws is retried is `jobOutcomeFor`'s alone. */
   run(data: T, job: Job, token: string | undefined): Promise<unknown>;
-  /**
-   * Runs once, when the job will not be tried again (its error cannot be retried, or this was
-   * its last attempt): abandon the checkout, park the delivery. Its own failure is logged.
-   */
+  /** Runs once, when the job will not be tried again (abandon the checkout, park the delivery). */
   onFinalFailure?(data: T, error: unknown): Promise<void>;
 }
 
@@ -39,10 +32,9 @@ export function jobHandler<T extends JobContext>(handler: JobHandler<T>): JobHan
 }
 
 /**
- * What a failed attempt leads to. An AppError says itself whether a retry can help; anything
- * else (a bug, Redis going away) is retried, since the next attempt may pass. `final` is true
- * when no attempt follows. A job that fails for good keeps, as its failed reason, its error's
- * code before its message (`PLATFORM_REJECTED: ...`): what `notifications retry --code` picks.
+ * What a failed attempt leads to: an AppError says whether a retry can help; anything else is
+ * retried. A job that fails for good keeps its error's code before its message as its failed
+ * reason (`PLATFORM_REJECTED: ...`): what `notifications retry --code` picks.
  */
 export function jobOutcomeFor(
   error: unknown,
@@ -66,16 +58,14 @@ export function jobOutcomeFor(
   return { final, thrown: error instanceof Error ? error : new Error(String(error)) };
 }
 
-/** A failed job's reason: its error's code, then its message. */
 export function failedReasonOf(error: AppError): string {
   return `${error.code}: ${error.message}`;
 }
 
 /**
- * A job's shop's collaborators, once `runProcessor` found the shop still the incarnation that
- * queued it (`ShopDirectory.forJob`, the one gate that drops a job). A shop not served here, or served
- * here as another incarnation than the job's (this process has not caught up yet), fails the
- * attempt, to be retried: never done with another shop's account, never dropped on a guess.
+ * A job's shop's collaborators. A shop not served here, or served as another incarnation than
+ * the job's (this process has not caught up), fails the attempt, to be retried: never done with
+ * another shop's account, never dropped on a guess (`ShopDirectory.forJob` alone drops).
  */
 export function servedShop<T extends { settings: { incarnation: string } }>(
   shops: Pick<ShopDirectory<T>, 'cached'>,
@@ -89,9 +79,8 @@ export function servedShop<T extends { settings: { incarnation: string } }>(
 }
 
 /**
- * Puts the job back to wait until `untilMs` without spending one of its attempts (it made no
- * call worth counting: its shop's breaker is open), and ends this run. `otherwise` is thrown,
- * as a plain failed attempt, when the job has no lock token to move it with.
+ * Puts the job back to wait until `untilMs` without spending an attempt (its shop's breaker is
+ * open); `otherwise` is thrown when the job has no lock token to move it with.
  */
 export async function waitWithoutAttempt(
   job: Job,
@@ -112,74 +101,91 @@ export function jobControlOf(job: Job, token: string | undefined): JobControl {
 /** How long a job that could not reach Redis waits before it runs again (no attempt spent). */
 export const REDIS_RETRY_MS = 2000;
 
+interface Attempt {
+  job: Job;
+  token: string | undefined;
+  handler: JobHandler<JobContext>;
+  data: JobContext;
+}
+
+/** The job's handler and its data, checked: an unknown name or data that does not fit fails for good. */
+function attemptOf(
+  handlers: Readonly<Record<string, JobHandler<JobContext>>>,
+  job: Job,
+  token: string | undefined,
+): Attempt {
+  const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
+  if (!handler) throw new UnrecoverableError(`unknown job name "${job.name}"`);
+  const parsed = handler.schema.safeParse(job.data);
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path.join('.') || '(data)';
+    throw new UnrecoverableError(`job data does not fit "${job.name}" at ${field}`);
+  }
+  return { job, token, handler, data: parsed.data };
+}
+
+async function runUnlessShopGone(
+  { job, token, handler, data }: Attempt,
+  logger: Logger,
+  shops: JobShops | undefined,
+): Promise<unknown> {
+  const { shop } = data;
+  if (shop !== undefined && shops) {
+    const verdict = await shops.forJob(shop, data.incarnation ?? '');
+    if (verdict === 'gone') {
+      logger.warn('job of a removed shop dropped: nothing done', { jobName: job.name });
+      await shops.purge(shop, data.incarnation ?? '');
+      return 'dropped';
+    }
+  }
+  return handler.run(data, job, token);
+}
+
+async function failAttempt(
+  { job, token, handler, data }: Attempt,
+  error: unknown,
+  logger: Logger,
+  redisRetryMs: number,
+): Promise<never> {
+  // Put back to wait: not an attempt, not a failure, no last word.
+  if (error instanceof DelayedError) throw error;
+  if (isRedisUnavailable(error)) {
+    logger.warn('job waits for Redis: no attempt spent', {
+      jobName: job.name,
+      ...errorFields(error),
+    });
+    return waitWithoutAttempt(job, token, Date.now() + redisRetryMs, error);
+  }
+  const outcome = jobOutcomeFor(error, job);
+  if (outcome.final && handler.onFinalFailure) {
+    await handler.onFinalFailure(data, error).catch((lastWordError: unknown) =>
+      logger.error('job failure handling failed', {
+        jobName: job.name,
+        ...errorFields(lastWordError),
+      }),
+    );
+  }
+  throw outcome.thrown;
+}
+
 /**
- * The one processor of a queue: finds the handler of the job's name (an unknown name fails for
- * good), checks the data, stamps the log context (the job's shop included), runs the use case,
- * and on failure asks `jobOutcomeFor` whether to retry, calling the handler's last word when not.
- *
- * A failure to reach Redis (a failover, a restart) is not one of the job's attempts: those are
- * for what the job does (the platform, the provider), and a Redis failover can outlast a
- * checkout's whole fast schedule (1, 2, 4, 8 s) and abandon a checkout a customer is waiting
- * for. The job is put back to wait `redisRetryMs` and runs again, for as long as Redis is away.
+ * The one processor of a queue: the handler of the job's name, its data checked, run in the
+ * job's log context. A failure to reach Redis spends no attempt (a failover can outlast a
+ * checkout's whole fast schedule): the job waits `redisRetryMs` and runs again.
  */
 export function runProcessor(
   handlers: Readonly<Record<string, JobHandler<JobContext>>>,
   logger: Logger,
   options: { redisRetryMs?: number; shops?: JobShops } = {},
 ): Processor {
-  const { shops } = options;
-  /** A job of a shop that is gone: nothing done, nothing retried, what its work left purged. */
-  const drop = async (data: JobContext & { shop: string }, jobName: string) => {
-    logger.warn('job of a removed shop dropped: nothing done', { jobName });
-    await shops?.purge(data.shop, data.incarnation ?? '');
-    return 'dropped';
-  };
+  const redisRetryMs = options.redisRetryMs ?? REDIS_RETRY_MS;
   return async (job: Job, token?: string) => {
-    const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
-    if (!handler) throw new UnrecoverableError(`unknown job name "${job.name}"`);
-    const parsed = handler.schema.safeParse(job.data);
-    if (!parsed.success) {
-      const field = parsed.error.issues[0]?.path.join('.') || '(data)';
-      throw new UnrecoverableError(`job data does not fit "${job.name}" at ${field}`);
-    }
-    const data = parsed.data;
-    return runWithLogContext(
-      { jobId: job.id, queue: job.queueName, requestId: data.requestId, shop: data.shop },
-      async () => {
-        try {
-          const { shop } = data;
-          if (shop !== undefined && shops) {
-            const verdict = await shops.forJob(shop, data.incarnation ?? '');
-            if (verdict === 'gone') return await drop({ ...data, shop }, job.name);
-          }
-          return await handler.run(data, job, token);
-        } catch (error) {
-          // Put back to wait: not an attempt, not a failure, no last word.
-          if (error instanceof DelayedError) throw error;
-          if (isRedisUnavailable(error)) {
-            logger.warn('job waits for Redis: no attempt spent', {
-              jobName: job.name,
-              ...errorFields(error),
-            });
-            return await waitWithoutAttempt(
-              job,
-              token,
-              Date.now() + (options.redisRetryMs ?? REDIS_RETRY_MS),
-              error,
-            );
-          }
-          const outcome = jobOutcomeFor(error, job);
-          if (outcome.final && handler.onFinalFailure) {
-            await handler.onFinalFailure(data, error).catch((lastWordError: unknown) =>
-              logger.error('job failure handling failed', {
-                jobName: job.name,
-                ...errorFields(lastWordError),
-              }),
-            );
-          }
-          throw outcome.thrown;
-        }
-      },
+    const attempt = attemptOf(handlers, job, token);
+    const { requestId, shop } = attempt.data;
+    return runWithLogContext({ jobId: job.id, queue: job.queueName, requestId, shop }, () =>
+      runUnlessShopGone(attempt, logger, options.shops).catch((error: unknown) =>
+        failAttempt(attempt, error, logger, redisRetryMs),
+      ),
     );
   };
 }

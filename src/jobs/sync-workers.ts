@@ -1,11 +1,8 @@
-import { Worker, type ConnectionOptions } from 'bullmq';
-import type { z } from 'zod';
+import type { ConnectionOptions, Worker } from 'bullmq';
 import type { ShopDirectory } from '../checkout/shop-directory';
 import { recordIdOf, type PaymentRecord } from '../checkout/payment-record';
 import { AppError, errorMessage } from '../errors';
-import { queuePrefix } from '../infra/keyspace';
 import type { Logger } from '../infra/logger';
-import { queueTelemetry } from '../infra/tracing';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
 import type { SyncDeps } from '../sync/ports';
 import type { BullmqSyncQueue } from './bullmq-sync-queue';
@@ -19,10 +16,9 @@ import {
   QUEUES,
   type SyncIncidentJob,
 } from './queue-names';
-import { notificationRetrySettings, stalledIntervalFor } from './retry-schedules';
 import { jobShopOf, type JobShop } from './bullmq-checkout-jobs';
 import { jobHandler, runProcessor, servedShop } from './run-processor';
-import { logWorkerEvents } from './worker-logging';
+import { startWorker } from './start-worker';
 
 export interface SyncWorkerOptions {
   connection: ConnectionOptions;
@@ -35,7 +31,6 @@ export interface SyncWorkerOptions {
   logger: Logger;
 }
 
-/** What the sync worker asks of the shop directory: each job's shop, the gate, every shop. */
 export type SyncShops = Pick<
   ShopDirectory<{ sync: SyncDeps | undefined; settings: { incarnation: string } }>,
   'cached' | 'forJob' | 'purge' | 'ids'
@@ -48,7 +43,6 @@ function syncDepsOf(shops: SyncShops, job: { shop: string; incarnation?: string 
   return deps;
 }
 
-/** Every shop served, as a scheduled pass names them: each with its incarnation. */
 function passShops(shops: SyncShops): JobShop[] {
   return shops.ids().flatMap((shop) => {
     const incarnation = shops.cached(shop)?.settings.incarnation;
@@ -89,9 +83,6 @@ export function recordOfIncidentJob(data: SyncIncidentJob): PaymentRecord {
   };
 }
 
-type SyncPaymentData = z.output<typeof syncPaymentJobSchema>;
-
-/** Delivers one payment record to its shop's sink. */
 async function deliverPayment(
   shops: SyncShops,
   logger: Logger,
@@ -107,62 +98,52 @@ async function deliverPayment(
   });
 }
 
-/** A payment record's delivery that moved to the failed set: logged for a person. */
-function paymentFailed(logger: Logger) {
-  return async (data: { record: PaymentRecord }, error: unknown) => {
-    logger.error('payment record delivery to the ERP moved to the failed set', {
-      checkoutId: data.record.checkout_id,
-      event: data.record.event,
-      recordId: data.record.record_id,
-      reason: errorMessage(error),
-    });
-  };
+async function paymentFailed(logger: Logger, record: PaymentRecord, error: unknown) {
+  logger.error('payment record delivery to the ERP moved to the failed set', {
+    checkoutId: record.checkout_id,
+    event: record.event,
+    recordId: record.record_id,
+    reason: errorMessage(error),
+  });
 }
 
-/**
- * The ERP sync's worker: passes and deliveries, thin over the sync use cases. A scheduled pass
- * becomes one pass job per shop; every other job names its shop.
- */
-// eslint-disable-next-line max-lines-per-function -- the sync worker's processor: one handler per job name, each short
-export function startSyncWorker(
-  shops: SyncShops,
-  queue: BullmqSyncQueue,
-  options: SyncWorkerOptions,
-): Worker {
-  const { logger } = options;
-  const handlers = {
-    pass: jobHandler({
-      schema: syncPassJobSchema,
-      run: async (data, job) => {
-        const { shop } = data;
-        if (shop === undefined) return queue.passEach(passShops(shops), job.timestamp);
-        return runSyncPass(
-          syncDepsOf(shops, { ...data, shop }),
-          queue.forShop(shop, data.incarnation),
-          {
-            pageSize: options.pageSize,
-          },
+function passHandler(shops: SyncShops, queue: BullmqSyncQueue, pageSize: number | undefined) {
+  return jobHandler({
+    schema: syncPassJobSchema,
+    run: async (data, job) => {
+      const { shop } = data;
+      if (shop === undefined) return queue.passEach(passShops(shops), job.timestamp);
+      const deps = syncDepsOf(shops, { ...data, shop });
+      return runSyncPass(deps, queue.forShop(shop, data.incarnation), { pageSize });
+    },
+  });
+}
+
+/** A batch of services delivered together; each that failed is queued to be retried alone. */
+function batchHandler(shops: SyncShops, queue: BullmqSyncQueue, logger: Logger) {
+  return jobHandler({
+    schema: syncBatchJobSchema,
+    run: (data) =>
+      deliverBatch(syncDepsOf(shops, data), data.items, async (failed, reasons) => {
+        failed.forEach((item, i) =>
+          logger.warn('service not delivered to the ERP; it is retried on its own', {
+            serviceId: item.serviceId,
+            reason: errorMessage(reasons[i]),
+          }),
         );
-      },
-    }),
-    'deliver-batch': jobHandler({
-      schema: syncBatchJobSchema,
-      run: (data) =>
-        deliverBatch(syncDepsOf(shops, data), data.items, async (failed, reasons) => {
-          failed.forEach((item, i) =>
-            logger.warn('service not delivered to the ERP; it is retried on its own', {
-              serviceId: item.serviceId,
-              reason: errorMessage(reasons[i]),
-            }),
-          );
-          await queue.deliverAlone(jobShopOf(data.shop, data.incarnation), failed);
-        }),
-    }),
-    payment: jobHandler<SyncPaymentData>({
+        await queue.deliverAlone(jobShopOf(data.shop, data.incarnation), failed);
+      }),
+  });
+}
+
+/** Payment records, and the incidents the previous release queued, each to its shop's sink. */
+function paymentHandlers(shops: SyncShops, logger: Logger) {
+  return {
+    payment: jobHandler({
       schema: syncPaymentJobSchema,
       run: (data, job) =>
         deliverPayment(shops, logger, data, data.record, job.id ?? data.record.record_id),
-      onFinalFailure: paymentFailed(logger),
+      onFinalFailure: (data, error) => paymentFailed(logger, data.record, error),
     }),
     incident: jobHandler({
       schema: syncIncidentJobSchema,
@@ -170,9 +151,25 @@ export function startSyncWorker(
         const record = recordOfIncidentJob(data);
         return deliverPayment(shops, logger, data, record, job.id ?? record.record_id);
       },
-      onFinalFailure: (data, error) =>
-        paymentFailed(logger)({ record: recordOfIncidentJob(data) }, error),
+      onFinalFailure: (data, error) => paymentFailed(logger, recordOfIncidentJob(data), error),
     }),
+  };
+}
+
+/**
+ * The ERP sync's worker: passes and deliveries, thin over the sync use cases. A scheduled pass
+ * becomes one pass job per shop; every other job names its shop.
+ */
+export function startSyncWorker(
+  shops: SyncShops,
+  queue: BullmqSyncQueue,
+  options: SyncWorkerOptions,
+): Worker {
+  const { logger } = options;
+  const handlers = {
+    pass: passHandler(shops, queue, options.pageSize),
+    'deliver-batch': batchHandler(shops, queue, logger),
+    ...paymentHandlers(shops, logger),
     deliver: jobHandler({
       schema: syncDeliverJobSchema,
       run: (data) => deliverService(syncDepsOf(shops, data), data.serviceId),
@@ -184,16 +181,8 @@ export function startSyncWorker(
       },
     }),
   };
-  const telemetry = queueTelemetry();
-  const worker = new Worker(QUEUES.sync, runProcessor(handlers, logger, { shops }), {
-    ...(telemetry ? { telemetry } : {}),
-    connection: options.connection,
-    prefix: queuePrefix(options.prefix, QUEUES.sync),
-    concurrency: options.concurrency,
-    lockDuration: options.lockDurationMs,
-    stalledInterval: stalledIntervalFor(options.lockDurationMs),
-    settings: notificationRetrySettings(options.backoffMs),
+  return startWorker(QUEUES.sync, runProcessor(handlers, logger, { shops }), {
+    ...options,
+    retryBackoffMs: options.backoffMs,
   });
-  logWorkerEvents(worker, logger);
-  return worker;
 }

@@ -1,15 +1,15 @@
 import type { CliAdapters, QueueAccess } from '../cli/cli-adapters';
 import { CliFailure, EXIT } from '../cli/cli-io';
-import { closeRedis, createRedis, waitForRedis, type RedisEndpoint } from '../infra/redis';
-import { redactedRedisUrl } from '../redis-url';
+import { closeRedis, createRedis, waitForRedis, type RedisEndpoint } from '../redis/redis';
+import { redactedRedisUrl } from '../redis/redis-url';
 import { BullmqDeliveryHistory, BullmqFailedDeliveries } from '../jobs/bullmq-failed-deliveries';
 import type { Writable } from 'node:stream';
 import type { LogConfig } from '../config';
 import { createLogger, type Logger } from '../infra/logger';
-import type { ConnectorConnection } from '../infra/redis';
+import type { ConnectorConnection } from '../redis/redis';
 import { connectorQueue } from '../jobs/bullmq-checkout-jobs';
 import { QUEUES } from '../jobs/queue-names';
-import { shopScope } from '../infra/keyspace';
+import { shopScope } from '../redis/keyspace';
 import { namedShop, shopOrEnv } from '../shop/shop-id';
 import { shopPlatformAccount } from './shop-deps';
 import { PlatformClient } from '../platform/platform-client';
@@ -17,12 +17,8 @@ import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migrati
 import { migrateConnectStates } from '../store/connect-migration';
 import { extendRetention } from '../store/retention-migration';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
-import { ShopAdmin } from '../shop-registry/shop-admin';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
-import { connectServices } from './connect-services';
-import { RedisShopWork } from '../store/redis-shop-work';
-import { platformCredentialCheck } from './credential-check';
-import { keyringOf } from './dependencies';
+import { registryServices } from './registry-services';
 import { syncDeps } from './sync-deps';
 
 /** The CLI's adapters on the connector's Redis: the store and the failed set, as the server has them. */
@@ -48,72 +44,28 @@ export const cliAdapters: CliAdapters = {
   async openShops(config) {
     const redis = await connectCliRedis(config.redis);
     const logger = cliLogger(config, 'shops');
-    const credentials = platformCredentialCheck({
-      vendor: config.vendor,
-      platform: config.platform,
-      redis,
-      prefix: config.redis.prefix,
-      publicUrl: config.publicUrl,
-      logger,
-    });
-    const store = new RedisShopRegistry(redis, config.redis.prefix);
-    const keyring = keyringOf(config);
-    const { links } = connectServices(redis, config.redis.prefix, {
-      store,
-      keyring,
-      vendor: config.vendor,
-      providerApiOrigins: config.providerApiOrigins,
-      publicUrl: config.publicUrl,
-      logger,
-    });
-    return {
-      links,
-      admin: new ShopAdmin({
-        store,
-        keyring,
-        credentials,
-        work: new RedisShopWork(redis, config.redis.prefix),
-        publicUrl: config.publicUrl,
-        clock: () => new Date(),
-        sandboxAllowed: config.sandboxAllowed,
-        providerApiOrigins: config.providerApiOrigins,
-      }),
-      credentials,
-      close: () => closeRedis(redis),
-    };
+    const settings = { ...config, prefix: config.redis.prefix };
+    const { admin, platformCheck, links } = registryServices(redis, settings, logger);
+    return { links, admin, credentials: platformCheck, close: () => closeRedis(redis) };
   },
 
   shopPlatform(env, shop, stderr) {
     return shopPlatformAccount(env, shop, (config) => cliAdapters.openShops(config), stderr);
   },
   async openQueues(redisConfig, shop = shopOrEnv(undefined)): Promise<QueueAccess> {
+    const { prefix } = redisConfig;
     const redis = await connectCliRedis(redisConfig);
     // The queue as it is: opening it writes nothing (notifications retry moves its own jobs).
-    const queue = connectorQueue(QUEUES.notifications, redis, redisConfig.prefix, {
-      readOnly: true,
-    });
+    const queue = connectorQueue(QUEUES.notifications, redis, prefix, { readOnly: true });
     queue.on('error', () => undefined);
     // A shop's data as it is now: the keys of its current incarnation, never a predecessor's.
     // Each shop's incarnation is read once, and its ports made once, for the whole command.
-    const incarnations = new Map<string, Promise<string | undefined>>();
-    const incarnationOf = (id: string): Promise<string | undefined> => {
-      const known = incarnations.get(id) ?? storedIncarnation(redis, redisConfig.prefix, id);
-      incarnations.set(id, known);
-      return known;
-    };
-    type Ports = ReturnType<typeof redisCheckoutPorts>;
-    const ports = new Map<string, Promise<Ports>>();
-    const portsIn = (id: string): Promise<Ports> => {
-      const made =
-        ports.get(id) ??
-        incarnationOf(id).then((incarnation) =>
-          redisCheckoutPorts(redis, redisConfig.prefix, id, shopScope(id, incarnation)),
-        );
-      ports.set(id, made);
-      return made;
-    };
-    const storeOf = (id: string): Pick<Ports['store'], 'get'> => ({
-      get: async (checkoutId) => (await portsIn(id)).store.get(checkoutId),
+    const incarnationOf = oncePerKey((id) => storedIncarnation(redis, prefix, id));
+    const portsIn = oncePerKey(async (id) =>
+      redisCheckoutPorts(redis, prefix, id, shopScope(id, await incarnationOf(id))),
+    );
+    const storeOf = (id: string) => ({
+      get: async (checkoutId: string) => (await portsIn(id)).store.get(checkoutId),
     });
     const { store, line } = await portsIn(shop);
     return {
@@ -136,7 +88,6 @@ export const cliAdapters: CliAdapters = {
         redis,
         prefix: config.redis.prefix,
         shop: config.shop,
-        // The ledger of the shop as it is now: its current incarnation's, never a predecessor's.
         scope: await currentScope(redis, config.redis.prefix, config.shop),
         // A person is waiting: GETs get a short retry, as in `services`.
         platform: new PlatformClient({ ...config.platform, logger, getRetries: 2 }),
@@ -146,6 +97,15 @@ export const cliAdapters: CliAdapters = {
     };
   },
 };
+
+function oncePerKey<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const made = new Map<string, Promise<T>>();
+  return (key) => {
+    const found = made.get(key) ?? make(key);
+    made.set(key, found);
+    return found;
+  };
+}
 
 /** The incarnation of the shop stored under `shop` now ('' for none); undefined when no shop is. */
 async function storedIncarnation(
@@ -159,7 +119,7 @@ async function storedIncarnation(
   return entry && (entry.stored.incarnation ?? '');
 }
 
-/** The scope of a shop's data keys as the registry holds it now (src/infra/keyspace.ts). */
+/** The scope of a shop's data keys as the registry holds it now (src/redis/keyspace.ts). */
 async function currentScope(redis: ConnectorConnection, prefix: string, shop: string) {
   return shopScope(shop, await storedIncarnation(redis, prefix, shop));
 }

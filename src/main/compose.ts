@@ -6,31 +6,30 @@ import type { Config } from '../config';
 import { createMetricsApp } from '../http/app';
 import { createHttpServer, serveRequests } from '../http/http-server';
 import { addLogSecrets, createLogger, redisLocation, type Logger } from '../infra/logger';
-import type { RegistryShops } from '../shop-registry/registry-shops';
-import type { ShopAdmin } from '../shop-registry/shop-admin';
 import {
   createMetrics,
+  type Metrics,
   observeConnections,
   observeQueues,
   observeReconciler,
   observeRedis,
 } from '../infra/metrics';
-import { closeRedis, pingRedis } from '../infra/redis';
-import { settlesWithin } from '../infra/settles-within';
+import { closeRedis, pingRedis, type ConnectorConnection } from '../redis/redis';
+import { settlesWithin } from '../redis/settles-within';
 import { closeHttpServer, Shutdown } from '../infra/shutdown';
-import { stopTracing } from '../infra/tracing';
-import type { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
-import type { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
+import { stopTracing } from '../tracing/tracing';
 import { deploymentNotices } from '../payments/build-provider';
 import { servedConnections } from './credential-renewal';
 import { shopOrEnv } from '../shop/shop-id';
-import { createDependencies, type DependencyOptions } from './dependencies';
+import { createDependencies, type Dependencies, type DependencyOptions } from './dependencies';
 import { connectRedis } from './redis-connection';
-import type { ShopRuntimeDirectory } from './shop-runtime-directory';
 import { buildApp } from './start-api';
-import { startWorkers } from './start-workers';
+import { startWorkers, type RunningWorkers } from './start-workers';
 
-export interface RunningConnector {
+export interface RunningConnector extends Pick<
+  Dependencies,
+  'directory' | 'admin' | 'registry' | 'jobs' | 'syncQueue'
+> {
   server: Server;
   /** Where the HTTP API listens, e.g. http://127.0.0.1:3000. */
   url: string;
@@ -42,15 +41,6 @@ export interface RunningConnector {
   shutdown: Shutdown;
   /** The collaborators of the shop a bare id means (the env shop; throws without PLATFORM_EMAIL). */
   readonly deps: CheckoutDeps;
-  /** Which shop, which collaborators: every shop's. */
-  directory: ShopRuntimeDirectory;
-  /** The registry's verbs. */
-  admin: ShopAdmin;
-  /** The shops this process serves; `refresh()` reads a change now rather than at the next poll. */
-  registry: RegistryShops;
-  jobs: BullmqCheckoutJobs;
-  /** The ERP sync's queue, when ERP_SINK is set. */
-  syncQueue: BullmqSyncQueue | undefined;
 }
 
 export interface StartOptions extends DependencyOptions {
@@ -64,7 +54,6 @@ export interface StartOptions extends DependencyOptions {
  * starts the workers the ROLE asks for, and registers the shutdown steps in order (HTTP, then
  * workers, then queues and Redis).
  */
-// eslint-disable-next-line max-lines-per-function -- the composition root: what the process starts, in order (review 4's finding 10 proposes splitting out the shutdown steps)
 export async function startConnector(
   config: Config,
   options: StartOptions = {},
@@ -76,9 +65,44 @@ export async function startConnector(
   redisLocation(logger, config.redis.url);
   const metrics = createMetrics();
   const { redis, reachable } = await connectRedis(config, logger);
-
   // Listen first, so that with PORT=0 (tests) the public URL can name the real port.
-  const limits = config.http;
+  const server = apiServer(config.http, logger);
+  const listening = listenOn(server, config.port, options.host ?? '0.0.0.0', 'PORT');
+  const port = await orUndo(listening, () => closeRedis(redis));
+  const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
+  const addSecrets = (values: string[]) => addLogSecrets(logger, values);
+  const runtime = { redis, logger, publicUrl, reachable, addSecrets, metrics };
+  const built = await orUndo(createDependencies(config, runtime, options), async () => {
+    await closeHttpServer(server, 1000);
+    await closeRedis(redis);
+  });
+  observeConnector(metrics, built, redis);
+  const app = buildApp(config, built, runtime);
+  serveRequests(server, app.listener, app.joinsCallerTrace);
+  const running = await startWorkers(config, built, { logger, metrics });
+  if (reachable) await workersReady(built, running);
+  const metricsServer = config.metrics
+    ? await listenForMetrics(config.metrics, { logger, metrics })
+    : undefined;
+  const shutdown = new Shutdown(logger, config.shutdownTimeoutMs, options.exit);
+  addShutdownSteps(shutdown, config, { redis, server, metricsServer, built, running });
+  const metricsUrl = metricsServer?.url;
+  announce(config, built, logger, { port, publicUrl, dashboard: app.dashboard, metricsUrl });
+  const url = `http://127.0.0.1:${port}`;
+  return runningConnector(built, { server, url, metricsUrl, publicUrl, logger, shutdown });
+}
+
+async function orUndo<T>(step: Promise<T>, undo: () => Promise<unknown>): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}
+
+/** The API's server, with the HTTP limits against slow or numerous clients. */
+function apiServer(limits: Config['http'], logger: Logger): Server {
   const server = createHttpServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -91,31 +115,10 @@ export async function startConnector(
     logger,
   );
   server.maxConnections = limits.maxConnections;
-  const port = await listenOn(server, config.port, options.host ?? '0.0.0.0', 'PORT').catch(
-    async (error: unknown) => {
-      await closeRedis(redis);
-      throw error;
-    },
-  );
-  const publicUrl = config.publicUrl || `http://127.0.0.1:${port}`;
+  return server;
+}
 
-  const built = await createDependencies(
-    config,
-    {
-      redis,
-      logger,
-      publicUrl,
-      reachable,
-      addSecrets: (values) => addLogSecrets(logger, values),
-      metrics,
-    },
-    options,
-  ).catch(async (error: unknown) => {
-    await closeHttpServer(server, 1000);
-    await closeRedis(redis);
-    throw error;
-  });
-  const { jobs } = built;
+function observeConnector(metrics: Metrics, built: Dependencies, redis: ConnectorConnection) {
   observeQueues(metrics, built.queues);
   observeReconciler(metrics, () => reconcileBacklog(built.directory, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
@@ -126,63 +129,72 @@ export async function startConnector(
       get: (id) => built.directory.cached(id)?.settings,
     }),
   );
-  const { listener, dashboard, joinsCallerTrace } = buildApp(config, built, {
-    redis,
-    logger,
-    metrics,
-    publicUrl,
-  });
-  serveRequests(server, listener, joinsCallerTrace);
-  const running = await startWorkers(config, built, { logger, metrics });
-  // BullMQ checks its connections asynchronously; a shutdown while that check is in flight would
-  // leave it failing with no listener. With Redis up the check takes milliseconds: wait for it.
-  if (reachable) {
-    await settlesWithin(
-      Promise.all([jobs.ready(), ...running.workers.map((worker) => worker.waitUntilReady())]),
-      5000,
-    );
-  }
+}
 
-  const metricsServer = config.metrics
-    ? await listenForMetrics(config.metrics, { logger, metrics })
-    : undefined;
+/**
+ * BullMQ checks its connections asynchronously; a shutdown while that check is in flight would
+ * leave it failing with no listener. With Redis up the check takes milliseconds: wait for it.
+ */
+async function workersReady(built: Dependencies, running: RunningWorkers): Promise<void> {
+  const workers = running.workers.map((worker) => worker.waitUntilReady());
+  await settlesWithin(Promise.all([built.jobs.ready(), ...workers]), 5000);
+}
 
-  const shutdown = new Shutdown(logger, config.shutdownTimeoutMs, options.exit);
+/** The shutdown's steps, in order: stop taking work, finish it, then close what it used. */
+function addShutdownSteps(
+  shutdown: Shutdown,
+  config: Config,
+  parts: {
+    redis: ConnectorConnection;
+    server: Server;
+    metricsServer: { server: Server } | undefined;
+    built: Dependencies;
+    running: RunningWorkers;
+  },
+): void {
+  const { built, metricsServer } = parts;
   shutdown.add('registry', async () => built.registry.stop());
   shutdown.add('http', () =>
-    closeHttpServer(server, Math.max(1000, config.shutdownTimeoutMs - 5000)),
+    closeHttpServer(parts.server, Math.max(1000, config.shutdownTimeoutMs - 5000)),
   );
   if (metricsServer) shutdown.add('metrics', () => closeHttpServer(metricsServer.server, 1000));
-  shutdown.add('workers', () => running.close(shutdown));
+  shutdown.add('workers', () => parts.running.close(shutdown));
   shutdown.add('queues', async () => {
-    await Promise.all(built.queues.map((queue) => queue.close()));
+    await Promise.all([...built.queues.map((queue) => queue.close()), built.providerJobs.close()]);
   });
-  shutdown.add('redis', () => closeRedis(redis));
+  shutdown.add('redis', () => closeRedis(parts.redis));
   // Last: the spans of everything above reach the collector.
   shutdown.add('tracing', () => stopTracing());
+}
 
+function announce(
+  config: Config,
+  built: Dependencies,
+  logger: Logger,
+  fields: { port: number; publicUrl: string; dashboard: boolean; metricsUrl?: string },
+): void {
+  const { port, publicUrl, dashboard, metricsUrl } = fields;
   for (const warning of deploymentNotices(config.checkout.sandboxInProduction).startWarnings)
     logger.warn(warning);
-  if (built.directory.ids().length === 0) {
+  const shops = built.directory.ids().length;
+  if (shops === 0) {
     logger.warn(
       'no shop is served yet: set PLATFORM_EMAIL for the env shop, or add one with `connector shops add`',
     );
   }
-  logger.info('connector started', {
-    role: config.role,
-    port,
-    publicUrl,
-    shops: built.directory.ids().length,
-    dashboard,
-    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
-  });
+  const started = { role: config.role, port, publicUrl, shops, dashboard };
+  logger.info('connector started', { ...started, ...(metricsUrl ? { metricsUrl } : {}) });
+}
+
+function runningConnector(
+  built: Dependencies,
+  process: Pick<
+    RunningConnector,
+    'server' | 'url' | 'metricsUrl' | 'publicUrl' | 'logger' | 'shutdown'
+  >,
+): RunningConnector {
   return {
-    server,
-    url: `http://127.0.0.1:${port}`,
-    metricsUrl: metricsServer?.url,
-    publicUrl,
-    logger,
-    shutdown,
+    ...process,
     get deps(): CheckoutDeps {
       const shop = built.directory.cached(shopOrEnv(undefined));
       if (!shop) throw new Error('there is no env shop (PLATFORM_EMAIL is unset)');
@@ -191,39 +203,30 @@ export async function startConnector(
     directory: built.directory,
     admin: built.admin,
     registry: built.registry,
-    jobs,
+    jobs: built.jobs,
     syncQueue: built.syncQueue,
   };
 }
 
-/**
- * Every shop's reconciler line taken together: how many are due, the most overdue, and how many
- * records were parked as unreadable.
- */
+/** Every shop's reconciler line taken together. */
 async function reconcileBacklog(
   shops: Pick<ShopDirectory, 'ids' | 'cached'>,
   now: Date,
 ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
-  const lines = await Promise.all(
-    shops.ids().map((id) => shops.cached(id)?.deps.line.reconcileBacklog(now)),
-  );
-  let due = 0;
-  let unreadable = 0;
-  let oldest: number | undefined;
-  for (const line of lines) {
-    if (!line) continue;
-    due += line.due;
-    unreadable += line.unreadable;
-    const at = line.oldestDueAt?.getTime();
-    if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
-  }
-  return { due, oldestDueAt: oldest === undefined ? undefined : new Date(oldest), unreadable };
+  const read = shops.ids().map((id) => shops.cached(id)?.deps.line.reconcileBacklog(now));
+  const lines = (await Promise.all(read)).filter((line) => line !== undefined);
+  const oldest = Math.min(...lines.map((line) => line.oldestDueAt?.getTime() ?? Infinity));
+  return {
+    due: lines.reduce((sum, line) => sum + line.due, 0),
+    oldestDueAt: oldest === Infinity ? undefined : new Date(oldest),
+    unreadable: lines.reduce((sum, line) => sum + line.unreadable, 0),
+  };
 }
 
 /** `/metrics` on METRICS_HOST:METRICS_PORT, away from the public port. */
 async function listenForMetrics(
   at: { port: number; host: string },
-  runtime: { logger: Logger; metrics: ReturnType<typeof createMetrics> },
+  runtime: { logger: Logger; metrics: Metrics },
 ): Promise<{ server: Server; url: string }> {
   const server = createHttpServer({ headersTimeout: 5000, requestTimeout: 10_000 }, runtime.logger);
   serveRequests(server, createMetricsApp(runtime));
@@ -254,7 +257,6 @@ async function listenOn(
   return typeof address === 'object' && address ? address.port : port;
 }
 
-/** A port another process holds: said in one line, with the variable that moves it. */
 export class PortInUseError extends Error {
   constructor(port: number, host: string, variable: string) {
     super(

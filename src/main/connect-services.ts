@@ -1,10 +1,10 @@
 import type { Logger } from '../infra/logger';
-import type { RedisCommands } from '../infra/redis';
+import type { RedisCommands } from '../redis/redis';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import type { Keyring } from '../secrets/secret-box';
 import { ConnectLinks } from '../connect/connect-links';
 import type { RegistryStore } from '../shop-registry/ports';
-import { ShopCredentials } from '../shop-registry/shop-credentials';
+import { ShopCredentials, type RenewalRuns } from '../shop-registry/shop-credentials';
 import { RedisConnectStore } from '../store/redis-connect-store';
 
 /**
@@ -21,6 +21,8 @@ export function connectServices(
     providerApiOrigins: readonly string[];
     publicUrl: string;
     logger: Logger;
+    /** Where renewals run (the server's providers queue); the CLI renews nothing. */
+    renewals?: RenewalRuns;
   },
 ): { links: ConnectLinks; credentials: ShopCredentials } {
   const { store, keyring, vendor, publicUrl, logger } = deps;
@@ -29,7 +31,7 @@ export function connectServices(
   const credentials = new ShopCredentials({
     store,
     keyring,
-    lock: connectStore,
+    renewals: deps.renewals,
     vendor,
     providerApiOrigins: deps.providerApiOrigins,
     clock,

@@ -1,4 +1,4 @@
-import type { RedisCommands } from '../infra/redis';
+import type { RedisCommands } from '../redis/redis';
 import type { PlatformHostConfig } from '../config';
 import { AppError, errorMessage } from '../errors';
 import type { VendorAccounts } from '../payments/vendor-accounts';
@@ -11,14 +11,7 @@ import { PlatformClient } from '../platform/platform-client';
 import type { CredentialCheck } from '../shop-registry/ports';
 import type { ShopDocument } from '../shop-registry/shop-document';
 
-/**
- * Adding or changing a shop checks its credentials before storing them: one read of the
- * platform with its account (the first service of GET /services), and the provider's keys
- * where the provider has a harmless read (its adapter's `verifyCredentials`). A refusal
- * (PLATFORM_REJECTED, PROVIDER_REJECTED: a 4xx) is a problem named in the answer; a service that
- * cannot be reached throws (nothing is stored then either, and the caller may try again).
- */
-export function platformCredentialCheck(runtime: {
+interface CheckRuntime {
   platform: PlatformHostConfig;
   redis: RedisCommands;
   prefix: string;
@@ -26,51 +19,67 @@ export function platformCredentialCheck(runtime: {
   logger: Logger;
   /** The vendor's accounts, which a connected shop's provider is built with. */
   vendor?: VendorAccounts;
-}): CredentialCheck {
+}
+
+type Problem = { field: string; problem: string };
+
+/**
+ * Adding or changing a shop checks its credentials before storing them: one read of the
+ * platform with its account (the first service of GET /services), and the provider's keys
+ * where the provider has a harmless read (its adapter's `verifyCredentials`). A refusal
+ * (PLATFORM_REJECTED, PROVIDER_REJECTED: a 4xx) is a problem named in the answer; a service that
+ * cannot be reached throws (nothing is stored then either, and the caller may try again).
+ */
+export function platformCredentialCheck(runtime: CheckRuntime): CredentialCheck {
   return {
     async check(document) {
-      const problems: Array<{ field: string; problem: string }> = [];
-      const platform = new PlatformClient({
-        ...runtime.platform,
-        ...document.platform,
-        logger: runtime.logger,
-      });
-      try {
-        await platform.listServices({}, { limit: 1, offset: 0 });
-      } catch (error) {
-        if (!(error instanceof AppError) || error.code !== 'PLATFORM_REJECTED') throw error;
-        problems.push({
-          field: 'platform',
-          problem: `the platform refused the account ${document.platform.email} (HTTP ${error.upstreamStatus ?? '?'})`,
-        });
-      }
-      // A connected account is tried with the vendor's accounts it is served with.
-      let settings;
-      try {
-        settings = providerSettingsOf(document.provider, true, document.payment, runtime.vendor);
-      } catch (error) {
-        if (!isConnected(document.provider)) throw error;
-        problems.push({ field: 'provider', problem: errorMessage(error) });
-        return problems;
-      }
-      const provider = providerOf(runtime, document, settings);
-      try {
-        await provider.verifyCredentials?.();
-      } catch (error) {
-        if (!(error instanceof AppError) || error.code !== 'PROVIDER_REJECTED') throw error;
-        problems.push({
-          field: 'provider',
-          problem: isConnected(document.provider)
-            ? `${document.provider.name} refused the connected account's credential (HTTP ${error.upstreamStatus ?? '?'}): connect it again with a new link`
-            : error.upstreamStatus === undefined
-              ? `${document.provider.name} refused the credentials: ${error.message}`
-              : `${document.provider.name} refused the keys (HTTP ${error.upstreamStatus})`,
-        });
-      }
-      return problems;
+      const problems = await platformProblems(runtime, document);
+      return [...problems, ...(await providerProblems(runtime, document))];
     },
     stored: (document) => registerWebhook(runtime, document),
   };
+}
+
+async function platformProblems(runtime: CheckRuntime, document: ShopDocument): Promise<Problem[]> {
+  const { logger } = runtime;
+  const platform = new PlatformClient({ ...runtime.platform, ...document.platform, logger });
+  try {
+    await platform.listServices({}, { limit: 1, offset: 0 });
+    return [];
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'PLATFORM_REJECTED') throw error;
+    const problem = `the platform refused the account ${document.platform.email} (HTTP ${error.upstreamStatus ?? '?'})`;
+    return [{ field: 'platform', problem }];
+  }
+}
+
+/** A connected account is tried with the vendor's accounts it is served with. */
+async function providerProblems(runtime: CheckRuntime, document: ShopDocument): Promise<Problem[]> {
+  let settings;
+  try {
+    settings = providerSettingsOf(document.provider, true, document.payment, runtime.vendor);
+  } catch (error) {
+    if (!isConnected(document.provider)) throw error;
+    return [{ field: 'provider', problem: errorMessage(error) }];
+  }
+  const provider = providerOf(runtime, document, settings);
+  try {
+    await provider.verifyCredentials?.();
+    return [];
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'PROVIDER_REJECTED') throw error;
+    return [{ field: 'provider', problem: providerRefusal(document.provider, error) }];
+  }
+}
+
+function providerRefusal(provider: ShopDocument['provider'], error: AppError): string {
+  const status = error.upstreamStatus;
+  if (isConnected(provider)) {
+    return `${provider.name} refused the connected account's credential (HTTP ${status ?? '?'}): connect it again with a new link`;
+  }
+  return status === undefined
+    ? `${provider.name} refused the credentials: ${error.message}`
+    : `${provider.name} refused the keys (HTTP ${status})`;
 }
 
 /**
@@ -78,10 +87,7 @@ export function platformCredentialCheck(runtime: {
  * API Pix): at once, so the shop's first payment is heard. A failure is logged; the workers'
  * pass (src/main/provider-webhooks.ts) tries again.
  */
-async function registerWebhook(
-  runtime: Parameters<typeof platformCredentialCheck>[0],
-  document: ShopDocument,
-): Promise<void> {
+async function registerWebhook(runtime: CheckRuntime, document: ShopDocument): Promise<void> {
   try {
     const settings = providerSettingsOf(document.provider, true, document.payment, runtime.vendor);
     const url = await providerOf(runtime, document, settings).registerWebhook?.();
@@ -100,7 +106,7 @@ async function registerWebhook(
  * kept under the shop's keys (its scope is its bare id).
  */
 function providerOf(
-  runtime: Parameters<typeof platformCredentialCheck>[0],
+  runtime: CheckRuntime,
   document: ShopDocument,
   settings: ProviderSettings,
 ): PaymentProvider {

@@ -1,10 +1,5 @@
 import type { ObservedConnection } from '../infra/metrics';
-import type { Logger } from '../infra/logger';
-import type { ShopCredentials } from '../shop-registry/shop-credentials';
 import { expiringCredential, type ShopSource } from '../shop-registry/shop-settings';
-
-/** How often a worker looks for connected credentials due for renewal. */
-export const RENEWAL_CHECK_MS = 15 * 60_000;
 
 /**
  * The shops this process serves whose credential is watched: the connected ones (the registry's:
@@ -27,34 +22,14 @@ export function servedConnections(shops: Pick<ShopSource, 'ids' | 'get'>): Obser
   });
 }
 
-/**
- * Renews the connected credentials that are due, now and every RENEWAL_CHECK_MS, on a worker:
- * every worker looks, the per-shop lock lets one renew. Answers the stop of its timer.
- */
-export function keepCredentialsAlive(
+/** The registry's connected shops, as the renewal pass (`ShopCredentials.renewDue`) takes them. */
+export function connectedShops(
   shops: Pick<ShopSource, 'ids' | 'get'>,
-  credentials: Pick<ShopCredentials, 'renewDue'>,
-  logger: Pick<Logger, 'warn'>,
-): () => void {
-  const pass = (): void => {
-    const due = shops.ids().flatMap((id) => {
-      const connection = shops.get(id)?.connection;
-      return connection
-        ? [
-            {
-              id,
-              renews: connection.renews,
-              ...(connection.expiresAt ? { expiresAt: connection.expiresAt } : {}),
-            },
-          ]
-        : [];
-    });
-    credentials.renewDue(due).catch((error: unknown) => {
-      logger.warn('the renewal pass failed; the next one tries again', { error: String(error) });
-    });
-  };
-  pass();
-  const timer = setInterval(pass, RENEWAL_CHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+): Array<{ id: string; renews: boolean; expiresAt?: string }> {
+  return shops.ids().flatMap((id) => {
+    const connection = shops.get(id)?.connection;
+    if (!connection) return [];
+    const { renews, expiresAt } = connection;
+    return [{ id, renews, ...(expiresAt ? { expiresAt } : {}) }];
+  });
 }

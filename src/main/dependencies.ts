@@ -6,33 +6,30 @@ import { reconcileSchedule } from '../checkout/reconcile-schedule';
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, type Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
-import type { ConnectorConnection } from '../infra/redis';
-import { shopScope } from '../infra/keyspace';
-import { ReplicaWait } from '../infra/replica-wait';
-import { currentTraceparent, inTrace, isTracing } from '../infra/tracing';
+import { createRedis, type ConnectorConnection } from '../redis/redis';
+import { shopScope } from '../redis/keyspace';
+import { ReplicaWait } from '../redis/replica-wait';
+import { currentTraceparent, inTrace, isTracing } from '../tracing/tracing';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
+import { BullmqProviderJobs } from '../jobs/bullmq-provider-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
 import { expiryMinutesOf } from '../payments/payment-options';
 import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
 import { RegistryKeyError, RegistryShops } from '../shop-registry/registry-shops';
-import { ShopAdmin } from '../shop-registry/shop-admin';
 import type { ConnectLinks } from '../connect/connect-links';
 import type { ShopCredentials } from '../shop-registry/shop-credentials';
-import { connectServices } from './connect-services';
 import { renewingProvider } from '../payments/renewing-provider';
 import type { PaymentProvider } from '../payments/payment-provider';
-import { parseKeyring, type Keyring } from '../secrets/secret-box';
+import type { Keyring } from '../secrets/secret-box';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
-import { RedisShopRegistry } from '../store/redis-shop-registry';
-import { RedisShopWork } from '../store/redis-shop-work';
-import { platformCredentialCheck } from './credential-check';
-import type { SyncDeps } from '../sync/ports';
+import type { RedisShopRegistry } from '../store/redis-shop-registry';
 import type { ShopSettings } from '../shop-registry/shop-settings';
 import { servedShops } from './shop-deps';
 import { ShopRuntimeDirectory, type ShopRuntime } from './shop-runtime-directory';
 import { shopReplication } from './shop-replication';
 import { syncDeps } from './sync-deps';
+import { registryServices } from './registry-services';
 
 export interface DependencyOptions {
   /** Replaces the default amount source (the sum of the service's prices). */
@@ -41,15 +38,16 @@ export interface DependencyOptions {
   expiryMs?: number;
   /** Tests shorten the first retry delay of producing a checkout (1 s by default). */
   produceBackoffMs?: number;
+  /** Tests move the checkouts' clock by hand. */
+  clock?: () => Date;
 }
 
 export interface Dependencies {
-  /** Which shop, which collaborators: every shop's, built once each. */
   directory: ShopRuntimeDirectory;
   /** The shops this process serves, kept current from the registry. */
   registry: RegistryShops;
   /** The registry's verbs (the admin API's and the CLI's). */
-  admin: ShopAdmin;
+  admin: ReturnType<typeof registryServices>['admin'];
   /** The links that connect a shop's provider account (CONTRACT "Connecting"). */
   links: ConnectLinks;
   /** Connected shops' credentials: stored, renewed, marked needs_reconnect. */
@@ -57,32 +55,80 @@ export interface Dependencies {
   jobs: BullmqCheckoutJobs;
   /** The ERP sync's queue, when ERP_SINK is set. */
   syncQueue: BullmqSyncQueue | undefined;
+  /** Credential renewals and the providers' passes (the providers queue). */
+  providerJobs: BullmqProviderJobs;
   /** Every queue of the process, for the dashboard, metrics and close. */
   queues: BullmqCheckoutJobs['queues'];
 }
 
+export interface Runtime {
+  redis: ConnectorConnection;
+  logger: Logger;
+  publicUrl: string;
+  /** Whether Redis answered at start: the registry is read now, or by the first poll. */
+  reachable?: boolean;
+  /** Told the secrets of every shop the registry opens, so no log line carries them. */
+  addSecrets?: (values: string[]) => void;
+  /** The process's metrics (the server's; the CLI has none). */
+  metrics?: Metrics;
+}
+
+/** What every shop's collaborators share: the process's queues, replica wait and counters. */
+export interface ShopParts extends Runtime {
+  config: Config;
+  options: DependencyOptions;
+  jobs: BullmqCheckoutJobs;
+  syncQueue: BullmqSyncQueue | undefined;
+  replication: ReplicaWait;
+  incidents: IncidentFollowUp;
+}
+
+/** Read when a connected shop's token must be renewed (built after the shops' builder). */
+type Renewal = { credentials(): ShopCredentials; directory(): ShopRuntimeDirectory };
+
 /**
  * Builds the collaborators on the producer connection: the queues, shared by every shop, and a
- * builder of each shop's own (store, platform client, provider, sync), used by the server, the
- * workers and the CLI alike.
+ * builder of each shop's own (`buildShop`), used by the server, the workers and the CLI alike.
  */
-// eslint-disable-next-line max-lines-per-function -- the composition root: every collaborator built once, in order (review 4's finding 10 proposes splitting it into shared and per-shop builders)
 export async function createDependencies(
   config: Config,
-  runtime: {
-    redis: ConnectorConnection;
-    logger: Logger;
-    publicUrl: string;
-    /** Whether Redis answered at start: the registry is read now, or by the first poll. */
-    reachable?: boolean;
-    /** Told the secrets of every shop the registry opens, so no log line carries them. */
-    addSecrets?: (values: string[]) => void;
-    /** The process's metrics (the server's; the CLI has none). */
-    metrics?: Metrics;
-  },
+  runtime: Runtime,
   options: DependencyOptions = {},
 ): Promise<Dependencies> {
   const { redis, logger, publicUrl } = runtime;
+  const parts = shopParts(config, runtime, options);
+  const { jobs, syncQueue } = parts;
+  const providerJobs = new BullmqProviderJobs(redis, config.redis.prefix, {
+    logger,
+    eventsConnection: () => createRedis(config.redis, 'worker', `${config.redis.prefix}-events`),
+  });
+  const sandboxAllowed = config.env !== 'production' || config.checkout.sandboxInProduction;
+  const services = registryServices(
+    redis,
+    { ...config, prefix: config.redis.prefix, publicUrl, sandboxAllowed },
+    logger,
+    providerJobs,
+  );
+  const { admin, links, credentials, work } = services;
+  const registry = await openRegistry(config, runtime, services);
+  const renewal = { credentials: () => credentials, directory: () => directory };
+  const directory = new ShopRuntimeDirectory(
+    servedShops(config, registry),
+    (settings) => buildShop(settings, parts, renewal),
+    (scope) => work.purge(scope),
+  );
+  const queues = [...jobs.queues, providerJobs.queue, ...(syncQueue ? [syncQueue.queue] : [])];
+  for (const queue of queues)
+    queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
+  return { directory, registry, admin, links, credentials, jobs, syncQueue, providerJobs, queues };
+}
+
+export function shopParts(
+  config: Config,
+  runtime: Runtime,
+  options: DependencyOptions = {},
+): ShopParts {
+  const { redis, logger, metrics } = runtime;
   const prefix = config.redis.prefix;
   // The queues share the producer connection, which is closed by its owner (Queue.close leaves a
   // shared connection open), so it ends even when BullMQ's own quit would fail on a broken link.
@@ -90,107 +136,107 @@ export async function createDependencies(
     notifyMaxAttempts: config.notify.maxAttempts,
     produceBackoffMs: options.produceBackoffMs,
   });
-  const { sink } = config.sync;
-  const syncQueue = sink
+  const syncQueue = config.sync.sink
     ? new BullmqSyncQueue(redis, prefix, { maxAttempts: config.notify.maxAttempts })
     : undefined;
-
   // Every shop's writes go through the producer connection: one WAIT there covers them.
   const replication = new ReplicaWait(redis, {
     warn: (message, meta) => logger.warn(message, meta),
   });
   // Every kind from zero, so an alert on its increase fires at the first one.
-  for (const kind of INCIDENT_KINDS) runtime.metrics?.paymentIncidents.inc({ kind }, 0);
-  const incidents: IncidentFollowUp = {
-    count: (kind) => runtime.metrics?.paymentIncidents.inc({ kind }),
-  };
-  // One trace per checkout, when tracing is on.
-  const tracing: Pick<CheckoutDeps, 'tracing'> = isTracing()
-    ? { tracing: { current: currentTraceparent, within: inTrace } }
-    : {};
-  const buildShop = (settings: ShopSettings): ShopRuntime => {
-    const shop = settings.id;
-    const { incarnation } = settings;
-    // This incarnation's keys: a shop added again under a removed one's id sees none of its data.
-    const scope = shopScope(shop, incarnation);
-    // Every line a shop's collaborators log names the shop, in a request as in a job.
-    const log = logger.child({ shop });
-    const providerModule = buildProviderModule(settings.provider, {
-      redis,
-      prefix,
-      shop,
-      scope,
-      publicUrl,
-    });
-    const provider = renewingOnRejection(settings, providerModule.provider, {
-      credentials: () => credentials,
-      directory: () => directory,
-    });
-    const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
-    const paidSync = syncQueue?.forShop(shop, incarnation);
-    const sync: SyncDeps | undefined = sink
-      ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, scope, platform, logger: log })
-      : undefined;
-    const deps: CheckoutDeps = {
-      shop,
-      ...redisCheckoutPorts(redis, prefix, shop, scope, {
-        retentionMs: config.checkout.retentionMs,
-      }),
-      // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
-      schedule: reconcileSchedule(config.jobs.reconcileIntervalMs),
-      jobs: jobs.forShop(shop, incarnation),
-      // Retries live in the queues (docs/architecture.md, rule 4): the client makes one attempt.
-      platform,
-      provider,
-      amountSource: options.amountSource ?? computedAmount,
-      ...(settings.vendorFee ? { vendorFee: settings.vendorFee } : {}),
-      currency: config.checkout.currency,
-      publicUrl,
-      expiryMs:
-        options.expiryMs ??
-        expiryMinutesOf(
-          settings.provider.name,
-          settings.payment.expiryMinutes,
-          config.checkout.expiryMs / 60_000,
-        ) * 60_000,
-      clock: () => new Date(),
-      newCheckoutId: () => newCheckoutId(shop),
-      log,
-      replication: shopReplication(replication, prefix, scope),
-      paidSync,
-      incidents,
-      // The ERP's payment records go where its services go (ERP_SINK): none without one.
-      ...(paidSync ? { paymentRecords: paidSync } : {}),
-      ...tracing,
-    };
-    return {
-      settings,
-      deps,
-      providerModule: { ...providerModule, provider },
-      bareProvider: providerModule.provider,
-      sync,
-    };
-  };
+  for (const kind of INCIDENT_KINDS) metrics?.paymentIncidents.inc({ kind }, 0);
+  const incidents = { count: (kind: string) => metrics?.paymentIncidents.inc({ kind }) };
+  return { ...runtime, config, options, jobs, syncQueue, replication, incidents };
+}
 
-  const keyring = keyringOf(config);
-  const store = new RedisShopRegistry(redis, prefix);
-  const { links, credentials } = connectServices(redis, prefix, {
-    store,
-    keyring,
-    vendor: config.vendor,
-    providerApiOrigins: config.providerApiOrigins,
-    publicUrl,
-    logger,
-  });
+/**
+ * One shop's collaborators (store, platform client, provider, sync), as every process builds
+ * them. `renewal` serves a connected shop whose token the connector renews.
+ */
+export function buildShop(
+  settings: ShopSettings,
+  parts: ShopParts,
+  renewal?: Renewal,
+): ShopRuntime {
+  const { config, redis, publicUrl } = parts;
+  const { id: shop, incarnation } = settings;
+  const prefix = config.redis.prefix;
+  // This incarnation's keys: a shop added again under a removed one's id sees none of its data.
+  const scope = shopScope(shop, incarnation);
+  // Every line a shop's collaborators log names the shop, in a request as in a job.
+  const log = parts.logger.child({ shop });
+  const environment = { redis, prefix, shop, scope, publicUrl };
+  const providerModule = buildProviderModule(settings.provider, environment);
+  const bare = providerModule.provider;
+  const provider = renewal ? renewingOnRejection(settings, bare, renewal) : bare;
+  const platform = new PlatformClient({ ...config.platform, ...settings.platform, logger: log });
+  const { sink } = config.sync;
+  return {
+    settings,
+    deps: checkoutDeps(settings, parts, { scope, log, platform, provider }),
+    providerModule: { ...providerModule, provider },
+    bareProvider: bare,
+    sync: sink
+      ? syncDeps({ ...config.sync, sink }, { redis, prefix, shop, scope, platform, logger: log })
+      : undefined,
+  };
+}
+
+function checkoutDeps(
+  settings: ShopSettings,
+  parts: ShopParts,
+  built: Pick<CheckoutDeps, 'log' | 'platform' | 'provider'> & { scope: string },
+): CheckoutDeps {
+  const { config, options, redis } = parts;
+  const { id: shop, incarnation } = settings;
+  const { prefix } = config.redis;
+  const { scope, ...shopOwn } = built;
+  const paidSync = parts.syncQueue?.forShop(shop, incarnation);
+  const { retentionMs } = config.checkout;
+  return {
+    shop,
+    ...redisCheckoutPorts(redis, prefix, shop, scope, { retentionMs }),
+    // First look after half a reconciler interval: a lost webhook heals within 2.3 (README).
+    schedule: reconcileSchedule(config.jobs.reconcileIntervalMs),
+    jobs: parts.jobs.forShop(shop, incarnation),
+    // Retries live in the queues (docs/architecture.md, rule 4): the client makes one attempt.
+    ...shopOwn,
+    amountSource: options.amountSource ?? computedAmount,
+    ...(settings.vendorFee ? { vendorFee: settings.vendorFee } : {}),
+    currency: config.checkout.currency,
+    publicUrl: parts.publicUrl,
+    expiryMs: options.expiryMs ?? expiryMsOf(settings, config),
+    clock: options.clock ?? (() => new Date()),
+    newCheckoutId: () => newCheckoutId(shop),
+    replication: shopReplication(parts.replication, prefix, scope),
+    paidSync,
+    incidents: parts.incidents,
+    // The ERP's payment records go where its services go (ERP_SINK): none without one.
+    ...(paidSync ? { paymentRecords: paidSync } : {}),
+    ...(isTracing() ? { tracing: { current: currentTraceparent, within: inTrace } } : {}),
+  };
+}
+
+function expiryMsOf(settings: ShopSettings, config: Config): number {
+  const { name } = settings.provider;
+  const configured = config.checkout.expiryMs / 60_000;
+  return expiryMinutesOf(name, settings.payment.expiryMinutes, configured) * 60_000;
+}
+
+/** The registry of shops, read now when Redis answered (a bad SHOP_SECRET_KEYS is a ConfigError). */
+async function openRegistry(
+  config: Config,
+  runtime: Runtime,
+  services: { store: RedisShopRegistry; keyring: Keyring | undefined },
+): Promise<RegistryShops> {
   const registry = new RegistryShops({
-    store,
-    keyring,
+    ...services,
     sandboxInProduction: config.checkout.sandboxInProduction,
     providerApiOrigins: config.providerApiOrigins,
     vendor: config.vendor,
     refreshMs: config.shops.refreshMs,
     clock: () => new Date(),
-    log: logger,
+    log: runtime.logger,
     onSecrets: runtime.addSecrets ?? (() => undefined),
   });
   if (runtime.reachable !== false) {
@@ -202,40 +248,7 @@ export async function createDependencies(
     }
   }
   registry.start();
-  const work = new RedisShopWork(redis, prefix);
-  const directory = new ShopRuntimeDirectory(servedShops(config, registry), buildShop, (scope) =>
-    work.purge(scope),
-  );
-  const admin = new ShopAdmin({
-    store,
-    keyring,
-    credentials: platformCredentialCheck({
-      vendor: config.vendor,
-      platform: config.platform,
-      redis,
-      prefix,
-      publicUrl,
-      logger,
-    }),
-    work,
-    publicUrl,
-    clock: () => new Date(),
-    sandboxAllowed: config.env !== 'production' || config.checkout.sandboxInProduction,
-    providerApiOrigins: config.providerApiOrigins,
-  });
-  const queues = syncQueue ? [...jobs.queues, syncQueue.queue] : jobs.queues;
-  for (const queue of queues)
-    queue.on('error', connectionErrorLogger(logger, { queue: queue.name }));
-  return {
-    directory,
-    registry,
-    admin,
-    links,
-    credentials,
-    jobs,
-    syncQueue,
-    queues,
-  };
+  return registry;
 }
 
 /**
@@ -261,15 +274,4 @@ function renewingOnRejection(
       ? now.bareProvider
       : undefined;
   });
-}
-
-/** SHOP_SECRET_KEYS parsed (the configuration checked it already). */
-export function keyringOf(config: {
-  shops: { secretKeys: string | undefined };
-}): Keyring | undefined {
-  if (config.shops.secretKeys === undefined) return undefined;
-  const keyring = parseKeyring(config.shops.secretKeys);
-  if ('problems' in keyring)
-    throw new ConfigError(keyring.problems.map((p) => `SHOP_SECRET_KEYS: ${p}`));
-  return keyring;
 }

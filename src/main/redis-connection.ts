@@ -1,8 +1,8 @@
 import { ConfigError, type Config } from '../config';
 import { connectionErrorLogger, REDIS_CHECK, type Logger } from '../infra/logger';
-import { redactedRedisUrl } from '../redis-url';
-import { closeRedis, createRedis, waitForRedis, type ConnectorConnection } from '../infra/redis';
-import { evictionRisk, readEvictionPolicy } from '../infra/redis-safety';
+import { redactedRedisUrl } from '../redis/redis-url';
+import { closeRedis, createRedis, waitForRedis, type ConnectorConnection } from '../redis/redis';
+import { evictionRisk, readEvictionPolicy } from '../redis/redis-safety';
 import { holdsLayout1 } from '../store/layout-migration';
 
 /**

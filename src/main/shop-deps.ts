@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
 import {
-  loadPlatformConfig,
-  loadShopsConfig,
+  platformCommandConfig,
+  readConfig,
+  shopsConfig,
   type Config,
   type Env,
   type LogConfig,
@@ -59,8 +60,8 @@ export async function shopPlatformAccount(
   ) => Promise<{ admin: ShopAdmin; close(): Promise<void> }>,
   stderr: Writable,
 ): Promise<{ platform: PlatformConfig; log: LogConfig; secrets: string[] }> {
-  if (shop === ENV_SHOP_ID) return loadPlatformConfig(env);
-  const config = loadShopsConfig(env, { needsKeys: true, needsPlatform: true });
+  if (shop === ENV_SHOP_ID) return readConfig(platformCommandConfig, env);
+  const config = readConfig(shopsConfig({ keys: true, platform: true }), env);
   const { admin, close } = await openShops({ ...config, stderr });
   try {
     const account = await admin.platformAccount(shop);

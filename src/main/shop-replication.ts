@@ -1,11 +1,11 @@
 import type { Replication, WrittenTo } from '../checkout/ports';
-import { queuePrefix, shopTag } from '../infra/keyspace';
-import type { ReplicaWait } from '../infra/replica-wait';
+import { queuePrefix, shopTag } from '../redis/keyspace';
+import type { ReplicaWait } from '../redis/replica-wait';
 import { QUEUES } from '../jobs/queue-names';
 
 /**
  * One shop's view of the replica wait: each place a use case names is a key under the hash tag
- * its writes went to (src/infra/keyspace.ts), so that on a Cluster the wait goes to the
+ * its writes went to (src/redis/keyspace.ts), so that on a Cluster the wait goes to the
  * primaries that took them, and only those.
  */
 export function shopReplication(wait: ReplicaWait, prefix: string, shop: string): Replication {

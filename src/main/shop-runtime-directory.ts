@@ -1,13 +1,12 @@
 import type { CheckoutDeps } from '../checkout/checkout-deps';
 import { shopOfCheckout } from '../checkout/checkout-record';
 import type { JobShopVerdict, ShopDirectory } from '../checkout/shop-directory';
-import { shopScope } from '../infra/keyspace';
+import { shopScope } from '../redis/keyspace';
 import type { PaymentProvider } from '../payments/payment-provider';
 import type { ProviderModule } from '../payments/provider-module';
 import type { ShopSettings, ShopSource } from '../shop-registry/shop-settings';
 import type { SyncDeps } from '../sync/ports';
 
-/** One shop's collaborators, as the use cases get them. */
 export interface ShopRuntime {
   settings: ShopSettings;
   deps: CheckoutDeps;
@@ -31,7 +30,6 @@ const PURGE_EVERY_MS = 60_000;
  */
 export class ShopRuntimeDirectory implements ShopDirectory<ShopRuntime> {
   private readonly built = new Map<string, ShopRuntime>();
-  /** When each gone scope was last purged here. */
   private readonly purgedAt = new Map<string, number>();
 
   constructor(
@@ -41,20 +39,14 @@ export class ShopRuntimeDirectory implements ShopDirectory<ShopRuntime> {
     private readonly purgeScope: (scope: string) => Promise<void> = async () => undefined,
   ) {}
 
-  /**
-   * The shop's collaborators as this process last saw it; undefined for a shop that does not
-   * exist (or no longer does). What a request or a job acts on comes from `byId`.
-   */
   cached(id: string): ShopRuntime | undefined {
     return this.runtimeOf(id, this.source.get(id));
   }
 
-  /** The shop's collaborators as it is stored now (`ShopSource.fresh`): what requests and jobs use. */
   async byId(id: string): Promise<ShopRuntime | undefined> {
     return this.runtimeOf(id, (await this.source.fresh(id)).settings);
   }
 
-  /** The collaborators of the shop a checkout id names, as it is stored now. */
   async byCheckout(checkoutId: string): Promise<ShopRuntime | undefined> {
     const shop = shopOfCheckout(checkoutId);
     return shop === undefined ? undefined : this.byId(shop);
@@ -89,7 +81,6 @@ export class ShopRuntimeDirectory implements ShopDirectory<ShopRuntime> {
     await this.purgeScope(scope);
   }
 
-  /** The ids of every shop served. */
   ids(): readonly string[] {
     return this.source.ids();
   }

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { RequestListener } from 'node:http';
+import type { Router } from 'express';
 import { createApp, type AppDeps } from '../http/app';
 import { authenticatedCallers } from '../http/authenticated-callers';
 import { CheckoutEntry } from '../http/checkout-entry';
@@ -13,15 +14,14 @@ import { connectRoutes } from '../http/routes/connect-routes';
 import type * as DashboardRoutes from '../http/routes/dashboard-routes';
 import { providerRoutes } from '../http/routes/provider-routes';
 import { returnRoutes } from '../http/routes/return-routes';
-import { webhookRoutes } from '../http/routes/webhook-routes';
+import { webhookRoutes, type ConnectEvents } from '../http/routes/webhook-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
-import type { JoinsCallerTrace } from '../infra/traced-requests';
+import type { JoinsCallerTrace } from '../tracing/traced-requests';
 import { deploymentNotices } from '../payments/build-provider';
-import { pingRedis, sendRawCommand, type ConnectorConnection } from '../infra/redis';
+import { pingRedis, sendRawCommand, type ConnectorConnection } from '../redis/redis';
 import type { Dependencies } from './dependencies';
 
-/** What the HTTP app is built with besides the configuration and the dependencies. */
 interface AppRuntime {
   redis: ConnectorConnection;
   logger: Logger;
@@ -49,7 +49,6 @@ export function buildApp(
     metricsElsewhere: config.metrics !== undefined,
     trustProxyHops: config.http.trustProxyHops,
   };
-  // A worker serves health and metrics only.
   if (config.role === 'worker') return { listener: createApp(always), dashboard: false };
 
   const entry = new CheckoutEntry(built.directory, config.envShop?.routePath);
@@ -75,7 +74,7 @@ function apiRateLimiters(config: Config, entry: CheckoutEntry, runtime: AppRunti
     { send: sendRawCommand(runtime.redis), prefix: config.redis.prefix },
     runtime.logger,
     {
-      checkout: (req) => entry.opens(entry.shopOfPath(req.path), presentedToken(req)),
+      checkout: (req) => entry.opens(entry.shopOfPath(req.path), presentedToken(req)) !== undefined,
       dashboard: config.dashboard
         ? basicCredentialsMatcher(config.dashboard.user, config.dashboard.password)
         : undefined,
@@ -84,6 +83,8 @@ function apiRateLimiters(config: Config, entry: CheckoutEntry, runtime: AppRunti
   );
 }
 
+type Api = { entry: CheckoutEntry; limiters: RateLimiters; logger: Logger; publicUrl: string };
+
 /**
  * The api role's routers, in the order they match. Every page, webhook and call reads its shop
  * from the one directory, as it is stored now (`ShopDirectory.byId`, `byCheckout`).
@@ -91,10 +92,9 @@ function apiRateLimiters(config: Config, entry: CheckoutEntry, runtime: AppRunti
 function apiRouters(
   config: Config,
   built: Dependencies,
-  api: { entry: CheckoutEntry; limiters: RateLimiters; logger: Logger; publicUrl: string },
+  api: Api,
 ): Pick<AppDeps, 'apiRouters' | 'routers' | 'rawBodyRouters' | 'adminRouters'> {
   const { directory } = built;
-  const { adminToken } = config.shops;
   // A page no shop answers shows the deployment's banner, if it has one.
   const defaultNotice = deploymentNotices(config.checkout.sandboxInProduction).pageNotice;
   return {
@@ -104,41 +104,42 @@ function apiRouters(
       providerRoutes(directory, defaultNotice),
       connectRoutes(built.links, api.logger),
     ],
-    rawBodyRouters: [
-      webhookRoutes(directory, {
-        eventProviders: () => built.links.eventProviders(),
-        event: (provider, rawBody, headers) => built.links.event(provider, rawBody, headers),
-        // The registry's shops, as served: the one connected to the event's account.
-        shopOf: async (provider, account) => {
-          for (const id of built.registry.ids()) {
-            const shop = built.registry.get(id);
-            if (shop?.provider.name === provider && shop.connection?.account === account)
-              return (await directory.byId(id))?.deps;
-          }
-          return undefined;
-        },
-      }),
-    ],
-    adminRouters: [
-      ...(adminToken
-        ? [
-            adminRoutes(built.admin, {
-              token: adminToken,
-              rateLimit: api.limiters.admin,
-              links: built.links,
-            }),
-          ]
-        : []),
-      ...(config.dashboard
-        ? [
-            loadDashboard().dashboardRoutes(built.queues, config.dashboard, {
-              publicUrl: api.publicUrl,
-              logger: api.logger,
-            }),
-          ]
-        : []),
-    ],
+    rawBodyRouters: [webhookRoutes(directory, connectEvents(built))],
+    adminRouters: adminRouters(config, built, api),
   };
+}
+
+/** Connect's events at the webhook route, each acting on the shop connected to its account. */
+function connectEvents({ links, registry, directory }: Dependencies): ConnectEvents {
+  return {
+    eventProviders: () => links.eventProviders(),
+    event: (provider, rawBody, headers) => links.event(provider, rawBody, headers),
+    // The registry's shops, as served: the one connected to the event's account.
+    shopOf: async (provider, account) => {
+      for (const id of registry.ids()) {
+        const shop = registry.get(id);
+        if (shop?.provider.name === provider && shop.connection?.account === account)
+          return (await directory.byId(id))?.deps;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The admin API when ADMIN_TOKEN is set, the dashboard when DASHBOARD_* are. */
+function adminRouters(config: Config, built: Dependencies, api: Api): Router[] {
+  const { adminToken } = config.shops;
+  const { logger, publicUrl } = api;
+  const routers: Router[] = [];
+  if (adminToken) {
+    const admin = { token: adminToken, rateLimit: api.limiters.admin, links: built.links };
+    routers.push(adminRoutes(built.admin, admin));
+  }
+  if (config.dashboard) {
+    const { dashboardRoutes } = loadDashboard();
+    routers.push(dashboardRoutes(built.queues, config.dashboard, { publicUrl, logger }));
+  }
+  return routers;
 }
 
 /**

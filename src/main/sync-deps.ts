@@ -1,7 +1,7 @@
 import type { ErpSinkConfig, SyncConfig } from '../config';
 import { createErpSink } from '../erp/erp-sink';
 import type { Logger } from '../infra/logger';
-import type { ConnectorConnection } from '../infra/redis';
+import type { ConnectorConnection } from '../redis/redis';
 import { RedisSyncLedger } from '../store/redis-sync-ledger';
 import type { SyncDeps, SyncPlatform } from '../sync/ports';
 
@@ -12,7 +12,7 @@ export function syncDeps(
     redis: ConnectorConnection;
     prefix: string;
     shop: string;
-    /** The scope of the shop's data keys (src/infra/keyspace.ts `shopScope`); its id by default. */
+    /** The scope of the shop's data keys (src/redis/keyspace.ts `shopScope`); its id by default. */
     scope?: string;
     platform: SyncPlatform;
     logger: Logger;
