@@ -1,7 +1,6 @@
 import { textOf, type Service } from '../platform/schemas';
 import type { ChargeLine, Money } from './checkout-record';
 
-/** What a service costs: the total and the lines that make it up. */
 export interface Charge {
   amount: Money;
   lines: ChargeLine[];

@@ -1,3 +1,4 @@
+import type { Log } from '../log';
 import type { PaymentProvider } from '../payments/payment-provider';
 import type { VendorFee } from '../payments/vendor-fee';
 import type { PlatformClient } from '../platform/platform-client';
@@ -16,14 +17,6 @@ import type {
 } from './ports';
 import type { ReconcileSchedule } from './reconcile-schedule';
 
-/** The logging the use cases need; winston's logger fits it. */
-export interface Log {
-  info(message: string, fields?: Record<string, unknown>): unknown;
-  warn(message: string, fields?: Record<string, unknown>): unknown;
-  error(message: string, fields?: Record<string, unknown>): unknown;
-}
-
-/** The platform calls the checkout flow makes. */
 export type CheckoutPlatform = Pick<
   PlatformClient,
   'getService' | 'postCheckoutUrl' | 'finishCheckout' | 'cancelCheckout'
@@ -33,11 +26,9 @@ export type CheckoutPlatform = Pick<
 export interface CheckoutDeps {
   /** The shop these collaborators serve: the store, the platform account and the provider are its. */
   shop: string;
-  /** The shop's checkout records. */
   store: CheckoutRecords;
   /** The reconciler's line of the shop's checkouts: what is due, parked, retired. */
   line: ReconcileLine;
-  /** The provider webhook events the shop handled already. */
   webhookEvents: WebhookEvents;
   /** The reconciler's timing: when a changed checkout is first looked at, and by when. */
   schedule: ReconcileSchedule;
@@ -70,7 +61,7 @@ export interface CheckoutDeps {
 }
 
 /**
- * Runs `fn` in the checkout's trace (src/infra/tracing.ts), in a span `name` that names the
+ * Runs `fn` in the checkout's trace (src/tracing/tracing.ts), in a span `name` that names the
  * checkout; as it is without tracing.
  */
 export function inCheckoutTrace<T>(

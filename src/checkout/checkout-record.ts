@@ -32,7 +32,6 @@ const OUTCOMES: readonly CheckoutState[] = ['paid', 'declined', 'expired', 'fail
 /** States in which the customer may still pay; the store's scripts are built from this list. */
 export const OPEN_STATES: readonly CheckoutState[] = ['requested', 'url_sent', 'processing'];
 
-/** Which states each state may move to. */
 export const NEXT_STATES: Readonly<Record<CheckoutState, readonly CheckoutState[]>> = {
   requested: ['url_sent', 'processing', ...OUTCOMES],
   url_sent: ['processing', ...OUTCOMES],
@@ -44,7 +43,6 @@ export const NEXT_STATES: Readonly<Record<CheckoutState, readonly CheckoutState[
   reported: [],
 };
 
-/** The states from which `to` may be reached. */
 export function statesLeadingTo(to: CheckoutState): CheckoutState[] {
   return CHECKOUT_STATES.filter((from) => NEXT_STATES[from].includes(to));
 }
@@ -133,14 +131,11 @@ export class UnreadableRecord {
 }
 
 /**
- * The one format of checkout ids: `chk_`, the shop's id and `_` unless it is the env shop's, and
- * 24 hex digits (12 random bytes): `chk_5f0c...` (the env shop, as before many shops) or
- * `chk_acme-moveis_5f0c...`. A checkout names its shop, so a customer's page, a return URL or a
- * job finds the shop's data from the id alone, and an id of one shop is never found in another's.
+ * Checkout ids: `chk_`, the shop's id and `_` (none for the env shop), 24 hex digits. A checkout
+ * names its shop, so a page, a return URL or a job finds the shop's data from the id alone.
  */
 export const CHECKOUT_ID_PATTERN = /^chk_(?:([a-z0-9][a-z0-9-]{1,62})_)?[0-9a-f]{24}$/;
 
-/** A fresh checkout id of `shop`. */
 export function newCheckoutId(shop?: string): string {
   const random = randomBytes(12).toString('hex');
   const named = namedShop(shopOrEnv(shop));

@@ -17,7 +17,6 @@ export async function expireCheckout(
   const record = await deps.store.get(checkoutId);
   if (!record) return 'closed';
   if (!isOpen(record.state)) {
-    // Perhaps closed by this job's earlier try, which failed before it queued the cancel.
     await notifyRecordedOutcome(deps, checkoutId, record.state);
     return 'closed';
   }

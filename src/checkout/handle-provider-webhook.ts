@@ -30,15 +30,10 @@ export type WebhookResult =
 export type HintSource = 'provider' | 'unsigned body';
 
 /**
- * A provider's webhook: a hint, never the truth. The provider's adapter verifies it (a bad
- * signature throws, and nothing changes); an event handled before changes nothing; an event about
- * a payment the connector does not know is acknowledged, and nothing is kept of it; otherwise the
- * payment's status is read from the provider and recorded, once, whatever else (the redirect,
- * another event) races it. An event that says the provider's checkout itself closed (where no
- * read of it exists) ends a checkout whose payments leave it pending. The event counts as handled
- * only once that worked, so a provider retry after a failure is processed again. A provider whose
- * webhooks prove no origin (`unsignedWebhooks`) is deduplicated on what its read answers, and its
- * call is logged once, by counts, never by what the body says.
+ * A provider's webhook: a hint, never the truth. Verified by the adapter; an event handled before,
+ * or about a payment the connector does not know, changes nothing; otherwise the status is read
+ * from the provider and recorded once. The event counts as handled only once that worked, so a
+ * provider's retry after a failure is processed again.
  */
 export async function handleProviderWebhook(
   deps: CheckoutDeps,
@@ -48,7 +43,6 @@ export async function handleProviderWebhook(
   const source: HintSource = deps.provider.unsignedWebhooks ? 'unsigned body' : 'provider';
   let result: WebhookResult;
   if ('batch' in hint) {
-    // One call about several payments: each handled as if it came alone, in order.
     const results: WebhookResult[] = [];
     for (const one of hint.batch) results.push(await handleHint(deps, one, source));
     result = { kind: 'batch', results };
@@ -60,11 +54,8 @@ export async function handleProviderWebhook(
 }
 
 /**
- * Whether a call is answered but acted on for nothing, by a provider whose webhooks prove no
- * origin: it named no payment of the shop's, or only what was known (a Pix already handled, a
- * charge still unpaid), or was not a webhook at all. Such a call counts toward the webhook limit
- * like a failure, so that forging calls costs the caller. A verified call is the provider's own,
- * whatever it said, and is never counted.
+ * Whether an unsigned provider's call acted on nothing (no payment of the shop's, only what was
+ * known, or no webhook at all): it counts toward the webhook limit, so forging calls costs.
  */
 export function answeredForNothing(
   provider: Pick<PaymentProvider, 'unsignedWebhooks'>,
@@ -93,10 +84,8 @@ function logIdleCall(deps: CheckoutDeps, result: WebhookResult): void {
 }
 
 /**
- * One hint about one payment, from a webhook or from a sweep of the payments a provider received
- * (the reconciler's: src/checkout/sweep-received.ts), handled the same way. Nothing is kept for a
- * payment the shop does not know. The hint's event id is looked up, and kept as handled only when
- * the provider vouches for it (a signed webhook, its own list) and its reads name no events.
+ * One hint about one payment, from a webhook or the reconciler's sweep. Its event id is kept as
+ * handled only when the provider vouches for it and its reads name no events.
  */
 export async function handleHint(
   deps: CheckoutDeps,

@@ -4,7 +4,6 @@ import type { CheckoutDeps } from './checkout-deps';
 import type { CheckoutRecord, IncidentKind, PaymentIncident } from './checkout-record';
 import { incidentRecord } from './payment-record';
 
-/** Whether the record holds this incident already (its kind, of the same payment). */
 function isKnown(record: CheckoutRecord, found: Pick<PaymentIncident, 'kind' | 'transactionId'>) {
   return (record.incidents ?? []).some(
     (known) => known.kind === found.kind && known.transactionId === found.transactionId,
@@ -71,36 +70,13 @@ async function returnLatePayment(
     });
 }
 
-/**
- * A checkout whose outcome is recorded heard from its provider again (a webhook, the sandbox's
- * page): the provider is asked, and what it says after the outcome is an incident, recorded once
- * per kind and payment, logged at `error` and followed up; never a second finish or a cancel,
- * nothing in the checkout's state changes. Returns the incident when it is new.
- */
-export async function followUpAfterOutcome(
+/** A new incident kept; returned only when this call added it. */
+async function keepIncident(
   deps: CheckoutDeps,
   record: CheckoutRecord,
-  /** The status the caller has just read, if it has (not read again). */
-  known?: PaymentStatus,
+  incident: PaymentIncident,
+  status: PaymentStatus,
 ): Promise<PaymentIncident | undefined> {
-  if (!record.providerRef || !record.outcome) return undefined;
-  const ref = { providerRef: record.providerRef, checkoutId: record.checkoutId };
-  const status = known ?? (await deps.provider.getStatus(ref));
-  const found = incidentOf(record, status, deps.provider.latePaymentNote);
-  if (!found) return undefined;
-  // A late payment is returned to the payer where the provider can and the shop wants it (an
-  // API Pix `devolucao`), before the incident is kept: asking again is the same return, so a
-  // failure here is tried again by the next hint (the incident known or not), and the
-  // incident's story says what was done.
-  const returned =
-    found.kind === 'late_payment'
-      ? await returnLatePayment(deps, record.providerRef, record)
-      : undefined;
-  // One recorded already is told nothing again: a duplicate webhook, months later, long after
-  // its ERP delivery's job is gone, sends no second record.
-  if (isKnown(record, found)) return undefined;
-  const told = returned ? { ...found, note: `${found.note ?? ''}; ${returned}` } : found;
-  const incident: PaymentIncident = { ...told, at: deps.clock().toISOString() };
   // The ERP's payment record first: its job id is the record's, so a retry of this event after
   // a failure below adds it again as a no-op, and no incident is recorded without its record.
   await deps.paymentRecords?.queue(incidentRecord(record, incident, status));
@@ -119,4 +95,34 @@ export async function followUpAfterOutcome(
   );
   await deps.replication.held('shop-data', 'sync-queue');
   return incident;
+}
+
+/**
+ * A checkout whose outcome is recorded heard from its provider again (a webhook, the sandbox's
+ * page): the provider is asked, and what it says after the outcome is an incident, recorded once
+ * per kind and payment, logged at `error` and followed up; never a second finish or a cancel,
+ * nothing in the checkout's state changes. Returns the incident when it is new.
+ */
+export async function followUpAfterOutcome(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  /** The status the caller has just read, if it has (not read again). */
+  known?: PaymentStatus,
+): Promise<PaymentIncident | undefined> {
+  if (!record.providerRef || !record.outcome) return undefined;
+  const ref = { providerRef: record.providerRef, checkoutId: record.checkoutId };
+  const status = known ?? (await deps.provider.getStatus(ref));
+  const found = incidentOf(record, status, deps.provider.latePaymentNote);
+  if (!found) return undefined;
+  // Returned before the incident is kept: asking again is the same return (an API Pix
+  // `devolucao`), so a failure here is tried again by the next hint, known incident or not.
+  const returned =
+    found.kind === 'late_payment'
+      ? await returnLatePayment(deps, record.providerRef, record)
+      : undefined;
+  // One recorded already is told nothing again: a duplicate webhook, months later, long after
+  // its ERP delivery's job is gone, sends no second record.
+  if (isKnown(record, found)) return undefined;
+  const told = returned ? { ...found, note: `${found.note ?? ''}; ${returned}` } : found;
+  return keepIncident(deps, record, { ...told, at: deps.clock().toISOString() }, status);
 }

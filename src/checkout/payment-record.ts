@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Money } from '../payments/money';
 import type { Settlement } from '../payments/payment-provider';
-import type { CheckoutRecord, IncidentKind, PaidWith, PaymentIncident } from './checkout-record';
+import { serviceIdSchema } from '../shop/service-id';
+import { SHOP_ID_PATTERN } from '../shop/shop-id';
+import {
+  CHECKOUT_ID_PATTERN,
+  INCIDENT_KINDS,
+  isPaidWith,
+  type CheckoutRecord,
+  type PaidWith,
+  type PaymentIncident,
+} from './checkout-record';
 
 /*
  * The payment record the ERP receives (docs/payments-to-the-erp.md): when a checkout is paid and
@@ -12,51 +22,49 @@ import type { CheckoutRecord, IncidentKind, PaidWith, PaymentIncident } from './
  */
 
 /** What a record is about: the payment, or an incident after the outcome. */
-export type PaymentEvent = 'paid' | IncidentKind;
-export const PAYMENT_EVENTS: readonly PaymentEvent[] = [
-  'paid',
-  'refund',
-  'chargeback',
-  'late_payment',
-];
+export const PAYMENT_EVENTS = ['paid', ...INCIDENT_KINDS] as const;
+export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
-/** Integers in centavos; null where the provider did not say. */
-export interface PaymentAmounts {
-  /** The order's price, as the checkout asked it. */
-  order: number | null;
-  /** The buyer's installment interest, on top of the order. */
-  interest: number | null;
-  /** What the buyer paid: the order and the interest. */
-  paid: number | null;
-  /** The provider's fee. */
-  provider_fee: number | null;
-  /** The vendor's fee (a connected shop's; 0 when none was asked). */
-  vendor_fee: number | null;
-  /** What reaches the shop. */
-  net: number | null;
-}
+const centavos = z.number().int().nullable();
 
-/** The record, as the ERP receives it (JSON, snake_case as the services). */
-export interface PaymentRecord {
-  event: PaymentEvent;
+/**
+ * The record, as the ERP receives it (JSON, snake_case as the services) and as its job carries
+ * it: the keys in this order are the order on the wire.
+ */
+export const paymentRecordSchema = z.object({
+  event: z.enum(PAYMENT_EVENTS),
   /** The same for every delivery of one event: the ERP dedupes on it. */
-  record_id: string;
-  shop: string;
-  service_id: number;
-  checkout_id: string;
-  provider: string;
-  method: PaidWith | null;
-  installments: number | null;
-  amounts: PaymentAmounts;
-  currency: string | null;
+  record_id: z.string().regex(/^pay_[0-9a-f]{32}$/, 'not a record id'),
+  shop: z.string().regex(SHOP_ID_PATTERN, 'not a shop id'),
+  service_id: serviceIdSchema,
+  checkout_id: z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id'),
+  provider: z.string().max(40),
+  method: z.custom<PaidWith>(isPaidWith, 'not a payment method').nullable(),
+  installments: z.number().int().positive().nullable(),
+  amounts: z.object({
+    /** The order's price, as the checkout asked it. */
+    order: centavos,
+    /** The buyer's installment interest, on top of the order. */
+    interest: centavos,
+    /** What the buyer paid: the order and the interest. */
+    paid: centavos,
+    provider_fee: centavos,
+    /** The vendor's fee (a connected shop's; 0 when none was asked). */
+    vendor_fee: centavos,
+    /** What reaches the shop. */
+    net: centavos,
+  }),
+  currency: z.string().nullable(),
   /** The day the net is available to the shop, `YYYY-MM-DD`. */
-  release_date: string | null;
-  provider_ids: { payment: string | null; pix_e2e: string | null };
+  release_date: z.string().nullable(),
+  provider_ids: z.object({ payment: z.string().nullable(), pix_e2e: z.string().nullable() }),
   /** When the connector learned it (ISO-8601). */
-  occurred_at: string;
+  occurred_at: z.string(),
   /** An incident's note: what the provider said, what was done (a late Pix returned). */
-  note?: string;
-}
+  note: z.string().optional(),
+});
+export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
+type PaymentAmounts = PaymentRecord['amounts'];
 
 /**
  * A record's id: the checkout, the event and the provider's payment, hashed, so the same event
@@ -82,7 +90,6 @@ function installmentsOf(method: PaidWith | undefined, settlement: Settlement | u
   return method === 'pix' || method === 'boleto' ? 1 : null;
 }
 
-/** The amounts of a payment from its checkout's record and what its provider reported. */
 function amountsOf(
   record: CheckoutRecord,
   paid: { collected?: Money; interest?: Money },

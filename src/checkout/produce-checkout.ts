@@ -1,5 +1,7 @@
 import { AppError } from '../errors';
+import type { CheckoutRequest } from '../payments/payment-provider';
 import { feeOn, isNoFee } from '../payments/vendor-fee';
+import type { Charge } from './amount-source';
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen, type CheckoutRecord } from './checkout-record';
 import { notifyRecordedOutcome, recordOutcome } from './settle-checkout';
@@ -49,6 +51,30 @@ export async function produceCheckout(
   return 'url_sent';
 }
 
+/** What the provider is asked to collect for a checkout priced at `charge` (`vendorFee` on it). */
+function checkoutRequest(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  charge: Charge,
+): CheckoutRequest {
+  const { checkoutId, serviceId } = record;
+  const returnUrl = `${deps.publicUrl}/return/${deps.provider.name}?checkout_id=${encodeURIComponent(checkoutId)}`;
+  const fee =
+    deps.vendorFee && !isNoFee(deps.vendorFee) ? feeOn(charge.amount, deps.vendorFee) : undefined;
+  return {
+    ...(fee ? { vendorFee: fee } : {}),
+    checkoutId,
+    serviceId,
+    amount: charge.amount,
+    lines: charge.lines,
+    description: `Pedido ${serviceId}`,
+    returnUrl,
+    cancelUrl: `${returnUrl}&cancelled=1`,
+    createdAt: new Date(record.createdAt),
+    expiresAt: new Date(record.expiresAt),
+  };
+}
+
 /**
  * Reads the service, prices it and creates the provider checkout, stored on the record; or how
  * the checkout ended instead (an unknown service, nothing to charge), recorded.
@@ -57,46 +83,28 @@ async function makeProviderCheckout(
   deps: CheckoutDeps,
   record: CheckoutRecord,
 ): Promise<CheckoutRecord | 'unknown_service' | 'nothing_to_charge'> {
-  const { checkoutId } = record;
-  const lookup = await deps.platform.getService(record.serviceId);
+  const { checkoutId, serviceId } = record;
+  const lookup = await deps.platform.getService(serviceId);
   if (!lookup.found) {
     // [ours] No cancel: the platform says the service does not exist, so a cancel for it
     // could only be refused. The checkout ends as failed and an error is logged.
-    deps.log.error('checkout for an unknown service', {
-      checkoutId,
-      serviceId: record.serviceId,
-    });
+    deps.log.error('checkout for an unknown service', { checkoutId, serviceId });
     await recordOutcome(deps, record, 'failed', { reason: 'service not found' }, { notify: false });
     return 'unknown_service';
   }
   const charge = await deps.amountSource(lookup.service, deps.currency);
   if (charge.amount.amountMinor <= 0) {
-    deps.log.error('checkout with nothing to charge', {
-      checkoutId,
-      serviceId: record.serviceId,
-    });
+    deps.log.error('checkout with nothing to charge', { checkoutId, serviceId });
     await recordOutcome(deps, record, 'failed', { reason: 'nothing to charge' });
     return 'nothing_to_charge';
   }
-  const returnUrl = `${deps.publicUrl}/return/${deps.provider.name}?checkout_id=${encodeURIComponent(checkoutId)}`;
-  const fee =
-    deps.vendorFee && !isNoFee(deps.vendorFee) ? feeOn(charge.amount, deps.vendorFee) : undefined;
-  const created = await deps.provider.createCheckout({
-    ...(fee ? { vendorFee: fee } : {}),
-    checkoutId,
-    serviceId: record.serviceId,
-    amount: charge.amount,
-    lines: charge.lines,
-    description: `Pedido ${record.serviceId}`,
-    returnUrl,
-    cancelUrl: `${returnUrl}&cancelled=1`,
-    createdAt: new Date(record.createdAt),
-    expiresAt: new Date(record.expiresAt),
-  });
+  const request = checkoutRequest(deps, record, charge);
+  const created = await deps.provider.createCheckout(request);
+  const fee = request.vendorFee ? { vendorFee: request.vendorFee } : {};
   const now = deps.clock();
   return deps.store.attachProviderCheckout(
     checkoutId,
-    { provider: record.provider, ...created, ...charge, ...(fee ? { vendorFee: fee } : {}) },
+    { provider: record.provider, ...created, ...charge, ...fee },
     now,
     deps.schedule.firstLookAt(now),
   );

@@ -20,10 +20,7 @@ export interface ReconcileReport {
   retired: number;
   /** Looks that failed (the provider or the platform away); tried again on a later pass. */
   errors: number;
-  /**
-   * Records that do not read as a checkout (reported at `error`, once): parked out of the line
-   * into the shop's unreadable set, so they never hold back the rest of the line.
-   */
+  /** Records that do not read as a checkout: parked into the shop's unreadable set. */
   unreadable: number;
   /** Checkouts still due when the pass ran out of time: the next pass starts with them. */
   backlog: number;
@@ -40,7 +37,6 @@ export interface ReconcileOptions {
   maxWaitMs?: number;
   /** Ids read from the line at a time. */
   batchSize?: number;
-  /** Checkouts looked at together. */
   concurrency?: number;
 }
 
@@ -48,23 +44,17 @@ export interface ReconcileOptions {
 export const MAX_LOOK_WAIT_MS = 15 * 60_000;
 
 /**
- * When to look at a checkout again, from how long it has been silent: the longer the silence,
- * the rarer the look (half the silence), between one interval and `maxWaitMs`. Providers are
- * asked often about fresh checkouts, where a lost webhook matters most, and rarely about old ones.
+ * When to look at a checkout again: half its silence, between one interval and `maxWaitMs`
+ * (fresh checkouts, where a lost webhook matters most, are asked about often).
  */
 export function nextLookDelayMs(silentMs: number, intervalMs: number, maxWaitMs: number): number {
   return Math.round(Math.min(maxWaitMs, Math.max(intervalMs, silentMs / 2)));
 }
 
 /**
- * Heals what a lost webhook, a lost job or a lost Redis write left behind. Checkouts wait in
- * one line ordered by when they are next due for a look: a change makes a checkout due shortly
- * after, and each look sets the next one further out the longer it stays silent. A pass takes
- * the due checkouts, most overdue first, looks at each once and schedules its next look, until
- * none is due or the time budget is spent; so every checkout is reached within a bounded time
- * whatever their number, and what is left is counted as the backlog. Checkouts whose delivery
- * failed for good are not in the line: the failed set and the dashboard own them; nor are records
- * that cannot be read, parked at their first look for a person (`checkout status --unreadable`).
+ * Heals what a lost webhook, job or Redis write left behind. Checkouts wait in one line by when
+ * each is next due for a look; a pass looks at the due ones, most overdue first, until none is
+ * due or the time budget is spent, and counts what is left as the backlog.
  */
 export async function reconcileCheckouts(
   deps: CheckoutDeps,
@@ -83,38 +73,10 @@ export async function reconcileCheckouts(
     swept: 0,
   };
   const started = deps.clock();
-  const maxWaitMs = options.maxWaitMs ?? MAX_LOOK_WAIT_MS;
   while (deps.clock().getTime() - started.getTime() < options.budgetMs) {
     const ids = await deps.line.dueCheckouts(started, options.batchSize ?? 200);
     if (ids.length === 0) break;
-    // A batch's records and its expiry jobs take a round trip each, not one per checkout: a
-    // failure here (Redis away) fails the pass and leaves the line as it was for the next.
-    const records = await deps.store.getMany(ids);
-    await scheduleExpiries(deps, records);
-    const looks: Array<{ checkoutId: string; at: Date }> = [];
-    const batch = ids.map((checkoutId, i) => ({ checkoutId, record: records[i] }));
-    await forEachLimited(batch, options.concurrency ?? 32, async ({ checkoutId, record }) => {
-      if (record instanceof UnreadableRecord) {
-        // Parked where `checkout status --unreadable` shows it: reported once, not every pass.
-        await deps.line.parkUnreadable(checkoutId, deps.clock());
-        report.unreadable += 1;
-        deps.log.error('unreadable checkout record', { checkoutId, problem: record.problem });
-        return;
-      }
-      let silentMs = 0;
-      try {
-        silentMs = await lookAt(deps, checkoutId, record, report);
-      } catch (error) {
-        report.errors += 1;
-        deps.log.warn('reconciler could not look at a checkout', {
-          checkoutId,
-          errMessage: errorMessage(error),
-        });
-      }
-      const delayMs = nextLookDelayMs(silentMs, options.intervalMs, maxWaitMs);
-      looks.push({ checkoutId, at: new Date(deps.clock().getTime() + delayMs) });
-    });
-    await deps.line.scheduleLooks(looks);
+    await reconcileBatch(deps, ids, options, report);
   }
   report.swept = await sweepReceived(deps);
   report.backlog = (await deps.line.reconcileBacklog(started)).due;
@@ -125,11 +87,57 @@ export async function reconcileCheckouts(
   return report;
 }
 
+async function reconcileBatch(
+  deps: CheckoutDeps,
+  ids: string[],
+  options: ReconcileOptions,
+  report: ReconcileReport,
+): Promise<void> {
+  // A batch's records and its expiry jobs take a round trip each, not one per checkout: a
+  // failure here (Redis away) fails the pass and leaves the line as it was for the next.
+  const records = await deps.store.getMany(ids);
+  await scheduleExpiries(deps, records);
+  const looks: Array<{ checkoutId: string; at: Date }> = [];
+  const batch = ids.map((checkoutId, i) => ({ checkoutId, record: records[i] }));
+  await forEachLimited(batch, options.concurrency ?? 32, async ({ checkoutId, record }) => {
+    const silentMs = await lookOrPark(deps, checkoutId, record, report);
+    if (silentMs === undefined) return;
+    const maxWaitMs = options.maxWaitMs ?? MAX_LOOK_WAIT_MS;
+    const delayMs = nextLookDelayMs(silentMs, options.intervalMs, maxWaitMs);
+    looks.push({ checkoutId, at: new Date(deps.clock().getTime() + delayMs) });
+  });
+  await deps.line.scheduleLooks(looks);
+}
+
 /**
- * The expiry jobs of the open checkouts among `records`: the request leaves a checkout's to the
- * reconciler's first look, and the job ids make the later looks' no-ops. Scheduled before
- * anything that may fail.
+ * `lookAt`, a failure counted and logged; an unreadable record parked, reported once
+ * (`checkout status --unreadable`): undefined, no next look.
  */
+async function lookOrPark(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  record: CheckoutRecord | UnreadableRecord | undefined,
+  report: ReconcileReport,
+): Promise<number | undefined> {
+  if (record instanceof UnreadableRecord) {
+    await deps.line.parkUnreadable(checkoutId, deps.clock());
+    report.unreadable += 1;
+    deps.log.error('unreadable checkout record', { checkoutId, problem: record.problem });
+    return undefined;
+  }
+  try {
+    return await lookAt(deps, checkoutId, record, report);
+  } catch (error) {
+    report.errors += 1;
+    deps.log.warn('reconciler could not look at a checkout', {
+      checkoutId,
+      errMessage: errorMessage(error),
+    });
+    return 0;
+  }
+}
+
+/** The expiry jobs of the open checkouts among `records` (job ids make a repeat a no-op). */
 async function scheduleExpiries(
   deps: CheckoutDeps,
   records: ReadonlyArray<CheckoutRecord | UnreadableRecord | undefined>,
@@ -147,9 +155,8 @@ async function scheduleExpiries(
 }
 
 /**
- * Looks at one checkout, as read at the start of its batch, and does what it needs; returns how
- * long it has been silent. Every step checks the state it acts on, so a record changed since
- * it was read is handled by the step, not undone by it.
+ * Looks at one checkout as read at its batch's start; returns how long it has been silent. Each
+ * step checks the state it acts on, so a record changed since is not undone.
  */
 async function lookAt(
   deps: CheckoutDeps,
@@ -163,11 +170,9 @@ async function lookAt(
     return 0;
   }
   report.looked += 1;
-  // What the reconciler does to a checkout is told in the checkout's trace.
   return inCheckoutTrace(deps, record, 'checkout reconcile', () => act(deps, record, report));
 }
 
-/** What the reconciler does to one checkout it found: see `lookAt`. */
 async function act(
   deps: CheckoutDeps,
   record: CheckoutRecord,
@@ -202,7 +207,6 @@ async function act(
   return silentMs;
 }
 
-/** Runs `fn` over `items`, at most `limit` at a time. */
 async function forEachLimited<T>(
   items: readonly T[],
   limit: number,

@@ -8,7 +8,6 @@ import type { ShopDirectory } from './shop-directory';
  */
 export type ReconciledShops = Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'ids' | 'byId'>;
 
-/** What a pass over every shop works with besides the shops. */
 export interface EveryShopOptions {
   /** How often passes run: a pass keeps to four fifths of it. */
   intervalMs: number;
@@ -42,7 +41,6 @@ export function everyShopReconciler(
   return () => reconcileEveryShop(shops, options, turns);
 }
 
-/** One pass over every shop's line, the shops in turn from `turns`. */
 export async function reconcileEveryShop(
   shops: ReconciledShops,
   options: EveryShopOptions,

@@ -23,7 +23,6 @@ export function reconcileSchedule(intervalMs: number): ReconcileSchedule {
   const firstLookMs = Math.round(intervalMs / 2);
   return {
     firstLookAt: (now) => new Date(now.getTime() + firstLookMs),
-    // The first look is due at half an interval; a pass runs every interval.
     lookedAtBy: (now) => new Date(now.getTime() + firstLookMs + 2 * firstLookMs),
   };
 }

@@ -24,7 +24,6 @@ export async function requestCheckout(
     now,
     expiresAt: new Date(now.getTime() + deps.expiryMs),
     lookAt: deps.schedule.firstLookAt(now),
-    // With tracing on, the checkout keeps the request's trace: what follows it joins it.
     trace: deps.tracing?.current(),
   });
   // A new checkout's work is in the request's trace already (it is the checkout's); a repeat's,
@@ -35,6 +34,21 @@ export async function requestCheckout(
   );
 }
 
+/**
+ * A service already paid gets no new checkout. The platform asking means it has not heard of the
+ * payment: the finish, if it still waits to be sent, is queued again (its first queueing may have
+ * failed).
+ */
+async function refusePaid(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+): Promise<RequestCheckoutResult> {
+  const { serviceId, checkoutId } = record;
+  deps.log.warn('checkout refused: service already paid', { serviceId, checkoutId });
+  await notifyRecordedOutcome(deps, checkoutId, record.state);
+  return { kind: 'already_paid', checkout: record };
+}
+
 /** The work a request for a checkout queues: its URL made (or sent again), or its finish. */
 async function queueWork(
   deps: CheckoutDeps,
@@ -42,39 +56,30 @@ async function queueWork(
   now: Date,
 ): Promise<RequestCheckoutResult> {
   const { record } = result;
-  const serviceId = record.serviceId;
-  if (result.kind === 'already_paid') {
-    deps.log.warn('checkout refused: service already paid', {
-      serviceId,
-      checkoutId: record.checkoutId,
-    });
-    // The platform asking means it has not heard of the payment: the finish, if it still waits
-    // to be sent, is queued again (its first queueing may have failed).
-    await notifyRecordedOutcome(deps, record.checkoutId, record.state);
-    return { kind: 'already_paid', checkout: record };
-  }
+  if (result.kind === 'already_paid') return refusePaid(deps, record);
+  const { serviceId, checkoutId } = record;
   // While the URL is still being made or sent, the same job id dedupes the request (the URL on
   // its way answers it too); once it was sent, each repeat is a job of its own that posts the
   // same URL again.
   const jobKey =
     result.kind === 'open' && record.state !== 'requested'
-      ? `${record.checkoutId}:resend:${result.requestNumber}`
-      : record.checkoutId;
+      ? `${checkoutId}:resend:${result.requestNumber}`
+      : checkoutId;
   // The expiry job is not on the way to the URL: the reconciler's first look at the checkout
   // schedules it, well before the expiry, unless the checkout expires before that look.
   const expiresAt = new Date(record.expiresAt);
   const expiresFirst = expiresAt.getTime() <= deps.schedule.lookedAtBy(now).getTime();
   await Promise.all([
-    deps.jobs.produce(record.checkoutId, jobKey),
-    ...(expiresFirst ? [deps.jobs.scheduleExpiry(record.checkoutId, expiresAt)] : []),
+    deps.jobs.produce(checkoutId, jobKey),
+    ...(expiresFirst ? [deps.jobs.scheduleExpiry(checkoutId, expiresAt)] : []),
   ]);
   // The 202 promises the URL will come: it waits until a replica holds the checkout and its job,
   // or a failover could take back what was accepted (the platform retries a 503).
   await deps.replication.held('shop-data', 'checkout-queue');
   deps.log.info(result.kind === 'created' ? 'checkout requested' : 'checkout requested again', {
     serviceId,
-    checkoutId: record.checkoutId,
+    checkoutId,
     state: record.state,
   });
-  return { kind: 'accepted', checkoutId: record.checkoutId, repeat: result.kind === 'open' };
+  return { kind: 'accepted', checkoutId, repeat: result.kind === 'open' };
 }

@@ -18,7 +18,6 @@ import { followUpAfterOutcome } from './payment-incidents';
 import { paidRecord } from './payment-record';
 import type { OutcomeFields, WrittenTo } from './ports';
 
-/** The checkout state a provider status leads to; undefined while the payment is pending. */
 function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | undefined {
   switch (status.state) {
     case 'paid':
@@ -39,10 +38,9 @@ function targetState(status: PaymentStatus): CheckoutOutcome | 'processing' | un
 }
 
 /**
- * Whether a paid status pays the checkout (docs/payment-providers.md, "The amount rule"): the provider collected, in
- * the checkout's currency, the order's amount plus exactly what it reports as the buyer's
- * interest (card installments). Short, in another currency, or with an excess the provider does
- * not call interest: not paid. Either amount unknown: paid, nothing to compare.
+ * Whether a paid status pays the checkout (docs/payment-providers.md, "The amount rule"): the
+ * order's amount plus exactly the interest the provider reports, in the checkout's currency.
+ * Either amount unknown: paid, nothing to compare.
  */
 export function amountVerdict(
   expected: Money | undefined,
@@ -81,9 +79,8 @@ function defaultReason(target: CheckoutOutcome): string | undefined {
 }
 
 /**
- * Records an outcome once and enqueues its one notification. Called by every path that
- * learns an outcome (webhook, sandbox buttons, redirect, expiry, failure); the atomic
- * transition makes the first caller the only one that notifies.
+ * Records an outcome once and enqueues its one notification: the atomic transition makes the
+ * first of the paths that learn an outcome the only one that notifies.
  */
 export async function recordOutcome(
   deps: CheckoutDeps,
@@ -92,50 +89,41 @@ export async function recordOutcome(
   fields: OutcomeFields,
   options: { notify?: boolean } = {},
 ): Promise<boolean> {
+  const { checkoutId } = record;
   const now = deps.clock();
+  const lookAt = deps.schedule.firstLookAt(now);
   const { moved, state } = await deps.store.transition(
-    record.checkoutId,
+    checkoutId,
     outcome,
     fields,
     now,
-    deps.schedule.firstLookAt(now),
+    lookAt,
     record,
   );
+  const notify = options.notify !== false;
   if (!moved) {
-    deps.log.info('outcome already settled', { checkoutId: record.checkoutId, outcome, state });
+    deps.log.info('outcome already settled', { checkoutId, outcome, state });
     // The same outcome may be a retry of the try that recorded it: its notification is queued
     // again (where it is to be sent). Another outcome queues nothing.
-    await notifyRecordedOutcome(
-      deps,
-      record.checkoutId,
-      state === outcome && options.notify !== false ? state : undefined,
-    );
+    await notifyRecordedOutcome(deps, checkoutId, state === outcome && notify ? state : undefined);
     return false;
   }
-  deps.log.info('checkout outcome recorded', {
-    checkoutId: record.checkoutId,
-    serviceId: record.serviceId,
-    outcome,
-  });
+  deps.log.info('checkout outcome recorded', { checkoutId, serviceId: record.serviceId, outcome });
   // The ERP's payment record before the finish: should queueing it fail, the finish is not
   // queued either, and whatever queues the finish again (this event's retry, the reconciler,
   // while the checkout waits in line) queues the record with it. Never a finish acknowledged
   // with its record lost.
-  const recorded = outcome === 'paid' ? await queuePaidRecord(deps, record.checkoutId) : [];
-  if (options.notify === false) {
-    await deps.line.retire(record.checkoutId);
-  } else {
-    await deps.jobs.notify({ checkoutId: record.checkoutId, kind: notificationFor(outcome) });
-  }
+  const recorded = outcome === 'paid' ? await queuePaidRecord(deps, checkoutId) : [];
+  if (notify) await deps.jobs.notify({ checkoutId, kind: notificationFor(outcome) });
+  else await deps.line.retire(checkoutId);
   // The outcome and its queued finish/cancel are held by a replica before anyone hears of them.
   await deps.replication.held('shop-data', 'notification-queue', ...recorded);
   return true;
 }
 
 /**
- * A paid checkout's payment record, queued for the ERP (when a sink is configured) from its
- * record as stored: once per checkout (the record notes it; between the job and the note, its
- * `record_id` makes a second add a no-op). Returns where it wrote, for `Replication.held`.
+ * A paid checkout's payment record, queued for the ERP once per checkout (the record notes it;
+ * its `record_id` dedupes the job). Returns where it wrote, for `Replication.held`.
  */
 export async function queuePaidRecord(
   deps: CheckoutDeps,
@@ -151,16 +139,11 @@ export async function queuePaidRecord(
 }
 
 /**
- * A checkout found with its outcome recorded, by a caller that will tell someone or finish a job
- * (a webhook's answer, the customer's page, an expiry or produce job): its finish or cancel is
- * queued again, a no-op while its job exists, if it still waits in the reconciler's line (not
- * acknowledged by the platform, retired or parked: delivery checks the record again anyway);
- * then what the caller read, and what this queued, is held by a replica before the caller goes
- * on. The try that recorded the outcome may have failed before it queued the notification (on a
- * Cluster the record and the queue live on two nodes, and a failover can fall between the two
- * writes), and been answered with an error: its retry (the provider's webhook again, the
- * customer's Pay again or return to the shop, the job's next attempt) puts that right at once,
- * not at the reconciler's next pass. `state` undefined queues nothing.
+ * A checkout found with its outcome recorded, by a caller that will tell someone: its finish or
+ * cancel is queued again (a no-op while its job exists) if it is still in line, then held by a
+ * replica. The try that recorded the outcome may have failed before it queued the notification
+ * (a failover between the record's node and the queue's): its retry puts that right at once, not
+ * at the reconciler's next pass. `state` undefined queues nothing.
  */
 export async function notifyRecordedOutcome(
   deps: CheckoutDeps,
@@ -177,13 +160,69 @@ export async function notifyRecordedOutcome(
   await deps.replication.held('shop-data', 'notification-queue', ...recorded);
 }
 
+/** Never recorded as paid: a person must look (a tampered or mixed-up payment). */
+function logPaymentMismatch(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  status: PaymentStatus,
+  why: string,
+): void {
+  deps.log.error('provider reports a payment that does not match the checkout', {
+    checkoutId: record.checkoutId,
+    serviceId: record.serviceId,
+    expected: record.amount,
+    reported: status.amount,
+    interest: status.interest,
+    why,
+  });
+}
+
 /**
- * Asks the provider for the truth about a checkout and applies it. A webhook, a redirect or
- * a sandbox button is only a hint that it is worth asking. A checkout already closed (its
- * outcome is sticky) is not asked about: nothing the provider says could change it; its
- * notification is seen queued (`notifyRecordedOutcome`). `closed`: a verified event said the
- * provider's checkout is closed, which ends it when its payments leave it pending. `known`: the
- * status the caller has just read (a webhook deduplicated on it), not read again.
+ * A payment under way. Already processing: a later payment by another method (a boleto, then a
+ * Pix) is the one that tells; one whose provider says no method leaves the record's.
+ */
+async function markProcessing(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  method: PaymentStatus['method'],
+): Promise<void> {
+  const now = deps.clock();
+  const lookAt = deps.schedule.firstLookAt(now);
+  const { moved } = await deps.store.transition(
+    record.checkoutId,
+    'processing',
+    { method },
+    now,
+    lookAt,
+  );
+  if (!moved && method && method !== record.method) {
+    await deps.store.updateMethod(record.checkoutId, method, now);
+  }
+}
+
+function outcomeFields(
+  target: CheckoutOutcome,
+  status: PaymentStatus,
+  verdict: ReturnType<typeof amountVerdict>,
+): OutcomeFields {
+  return {
+    transactionId: status.transactionId,
+    reason: status.reason ?? defaultReason(target),
+    method: status.method,
+    ...(target === 'paid' && verdict.paid
+      ? {
+          collectedMinor: verdict.collectedMinor,
+          interestMinor: verdict.interestMinor,
+          settlement: status.settlement,
+        }
+      : {}),
+  };
+}
+
+/**
+ * Asks the provider for the truth about an open checkout and applies it (a webhook or a redirect
+ * is only a hint); a closed one's notification is seen queued. `closed`: a verified event said
+ * the provider's checkout is closed. `known`: the status the caller has just read.
  */
 export async function syncFromProvider(
   deps: CheckoutDeps,
@@ -197,61 +236,23 @@ export async function syncFromProvider(
   }
   if (!record.providerRef) return record;
   const ref = { providerRef: record.providerRef, checkoutId: record.checkoutId };
-  const read = known ?? (await deps.provider.getStatus(ref));
-  const status = withCheckoutClosed(read, closed);
+  const status = withCheckoutClosed(known ?? (await deps.provider.getStatus(ref)), closed);
   const target = targetState(status);
   // Still pending: nothing changed, so nothing to read again.
   if (target === undefined) return record;
   const verdict = amountVerdict(record.amount, status);
   if (target === 'paid' && !verdict.paid) {
-    // Never recorded as paid: a person must look (a tampered or mixed-up payment).
-    deps.log.error('provider reports a payment that does not match the checkout', {
-      checkoutId: record.checkoutId,
-      serviceId: record.serviceId,
-      expected: record.amount,
-      reported: status.amount,
-      interest: status.interest,
-      why: verdict.why,
-    });
+    logPaymentMismatch(deps, record, status, verdict.why);
     return record;
   }
-  if (target === 'processing') {
-    const now = deps.clock();
-    const lookAt = deps.schedule.firstLookAt(now);
-    const { moved } = await deps.store.transition(
-      record.checkoutId,
-      'processing',
-      { method: status.method },
-      now,
-      lookAt,
-    );
-    // Already processing: a later payment under way by another method (a boleto, then a Pix)
-    // is the one that tells; one whose provider says no method leaves the record's.
-    if (!moved && status.method && status.method !== record.method) {
-      await deps.store.updateMethod(record.checkoutId, status.method, now);
-    }
-  } else {
-    await recordOutcome(deps, record, target, {
-      transactionId: status.transactionId,
-      reason: status.reason ?? defaultReason(target),
-      method: status.method,
-      ...(target === 'paid' && verdict.paid
-        ? {
-            collectedMinor: verdict.collectedMinor,
-            interestMinor: verdict.interestMinor,
-            settlement: status.settlement,
-          }
-        : {}),
-    });
-  }
+  if (target === 'processing') await markProcessing(deps, record, status.method);
+  else await recordOutcome(deps, record, target, outcomeFields(target, status, verdict));
   return (await deps.store.get(record.checkoutId)) ?? record;
 }
 
 /**
- * The provider has news about a checkout (a verified webhook, the sandbox's page): an open one
- * is settled from the provider's truth (with `closed`, what the event said of the provider's
- * checkout itself); one whose outcome is recorded is followed up, what the provider says after
- * it being an incident (src/checkout/payment-incidents.ts). `known`: the status just read.
+ * The provider has news about a checkout: an open one is settled from the provider's truth; one
+ * whose outcome is recorded is followed up, what the provider says after it being an incident.
  */
 export function learnFromProvider(
   deps: CheckoutDeps,
@@ -270,10 +271,7 @@ export function learnFromProvider(
   });
 }
 
-/**
- * A provider's own page learned something about a checkout (the sandbox's buttons): the same
- * path as a verified webhook, by checkout id. An unknown id changes nothing.
- */
+/** A provider's own page (the sandbox's buttons) learned something: as a verified webhook. */
 export async function syncCheckout(deps: CheckoutDeps, checkoutId: string): Promise<void> {
   const record = await deps.store.get(checkoutId);
   if (record && record.provider === deps.provider.name) await learnFromProvider(deps, record);

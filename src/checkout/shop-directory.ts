@@ -13,7 +13,6 @@ export interface ShopIdentity {
   needsReconnect?: { since: string; reason: string };
 }
 
-/** The least a shop's collaborators hold: its identity and its checkout collaborators. */
 export interface ShopCollaborators {
   settings: ShopIdentity;
   deps: CheckoutDeps;
@@ -42,10 +41,8 @@ export interface ShopDirectory<Shop = ShopCollaborators> {
    * door's choice, and for a job once `forJob` found its shop served; never for an answer.
    */
   cached(id: string): Shop | undefined;
-  /** Whether a job's shop is still the incarnation that queued it, as stored now. */
   forJob(id: string, incarnation: string): Promise<JobShopVerdict>;
   /** Deletes whatever a gone incarnation's work left under its keys. */
   purge(id: string, incarnation: string): Promise<void>;
-  /** The ids of every shop served. */
   ids(): readonly string[];
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../errors';
+import type { Log } from '../log';
 
 /*
  * How a provider's accounts are connected by a link (CONTRACT "Connecting a shop's provider
@@ -29,7 +30,6 @@ export interface StateInHand {
   shop: string;
   /** The flow's secret (a PKCE verifier), opened. */
   secret?: string;
-  /** The provider account the flow made. */
   account?: string;
   /** Takes the state (single use): false when another callback took it first. */
   take(): Promise<boolean>;
@@ -50,7 +50,6 @@ export interface ConnectTarget {
   by: string;
 }
 
-/** A connected account's part of the shop's document, as the flow made it. */
 export type ConnectedDocument = {
   name: string;
   connection: string;
@@ -73,7 +72,7 @@ export function linkInvalid(): AppError {
 export interface ConnectContext {
   publicUrl: string;
   clock: () => Date;
-  log: { error(message: string, fields?: Record<string, unknown>): unknown };
+  log: Pick<Log, 'error'>;
   /** A new state of the flow, bound to the browser's nonce; answers the state to hand out. */
   issueState(
     link: LinkInHand,
@@ -102,9 +101,7 @@ export interface ConnectContext {
   linkAccount(link: LinkInHand): Promise<PendingAccount | undefined>;
   /** Keeps the account made for the link, findable by the provider's events, while it lasts. */
   keepAccount(link: LinkInHand, account: string): Promise<void>;
-  /** The pending account the provider's event names. */
   pendingAccount(account: string): Promise<PendingAccount | undefined>;
-  /** Forgets a pending account once connected. */
   dropAccount(account: string): Promise<void>;
   /** The registry's shop connected to `account` at this provider, if one is. */
   connectedTo(account: string): Promise<{ shop: string; shopName: string } | undefined>;
@@ -134,7 +131,6 @@ export interface VendorSpec<V, S extends z.ZodRawShape> {
   reads?: readonly string[];
   /** The variables the account needs all set (its own and those it reads). */
   required: readonly string[];
-  /** The account, once its variables are set; undefined while they are not. */
   from(env: z.output<z.ZodObject<S>> & Record<string, unknown>): V | undefined;
   /** What is wrong with the variables as given (one set without another), per variable. */
   problems(env: Record<string, unknown>): Array<{ variable: string; problem: string }>;
@@ -179,7 +175,6 @@ export type EventOutcome =
 export interface ConnectFlow<V, S extends z.ZodRawShape = z.ZodRawShape> {
   /** What its states are for (`mercadopago-oauth`): a callback takes only its own flow's. */
   purpose: string;
-  /** The vendor's account this flow connects with: the deployment's variables that set it. */
   vendor: VendorSpec<V, S>;
   /** What the link's page says (pt-BR): its title, what happens there, its button. */
   page: {

@@ -1,5 +1,5 @@
-import { createdCheckoutKey } from '../infra/keyspace';
-import type { RedisCommands } from '../infra/redis';
+import { createdCheckoutKey } from '../redis/keyspace';
+import type { RedisCommands } from '../redis/redis';
 import type { CreatedCheckout } from './payment-provider';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RedisCommands } from '../infra/redis';
+import type { RedisCommands } from '../redis/redis';
 import type { DeclaredFlow } from './define-connect-flow';
 import type { PaymentOptions, ProviderOffer } from './payment-offer';
 import type { DeclaredPages } from './provider-pages';
@@ -7,16 +7,12 @@ import type { ProviderApi } from './provider-api';
 import type { ProviderModule } from './provider-module';
 import type { VendorAccounts } from './vendor-accounts';
 
-/**
- * What a provider's pasted credentials are: none (the sandbox), or keys from its panel. A
- * provider whose accounts can also be connected without pasted keys says how in `connection`.
- */
+/** What a provider's pasted credentials are: none (the sandbox), or keys from its panel. */
 export type CredentialKind = { kind: 'none' } | { kind: 'api-key' };
 
 /**
- * How a shop's provider account is connected without pasted keys (CONTRACT "Connecting a shop's
- * provider account"): `oauth` (the owner authorizes the vendor's application; tokens the
- * connector renews), `subaccount` (the vendor's account creates the shop's), `connect` (a
+ * How a shop's provider account is connected without pasted keys: `oauth` (the vendor's
+ * application, tokens renewed), `subaccount` (made by the vendor's account), `connect` (a
  * connected account of the vendor's platform account).
  */
 export type ConnectionKind = 'oauth' | 'subaccount' | 'connect';
@@ -44,11 +40,7 @@ export function connectionShape<K extends ConnectionKind>(kind: K) {
 
 type ConnectionShape<K extends ConnectionKind> = ReturnType<typeof connectionShape<K>>;
 
-/**
- * A provider refused to renew a connected account's credential for good (Mercado Pago's
- * `invalid_grant`: the owner revoked the grant, or the single-use refresh token was spent): the
- * shop must be connected again with a new link.
- */
+/** A provider refused to renew a connected account's credential for good: connect again. */
 export class ConnectionRevokedError extends Error {
   constructor(
     readonly provider: string,
@@ -61,21 +53,17 @@ export class ConnectionRevokedError extends Error {
   }
 }
 
-/** How a provider's accounts are connected, and what the connection stores. */
 export interface ConnectionSpec<N extends string, C extends FieldShape> {
   kind: ConnectionKind;
   /** Its fields besides `connection`, `account`, `connectedAt`, `expiresAt` (tokens, keys). */
   fields: C;
-  /** The fields that are secrets: stored encrypted, never shown nor logged. */
   secrets: readonly (keyof C & string)[];
   /** The credential's kind in `connector_credential_expiry_timestamp_seconds{kind}`. */
   credential: string;
-  /** How a link connects an account: its page, its button or form, its callbacks and events. */
   flow: DeclaredFlow;
   /**
-   * Renews the credential before it expires (OAuth tokens), for a provider whose credential
-   * does: the document with the new credential, to be stored before it is used. Throws
-   * ConnectionRevokedError when the provider refuses for good (the shop must connect again).
+   * Renews an expiring credential (OAuth tokens): the document with the new one, stored before
+   * use. ConnectionRevokedError when the provider refuses for good.
    */
   renew?(
     document: ConnectedDocumentOf<N, C>,
@@ -84,13 +72,12 @@ export interface ConnectionSpec<N extends string, C extends FieldShape> {
   ): Promise<ConnectedDocumentOf<N, C>>;
 }
 
-/** What every provider module is built with. */
 export interface ProviderEnvironment {
   redis: RedisCommands;
   prefix: string;
   /** The shop the provider account is of. */
   shop: string;
-  /** The scope of the shop's data keys (src/infra/keyspace.ts `shopScope`). */
+  /** The scope of the shop's data keys (src/redis/keyspace.ts `shopScope`). */
   scope: string;
   publicUrl: string;
 }
@@ -103,26 +90,20 @@ export interface CommonSettings {
   sandboxInProduction: boolean;
   /** How customers may pay: the shop's choice, or what the provider offers. */
   payment: PaymentOptions;
-  /**
-   * A pasted credential that expires, where the provider's does (an API Pix client
-   * certificate): its kind in `connector_credential_expiry_timestamp_seconds` and its expiry.
-   */
+  /** A pasted credential that expires (an API Pix certificate), for the expiry gauge. */
   credentialExpiry?: { kind: string; expiresAt: string };
 }
 
 type FieldShape = Record<string, z.ZodType>;
 
-/** A provider's part of a shop's document with pasted keys: its name and its fields. */
 export type PastedDocumentOf<N extends string, F extends FieldShape> = z.output<
   z.ZodObject<{ name: z.ZodLiteral<N> } & F>
 > & { connection?: undefined };
 
-/** A provider's part of a shop's document once its account is connected. */
 export type ConnectedDocumentOf<N extends string, C extends FieldShape> = [C] extends [never]
   ? never
   : z.output<z.ZodObject<{ name: z.ZodLiteral<N> } & ConnectionShape<ConnectionKind> & C>>;
 
-/** A provider's part of a shop's document: pasted keys, or a connected account. */
 export type DocumentOf<N extends string, F extends FieldShape, C extends FieldShape = never> =
   PastedDocumentOf<N, F> | ConnectedDocumentOf<N, C>;
 
@@ -155,10 +136,7 @@ export interface ProviderSpec<
   check?(document: PastedDocumentOf<N, F>): Array<{ field: keyof F & string; problem: string }>;
   /** Its official API hosts per environment; none for a provider the connector plays itself. */
   api?: ProviderApi;
-  /**
-   * Payments are simulated: in production only with SANDBOX_IN_PRODUCTION=true, and then with a
-   * warning at start and a banner on every customer page.
-   */
+  /** Payments are simulated: in production only with SANDBOX_IN_PRODUCTION=true, said. */
   simulated?: { inProduction: string; pageNotice: string };
   /**
    * What the provider appends to the webhook URL it is given (the API Pix appends `/pix` to
@@ -171,7 +149,7 @@ export interface ProviderSpec<
   offer: ProviderOffer;
   /** The settings its adapter is built with, from its document (`apiUrl` resolved). */
   settings(document: DocumentOf<N, F, C>, common: CommonSettings): S & CommonSettings;
-  /** The adapter, with its start warnings. */
+  /** The adapter, what its pages read and the customer pages' banner, if any. */
   build(settings: S & CommonSettings, environment: ProviderEnvironment): ProviderModule;
 }
 
@@ -211,10 +189,7 @@ export interface ProviderDescriptor<
   S extends { name: N },
   C extends FieldShape = never,
 > extends ProviderSpec<N, F, S, C> {
-  /**
-   * Its part of a shop's document, unknown fields refused: its pasted keys, or (a provider that
-   * can be connected) the connected account's fields, told apart by `connection`.
-   */
+  /** Its part of a shop's document: pasted keys, or a connected account's (by `connection`). */
   document: z.ZodType<DocumentOf<N, F, C>>;
   /** Its pasted fields, each with the variable that sets it for the env shop. */
   rows: readonly FieldRow[];
@@ -269,7 +244,7 @@ export function defineProvider<
   const pasted = z.strictObject({ name: z.literal(spec.name), ...spec.fields });
   const { connection } = spec;
   if (!connection) {
-    const document = checked(pasted) as unknown as z.ZodType<DocumentOf<N, F, C>>;
+    const document = checked(pasted) as z.ZodType<DocumentOf<N, F, C>>;
     return { ...spec, document, rows, connectedRows: [] };
   }
   const connectedShape = { ...connectionShape(connection.kind), ...connection.fields };
@@ -278,11 +253,10 @@ export function defineProvider<
   const document = z.discriminatedUnion('connection', [
     checked(pasted.extend({ connection: z.undefined().optional() })),
     connected,
-  ]) as unknown as z.ZodType<DocumentOf<N, F, C>>;
+  ]) as z.ZodType<DocumentOf<N, F, C>>;
   return { ...spec, document, rows, connectedRows };
 }
 
-/** Whether a provider document is of a connected account (`"connection"` set). */
 export function isConnected<D extends { connection?: unknown }>(
   document: D,
 ): document is D & {

@@ -15,6 +15,21 @@ export interface ChargeLine {
   amountMinor: number;
 }
 
+/**
+ * A charge as the one item of a provider's hosted page (Asaas, Mercado Pago): its lines' labels
+ * (at most 250 characters, both providers' limit) and its amount in major units.
+ */
+export function singleItemOf(charge: { lines: ChargeLine[]; amount: Money }): {
+  description: string;
+  value: number;
+} {
+  const description = charge.lines
+    .map((line) => line.label)
+    .join('; ')
+    .slice(0, 250);
+  return { description, value: charge.amount.amountMinor / 100 };
+}
+
 /** `YYYY-MM-DD` in Brasília (en-CA writes dates so). */
 const BRASILIA_DAY = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' });
 

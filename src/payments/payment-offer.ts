@@ -6,7 +6,6 @@
 export const PAYMENT_METHODS = ['pix', 'card', 'boleto'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-/** The options a checkout is made with. */
 export interface PaymentOptions {
   methods: PaymentMethod[];
   /** Installments a card payment may be split into; 1: in one payment. */

@@ -23,10 +23,8 @@ export {
 
 /**
  * How a shop's customers may pay (CONTRACT: PAYMENT_METHODS, CARD_MAX_INSTALLMENTS,
- * CHECKOUT_EXPIRY_MINUTES; a shop's document's `payment`), and what its provider can honour: each
- * provider's descriptor (src/payments/<name>/) declares its offer, and its adapter maps the
- * options to its own fields. A choice a provider cannot honour is refused, saying why, at start
- * or when the shop is saved.
+ * CHECKOUT_EXPIRY_MINUTES; a shop's document's `payment`): a choice its provider cannot honour (its
+ * descriptor's offer, payment-offer.ts) is refused, saying why, at start or when the shop is saved.
  */
 export const paymentMethodSchema = z.enum(PAYMENT_METHODS, {
   error: `must be ${PAYMENT_METHODS.join(', ')}`,
@@ -51,7 +49,6 @@ const expiry = (n: z.ZodNumber) =>
 export const maxInstallmentsVariable = installments(z.coerce.number());
 export const expiryMinutesVariable = expiry(z.coerce.number());
 
-/** A shop document's `payment`. */
 export const paymentDocumentSchema = z.strictObject({
   methods: z
     .array(paymentMethodSchema)
@@ -87,7 +84,6 @@ export const PAYMENT_VARIABLES = Object.fromEntries(
   ]),
 ) as Record<keyof PaymentDocument, string>;
 
-/** What `provider` cannot honour of `choice`, one problem per part. */
 export function paymentChoiceProblems(
   provider: ProviderName,
   choice: PaymentChoice,
@@ -95,7 +91,6 @@ export function paymentChoiceProblems(
   return offerProblems(provider, PROVIDERS[provider].offer, choice);
 }
 
-/** The options a provider makes checkouts with: the choice, or what the provider offers. */
 export function paymentOptionsOf(
   provider: ProviderName,
   choice: PaymentChoice = {},

@@ -4,7 +4,6 @@
  * document chooses with `"environment"`, and any other host needs PROVIDER_API_ORIGINS.
  */
 export interface ProviderApi {
-  /** The provider as people name it, in messages, with its spaces and capitals. */
   label: string;
   production: string;
   sandbox?: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CROSS_FIELD, type CommonSettings } from './define-provider';
+import { CROSS_FIELD } from './define-provider';
 import { paymentOptionsOf, type PaymentChoice } from './payment-options';
 import { apiUrlProblem } from './provider-hosts';
 import { NO_VENDOR, type VendorAccounts } from './vendor-accounts';
@@ -7,8 +7,8 @@ import {
   PROVIDER_LIST,
   PROVIDER_NAMES,
   PROVIDERS,
+  settingsFor,
   type DocumentMap,
-  type ProviderByName,
   type ProviderName,
   type SettingsMap,
 } from './providers';
@@ -37,23 +37,15 @@ export const providerDocumentSchema = z.discriminatedUnion(
   'name',
   // Each a strict object, or (a provider that can be connected) a union of two told apart by
   // `connection`: zod reads the nested union's `name` as its options'.
-  nonEmpty(PROVIDER_LIST.map((provider) => provider.document)) as unknown as [
+  nonEmpty(PROVIDER_LIST.map((provider) => provider.document)) as [
     z.ZodObject<{ name: z.ZodLiteral<string> }>,
   ],
-) as unknown as z.ZodType<ProviderDocument>;
+) as z.ZodType<ProviderDocument>;
 
 export type ProviderDocument = DocumentMap[ProviderName];
 
 /** A shop's provider as the adapters are built with it (src/payments/build-provider.ts). */
 export type ProviderSettings = SettingsMap[ProviderName];
-
-const BY_NAME: ProviderByName = PROVIDERS;
-
-/**
- * Every provider's fields, which of them are secrets, and where its API is, by name: the
- * descriptors themselves (kept under this name for what reads it, such as the config's docs).
- */
-export const PROVIDER_FIELDS = PROVIDERS;
 
 /** A provider document's fields that name a host its secrets are sent to. */
 const URL_FIELDS = ['apiUrl', 'tokenUrl'] as const;
@@ -76,14 +68,6 @@ export function providerApiProblem(
     if (problem) return { field, url, problem };
   }
   return undefined;
-}
-
-function settingsFor<K extends ProviderName>(
-  name: K,
-  document: DocumentMap[K],
-  common: CommonSettings,
-) {
-  return BY_NAME[name].settings(document, common);
 }
 
 /** Whether a provider only simulates payments (the sandbox): refused in production unless allowed. */

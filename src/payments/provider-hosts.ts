@@ -3,12 +3,9 @@ import type { ApiEnvironment, ProviderApi } from './provider-api';
 
 /**
  * Which hosts a provider may be sent to (CONTRACT "The trust boundary of a shop"): its official
- * ones, and the origins the deployment lists in PROVIDER_API_ORIGINS (a loopback fake in tests,
- * a proxy of the operator's). Origins are compared exactly, scheme, host and port, after URL
- * parsing (which also reads a numeric host such as 2130706433 as 127.0.0.1): never by prefix.
+ * ones and PROVIDER_API_ORIGINS, origins compared exactly after URL parsing, never by prefix.
  */
 
-/** The origins of a provider's official hosts. */
 export function officialOrigins(api: ProviderApi): string[] {
   const urls = [api.production, ...(api.sandbox ? [api.sandbox] : []), ...(api.alsoOfficial ?? [])];
   return urls.map((url) => new URL(url).origin);
@@ -17,7 +14,11 @@ export function officialOrigins(api: ProviderApi): string[] {
 /** An http(s) URL: a provider's `apiUrl` before its host is checked (`apiUrlProblem`). */
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-/** The base URL a provider's adapter calls: the document's `apiUrl`, or its environment's host. */
+/** A base URL, as a path is appended to it: without its trailing slashes. */
+export function withoutTrailingSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
 export function baseUrlOf(
   api: ProviderApi,
   document: { environment?: ApiEnvironment; apiUrl?: string },
@@ -25,12 +26,10 @@ export function baseUrlOf(
   return document.apiUrl ?? apiBaseUrl(api, document.environment);
 }
 
-/** The API's base URL in an environment (production unless the provider has a sandbox asked for). */
 export function apiBaseUrl(api: ProviderApi, environment: ApiEnvironment = 'production'): string {
   return environment === 'sandbox' && api.sandbox ? api.sandbox : api.production;
 }
 
-/** One entry of PROVIDER_API_ORIGINS as an origin, or undefined when it is something else. */
 function originOf(entry: string): string | undefined {
   let url: URL;
   try {

@@ -27,12 +27,10 @@ export type ProviderCall = <T>(
  * which is logged and never answered (a host that answers is not always the provider's).
  */
 export function providerHttp(options: {
-  /** The provider as people name it, in error messages (its descriptor's `label`). */
   label: string;
   baseURL: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  /** What the provider's error body says, when it says something. */
   messageOf(body: unknown): string | undefined;
   /** The TLS agent of a provider that wants the shop's client certificate (mTLS: API Pix). */
   httpsAgent?: Agent;
@@ -48,37 +46,44 @@ export function providerHttp(options: {
   };
   const headers = { accept: 'application/json', ...options.headers };
   return async (action, request, schema) => {
-    let status: number | undefined;
-    let body: unknown;
-    try {
-      const response = await axios.request({
+    const { status, data } = await axios
+      .request({
         ...settings,
         ...request,
         headers: request.headers ? { ...headers, ...request.headers } : headers,
+      })
+      .catch((error: unknown) => {
+        throw unreached(options.label, action, axios.isAxiosError(error) ? error.code : undefined);
       });
-      status = response.status;
-      body = response.data;
-    } catch (error) {
-      throw unreached(options.label, action, axios.isAxiosError(error) ? error.code : undefined);
-    }
-    if (status < 200 || status >= 300) {
-      const transient = status === 429 || status >= 500;
-      const message = options.messageOf(body);
-      throw new AppError(
-        transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
-        `${options.label} answered ${status} to ${action}.`,
-        { upstreamStatus: status, ...(message ? { cause: message.slice(0, 300) } : {}) },
-      );
-    }
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      throw new AppError(
-        'PROVIDER_REJECTED',
-        `${options.label}'s answer to ${action} has an unexpected shape.`,
-      );
-    }
-    return parsed.data;
+    return answerOf(options, action, status, data, schema);
   };
+}
+
+function answerOf<T>(
+  provider: { label: string; messageOf(body: unknown): string | undefined },
+  action: string,
+  status: number,
+  body: unknown,
+  schema: z.ZodType<T>,
+): T {
+  const { label } = provider;
+  if (status < 200 || status >= 300) {
+    const transient = status === 429 || status >= 500;
+    const message = provider.messageOf(body);
+    throw new AppError(
+      transient ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_REJECTED',
+      `${label} answered ${status} to ${action}.`,
+      { upstreamStatus: status, ...(message ? { cause: message.slice(0, 300) } : {}) },
+    );
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new AppError(
+      'PROVIDER_REJECTED',
+      `${label}'s answer to ${action} has an unexpected shape.`,
+    );
+  }
+  return parsed.data;
 }
 
 /**
@@ -88,13 +93,8 @@ export function providerHttp(options: {
  */
 function unreached(label: string, action: string, code: string | undefined): AppError {
   if (code !== undefined && /^ERR_SSL_.*ALERT/.test(code)) {
-    return new AppError(
-      'PROVIDER_REJECTED',
-      `${label} refused the client certificate to ${action}.`,
-      {
-        cause: code,
-      },
-    );
+    const message = `${label} refused the client certificate to ${action}.`;
+    return new AppError('PROVIDER_REJECTED', message, { cause: code });
   }
   return new AppError('PROVIDER_UNAVAILABLE', `${label} could not be reached to ${action}.`, {
     cause: code ?? 'network error',

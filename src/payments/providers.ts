@@ -39,7 +39,6 @@ export type ProviderName = keyof typeof PROVIDERS;
  */
 export const DEFAULT_PROVIDER: ProviderName = 'sandbox';
 
-/** The descriptors, in the list's order. */
 export const PROVIDER_LIST = Object.values(PROVIDERS);
 
 /** The names, in the list's order: `sandbox, stripe, ...`. */
@@ -48,7 +47,6 @@ export const PROVIDER_NAMES: ProviderName[] = PROVIDER_LIST.map((provider) => pr
 type Descriptor<K extends ProviderName> = (typeof PROVIDERS)[K];
 type SettingsOwn<D> = D extends { settings(...args: never[]): infer R } ? R : never;
 
-/** Each provider's part of a shop's document. */
 export type DocumentMap = {
   [K in ProviderName]: Descriptor<K> extends ProviderDescriptor<K, infer F, infer _S, infer C>
     ? DocumentOf<K, F, C>
@@ -64,9 +62,29 @@ export type SettingsMap = {
 };
 
 /** What iterates the list needs of each provider, by name (its types follow the name). */
-export type ProviderByName = {
+type ProviderByName = {
   [K in ProviderName]: {
     settings(document: DocumentMap[K], common: CommonSettings): SettingsOwn<Descriptor<K>>;
     build(settings: SettingsMap[K], environment: ProviderEnvironment): ProviderModule;
   };
 };
+
+const BY_NAME: ProviderByName = PROVIDERS;
+
+/** The settings of a provider's document (the name types the document and its settings alike). */
+export function settingsFor<K extends ProviderName>(
+  name: K,
+  document: DocumentMap[K],
+  common: CommonSettings,
+): SettingsOwn<Descriptor<K>> {
+  return BY_NAME[name].settings(document, common);
+}
+
+/** The adapter a provider's settings build (the name types the settings). */
+export function buildFor<K extends ProviderName>(
+  name: K,
+  settings: SettingsMap[K],
+  environment: ProviderEnvironment,
+): ProviderModule {
+  return BY_NAME[name].build(settings, environment);
+}

@@ -19,14 +19,12 @@ function twoDecimals(value: number): boolean {
   return Number(value.toFixed(2)) === value;
 }
 
-/** A percent of the amount, 0 to 100, at most two decimals. */
 export const feePercent = z
   .number()
   .min(0)
   .max(100)
   .refine(twoDecimals, 'must have at most two decimals');
 
-/** A fixed part in reais, 0 to 1000000, at most two decimals (centavos). */
 export const feeFixed = z
   .number()
   .min(0)
@@ -56,7 +54,6 @@ export function vendorFeeOf(document: { percent?: number; fixed?: number }): Ven
   };
 }
 
-/** Whether a fee takes nothing. */
 export function isNoFee(fee: VendorFee): boolean {
   return fee.percentHundredths === 0 && fee.fixedMinor === 0;
 }

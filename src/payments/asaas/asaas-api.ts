@@ -14,7 +14,6 @@ export const ASAAS_API: ProviderApi = {
   alsoOfficial: ['https://sandbox.asaas.com'],
 };
 
-/** Asaas Checkout: Pix and card, in installments, any window. */
 export const ASAAS_OFFER: ProviderOffer = {
   methods: ['pix', 'card'],
   maxInstallments: MAX_INSTALLMENTS,

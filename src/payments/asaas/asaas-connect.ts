@@ -18,7 +18,6 @@ type Root = AsaasRoot;
 // The owner's data, checked before the root key is used: its own file, named here for importers.
 export { subaccountSchema, type SubaccountData } from './subaccount-owner';
 
-/** What a created subaccount gives the shop's document. */
 export interface AsaasSubaccount {
   account: string;
   apiKey: string;
@@ -99,7 +98,6 @@ export function newWebhookToken(): string {
   return randomBytes(36).toString('base64url');
 }
 
-/** Registers the subaccount's webhook: our URL, the token Asaas will send, the events we read. */
 export async function registerWebhook(
   apiUrl: string,
   apiKey: string,

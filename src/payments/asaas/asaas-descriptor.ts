@@ -16,7 +16,6 @@ const webhookToken = z
 
 const apiUrl = httpUrl.optional();
 
-/** Asaas Checkout: its fields, keys and hosts, what it offers, and how its adapter is built. */
 export const asaasProvider = defineProvider({
   name: 'asaas',
   label: ASAAS_API.label,
@@ -68,7 +67,6 @@ export const asaasProvider = defineProvider({
   settings: (document, common) => {
     const base = baseUrlOf(ASAAS_API, document);
     const { name, apiKey: key, webhookToken: token } = document;
-    // A subaccount's payments may carry the vendor's fee, split to the vendor's wallet.
     const vendorWalletId = document.connection === undefined ? undefined : document.vendorWalletId;
     return {
       name,

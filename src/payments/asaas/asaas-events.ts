@@ -6,7 +6,6 @@ import type { CheckoutClosed, WebhookHint } from '../payment-provider';
  * again. Authenticating them (the webhook's token) is AsaasProvider's.
  */
 
-/** The hint an authenticated event's body gives: the checkout, or why it is ignored. */
 export function hintOfEvent(rawBody: Buffer): WebhookHint {
   const event = parseEvent(rawBody);
   if (!event) return { ignore: 'the body is not an Asaas event' };

@@ -46,7 +46,6 @@ const FORM: readonly FormField[] = [
   { name: 'province', label: 'Bairro' },
 ];
 
-/** The owner's data for an Asaas subaccount, checked; VALIDATION_FAILED naming each field. */
 function parseSubaccount(input: unknown): SubaccountData {
   const source = { ...((input ?? {}) as Record<string, unknown>) };
   // A form sends every field, empty ones as '': those are absent.
@@ -65,9 +64,40 @@ function parseSubaccount(input: unknown): SubaccountData {
 }
 
 /**
- * The shop's subaccount made with the vendor's root key, its webhook registered with a token of
- * ours, and stored on the shop. `refused` is told of Asaas's refusal of the data.
+ * The subaccount's webhook, registered with a token of ours (returned). Should Asaas refuse it,
+ * the account is kept: its checkouts are still read by the reconciler, the webhook is a hint;
+ * said, so an operator registers it at Asaas.
  */
+async function subaccountWebhook(
+  ctx: ConnectContext,
+  root: Root,
+  shop: string,
+  subaccount: { apiKey: string; email: string },
+): Promise<string> {
+  const webhookToken = newWebhookToken();
+  try {
+    await registerWebhook(root.apiUrl, subaccount.apiKey, {
+      url: `${ctx.publicUrl}${webhookPath('asaas', shop)}`,
+      authToken: webhookToken,
+      email: subaccount.email,
+    });
+  } catch (error) {
+    ctx.log.error("the Asaas subaccount's webhook could not be registered", {
+      shop,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  return webhookToken;
+}
+
+/** Which Asaas the root key calls: an official one by its name, any other by its URL. */
+function asaasAt(root: Root): { environment: 'sandbox' | 'production' } | { apiUrl: string } {
+  const official = officialOrigins(ASAAS_API).includes(new URL(root.apiUrl).origin);
+  if (!official) return { apiUrl: root.apiUrl };
+  return { environment: root.apiUrl === ASAAS_API.sandbox ? 'sandbox' : 'production' };
+}
+
+/** `refused` is told of Asaas's refusal of the data. */
 async function subaccountFor(
   ctx: ConnectContext,
   root: Root,
@@ -81,34 +111,21 @@ async function subaccountFor(
     if (error instanceof AppError && error.code === 'VALIDATION_FAILED') await refused?.();
     throw error;
   });
-  const webhookToken = newWebhookToken();
-  try {
-    await registerWebhook(root.apiUrl, created.apiKey, {
-      url: `${ctx.publicUrl}${webhookPath('asaas', target.shop)}`,
-      authToken: webhookToken,
-      email: data.email,
-    });
-  } catch (error) {
-    // The account exists: keep it. Its checkouts are still read by the reconciler; the webhook
-    // is a hint. Said, so an operator registers it at Asaas.
-    ctx.log.error("the Asaas subaccount's webhook could not be registered", {
-      shop: target.shop,
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
-  const official = officialOrigins(ASAAS_API).includes(new URL(root.apiUrl).origin);
+  const { apiKey } = created;
+  const webhookToken = await subaccountWebhook(ctx, root, target.shop, {
+    apiKey,
+    email: data.email,
+  });
   await ctx.store(target, {
     name: 'asaas',
     connection: 'subaccount',
     account: created.account,
     connectedAt: ctx.clock().toISOString(),
-    apiKey: created.apiKey,
+    apiKey,
     webhookToken,
     walletId: created.walletId,
     vendorWalletId: walletId,
-    ...(official
-      ? { environment: root.apiUrl === ASAAS_API.sandbox ? 'sandbox' : 'production' }
-      : { apiUrl: root.apiUrl }),
+    ...asaasAt(root),
   });
 }
 

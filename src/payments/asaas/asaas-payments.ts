@@ -2,14 +2,9 @@ import { z } from 'zod';
 import { minorOf } from '../money';
 import type { PaidWith, PaymentState, PaymentStatus, Settlement } from '../payment-provider';
 
-/*
- * Asaas's payments as its API reports them (a checkout is paid through one payment, or one
- * installment plan of several), read as the connector's payment status.
- */
-
 /**
  * Asaas's payment statuses (docs.asaas.com, "Payment status"), as docs/payment-providers.md maps
- * them. OVERDUE depends on the payment (`canBePaidAfterDueDate`), see `paymentState`.
+ * them. OVERDUE and a Pix's CONFIRMED depend on the payment, see `paymentState`.
  */
 // A Map, not an object: a status named like an Object property (`constructor`) is unknown.
 const STATES = new Map<string, PaymentState>(
@@ -30,12 +25,7 @@ const STATES = new Map<string, PaymentState>(
   }),
 );
 
-/**
- * A split of the payment as Asaas reports it within the payment (its `split` list,
- * https://docs.asaas.com/reference/retrieve-a-single-payment): `totalValue` is what it takes of
- * this payment, in reais; `status` PENDING, AWAITING_CREDIT, DONE, REFUNDED, CANCELLED (with a
- * `cancellationReason`) or BLOCKED_BY_VALUE_DIVERGENCE.
- */
+/** A split within the payment (its `split` list): `totalValue` in reais, and its `status`. */
 const splitSchema = z.looseObject({
   totalValue: z.number().nullish(),
   status: z.string().nullish(),
@@ -104,14 +94,13 @@ const METHODS = new Map<string, PaidWith>([
 ]);
 
 function paymentState(payment: Payment): PaymentState {
-  if (payment.status === 'OVERDUE') {
-    // Past its due date: still payable when Asaas says so (a boleto), otherwise it cannot be.
-    return payment.canBePaidAfterDueDate ? 'processing' : 'expired';
-  }
+  // A Pix CONFIRMED may be held up to 72 h ("bloqueio cautelar"), then RECEIVED or REFUNDED.
+  if (payment.status === 'CONFIRMED' && payment.billingType === 'PIX') return 'processing';
+  // Past its due date: still payable when Asaas says so (a boleto), otherwise it cannot be.
+  if (payment.status === 'OVERDUE') return payment.canBePaidAfterDueDate ? 'processing' : 'expired';
   return STATES.get(payment.status) ?? 'pending';
 }
 
-/** One payment, or one plan of installments, as a status: its total, its interest, its state. */
 export function planStatus(payments: Payment[]): PaymentStatus {
   const states = payments.map(paymentState);
   const state: PaymentState = states.includes('charged_back')
@@ -146,24 +135,15 @@ export function planStatus(payments: Payment[]): PaymentStatus {
 const SETTLED: ReadonlySet<PaymentState> = new Set(['paid', 'refunded', 'charged_back']);
 
 /**
- * The settlement of one payment, or one plan of installments, from what Asaas reports of each
- * (https://docs.asaas.com/reference/retrieve-a-single-payment, the payment object), each figure
- * left out when a payment of the plan does not tell it:
- *
- * - `providerFee`: `value - netValue`, summed. Asaas's netValue is the value "after discounting
- *   the Asaas fee", and a split is taken from the netValue, not out of it ("The value of the split
- *   will always be made on the netValue", https://docs.asaas.com/docs/payment-split): the vendor's
- *   fee (the adapter's split to its wallet) is not in this figure.
- * - `net`: `netValue` less what the payment's splits take (`splitTaken`), summed.
- * - `releaseDate`: `creditDate` once Asaas credited the payment, its `estimatedCreditDate` until
- *   then (Asaas's own date; a confirmed card is credited weeks later). Of a plan, the last
- *   installment's: the day the whole net is available (its first installments are earlier).
- * - `installments`: the plan's payments (`installmentsOf`); 1 for a payment of no plan.
- *
- * No money figure of an anticipated payment (its anticipation's own fee and date are not in the
- * payment, https://docs.asaas.com/reference/retrieve-a-single-anticipation) nor of one received
- * in cash (the money did not pass through Asaas). A refunded or charged back payment keeps the
- * figures it was paid with: the refund is its state's to tell.
+ * The settlement of one payment, or a plan of installments, each figure left out when a payment
+ * of the plan does not tell it:
+ * - `providerFee`: `value - netValue`, summed (splits are taken from netValue, so the vendor's
+ *   fee is not in it).
+ * - `net`: `netValue` less what the splits take (`splitTaken`), summed.
+ * - `releaseDate`: `creditDate`, else `estimatedCreditDate`; of a plan, the last installment's.
+ * - `installments`: `installmentsOf`.
+ * No money figure of an anticipated payment nor of one received in cash. A refunded or charged
+ * back payment keeps the figures it was paid with.
  */
 export function settlementOf(payments: readonly Payment[]): Settlement | undefined {
   const installments = installmentsOf(payments);
@@ -201,14 +181,9 @@ function splitsTaken(payment: Payment): number {
 }
 
 /**
- * What one split takes (https://docs.asaas.com/docs/split-faq; its statuses in Asaas's changelog,
- * "Um novo status foi criado em nossa API para split cancelado" and "Novo status Split de
- * Pagamento"): its totalValue while it is to be or was transferred (PENDING, AWAITING_CREDIT,
- * DONE), or was transferred and returned with a refund (REFUNDED); nothing when cancelled, the
- * amount then staying with the shop ("The net balance not allocated to recipients remains in the
- * account that created the charge"), unless cancelled by the payment's own refund (the payment
- * keeps the figures it was paid with). NaN for a split blocked (BLOCKED_BY_VALUE_DIVERGENCE: its
- * outcome is not decided) or of a status Asaas did not document.
+ * What one split takes: its totalValue when to be, or was, transferred (PENDING,
+ * AWAITING_CREDIT, DONE, REFUNDED); nothing when cancelled (the shop keeps it), unless by the
+ * payment's own refund. NaN when blocked (undecided) or of an undocumented status.
  */
 function splitTaken(split: z.output<typeof splitSchema>): number {
   const total = typeof split.totalValue === 'number' ? minorOf(split.totalValue) : NaN;
@@ -226,10 +201,8 @@ function splitTaken(split: z.output<typeof splitSchema>): number {
 }
 
 /**
- * The installments the buyer chose: a payment of no plan is one; a plan's count is its payments
- * when they are numbered 1 to that count (`installmentNumber`), so none is missing from the list.
- * The payment object has no count of its plan (the plan's own, GET /v3/installments/{id}, has
- * `installmentCount`): the list of the checkout's payments holds them all.
+ * The installments the buyer chose: one for a payment of no plan; a plan's payments when they
+ * are numbered 1 to their count (none missing from the list).
  */
 function installmentsOf(payments: readonly Payment[]): number | undefined {
   if (payments.length === 0) return undefined;

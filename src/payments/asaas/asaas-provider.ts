@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../errors';
 import { secretMatcher } from '../../secrets/token-match';
 import type { CreatedCheckouts } from '../created-checkouts';
+import { singleItemOf } from '../money';
 import {
   checkoutStatusOf,
   webhookHeader,
@@ -23,13 +24,10 @@ export interface AsaasSettings {
   apiKey: string;
   /** The authToken registered with the webhook: Asaas sends it in `asaas-access-token`. */
   webhookToken: string;
-  /** The API with its `/v3`; https://api.asaas.com/v3 (production) when absent. */
   apiUrl?: string;
   /** A subaccount's: the vendor's wallet, where its fee is split to. */
   vendorWalletId?: string;
-  /** Where the checkouts made are kept, so that making one again finds it. */
   created: CreatedCheckouts;
-  /** How the customer may pay: `billingTypes`, and `INSTALLMENT` when a card may be split. */
   payment?: PaymentOptions;
   timeoutMs?: number;
   clock?: () => Date;
@@ -50,10 +48,8 @@ function asaasMessage(body: unknown): string | undefined {
 const ITEM_NAME_MAX = 30;
 
 /**
- * Asaas Checkout: one checkout per connector checkout, the customer sent to its link. The truth
- * is the checkout's payments (`GET /payments?checkoutSession=<id>`); webhooks (checkout and
- * payment events) are hints, authenticated by the webhook's token. A small axios client, as for
- * Mercado Pago: Asaas publishes no official Node SDK, and the base URL must reach a loopback fake.
+ * Asaas Checkout: one checkout per connector checkout; the truth is its payments (`GET
+ * /payments?checkoutSession=<id>`); webhooks are hints, authenticated by the webhook's token.
  */
 export class AsaasProvider implements PaymentProvider {
   readonly name = 'asaas';
@@ -78,36 +74,9 @@ export class AsaasProvider implements PaymentProvider {
   async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
     const earlier = await this.settings.created.find(request.checkoutId);
     if (earlier) return earlier;
-    const minutes = Math.ceil((request.expiresAt.getTime() - this.clock().getTime()) / 60_000);
-    const charge = chargeOf(this.settings.payment ?? offeredOptions(ASAAS_OFFER));
     const checkout = await this.call(
       'create the checkout',
-      {
-        method: 'POST',
-        url: '/checkouts',
-        data: {
-          ...charge,
-          ...this.splitsOf(request, charge.chargeTypes),
-          minutesToExpire: Math.max(1, minutes),
-          externalReference: request.checkoutId,
-          callback: {
-            successUrl: request.returnUrl,
-            cancelUrl: request.cancelUrl,
-            expiredUrl: request.cancelUrl,
-          },
-          items: [
-            {
-              name: request.description.slice(0, ITEM_NAME_MAX),
-              description: request.lines
-                .map((line) => line.label)
-                .join('; ')
-                .slice(0, 250),
-              quantity: 1,
-              value: request.amount.amountMinor / 100,
-            },
-          ],
-        },
-      },
+      { method: 'POST', url: '/checkouts', data: this.checkoutData(request) },
       checkoutSchema,
     );
     const created = { providerRef: checkout.id, url: checkout.link || this.linkOf(checkout.id) };
@@ -117,6 +86,31 @@ export class AsaasProvider implements PaymentProvider {
       await this.cancelCheckout({ providerRef: created.providerRef }).catch(() => undefined);
     }
     return kept;
+  }
+
+  private checkoutData(request: CheckoutRequest): Record<string, unknown> {
+    const minutes = Math.ceil((request.expiresAt.getTime() - this.clock().getTime()) / 60_000);
+    const charge = chargeOf(this.settings.payment ?? offeredOptions(ASAAS_OFFER));
+    const item = singleItemOf(request);
+    return {
+      ...charge,
+      ...this.splitsOf(request, charge.chargeTypes),
+      minutesToExpire: Math.max(1, minutes),
+      externalReference: request.checkoutId,
+      callback: {
+        successUrl: request.returnUrl,
+        cancelUrl: request.cancelUrl,
+        expiredUrl: request.cancelUrl,
+      },
+      items: [
+        {
+          name: request.description.slice(0, ITEM_NAME_MAX),
+          description: item.description,
+          quantity: 1,
+          value: item.value,
+        },
+      ],
+    };
   }
 
   /**
@@ -149,10 +143,7 @@ export class AsaasProvider implements PaymentProvider {
     };
   }
 
-  /**
-   * The customer's page of a checkout: `https://asaas.com/checkoutSession/show?id=<id>`, or the
-   * sandbox's host when the API is the sandbox's (used when Asaas's answer carries no link).
-   */
+  /** The customer's page of a checkout, when Asaas's answer carries no link. */
   private linkOf(id: string): string {
     const sandbox = /api-sandbox\.asaas\.com/.test(this.settings.apiUrl ?? '');
     const host = sandbox ? 'https://sandbox.asaas.com' : 'https://asaas.com';
@@ -183,13 +174,9 @@ export class AsaasProvider implements PaymentProvider {
   }
 
   /**
-   * A settled Pix's end-to-end id, with one more read: the payment names its Pix transaction
-   * (`pixTransaction`, https://docs.asaas.com/reference/retrieve-a-single-payment), whose
-   * `endToEndIdentifier` ("Pix transaction identifier at the Central Bank") GET
-   * /v3/pix/transactions/{id} answers (https://docs.asaas.com/reference/retrieve-a-single-transaction).
-   * Left out when that read fails or answers no id of the Central Bank's shape, or a transaction
-   * of another payment: the id is a detail of the receipt, and the payment's status stands without
-   * it (a key without the Pix permission, or Asaas's Pix API down, never holds a paid checkout).
+   * A settled Pix's end-to-end id, from its `pixTransaction` (GET /v3/pix/transactions/{id},
+   * `endToEndIdentifier`). Left out when that read fails or answers no id of the Central Bank's
+   * shape: a receipt's detail never holds a paid checkout.
    */
   private async withPixE2e(status: PaymentStatus, plan?: Payment[]): Promise<PaymentStatus> {
     const payment = plan?.length === 1 ? plan[0] : undefined;
@@ -206,10 +193,7 @@ export class AsaasProvider implements PaymentProvider {
     return { ...status, settlement: { ...status.settlement, pixE2e: e2e } };
   }
 
-  /**
-   * Closes the checkout. Asaas refuses to cancel one that is no longer active (paid, expired,
-   * canceled): that refusal means there is nothing to close, and the status read after says why.
-   */
+  /** Closes the checkout; Asaas's refusal of one no longer active means nothing to close. */
   async cancelCheckout(ref: { providerRef: string }): Promise<void> {
     try {
       await this.call(
@@ -253,7 +237,6 @@ function chargeOf(options: PaymentOptions): {
   };
 }
 
-/** A Pix transaction, for its end-to-end id and the payment it paid. */
 const pixTransactionSchema = z.looseObject({
   endToEndIdentifier: z.string().nullish(),
   payment: z.string().nullish(),

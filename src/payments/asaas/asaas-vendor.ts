@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { VendorSpec } from '../connect-flow';
-import { apiBaseUrl } from '../provider-hosts';
+import { apiBaseUrl, withoutTrailingSlashes } from '../provider-hosts';
 import { ASAAS_API } from './asaas-api';
 
 /** The vendor's own Asaas account, which creates the shops' subaccounts. */
@@ -44,7 +44,7 @@ export const asaasVendor: VendorSpec<AsaasRoot, typeof variables> = {
     return {
       rootApiKey: env.ASAAS_ROOT_API_KEY,
       ...(env.ASAAS_VENDOR_WALLET_ID ? { walletId: env.ASAAS_VENDOR_WALLET_ID } : {}),
-      apiUrl: apiUrl.replace(/\/+$/, ''),
+      apiUrl: withoutTrailingSlashes(apiUrl),
     };
   },
   problems: () => [],

@@ -27,16 +27,11 @@ function hasCheckDigits(text: string, maxWeight: number): boolean {
   return text.endsWith(`${first}${second}`);
 }
 
-/** Whether `text` is a CPF: 11 digits, its two check digits right, not one digit repeated. */
 export function isValidCpf(text: string): boolean {
   // Weights 10 down to 2, then 11 down to 2: from the right, 2 upward with no wrap.
   return /^\d{11}$/.test(text) && hasCheckDigits(text, 12);
 }
 
-/**
- * Whether `text` is a CNPJ: 12 digits or capital letters and 2 check digits, right, and not one
- * digit repeated.
- */
 export function isValidCnpj(text: string): boolean {
   // Weights 5..2, 9..2, then 6..2, 9..2: from the right, 2 to 9 and again.
   return /^[\dA-Z]{12}\d{2}$/.test(text) && hasCheckDigits(text, 9);

@@ -24,7 +24,6 @@ function tooLong(max: number): string {
   return `Use no máximo ${max} caracteres.`;
 }
 
-/** A text the owner must fill in: `missing` when empty, at most `max` characters. */
 function filled(missing: string, max = 200) {
   return z.string({ error: missing }).trim().min(1, missing).max(max, tooLong(max));
 }
@@ -34,7 +33,6 @@ function documentOf(text: string): string {
   return digitsOf(text).toUpperCase();
 }
 
-/** What is wrong with a CPF or CNPJ (`documentOf`); undefined when nothing is. */
 function documentProblem(document: string): string | undefined {
   if (/^\d{11}$/.test(document)) {
     return isValidCpf(document) ? undefined : 'CPF inválido: confira os números.';
@@ -66,64 +64,62 @@ function birthDateProblem(birthDate: string | undefined, today: string): string 
   return undefined;
 }
 
-const CELL_PHONE = /^[1-9]{2}\d{8,9}$/;
-
-/**
- * The owner's data Asaas needs for a subaccount, Asaas's field names (its "Criar subconta"); a
- * person's age is reckoned on `now()`'s day in Brasília, read at each parse.
- */
-export function subaccountSchemaAt(now: () => Date) {
+function typedDigits(missing: string, pattern: RegExp, invalid: string) {
   return z
-    .strictObject({
-      name: filled('Informe o nome ou a razão social.'),
-      email: z.email({ error: 'E-mail inválido: confira o endereço.' }).max(200, tooLong(200)),
-      cpfCnpj: z
-        .string({ error: 'Informe o CPF ou o CNPJ.' })
-        .transform(documentOf)
-        .superRefine((document, ctx) => {
-          const problem = documentProblem(document);
-          if (problem) ctx.addIssue({ code: 'custom', message: problem });
-        }),
-      birthDate: z.iso.date({ error: 'Data de nascimento inválida: confira o dia.' }).optional(),
-      companyType: z
-        .enum(['MEI', 'LIMITED', 'INDIVIDUAL', 'ASSOCIATION'], {
-          error: 'Escolha o tipo de empresa na lista.',
-        })
-        .optional(),
-      mobilePhone: z
-        .string({ error: 'Informe o celular com DDD.' })
-        .transform(digitsOf)
-        .refine((digits) => CELL_PHONE.test(digits), {
-          error: 'Celular inválido: informe o DDD e o número, como (11) 98765-4321.',
-        }),
-      incomeValue: z.coerce
-        .number({ error: 'Informe o faturamento mensal, maior que zero.' })
-        .positive('Informe o faturamento mensal, maior que zero.')
-        .max(1e10, 'Faturamento mensal alto demais: confira o valor.'),
-      address: filled('Informe o endereço.'),
-      addressNumber: filled('Informe o número.', 20),
-      complement: z
-        .string({ error: 'Complemento inválido.' })
-        .trim()
-        .max(200, tooLong(200))
-        .optional(),
-      province: filled('Informe o bairro.'),
-      postalCode: z
-        .string({ error: 'Informe o CEP.' })
-        .transform(digitsOf)
-        .refine((digits) => /^\d{8}$/.test(digits), {
-          error: 'CEP inválido: informe os 8 números, como 01310-100.',
-        }),
-    })
-    .superRefine((owner, ctx) => {
-      // A person's (CPF) birth date; a company's needs none.
-      if (!/^\d{11}$/.test(owner.cpfCnpj)) return;
-      const problem = birthDateProblem(owner.birthDate, brasiliaDay(now()));
-      if (problem) ctx.addIssue({ code: 'custom', path: ['birthDate'], message: problem });
-    });
+    .string({ error: missing })
+    .transform(digitsOf)
+    .refine((digits) => pattern.test(digits), { error: invalid });
 }
 
-/** The owner's data, a person's age reckoned on the day the form is parsed. */
+const OWNER_FIELDS = {
+  name: filled('Informe o nome ou a razão social.'),
+  email: z.email({ error: 'E-mail inválido: confira o endereço.' }).max(200, tooLong(200)),
+  cpfCnpj: z
+    .string({ error: 'Informe o CPF ou o CNPJ.' })
+    .transform(documentOf)
+    .superRefine((document, ctx) => {
+      const problem = documentProblem(document);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  birthDate: z.iso.date({ error: 'Data de nascimento inválida: confira o dia.' }).optional(),
+  companyType: z
+    .enum(['MEI', 'LIMITED', 'INDIVIDUAL', 'ASSOCIATION'], {
+      error: 'Escolha o tipo de empresa na lista.',
+    })
+    .optional(),
+  mobilePhone: typedDigits(
+    'Informe o celular com DDD.',
+    /^[1-9]{2}\d{8,9}$/,
+    'Celular inválido: informe o DDD e o número, como (11) 98765-4321.',
+  ),
+  incomeValue: z.coerce
+    .number({ error: 'Informe o faturamento mensal, maior que zero.' })
+    .positive('Informe o faturamento mensal, maior que zero.')
+    .max(1e10, 'Faturamento mensal alto demais: confira o valor.'),
+  address: filled('Informe o endereço.'),
+  addressNumber: filled('Informe o número.', 20),
+  complement: z.string({ error: 'Complemento inválido.' }).trim().max(200, tooLong(200)).optional(),
+  province: filled('Informe o bairro.'),
+  postalCode: typedDigits(
+    'Informe o CEP.',
+    /^\d{8}$/,
+    'CEP inválido: informe os 8 números, como 01310-100.',
+  ),
+};
+
+/**
+ * The owner's data Asaas needs for a subaccount; a person's age is reckoned on `now()`'s day in
+ * Brasília, read at each parse.
+ */
+export function subaccountSchemaAt(now: () => Date) {
+  return z.strictObject(OWNER_FIELDS).superRefine((owner, ctx) => {
+    // A person's (CPF) birth date; a company's needs none.
+    if (!/^\d{11}$/.test(owner.cpfCnpj)) return;
+    const problem = birthDateProblem(owner.birthDate, brasiliaDay(now()));
+    if (problem) ctx.addIssue({ code: 'custom', path: ['birthDate'], message: problem });
+  });
+}
+
 export const subaccountSchema = subaccountSchemaAt(() => new Date());
 
 export type SubaccountData = z.output<ReturnType<typeof subaccountSchemaAt>>;

@@ -17,7 +17,6 @@ export const MERCADOPAGO_API: ProviderApi = {
     'Mercado Pago has one API host (https://api.mercadopago.com): test credentials select its test environment',
 };
 
-/** Checkout Pro takes every method, installments, and any window. */
 export const MERCADOPAGO_OFFER: ProviderOffer = {
   methods: PAYMENT_METHODS,
   maxInstallments: MAX_INSTALLMENTS,

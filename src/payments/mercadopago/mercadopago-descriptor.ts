@@ -33,7 +33,6 @@ function applicationOf(vendor: VendorAccounts): MercadoPagoApplication {
   return application;
 }
 
-/** Mercado Pago Checkout Pro: its fields, keys and hosts, what it offers, how it is built. */
 export const mercadoPagoProvider = defineProvider({
   name: 'mercadopago',
   label: MERCADOPAGO_API.label,
@@ -89,7 +88,6 @@ export const mercadoPagoProvider = defineProvider({
       const { name, environment: _e, connection: _c, ...keys } = document;
       return { name, ...common, mercadopago: { ...keys, apiUrl: base, marketplace: false } };
     }
-    // The owner's token, the vendor application's webhook secret; the vendor's fee may be taken.
     const { webhookSecret } = applicationOf(common.vendor);
     const mercadopago = {
       accessToken: document.accessToken,

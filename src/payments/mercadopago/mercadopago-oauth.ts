@@ -41,7 +41,6 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge };
 }
 
-/** Where the owner's browser goes to authorize the vendor's application. */
 export function authorizationUrl(
   application: Application,
   request: { redirectUri: string; state: string; challenge: string },
@@ -83,7 +82,6 @@ function grantOf(answer: z.output<typeof tokenAnswer>, now: Date): MercadoPagoGr
   };
 }
 
-/** Exchanges the callback's code for the owner's tokens. */
 export async function exchangeCode(
   application: Application,
   request: { code: string; verifier: string; redirectUri: string },

@@ -16,6 +16,7 @@ const STATES = new Map<string, PaymentState>(
     pending: 'processing',
     in_process: 'processing',
     authorized: 'processing',
+    in_mediation: 'processing', // a dispute the buyer opened: the money held until decided
     rejected: 'failed',
     cancelled: 'canceled',
     refunded: 'refunded',
@@ -30,9 +31,7 @@ export const paymentSchema = z.looseObject({
   external_reference: z.string().nullish(),
   transaction_amount: z.number().nullish(),
   currency_id: z.string().nullish(),
-  /** The kind of method the buyer paid with (credit_card, bank_transfer, ticket...). */
   payment_type_id: z.string().nullish(),
-  /** The method itself (visa, master, pix, bolbradesco...). */
   payment_method_id: z.string().nullish(),
   ...moneyFields,
 });
@@ -69,8 +68,6 @@ function methodOf(payment: Payment): PaidWith | undefined {
 export function paymentStatus(payment: Payment): PaymentStatus {
   const state = STATES.get(payment.status) ?? 'pending';
   const currency = payment.currency_id ?? 'BRL';
-  // What the buyer paid: total_paid_amount (the price plus the financing of installments), or
-  // the price when Mercado Pago gives no total; the financing is the fees of type financing_fee.
   const paid = payment.transaction_details?.total_paid_amount ?? payment.transaction_amount;
   const financing = feesMinor(payment, 'financing_fee') ?? 0;
   const reason =

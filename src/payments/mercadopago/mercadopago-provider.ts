@@ -10,6 +10,7 @@ import {
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
+import { singleItemOf } from '../money';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { feeTaken } from '../vendor-fee';
@@ -20,11 +21,9 @@ import { verifyNotification } from './mercadopago-signature';
 export interface MercadoPagoSettings {
   accessToken: string;
   webhookSecret: string;
-  /** The API's base URL (its descriptor resolves it); Mercado Pago's own when absent. */
   apiUrl?: string;
   /** Where Mercado Pago posts notifications: PUBLIC_URL/webhooks/mercadopago. */
   notificationUrl: string;
-  /** How the customer may pay: Checkout Pro's `payment_methods`. */
   payment?: PaymentOptions;
   /**
    * The token is a seller's, from the vendor's application's OAuth: a preference may carry the
@@ -94,51 +93,52 @@ export class MercadoPagoProvider implements PaymentProvider {
   }
 
   async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
-    const now = this.clock();
     const preference = await this.call(
       'create the preference',
       {
         method: 'POST',
         url: '/checkout/preferences',
         headers: { 'x-idempotency-key': `checkout:${request.checkoutId}` },
-        data: {
-          items: [
-            {
-              id: String(request.serviceId),
-              title: request.description,
-              description: request.lines
-                .map((line) => line.label)
-                .join('; ')
-                .slice(0, 250),
-              quantity: 1,
-              unit_price: request.amount.amountMinor / 100,
-              currency_id: request.amount.currency,
-            },
-          ],
-          external_reference: request.checkoutId,
-          metadata: { checkout_id: request.checkoutId, service_id: request.serviceId },
-          back_urls: {
-            success: request.returnUrl,
-            pending: request.returnUrl,
-            failure: request.cancelUrl,
-          },
-          auto_return: 'approved',
-          notification_url: this.settings.notificationUrl,
-          ...this.marketplaceFee(request),
-          ...(this.settings.payment
-            ? { payment_methods: paymentMethodsOf(this.settings.payment) }
-            : {}),
-          expires: true,
-          expiration_date_from: brasiliaIso(now),
-          expiration_date_to: brasiliaIso(request.expiresAt),
-        },
+        data: this.preferenceOf(request),
       },
       preferenceSchema,
     );
     return { providerRef: preference.id, url: preference.init_point };
   }
 
-  /** The vendor's fee, in reais, on a connected seller's preference. */
+  private preferenceOf(request: CheckoutRequest): Record<string, unknown> {
+    const now = this.clock();
+    const item = singleItemOf(request);
+    return {
+      items: [
+        {
+          id: String(request.serviceId),
+          title: request.description,
+          description: item.description,
+          quantity: 1,
+          unit_price: item.value,
+          currency_id: request.amount.currency,
+        },
+      ],
+      external_reference: request.checkoutId,
+      metadata: { checkout_id: request.checkoutId, service_id: request.serviceId },
+      back_urls: {
+        success: request.returnUrl,
+        pending: request.returnUrl,
+        failure: request.cancelUrl,
+      },
+      auto_return: 'approved',
+      notification_url: this.settings.notificationUrl,
+      ...this.marketplaceFee(request),
+      ...(this.settings.payment
+        ? { payment_methods: paymentMethodsOf(this.settings.payment) }
+        : {}),
+      expires: true,
+      expiration_date_from: brasiliaIso(now),
+      expiration_date_to: brasiliaIso(request.expiresAt),
+    };
+  }
+
   private marketplaceFee(request: CheckoutRequest): { marketplace_fee?: number } {
     const fee = feeTaken(
       request.vendorFee,
@@ -148,7 +148,6 @@ export class MercadoPagoProvider implements PaymentProvider {
     return fee === 0 ? {} : { marketplace_fee: fee / 100 };
   }
 
-  /** GET /users/me: the account the access token belongs to. */
   async verifyCredentials(): Promise<void> {
     await this.call('read its account', { method: 'GET', url: '/users/me' }, z.looseObject({}));
   }
@@ -169,7 +168,6 @@ export class MercadoPagoProvider implements PaymentProvider {
     return checkoutStatusOf(found.results.map(paymentStatus));
   }
 
-  /** Ends the preference now, so the customer can no longer pay it. */
   async cancelCheckout(ref: { providerRef: string }): Promise<void> {
     await this.call(
       'close the preference',

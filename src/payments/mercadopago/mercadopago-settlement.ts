@@ -2,11 +2,6 @@ import { z } from 'zod';
 import { minorOf } from '../money';
 import type { PaidWith, Settlement } from '../payment-provider';
 
-/*
- * What Mercado Pago reports of a payment's money (what the buyer paid, the fees, what reaches
- * the seller and when, the installments), read for the payment's status and its Settlement.
- */
-
 /** The fields of a payment (`paymentSchema`'s) its money is read from. */
 export const moneyFields = {
   /**
@@ -21,7 +16,6 @@ export const moneyFields = {
       net_received_amount: z.number().nullish().catch(undefined),
     })
     .nullish(),
-  /** Each fee on the payment: its `type`, `amount` and `fee_payer` (collector or payer). */
   fee_details: z
     .array(
       z.looseObject({
@@ -31,13 +25,11 @@ export const moneyFields = {
       }),
     )
     .nullish(),
-  /** "Number of installments selected." */
   installments: z.number().int().positive().nullish().catch(undefined),
   /** When the money is available to the collector: an ISO date-time with Mercado Pago's offset. */
   money_release_date: z.string().nullish().catch(undefined),
 };
 
-/** A payment as far as its money goes. */
 type PaymentMoney = z.output<z.ZodObject<typeof moneyFields>>;
 
 /**
@@ -56,27 +48,13 @@ export function feesMinor(payment: PaymentMoney, type: string, payer?: string): 
 }
 
 /**
- * What Mercado Pago reports of a settled payment's money, for the ERP's payment record; each
- * figure absent when the payment does not say it. From "Get payment" (GET /v1/payments/{id}; the
- * search returns the same objects):
- * https://www.mercadopago.com.br/developers/en/reference/online-payments/checkout-pro-preferences/get-payment/get
- *
- * - providerFee: the `fee_details` of type `mercadopago_fee` ("Cost for using Mercado Pago") the
- *   collector pays (`fee_payer` collector, "The seller absorbs the cost"). Not `application_fee`
- *   ("Marketplace comision for the service": the vendor's `marketplace_fee`), nor `financing_fee`
- *   paid by the payer (the buyer's interest, told as `interest`).
- * - net: `transaction_details.net_received_amount` ("Net amount received"): what reaches the
- *   seller; of a marketplace's payment, Mercado Pago takes its commission first and the
- *   marketplace's from what remains (Split payments, "Integrate checkout"):
- *   https://www.mercadopago.com.br/developers/en/docs/split-payments/integration-configuration/integrate-marketplace
- * - releaseDate: `money_release_date`, "Date on which the payment is settled and the money is made
- *   available in the Mercado Pago account of the Collector" (see `releaseDateOf`).
- * - installments: `installments`, "Number of installments selected" (see `installmentsOf`).
- * - pixE2e: never. Mercado Pago's payment reference documents no Pix end-to-end id:
- *   `point_of_interaction.transaction_data` has the QR code (`qr_code`, `qr_code_base64`) and
- *   `ticket_url`, `transaction_details` no identifier of the Pix. Its SDKs' types also carry
- *   `transaction_data.transaction_id` and `bank_transfer_id`, which no reference says is the
- *   end-to-end id: neither is taken for one.
+ * What Mercado Pago reports of a settled payment's money (GET /v1/payments/{id}), each figure
+ * absent when unsaid:
+ * - providerFee: the `mercadopago_fee` details the collector pays (not the vendor's
+ *   `application_fee`, nor the buyer's `financing_fee`, told as `interest`).
+ * - net: `transaction_details.net_received_amount`, after Mercado Pago's and the vendor's fees.
+ * - releaseDate: `money_release_date` (`releaseDateOf`); installments: `installmentsOf`.
+ * - pixE2e: never; no field Mercado Pago documents is the end-to-end id.
  */
 export function settlementOf(
   payment: PaymentMoney,
@@ -95,10 +73,8 @@ export function settlementOf(
 }
 
 /**
- * The day of `money_release_date`, its calendar date as Mercado Pago wrote it: the payment's
- * date-times carry Mercado Pago's own offset (`2018-03-07T10:07:15.000-04:00` in its payments),
- * and the date is taken as written, not converted to UTC or to Brasília time, either of which
- * could move it to the next day. Anything but a date-time of a real day is left out.
+ * The day of `money_release_date` as written, in Mercado Pago's own offset (converted, it could
+ * move to the next day); anything but a date-time of a real day is left out.
  */
 function releaseDateOf(written: string | null | undefined): { releaseDate?: string } {
   const day = /^(\d{4}-\d{2}-\d{2})(?:T|$)/.exec(written ?? '')?.[1];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { VendorSpec } from '../connect-flow';
-import { apiBaseUrl, apiUrlProblem, httpUrl } from '../provider-hosts';
+import { apiBaseUrl, apiUrlProblem, httpUrl, withoutTrailingSlashes } from '../provider-hosts';
 import { MERCADOPAGO_API } from './mercadopago-api';
 
 /** The vendor's Mercado Pago application, with which shops' accounts are connected by OAuth. */
@@ -63,8 +63,8 @@ export const mercadoPagoVendor: VendorSpec<MercadoPagoApplication, typeof variab
     return {
       clientId,
       clientSecret,
-      authUrl: env.MERCADOPAGO_AUTH_URL.replace(/\/+$/, ''),
-      apiUrl: (text(env.MERCADOPAGO_API_URL) ?? apiBaseUrl(MERCADOPAGO_API)).replace(/\/+$/, ''),
+      authUrl: withoutTrailingSlashes(env.MERCADOPAGO_AUTH_URL),
+      apiUrl: withoutTrailingSlashes(text(env.MERCADOPAGO_API_URL) ?? apiBaseUrl(MERCADOPAGO_API)),
       webhookSecret,
     };
   },

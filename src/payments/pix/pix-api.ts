@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { MAX_EXPIRY_MINUTES, type ProviderOffer } from '../payment-offer';
 import type { ProviderApi } from '../provider-api';
+import { withoutTrailingSlashes } from '../provider-hosts';
 import type { PixEnvironment, PixProfile } from './pix-profile';
 import { PIX_PROFILES } from './pix-profiles';
 
-/** Every profile's hosts, API and token: where a shop's `apiUrl` may point without listing. */
 const PROFILE_HOSTS = Object.values(PIX_PROFILES).flatMap((profile) =>
   [profile.production, profile.sandbox].flatMap((environment) =>
     environment ? [environment.api, environment.token] : [],
@@ -21,7 +21,6 @@ export const PIX_API: ProviderApi = {
   alsoOfficial: PROFILE_HOSTS,
 };
 
-/** Pix only, paid at once; a charge may live as long as any checkout. */
 export const PIX_OFFER: ProviderOffer = {
   methods: ['pix'],
   maxInstallments: 1,
@@ -50,7 +49,6 @@ export function centavosOf(valor: string): number {
   return /^\d{1,10}\.\d{2}$/.test(valor) ? Number(valor.replace('.', '')) : Number.NaN;
 }
 
-/** Centavos as the API writes a value: two decimals. */
 export function valorOf(centavos: number): string {
   return (centavos / 100).toFixed(2);
 }
@@ -66,7 +64,7 @@ export function pixEndpoints(
 ): PixEnvironment | undefined {
   if (document.apiUrl !== undefined) {
     const token = document.tokenUrl ?? new URL(profile.tokenPath, document.apiUrl).toString();
-    return { api: document.apiUrl.replace(/\/+$/, ''), token };
+    return { api: withoutTrailingSlashes(document.apiUrl), token };
   }
   const hosts = document.environment === 'sandbox' ? profile.sandbox : profile.production;
   if (!hosts) return undefined;

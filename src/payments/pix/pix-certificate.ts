@@ -1,5 +1,5 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import forge from 'node-forge';
+import type Forge from 'node-forge';
 
 /** A shop's client certificate for the PSP's mTLS, as TLS takes it, and when it expires. */
 export interface ClientCertificate {
@@ -57,7 +57,10 @@ export function certificateFromPem(text: string): ClientCertificate {
  * refuses without its legacy provider.
  */
 export function certificateFromPkcs12(base64: string, passphrase: string): ClientCertificate {
-  let p12: forge.pkcs12.Pkcs12Pfx;
+  // Loaded by the first PKCS#12 read: a process that reads none (most) is spared node-forge.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const forge = require('node-forge') as typeof Forge;
+  let p12: Forge.pkcs12.Pkcs12Pfx;
   try {
     const der = forge.util.decode64(base64.replace(/\s+/g, ''));
     p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(der), passphrase);
@@ -87,7 +90,6 @@ function matches(certPem: string, keyPem: string): boolean {
   }
 }
 
-/** A document's certificate: its PEM text, or its PKCS#12 with the passphrase. */
 export function clientCertificateOf(document: {
   certificate?: string | undefined;
   pkcs12?: string | undefined;

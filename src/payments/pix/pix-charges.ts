@@ -1,7 +1,6 @@
 import { pixChargeKey, pixSweepKey } from './pix-keys';
-import type { RedisCommands } from '../../infra/redis';
+import type { RedisCommands } from '../../redis/redis';
 
-/** A checkout's Pix charge as its page shows it: what to pay, the code, and where to go after. */
 export interface PixCharge {
   checkoutId: string;
   serviceId: number;
@@ -18,7 +17,6 @@ export interface PixCharges {
   find(checkoutId: string): Promise<PixCharge | undefined>;
   /** Keeps `charge` unless one was kept first; resolves with the one kept. */
   keep(charge: PixCharge): Promise<PixCharge>;
-  /** The end of the last sweep of received Pix, if any. */
   sweptUntil(): Promise<Date | undefined>;
   markSwept(until: Date): Promise<void>;
   /**

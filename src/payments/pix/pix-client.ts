@@ -5,7 +5,6 @@ import { providerHttp, type ProviderCall, type ProviderRequest } from '../provid
 import type { ClientCertificate } from './pix-certificate';
 import type { PixEnvironment, PixProfile } from './pix-profile';
 
-/** What one shop's client of its PSP's API Pix is made of. */
 export interface PixClientSettings {
   profile: PixProfile;
   endpoints: PixEnvironment;
@@ -61,7 +60,6 @@ export class PixClient {
       timeoutMs: settings.timeoutMs ?? 20_000,
       headers: {},
       messageOf: problemMessage,
-      // One agent per shop, its connections kept alive.
       httpsAgent: new Agent({
         cert,
         key,

@@ -151,7 +151,6 @@ export const pixProvider = defineProvider({
   offer: PIX_OFFER,
   // The PSP appends `/pix` to the webhook URL registered (`PUT /webhook/{chave}`).
   webhookSuffix: 'pix',
-  // The connector's own Pix page: the QR code and the copy-and-paste code, polled until paid.
   pages: definePages({ paths: ['/pix'], routes: pixRoutes }),
   settings: (document, common) => {
     const profile = PIX_PROFILES[document.psp];

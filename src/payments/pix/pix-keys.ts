@@ -1,9 +1,6 @@
-import { shopTag } from '../../infra/keyspace';
+import { shopTag } from '../../redis/keyspace';
 
-/*
- * The API Pix's own keys, under the shop's tag (purged with the shop's data): what the connector's
- * Pix page shows of each charge, and how far the reconciler swept the Pix received.
- */
+/* The API Pix's own keys, under the shop's tag (purged with the shop's data). */
 
 /** A Pix charge of one shop's checkout, as its page shows it (src/payments/pix/pix-charges.ts). */
 export function pixChargeKey(prefix: string, shop: string, checkoutId: string): string {

@@ -1,4 +1,4 @@
-import * as QRCode from 'qrcode';
+import type * as QRCode from 'qrcode';
 import {
   brasiliaTime,
   escapeHtml,
@@ -89,9 +89,11 @@ async function openBody(view: PixPageView, total: string): Promise<string> {
   <script src="${PIX_SCRIPT_PATH}" defer></script>`;
 }
 
-/** The code as an inline SVG QR code, named for assistive technology. */
 async function qrSvg(code: string, label: string): Promise<string> {
-  const svg = await QRCode.toString(code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  // Loaded by the first Pix page drawn: a process that draws none is spared qrcode.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const qrcode = require('qrcode') as typeof QRCode;
+  const svg = await qrcode.toString(code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return svg
     .trim()
     .replace(

@@ -48,12 +48,9 @@ const cobSchema = z.looseObject({
 type Cob = z.output<typeof cobSchema>;
 
 /**
- * A shop's Pix straight to its bank, through the Central Bank's API Pix (bacen/pix-api): an
- * immediate charge (`cob`) per checkout, its truth read with `GET /cob/{txid}`, every call over
- * mTLS with the shop's certificate and an OAuth2 client-credentials token kept until shortly
- * before it expires. The bank's deviations are its profile's data (src/payments/pix/
- * pix-profiles.ts). A small axios client: the specification is an OpenAPI, and no bank's SDK
- * speaks for the others.
+ * A shop's Pix straight to its bank, through the Central Bank's API Pix: a `cob` per checkout,
+ * read with `GET /cob/{txid}`, over mTLS with an OAuth2 client-credentials token. The bank's
+ * deviations are its profile's data (pix-profiles.ts).
  */
 export class PixProvider implements PaymentProvider {
   readonly name = 'pix';
@@ -71,10 +68,8 @@ export class PixProvider implements PaymentProvider {
   }
 
   /**
-   * The token call itself, over mTLS: refused keys or certificate are PROVIDER_REJECTED. Under
-   * TLS 1.3 a server that refuses the client's certificate says so after the client thinks the
-   * handshake done: the client sees the connection reset, which here (adding a shop, checking
-   * it) means the certificate, not a passing failure.
+   * The token call itself: refused keys or certificate are PROVIDER_REJECTED. Under TLS 1.3 a
+   * refused certificate shows as a reset after the handshake: here it means the certificate.
    */
   async verifyCredentials(): Promise<void> {
     try {
@@ -151,11 +146,7 @@ export class PixProvider implements PaymentProvider {
     return this.call('read the charge', { method: 'GET', url: `/cob/${txid}` }, cobSchema);
   }
 
-  /**
-   * The charge's truth: a Pix received is paid (returned in full: refunded); else ATIVA is
-   * pending (a Pix has no "under way": it arrives or not), and a charge removed can no longer be
-   * paid (expired).
-   */
+  /** A Pix received is paid (returned in full: refunded); else ATIVA pending, removed expired. */
   async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
     const cob = await this.readCob(ref.providerRef);
     const [pix] = cob.pix ?? [];
@@ -188,11 +179,7 @@ export class PixProvider implements PaymentProvider {
     return { state: 'pending' };
   }
 
-  /**
-   * Removes the charge (`PATCH`, REMOVIDA_PELO_USUARIO_RECEBEDOR), so that no one pays it after
-   * the checkout's expiry. A charge that is no longer ATIVA is refused: nothing left to remove,
-   * and the status read after says why.
-   */
+  /** Removes the charge; one no longer ATIVA is refused: nothing left to remove. */
   async cancelCheckout(ref: { providerRef: string }): Promise<void> {
     try {
       await this.call(
@@ -267,7 +254,6 @@ export class PixProvider implements PaymentProvider {
     return webhookUrl;
   }
 
-  /** The Pix received since the last sweep (src/payments/pix/pix-sweep.ts). */
   receivedPayments(): Promise<ReceivedSweep | undefined> {
     return sweepReceivedPix(this.client, this.settings.charges, this.clock().getTime());
   }

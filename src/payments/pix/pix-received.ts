@@ -36,7 +36,6 @@ export function settlementOf(pix: ReceivedPix): Settlement {
   };
 }
 
-/** What was returned of a Pix (status DEVOLVIDO), and what is being returned. */
 export function returnedOf(pix: ReceivedPix): { returned: number; pending: number } {
   let returned = 0;
   let pending = 0;
@@ -90,10 +89,9 @@ function parseReceived(raw: Buffer): ReceivedPix[] | undefined {
 }
 
 /**
- * The charges an API Pix webhook names (the specification's callback `{webhookUrl}/pix`, whose
- * Pix are all of a txid): one hint per charge of the connector's, a bounded number per call,
- * since the body is signed by no one and each charge named is looked up. What is left out, the
- * sweep finds. A Pix with no txid of the connector's form is no checkout's.
+ * The charges an API Pix webhook (`{webhookUrl}/pix`) names: one hint per charge of the
+ * connector's, a bounded number per call since the body is signed by no one (the sweep finds
+ * what is left out).
  */
 export function webhookHintOf(raw: Buffer): WebhookHint {
   const received = parseReceived(raw);

@@ -17,9 +17,7 @@ export const sandboxProvider = defineProvider({
   secrets: [],
   variables: {},
   simulated: { inProduction: SANDBOX_IN_PRODUCTION_WARNING, pageNotice: SANDBOX_PAGE_NOTICE },
-  // Its payment page, with Pay, Pix, Boleto and Decline buttons.
   pages: definePages({ paths: ['/sandbox'], routes: sandboxRoutes }),
-  // It plays any provider: every method, installments, any window.
   offer: {
     methods: PAYMENT_METHODS,
     maxInstallments: MAX_INSTALLMENTS,

@@ -1,4 +1,4 @@
-import { shopTag } from '../../infra/keyspace';
+import { shopTag } from '../../redis/keyspace';
 
 /** A sandbox payment of one shop, under the shop's tag (purged with the shop's data). */
 export function sandboxKey(prefix: string, shop: string, checkoutId: string): string {

@@ -1,4 +1,4 @@
-import type { RedisCommands } from '../../infra/redis';
+import type { RedisCommands } from '../../redis/redis';
 import type { PaymentOptions } from '../payment-offer';
 import type { ProviderModule } from '../provider-module';
 import { SandboxProvider } from './sandbox-provider';
@@ -11,7 +11,6 @@ export const SANDBOX_PAGE_NOTICE =
 export const SANDBOX_IN_PRODUCTION_WARNING =
   'the sandbox provider runs in production (SANDBOX_IN_PRODUCTION=true): its Pay button marks orders paid without money; use it only against a staging platform';
 
-/** The sandbox as a provider module: the adapter, its payment page and its page notice. */
 export function sandboxModule(options: {
   redis: RedisCommands;
   prefix: string;

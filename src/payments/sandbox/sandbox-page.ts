@@ -26,15 +26,6 @@ export function sandboxPaymentPage(
     )
     .join('');
   const base = `/sandbox/checkout/${encodeURIComponent(payment.checkoutId)}`;
-  const pending = payment.state === 'pending';
-  // Payments made before the shop's options existed offer every method.
-  const { methods, maxInstallments } = payment.options ?? {
-    methods: ['pix', 'card'],
-    maxInstallments: 1,
-  };
-  const card = methods.includes('card');
-  const installments =
-    maxInstallments > 1 ? ` <span class="note">em até ${maxInstallments}× no cartão</span>` : '';
   return renderPage(
     `Pagamento do pedido ${payment.serviceId}`,
     `<div class="card">
@@ -44,14 +35,8 @@ export function sandboxPaymentPage(
     <tr class="total"><td>Total</td><td class="amount" data-testid="total">${total}</td></tr>
   </table>
   ${
-    pending || payment.state === 'processing'
-      ? `${pending ? '' : '<p class="status">Pagamento em processamento: aguardando a confirmação do banco.</p>'}
-  <div class="actions">
-    ${pending && !card ? '' : `<form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o pagamento'}</button>${pending ? installments : ''}</form>`}
-    ${pending && methods.includes('pix') ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O pagamento fica em processamento até ser confirmado">Pagar com Pix</button></form>` : ''}
-    ${pending && methods.includes('boleto') ? `<form method="post" action="${base}/boleto"><button class="pix" type="submit" title="O boleto fica em processamento até ser compensado">Pagar com boleto</button></form>` : ''}
-    <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
-  </div>`
+    payment.state === 'pending' || payment.state === 'processing'
+      ? payButtons(payment, base, total)
       : `<p class="status">${escapeHtml(SANDBOX_CLOSED[payment.state] ?? 'Este pagamento não está mais disponível.')}</p>
   ${afterActions(base, payment.state)}`
   }
@@ -59,6 +44,25 @@ export function sandboxPaymentPage(
 </div>`,
     notice,
   );
+}
+
+function payButtons(payment: SandboxPayment, base: string, total: string): string {
+  const pending = payment.state === 'pending';
+  // Payments made before the shop's options existed offer every method.
+  const { methods, maxInstallments } = payment.options ?? {
+    methods: ['pix', 'card'],
+    maxInstallments: 1,
+  };
+  const card = methods.includes('card');
+  const installments =
+    maxInstallments > 1 ? ` <span class="note">em até ${maxInstallments}× no cartão</span>` : '';
+  return `${pending ? '' : '<p class="status">Pagamento em processamento: aguardando a confirmação do banco.</p>'}
+  <div class="actions">
+    ${pending && !card ? '' : `<form method="post" action="${base}/pay"><button class="pay" type="submit">${pending ? `Pagar ${total}` : 'Confirmar o pagamento'}</button>${pending ? installments : ''}</form>`}
+    ${pending && methods.includes('pix') ? `<form method="post" action="${base}/pix"><button class="pix" type="submit" title="O pagamento fica em processamento até ser confirmado">Pagar com Pix</button></form>` : ''}
+    ${pending && methods.includes('boleto') ? `<form method="post" action="${base}/boleto"><button class="pix" type="submit" title="O boleto fica em processamento até ser compensado">Pagar com boleto</button></form>` : ''}
+    <form method="post" action="${base}/decline"><button class="decline" type="submit">Recusar pagamento</button></form>
+  </div>`;
 }
 
 /**

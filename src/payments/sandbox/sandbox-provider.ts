@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sandboxKey } from './sandbox-keys';
-import { runScript } from '../../infra/redis-scripts';
-import type { RedisCommands } from '../../infra/redis';
+import { runScript } from '../../redis/redis-scripts';
+import type { RedisCommands } from '../../redis/redis';
 import { brasiliaDay, type ChargeLine, type Money } from '../money';
 import type { PaymentOptions } from '../payment-offer';
 import {
@@ -130,7 +130,6 @@ export class SandboxProvider implements PaymentProvider {
     };
   }
 
-  /** The payment behind a sandbox page, or undefined for an unknown id. */
   async payment(checkoutId: string): Promise<SandboxPayment | undefined> {
     const fields = await this.redis.hgetall(this.key(checkoutId));
     if (!fields.data || !fields.state) return undefined;
@@ -145,11 +144,7 @@ export class SandboxProvider implements PaymentProvider {
     };
   }
 
-  /**
-   * What the page's buttons do: pay by card, decline, or pay by Pix or boleto (processing until
-   * confirmed, as asynchronous methods are), `method` saying which (recorded when the payment
-   * was pending). Paying twice changes nothing.
-   */
+  /** The page's buttons: pay (a Pix or boleto is processing until confirmed) or decline. */
   async settle(
     checkoutId: string,
     outcome: 'paid' | 'failed' | 'processing',
@@ -170,10 +165,6 @@ export class SandboxProvider implements PaymentProvider {
     return state ?? undefined;
   }
 
-  /**
-   * The simulator's incidents after an outcome (docs/payment-providers.md, "Incidents after the outcome"): refund or charge back a paid
-   * payment, or pay one that expired or was declined.
-   */
   async after(
     checkoutId: string,
     what: 'refunded' | 'charged_back' | 'paid',
@@ -218,11 +209,7 @@ export class SandboxProvider implements PaymentProvider {
     return { state: payment.state, transactionId: payment.transactionId, ...method, ...money };
   }
 
-  /**
-   * What the sandbox collected, as a provider reports it: the order's amount, in one payment, no
-   * fee, the whole of it released the day it is read (Brasília's calendar): a payment record
-   * whose every figure is filled, for a developer to see.
-   */
+  /** What the sandbox collected: every figure of a payment record filled, for a developer. */
   private money(payment: SandboxPayment): Pick<PaymentStatus, 'amount' | 'settlement'> {
     const { amount } = payment;
     return {

@@ -20,7 +20,6 @@ function platformClient(platform: Platform): Stripe {
   });
 }
 
-/** A new Express account in Brazil for the shop, able to take card payments. */
 export async function createExpressAccount(
   platform: Platform,
   shop: { id: string; name: string },
@@ -44,7 +43,6 @@ export async function createExpressAccount(
   }
 }
 
-/** Where the owner onboards: a single-use link to Stripe's hosted onboarding. */
 export async function onboardingLink(
   platform: Platform,
   request: { account: string; returnUrl: string; refreshUrl: string },
@@ -62,7 +60,6 @@ export async function onboardingLink(
   }
 }
 
-/** Whether the account may take charges yet. */
 export async function chargesEnabled(platform: Platform, account: string): Promise<boolean> {
   try {
     return (await platformClient(platform).accounts.retrieve(account)).charges_enabled === true;
@@ -71,11 +68,7 @@ export async function chargesEnabled(platform: Platform, account: string): Promi
   }
 }
 
-/**
- * A Connect event, verified with the Connect endpoint's secret: its type, the connected account
- * it is of, and whether (for `account.updated`) that account may take charges now. Throws the
- * SDK's signature error.
- */
+/** A Connect event verified by the Connect endpoint's secret; throws the SDK's signature error. */
 export function connectEvent(
   platform: Platform,
   rawBody: Buffer,

@@ -67,7 +67,6 @@ export const stripeProvider = defineProvider({
   settings: (document, common) => {
     const apiUrl = baseUrlOf(STRIPE_API, document);
     if (document.connection !== undefined) {
-      // A connected account: the vendor's platform key and Connect endpoint, as the account.
       const platform = stripeLink.accountOf(common.vendor);
       if (!platform) {
         throw new Error(

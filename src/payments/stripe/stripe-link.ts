@@ -23,12 +23,10 @@ function isLinkInvalid(error: unknown): boolean {
   return error instanceof AppError && error.code === 'CONNECT_LINK_INVALID';
 }
 
-/** The time a link has left, for what waits on it. */
 function leftOf(link: LinkInHand, now: Date): number {
   return Math.max(1, Date.parse(link.expiresAt) - now.getTime());
 }
 
-/** Where Stripe sends the owner back (`return`) and where a lapsed onboarding link goes. */
 function onboarding(
   publicUrl: string,
   platform: Platform,
@@ -93,7 +91,6 @@ export const stripeLink = defineConnectFlow('stripe', {
   },
 
   callbacks: {
-    /** The owner back from Stripe: connected when Stripe enabled charges, else pending. */
     async return(ctx, platform, query, browser) {
       const state = await ctx.checkState(query.state, browser);
       const { account } = state;

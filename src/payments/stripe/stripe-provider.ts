@@ -13,7 +13,6 @@ import {
 import { idempotencyKey, sessionParams, type SessionSettings } from './stripe-session';
 import { settledBy } from './stripe-settlement';
 
-/** A shop's Stripe settings: its keys and API, and what its sessions are made from. */
 export interface StripeSettings extends SessionSettings {
   secretKey: string;
   webhookSecret: string;
@@ -31,18 +30,10 @@ const SESSION_EVENTS = new Set([
   'checkout.session.expired',
 ]);
 
-/**
- * The events of what happens to a paid payment afterwards (a refund, a dispute): their object is
- * a charge or a dispute, which names its PaymentIntent; the PaymentIntent's metadata names the
- * checkout.
- */
+/** What happens to a paid payment afterwards: a refund, a dispute (see `hintOfCharge`). */
 const AFTER_EVENTS = new Set(['charge.refunded', 'charge.dispute.created']);
 
-/**
- * What a status read expands (docs.stripe.com/api/expanding_objects: a path expands every object
- * along it): the intent, its charge and the charge's balance transaction (`settlementOf`), and the
- * intent's payment method (`methodOfIntent`). Three levels deep, within Stripe's four.
- */
+/** What a status read expands: the intent, its charge and balance transaction, its method. */
 const STATUS_EXPAND = [
   'payment_intent.latest_charge.balance_transaction',
   'payment_intent.payment_method',
@@ -86,11 +77,7 @@ export function asAppError(error: unknown, action: string): AppError {
   );
 }
 
-/**
- * Stripe Checkout through the official SDK: one Checkout Session per checkout, created under an
- * idempotency key naming the checkout and its request (`idempotencyKey`), read back as the truth
- * about the payment.
- */
+/** Stripe Checkout through the official SDK: one Checkout Session per checkout, the truth. */
 export class StripeProvider implements PaymentProvider {
   readonly name = 'stripe';
   private readonly stripe: Stripe;
@@ -130,7 +117,6 @@ export class StripeProvider implements PaymentProvider {
   async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
     let session: Stripe.Checkout.Session;
     try {
-      // The intent, its charge (and its money) and its payment method in the one read.
       session = await this.stripe.checkout.sessions.retrieve(
         ref.providerRef,
         { expand: STATUS_EXPAND },
@@ -200,6 +186,25 @@ export class StripeProvider implements PaymentProvider {
 }
 
 /**
+ * A paid session's status, or refunded (in full or in part) or disputed since: the charge's money
+ * as Stripe reports it goes with each (`settlementOf`, stripe-settlement.ts).
+ */
+function paidStatus(
+  session: Stripe.Checkout.Session,
+  intent: Stripe.PaymentIntent | null,
+  paid: Pick<PaymentStatus, 'transactionId' | 'amount' | 'method'>,
+): PaymentStatus {
+  const charge = typeof intent?.latest_charge === 'object' ? intent.latest_charge : null;
+  const settled = { ...paid, ...settledBy(charge, session.currency) };
+  if (charge?.disputed) return { state: 'charged_back', reason: 'disputed at Stripe', ...settled };
+  if (charge && charge.amount_refunded > 0) {
+    const part = charge.refunded ? '' : ` (${charge.amount_refunded} of ${charge.amount})`;
+    return { state: 'refunded', reason: `refunded at Stripe${part}`, ...settled };
+  }
+  return { state: 'paid', ...settled };
+}
+
+/**
  * The payment's state from its session: paid when Stripe says so; a completed session still
  * unpaid (Pix, boleto) is processing until its PaymentIntent settles, failed when it failed.
  */
@@ -207,34 +212,14 @@ export function sessionStatus(session: Stripe.Checkout.Session): PaymentStatus {
   const intent = typeof session.payment_intent === 'object' ? session.payment_intent : null;
   const transactionId =
     intent?.id ?? (typeof session.payment_intent === 'string' ? session.payment_intent : undefined);
-  // How the payment was made, when Stripe says.
   const method = methodOfIntent(intent);
   const paidWith = method ? { method } : {};
-  const amount =
-    session.amount_total === null || !session.currency
-      ? undefined
-      : { amountMinor: session.amount_total, currency: session.currency.toUpperCase() };
   if (session.payment_status === 'paid') {
-    // Afterwards, its charge may be disputed or refunded (in full or in part): the charge's money
-    // as Stripe reports it goes with each (`settlementOf`, stripe-settlement.ts).
-    const charge = typeof intent?.latest_charge === 'object' ? intent.latest_charge : null;
-    const settled = settledBy(charge, session.currency);
-    if (charge?.disputed) {
-      return {
-        state: 'charged_back',
-        transactionId,
-        amount,
-        reason: 'disputed at Stripe',
-        ...paidWith,
-        ...settled,
-      };
-    }
-    if (charge && charge.amount_refunded > 0) {
-      const part = charge.refunded ? '' : ` (${charge.amount_refunded} of ${charge.amount})`;
-      const reason = `refunded at Stripe${part}`;
-      return { state: 'refunded', transactionId, amount, reason, ...paidWith, ...settled };
-    }
-    return { state: 'paid', transactionId, amount, ...paidWith, ...settled };
+    const amount =
+      session.amount_total === null || !session.currency
+        ? undefined
+        : { amountMinor: session.amount_total, currency: session.currency.toUpperCase() };
+    return paidStatus(session, intent, { transactionId, amount, ...paidWith });
   }
   if (session.status === 'expired') return { state: 'expired', reason: 'checkout expired' };
   if (session.status === 'complete') {

@@ -9,14 +9,12 @@ import { feeTaken } from '../vendor-fee';
  * Stripe's bounds, and the idempotency key that makes a retry the same request.
  */
 
-/** What of a shop's settings a Checkout Session's request is made from, besides the checkout. */
 export interface SessionSettings {
   /**
    * Stripe's own payment method types (STRIPE_PAYMENT_METHODS, kept from before PAYMENT_METHODS):
    * when set, they are sent as they are, instead of `payment`'s methods.
    */
   paymentMethods?: string[];
-  /** How the customer may pay: its methods become Stripe's types (card, pix, boleto). */
   payment?: PaymentOptions;
   /**
    * A connected account of the vendor's platform (Stripe Connect, `acct_...`): every call is made
@@ -65,13 +63,9 @@ function sessionExpiry(createdAt: Date, expiresAt: Date, now: Date): number {
 }
 
 /**
- * The Idempotency-Key of a session's request: the checkout, and a digest of the parameters.
- * Stripe answers a key it has seen with its first answer when the parameters are the same, and
- * refuses it (`idempotency_error`) when they are not. A retry after an attempt whose answer was
- * lost (a worker stopped before it was recorded) sends the same request, and gets that session
- * back. A request that differs (the service priced again, the shop's methods changed, an expiry
- * reckoned later, an attempt made by an earlier release) is a request of its own, and gets a
- * session of its own: the earlier one's URL was never recorded, so no customer saw it.
+ * The Idempotency-Key of a session's request: the checkout and a digest of the parameters. A
+ * retry after a lost answer sends the same request and gets that session back; a request that
+ * differs (Stripe would refuse the key) gets a session of its own, the earlier one's URL unseen.
  */
 export function idempotencyKey(
   checkoutId: string,
@@ -139,9 +133,7 @@ function applicationFee(
   return fee === 0 ? {} : { application_fee_amount: fee };
 }
 
-/** The types a session allows: Stripe's own list when given, else the shop's methods. */
 function methodTypes(settings: SessionSettings): string[] | undefined {
   if (settings.paymentMethods?.length) return settings.paymentMethods;
-  // Stripe names the three methods as we do: card, pix, boleto.
   return settings.payment?.methods;
 }

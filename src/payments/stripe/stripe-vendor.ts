@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { VendorSpec } from '../connect-flow';
-import { apiBaseUrl } from '../provider-hosts';
+import { apiBaseUrl, withoutTrailingSlashes } from '../provider-hosts';
 import { STRIPE_API } from './stripe-api';
 
 /** The vendor's Stripe platform account (Connect), whose Express accounts the shops' are. */
@@ -45,7 +45,7 @@ export const stripeVendor: VendorSpec<StripePlatform, typeof variables> = {
     return {
       secretKey: env.STRIPE_CONNECT_SECRET_KEY,
       webhookSecret: env.STRIPE_CONNECT_WEBHOOK_SECRET,
-      apiUrl: apiUrl.replace(/\/+$/, ''),
+      apiUrl: withoutTrailingSlashes(apiUrl),
     };
   },
   problems: () => [],
