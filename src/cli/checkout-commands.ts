@@ -1,10 +1,10 @@
 import axios, { type AxiosResponse } from 'axios';
 import { Command } from 'commander';
 import { isOpen, UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
-import { loadCheckoutRouteConfig, loadQueueConfig } from '../config';
+import { checkoutRouteConfig, readConfig } from '../config';
 import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story';
 import type { CheckoutRecords } from '../checkout/ports';
-import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, withQueues, write, type CliIo } from './cli-io';
 import { parsePositiveInt, parseServiceId } from './services-commands';
 import { shopOption } from './shop-option';
 import {
@@ -81,8 +81,8 @@ async function waitForUrl(
 }
 
 async function startCheckout(io: CliIo, serviceId: number, options: StartOptions): Promise<void> {
-  const config = loadCheckoutRouteConfig(io.env, undefined, options.shop);
-  const endpoint = `${(options.url ?? config.connectorUrl).replace(/\/+$/, '')}${config.routePath}`;
+  const config = readConfig(checkoutRouteConfig(options.shop, options.url), io.env);
+  const endpoint = `${config.connectorUrl}${config.routePath}`;
   const accepted = await askForCheckout(endpoint, config.routeToken, serviceId);
   let record: CheckoutRecord | undefined;
   if (options.wait !== undefined) {
@@ -124,21 +124,18 @@ async function tellStory(
   options: { format: 'table' | 'json'; shop: string },
 ): Promise<void> {
   const { format, shop } = options;
-  const { redis } = loadQueueConfig(io.env);
-  const access = await io.adapters.openQueues(redis, shop);
-  let stories: Array<CheckoutStory | UnreadableStory>;
-  try {
-    const records = await access.store.checkoutsOfService(serviceId);
-    stories = await Promise.all(
-      records.map(async (record) =>
-        record instanceof UnreadableRecord
-          ? unreadableStory(record)
-          : checkoutStory(record, await access.deliveryHistory.ofCheckout(record.checkoutId)),
+  const stories: Array<CheckoutStory | UnreadableStory> = await withQueues(
+    io,
+    async (access) =>
+      Promise.all(
+        (await access.store.checkoutsOfService(serviceId)).map(async (record) =>
+          record instanceof UnreadableRecord
+            ? unreadableStory(record)
+            : checkoutStory(record, await access.deliveryHistory.ofCheckout(record.checkoutId)),
+        ),
       ),
-    );
-  } finally {
-    await access.close();
-  }
+    shop,
+  );
   if (stories.length === 0) {
     throw new CliFailure(
       `no checkouts of service ${serviceId} in shop ${shop} (kept 30 days after their outcome; are REDIS_URL, QUEUE_PREFIX and --shop right?)`,

@@ -1,35 +1,39 @@
-import type { CheckoutRecord, CheckoutState, PaidWith } from '../checkout/checkout-record';
+import type {
+  CheckoutRecord,
+  CheckoutState,
+  PaidWith,
+  PaymentIncident,
+} from '../checkout/checkout-record';
 import type { DeliveryProgress } from '../delivery/ports';
-import { formatMoney } from './service-formats';
+import { formatMoney } from '../html/page-layout';
 import { unreadableLines, type UnreadableStory } from './unreadable-checkouts';
 
-/** One step of a checkout's story. */
 export interface StoryStep {
   step: string;
   at: string | undefined;
   note?: string;
 }
 
-/** A checkout as `checkout status` tells it. */
+export interface StoryMoney {
+  amount_minor: number;
+  currency: string;
+}
+
+/** A checkout as `checkout status` tells it: the record's fields (checkout-record.ts) in snake case. */
 export interface CheckoutStory {
   checkout_id: string;
   service_id: number;
   provider: string;
   state: CheckoutState;
   outcome: string | undefined;
-  amount: { amount_minor: number; currency: string } | undefined;
-  /** What the provider collected for the paid outcome (interest included), when it said. */
-  collected?: { amount_minor: number; currency: string };
-  /** Of it, the buyer's installment interest, as the provider reported it. */
-  interest?: { amount_minor: number; currency: string };
-  /** How the customer paid (or is paying), when the provider said. */
+  amount: StoryMoney | undefined;
+  collected?: StoryMoney;
+  interest?: StoryMoney;
   method?: PaidWith;
-  /** The vendor's fee asked of the provider on this checkout (a connected shop's). */
-  vendor_fee?: { amount_minor: number; currency: string };
+  vendor_fee?: StoryMoney;
   checkout_url: string | undefined;
   expires_at: string;
   requests: number | undefined;
-  /** What the provider said after the outcome: refunds, chargebacks, late payments. */
   incidents: Array<{ kind: string; at: string; transaction_id?: string; note?: string }>;
   steps: StoryStep[];
   deliveries: Array<{
@@ -42,7 +46,6 @@ export interface CheckoutStory {
   }>;
 }
 
-/** A method as the story says it: "by card", "by Pix", "by boleto". */
 const METHOD_WORDS: Record<PaidWith, string> = { card: 'card', pix: 'Pix', boleto: 'boleto' };
 const byMethod = (r: CheckoutRecord): string | undefined =>
   r.method ? `by ${METHOD_WORDS[r.method]}` : undefined;
@@ -55,7 +58,7 @@ const OUTCOME_NOTES: Partial<
       byMethod(r),
       r.transactionId ? `transaction ${r.transactionId}` : undefined,
       r.interest && r.collected
-        ? `collected ${formatMoney(r.collected.amountMinor / 100, r.collected.currency)}, of which ${formatMoney(r.interest.amountMinor / 100, r.interest.currency)} the buyer's installment interest`
+        ? `collected ${formatMoney(r.collected.amountMinor, r.collected.currency)}, of which ${formatMoney(r.interest.amountMinor, r.interest.currency)} the buyer's installment interest`
         : undefined,
     ]
       .filter(Boolean)
@@ -95,12 +98,7 @@ function deliveryStep(delivery: DeliveryProgress, reportedAt: string | undefined
   }
 }
 
-/** The story of one checkout: every step reached, with its time, then its deliveries. */
-// eslint-disable-next-line max-lines-per-function -- a formatter of one story, a section after another; its helpers are the sections' lines
-export function checkoutStory(
-  record: CheckoutRecord,
-  deliveries: DeliveryProgress[],
-): CheckoutStory {
+function stepsToOutcome(record: CheckoutRecord): StoryStep[] {
   const reached = record.reachedAt ?? {};
   const steps: StoryStep[] = [
     {
@@ -122,23 +120,28 @@ export function checkoutStory(
       note: OUTCOME_NOTES[record.outcome]?.(record),
     });
   }
-  for (const delivery of deliveries) steps.push(deliveryStep(delivery, reached.reported));
+  return steps;
+}
+
+function incidentStep(incident: PaymentIncident): StoryStep {
+  return {
+    step: `incident: ${incident.kind.replace('_', ' ')}`,
+    at: incident.at,
+    note: [incident.transactionId ? `payment ${incident.transactionId}` : undefined, incident.note]
+      .filter(Boolean)
+      .join('; '),
+  };
+}
+
+function storySteps(record: CheckoutRecord, deliveries: DeliveryProgress[]): StoryStep[] {
+  const reported = record.reachedAt?.reported;
+  const steps = stepsToOutcome(record);
+  for (const delivery of deliveries) steps.push(deliveryStep(delivery, reported));
   if (record.state === 'reported' && deliveries.length === 0) {
     // The delivery's job is trimmed after 7 days; the record still says it was acknowledged.
-    steps.push({ step: 'platform notified', at: reached.reported });
+    steps.push({ step: 'platform notified', at: reported });
   }
-  for (const incident of record.incidents ?? []) {
-    steps.push({
-      step: `incident: ${incident.kind.replace('_', ' ')}`,
-      at: incident.at,
-      note: [
-        incident.transactionId ? `payment ${incident.transactionId}` : undefined,
-        incident.note,
-      ]
-        .filter(Boolean)
-        .join('; '),
-    });
-  }
+  steps.push(...(record.incidents ?? []).map(incidentStep));
   if (record.cancelDroppedFor) {
     steps.push({
       step: 'cancel not sent',
@@ -146,40 +149,30 @@ export function checkoutStory(
       note: `a newer checkout of the service was paid (${record.cancelDroppedFor})`,
     });
   }
+  return steps;
+}
+
+const storyMoney = (money: { amountMinor: number; currency: string }): StoryMoney => ({
+  amount_minor: money.amountMinor,
+  currency: money.currency,
+});
+
+/** Every step reached, with its time, then its deliveries. */
+export function checkoutStory(
+  record: CheckoutRecord,
+  deliveries: DeliveryProgress[],
+): CheckoutStory {
   return {
     checkout_id: record.checkoutId,
     service_id: record.serviceId,
     provider: record.provider,
     state: record.state,
     outcome: record.outcome,
-    amount: record.amount
-      ? { amount_minor: record.amount.amountMinor, currency: record.amount.currency }
-      : undefined,
-    ...(record.collected
-      ? {
-          collected: {
-            amount_minor: record.collected.amountMinor,
-            currency: record.collected.currency,
-          },
-        }
-      : {}),
-    ...(record.interest
-      ? {
-          interest: {
-            amount_minor: record.interest.amountMinor,
-            currency: record.interest.currency,
-          },
-        }
-      : {}),
+    amount: record.amount ? storyMoney(record.amount) : undefined,
+    ...(record.collected ? { collected: storyMoney(record.collected) } : {}),
+    ...(record.interest ? { interest: storyMoney(record.interest) } : {}),
     ...(record.method ? { method: record.method } : {}),
-    ...(record.vendorFee
-      ? {
-          vendor_fee: {
-            amount_minor: record.vendorFee.amountMinor,
-            currency: record.vendorFee.currency,
-          },
-        }
-      : {}),
+    ...(record.vendorFee ? { vendor_fee: storyMoney(record.vendorFee) } : {}),
     checkout_url: record.url,
     expires_at: record.expiresAt,
     requests: record.requests,
@@ -189,7 +182,7 @@ export function checkoutStory(
       ...(incident.transactionId ? { transaction_id: incident.transactionId } : {}),
       ...(incident.note ? { note: incident.note } : {}),
     })),
-    steps,
+    steps: storySteps(record, deliveries),
     deliveries: deliveries.map((d) => ({
       kind: d.kind,
       state: d.state,
@@ -202,7 +195,7 @@ export function checkoutStory(
 }
 
 function amountText(amount: CheckoutStory['amount']): string {
-  return amount ? formatMoney(amount.amount_minor / 100, amount.currency) : 'not priced yet';
+  return amount ? formatMoney(amount.amount_minor, amount.currency) : 'not priced yet';
 }
 
 /** The table form: a heading per checkout, newest first, a line per step. */

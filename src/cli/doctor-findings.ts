@@ -1,48 +1,32 @@
-import { createRedactor } from '../infra/redact';
+import { createRedactor } from '../scrubbing/redact';
 import { printable } from './terminal-text';
 
-/**
- * What `connector doctor` says about a configuration: one finding a line. `FAIL` is what stops
- * the connector from working (or the server from starting), `warn` what it works with but
- * should not, `skip` a check that could not run because of a failure said on another line.
- */
+/** `FAIL` stops the connector, `warn` it works with but should not, `skip` could not run. */
 export type Mark = 'ok' | 'warn' | 'FAIL' | 'skip';
 
 export interface Finding {
   mark: Mark;
   /** What it is about: `config`, `redis`, `platform`, `shops`, `shop <id>`. */
   subject: string;
-  /** What was found. */
   found: string;
   /** What to do about it; every finding but an ok one has one. */
   fix?: string;
 }
 
-export function ok(subject: string, found: string): Finding {
-  return { mark: 'ok', subject, found };
-}
-
-export function warn(subject: string, found: string, fix: string): Finding {
-  return { mark: 'warn', subject, found, fix };
-}
-
-export function fail(subject: string, found: string, fix: string): Finding {
-  return { mark: 'FAIL', subject, found, fix };
-}
-
-export function skip(subject: string, found: string, fix: string): Finding {
-  return { mark: 'skip', subject, found, fix };
-}
+export const ok = (subject: string, found: string): Finding => ({ mark: 'ok', subject, found });
+const withFix =
+  (mark: Mark) =>
+  (subject: string, found: string, fix: string): Finding => ({ mark, subject, found, fix });
+export const warn = withFix('warn');
+export const fail = withFix('FAIL');
+export const skip = withFix('skip');
 
 /** Whether doctor exits 1: some finding is a failure (warnings alone are not). */
 export function anyFailed(findings: readonly Finding[]): boolean {
   return findings.some((finding) => finding.mark === 'FAIL');
 }
 
-/**
- * The findings with every secret value of the configuration replaced, in whatever a line
- * quotes (an error's message, a URL): the logger's redaction, applied to doctor's output.
- */
+/** The findings with every secret value replaced, wherever a line quotes one. */
 export function withoutSecrets(
   findings: readonly Finding[],
   secrets: readonly string[],
@@ -56,7 +40,6 @@ export function withoutSecrets(
   }));
 }
 
-/** One line a finding: its mark, its subject (in a column), what was found, and the fix. */
 export function findingsTable(findings: readonly Finding[]): string {
   const width = Math.max(0, ...findings.map((finding) => printable(finding.subject).length));
   return findings

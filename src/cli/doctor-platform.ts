@@ -6,11 +6,7 @@ import { fail, ok, type Finding } from './doctor-findings';
 
 const SUBJECT = 'platform';
 
-/**
- * The env shop's platform account, checked as adding a shop checks one (main/credential-check.ts):
- * one authenticated read, the first service of GET /services, made once (no retry: doctor says
- * what it found). Unreachable, refused and ok are told apart.
- */
+/** The env shop's platform account, checked once as adding a shop checks one (no retry). */
 export async function checkPlatform(
   host: PlatformHostConfig,
   account: PlatformAccount,
@@ -28,7 +24,6 @@ export async function checkPlatform(
   }
 }
 
-/** What a failed read of the platform means, and what to do about it. */
 function platformRefusal(error: unknown, baseUrl: string, email: string): Finding {
   const status = error instanceof AppError ? error.upstreamStatus : undefined;
   const code = error instanceof AppError ? error.code : undefined;

@@ -1,14 +1,8 @@
-import { evictionRisk, readEvictionPolicy } from '../infra/redis-safety';
-import type { ConnectorConnection } from '../infra/redis';
+import { evictionRisk, readEvictionPolicy } from '../redis/redis-safety';
+import type { ConnectorConnection } from '../redis/redis';
 import { fail, ok, warn, type Finding } from './doctor-findings';
 
-// The settings `connector doctor` reads from a Redis that answered: its version, its eviction
-// policy and its persistence, each against what the connector needs of it.
-
-/**
- * BullMQ's own bounds (RedisConnection.minimumVersion and recommendedMinimumVersion in bullmq):
- * it refuses an older server, and warns below the recommended one.
- */
+/** BullMQ's bounds (RedisConnection.minimumVersion, recommendedMinimumVersion). */
 const BULLMQ_MINIMUM = '5.0.0';
 const BULLMQ_RECOMMENDED = '6.2.0';
 
@@ -16,7 +10,6 @@ const SUBJECT = 'redis';
 
 export type Info = Map<string, string>;
 
-/** INFO's `field:value` lines. */
 export function readInfo(text: string): Info {
   const fields = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {
@@ -26,7 +19,6 @@ export function readInfo(text: string): Info {
   return fields;
 }
 
-/** The oldest version the primaries report, if they do. */
 export function oldestVersion(infos: Info[]): string | undefined {
   return infos
     .map((info) => info.get('redis_version'))
@@ -67,7 +59,7 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** `maxmemory-policy`, read and judged as the start reads and judges it (infra/redis-safety.ts). */
+/** `maxmemory-policy`, read and judged as the start reads and judges it (redis/redis-safety.ts). */
 export async function evictionPolicy(
   redis: ConnectorConnection,
   production: boolean,

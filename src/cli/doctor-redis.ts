@@ -7,7 +7,7 @@ import {
   pingRedis,
   primaries,
   type ConnectorConnection,
-} from '../infra/redis';
+} from '../redis/redis';
 import { fail, ok, warn, type Finding } from './doctor-findings';
 import {
   evictionPolicy,
@@ -23,17 +23,12 @@ const CONNECT_TIMEOUT_MS = 3000;
 
 const SUBJECT = 'redis';
 
-/** What doctor was told about Redis: whether the checks that need it can run, and the findings. */
 export interface RedisReport {
   reachable: boolean;
   findings: Finding[];
 }
 
-/**
- * Redis as an operator checks it: it answers (one attempt, a short wait, no stream of errors),
- * which topology and version, which node takes writes, `maxmemory-policy` (the start's own
- * check, `readEvictionPolicy`) and persistence. `shown` is REDIS_URL without its password.
- */
+/** Redis as an operator checks it: one attempt, short wait; `shown` hides the password. */
 export async function checkRedis(
   config: RedisConfig,
   shown: string,
@@ -63,11 +58,7 @@ export async function checkRedis(
   }
 }
 
-/**
- * One connection, settled by its first answer: ready, the first error (a refused connection, a
- * wrong password), or the deadline. Its later errors (it keeps reconnecting until closed) are
- * dropped: the line doctor prints says it once.
- */
+/** One connection, settled by its first answer or the deadline; its later errors are dropped. */
 async function connectOnce(
   config: RedisConfig,
 ): Promise<{ redis: ConnectorConnection } | { reason: string }> {
@@ -91,7 +82,6 @@ async function connectOnce(
   return { reason };
 }
 
-/** The findings of a Redis that answered. */
 async function inspect(
   redis: ConnectorConnection,
   shown: string,
@@ -130,28 +120,7 @@ async function reachability(
   infos: Info[],
 ): Promise<Finding[]> {
   const pong = await pingRedis(redis, CONNECT_TIMEOUT_MS);
-  if (isCluster(redis)) {
-    const replicas = await clusterReplicas(redis);
-    const found = `${answers}, a Cluster of ${infos.length} primaries and ${replicas} replicas`;
-    if (!pong) {
-      return [
-        fail(
-          SUBJECT,
-          `${found}, but cluster_state is not ok (some slot has no primary)`,
-          'check the cluster: redis-cli --cluster check <one of its nodes>',
-        ),
-      ];
-    }
-    return replicas > 0
-      ? [ok(SUBJECT, found)]
-      : [
-          warn(
-            SUBJECT,
-            found,
-            'add a replica to each primary: without one, a node lost is its slots lost',
-          ),
-        ];
-  }
+  if (isCluster(redis)) return clusterReachability(redis, pong, answers, infos.length);
   const [info = new Map<string, string>()] = infos;
   const sentinel = redis.options.sentinels?.length ? redis.options.name : undefined;
   const replicas = Number(info.get('connected_slaves') ?? 0);
@@ -170,6 +139,29 @@ async function reachability(
   return replicas > 0
     ? [ok(SUBJECT, found)]
     : [warn(SUBJECT, found, 'connect a replica (replicaof): Sentinel has none to promote')];
+}
+
+/** A Cluster: every slot has a primary (its PING), and each primary a replica. */
+async function clusterReachability(
+  redis: ConnectorConnection,
+  pong: boolean,
+  answers: string,
+  primaries: number,
+): Promise<Finding[]> {
+  const replicas = await clusterReplicas(redis);
+  const found = `${answers}, a Cluster of ${primaries} primaries and ${replicas} replicas`;
+  if (!pong) {
+    return [
+      fail(
+        SUBJECT,
+        `${found}, but cluster_state is not ok (some slot has no primary)`,
+        'check the cluster: redis-cli --cluster check <one of its nodes>',
+      ),
+    ];
+  }
+  if (replicas > 0) return [ok(SUBJECT, found)];
+  const fix = 'add a replica to each primary: without one, a node lost is its slots lost';
+  return [warn(SUBJECT, found, fix)];
 }
 
 /** The replicas a Cluster's CLUSTER NODES lists that are not failing. */

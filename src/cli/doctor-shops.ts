@@ -1,4 +1,4 @@
-import type { DoctorConfig } from '../config/cli-configs';
+import type { DoctorConfig } from '../config/doctor-config';
 import { ConfigError } from '../config';
 import { AppError, errorMessage } from '../errors';
 import { SecretBoxError } from '../secrets/secret-box';
@@ -14,33 +14,20 @@ const AT_ONCE = 4;
 
 type ShopView = Awaited<ReturnType<ShopAdmin['list']>>[number];
 
-/**
- * Every shop this configuration serves: the env shop's provider (its platform account is the
- * `platform` line), and each registry shop's secrets (they open with SHOP_SECRET_KEYS), platform
- * account and provider, by the check `shops add` and `shops verify` run. Reads only.
- */
+/** Every shop served, by the check `shops add` and `shops verify` run. Reads only. */
 export async function checkShops(
   io: CliIo,
   config: DoctorConfig,
   redisAnswers: boolean,
 ): Promise<Finding[]> {
   if (!config.shops) {
-    return [
-      skip(
-        'shops',
-        'not checked: a variable the registry needs is wrong (a FAIL line above)',
-        'correct it',
-      ),
-    ];
+    const found = 'not checked: a variable the registry needs is wrong (a FAIL line above)';
+    return [skip('shops', found, 'correct it')];
   }
   if (!redisAnswers) {
-    return [
-      skip(
-        'shops',
-        "not checked: Redis cannot be used, and the registry and the providers' check need it",
-        'see the redis line',
-      ),
-    ];
+    const found =
+      "not checked: Redis cannot be used, and the registry and the providers' check need it";
+    return [skip('shops', found, 'see the redis line')];
   }
   const access = await io.adapters.openShops({
     ...config.shops,
@@ -51,41 +38,33 @@ export async function checkShops(
   });
   try {
     const views = await access.admin.list();
-    const findings = [
+    return [
       ...(await envShop(access.credentials, config)),
       ...(await registryShops(access.admin, views, config)),
+      ...(views.length === 0 && config.envShop === 'none' ? [NO_SHOP] : []),
     ];
-    if (views.length === 0 && config.envShop === 'none') {
-      findings.push(
-        warn(
-          'shops',
-          'none: no env shop (PLATFORM_EMAIL is unset) and the registry is empty',
-          "add one with `connector shops add <id> --file <document.json>`, or set PLATFORM_EMAIL and the env shop's variables",
-        ),
-      );
-    }
-    return findings;
   } finally {
     await access.close();
   }
 }
 
-/** The env shop's provider, by the check `shops add` runs on a document. */
+const NO_SHOP = warn(
+  'shops',
+  'none: no env shop (PLATFORM_EMAIL is unset) and the registry is empty',
+  "add one with `connector shops add <id> --file <document.json>`, or set PLATFORM_EMAIL and the env shop's variables",
+);
+
 async function envShop(credentials: CredentialCheck, config: DoctorConfig): Promise<Finding[]> {
   const subject = `shop ${ENV_SHOP_ID}`;
   const shop = config.envShop;
   // Without PLATFORM_EMAIL there is none; with wrong variables, their lines say so.
   if (shop === 'none' || shop === 'invalid') return [];
   const provider = shop.providerDocument.name;
-  if (!config.platform) {
+  const platformLine = 'see the platform line';
+  if (!config.platform)
     return [
-      skip(
-        subject,
-        `${provider} not checked: its check reads the platform first`,
-        'see the platform line',
-      ),
+      skip(subject, `${provider} not checked: its check reads the platform first`, platformLine),
     ];
-  }
   let document;
   try {
     document = shopDocumentFromEnv(shop);
@@ -99,20 +78,14 @@ async function envShop(credentials: CredentialCheck, config: DoctorConfig): Prom
     const fix = `give the env shop keys ${provider} accepts (its ${provider.toUpperCase()}_* variables)`;
     return refused.map((problem) => fail(subject, problem.problem, fix));
   } catch (error) {
-    if (error instanceof AppError && error.code === 'PLATFORM_UNAVAILABLE') {
-      return [
-        skip(
-          subject,
-          `${provider} not checked: the platform did not answer first`,
-          'see the platform line',
-        ),
-      ];
-    }
-    return [notChecked(subject, error)];
+    if (!(error instanceof AppError && error.code === 'PLATFORM_UNAVAILABLE'))
+      return [notChecked(subject, error)];
+    return [
+      skip(subject, `${provider} not checked: the platform did not answer first`, platformLine),
+    ];
   }
 }
 
-/** Each registry shop, AT_ONCE at a time, in the registry's order. */
 async function registryShops(
   admin: ShopAdmin,
   views: ShopView[],
@@ -158,22 +131,12 @@ async function registryShop(
   platformKnown: boolean,
 ): Promise<Finding[]> {
   const subject = `shop ${view.id}`;
-  const change = `\`connector shops update ${view.id} --file <change.json>\``;
   if (view.problem)
-    return [fail(subject, `not served: ${view.problem}`, `change it with ${change}`)];
+    return [fail(subject, `not served: ${view.problem}`, `change it with ${changeOf(view)}`)];
   try {
     await admin.platformAccount(view.id);
   } catch (error) {
-    if (!(error instanceof SecretBoxError)) return [notChecked(subject, error)];
-    return [
-      fail(
-        subject,
-        `its secrets do not open with SHOP_SECRET_KEYS: ${error.message}`,
-        error.unknownKeyId
-          ? `add key ${error.unknownKeyId} back to SHOP_SECRET_KEYS (or run \`connector shops rekey\` where it is held)`
-          : 'its record is damaged: restore it, or remove the shop and add it again',
-      ),
-    ];
+    return [unopened(subject, error)];
   }
   const connected = connectionFindings(view);
   if (connected.some((finding) => finding.mark === 'FAIL')) return connected;
@@ -181,36 +144,42 @@ async function registryShop(
   if (!platformKnown) return [ok(subject, `${state}its secrets open with SHOP_SECRET_KEYS`)];
   try {
     const { problems } = await admin.verify(view.id);
-    if (problems.length === 0) {
-      return [
-        ...connected,
-        ok(
-          subject,
-          `${state}its secrets open with SHOP_SECRET_KEYS; the platform and ${view.provider.name} accept its credentials`,
-        ),
-      ];
-    }
-    return problems.map((problem) =>
-      fail(
-        subject,
-        problem.problem,
-        problem.field === 'platform'
-          ? `give it the platform account's right credentials: ${change} with its "platform"`
-          : `give it keys ${view.provider.name} accepts: ${change} with its "provider"`,
-      ),
-    );
+    if (problems.length > 0) return problems.map((problem) => credentialRefused(view, problem));
+    const found = `${state}its secrets open with SHOP_SECRET_KEYS; the platform and ${view.provider.name} accept its credentials`;
+    return [...connected, ok(subject, found)];
   } catch (error) {
     return [notChecked(subject, error)];
   }
 }
 
+const changeOf = (view: ShopView) => `\`connector shops update ${view.id} --file <change.json>\``;
+
+function unopened(subject: string, error: unknown): Finding {
+  if (!(error instanceof SecretBoxError)) return notChecked(subject, error);
+  return fail(
+    subject,
+    `its secrets do not open with SHOP_SECRET_KEYS: ${error.message}`,
+    error.unknownKeyId
+      ? `add key ${error.unknownKeyId} back to SHOP_SECRET_KEYS (or run \`connector shops rekey\` where it is held)`
+      : 'its record is damaged: restore it, or remove the shop and add it again',
+  );
+}
+
+function credentialRefused(view: ShopView, problem: { field: string; problem: string }): Finding {
+  const change = changeOf(view);
+  return fail(
+    `shop ${view.id}`,
+    problem.problem,
+    problem.field === 'platform'
+      ? `give it the platform account's right credentials: ${change} with its "platform"`
+      : `give it keys ${view.provider.name} accepts: ${change} with its "provider"`,
+  );
+}
+
 /** How long ahead an expiring credential is said (the alert's: 14 days). */
 const EXPIRY_WARNING_MS = 14 * 86_400_000;
 
-/**
- * A connected shop's connection: one that must be connected again, and a credential that
- * expires soon (a token the connector renews should be renewed 30 days ahead).
- */
+/** Must be connected again, or a credential expires soon (renewed 30 days ahead). */
 function connectionFindings(view: ShopView): Finding[] {
   const subject = `shop ${view.id}`;
   const link = `send the owner a new link: \`connector shops connect ${view.id} --provider ${view.provider.name}\``;
@@ -231,7 +200,6 @@ function connectionFindings(view: ShopView): Finding[] {
   return [];
 }
 
-/** A shop whose check could not be made: the platform or the provider did not answer. */
 function notChecked(subject: string, error: unknown): Finding {
   return fail(
     subject,

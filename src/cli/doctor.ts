@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { loadDoctorConfig, type ConfigProblem, type DoctorConfig } from '../config/cli-configs';
+import { readDoctorConfig, type DoctorConfig } from '../config/doctor-config';
+import type { ConfigProblem } from '../config/env-values';
 import { envShopShape } from '../config/env-shop-config';
 import { platformShape } from '../config/platform-config';
 import { redisShape } from '../config/redis-config';
@@ -35,11 +36,7 @@ provider.
 Exit codes: 0 nothing failed (warnings allowed), 1 a check failed, 2 usage.
 `;
 
-/**
- * `connector doctor [--format table|json]`: the configuration checked as an operator would
- * (CONTRACT "The first hour"), a line a finding with its fix. A wrong variable is a finding,
- * never exit 78: doctor is what one runs when the configuration is wrong.
- */
+/** `connector doctor`: a wrong variable is a finding, never exit 78 (CONTRACT "The first hour"). */
 export function doctorCommand(io: CliIo): Command {
   return new Command('doctor')
     .description(
@@ -48,7 +45,7 @@ export function doctorCommand(io: CliIo): Command {
     .addOption(formatOption(['table', 'json'], 'table (a line a finding) or json'))
     .addHelpText('after', HELP)
     .action(async (options: { format: 'table' | 'json' }) => {
-      const config = loadDoctorConfig(io.env);
+      const config = readDoctorConfig(io.env);
       const findings = withoutSecrets(await diagnose(io, config), config.secrets);
       await write(
         io.stdout,
@@ -102,7 +99,6 @@ async function diagnose(io: CliIo, config: DoctorConfig): Promise<Finding[]> {
   ];
 }
 
-/** The platform's line: the env shop's account, or why there is none to check. */
 async function platformFindings(
   config: DoctorConfig,
   logger: ReturnType<typeof createLogger>,
@@ -133,7 +129,6 @@ function subjectOf(variable: string): string {
   return 'config';
 }
 
-/** A variable the server would refuse, said as doctor says a finding. */
 function configFinding(subject: string, { variable, problem }: ConfigProblem): Finding {
   const where = 'docs/reference/configuration.md describes it';
   if (problem.startsWith('is required')) {

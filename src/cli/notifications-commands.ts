@@ -1,32 +1,17 @@
 import { Command, Option } from 'commander';
-import { loadQueueConfig } from '../config';
 import { ERROR_CATALOGUE } from '../errors';
 import type { FailedDelivery } from '../delivery/ports';
 import type { QueueAccess } from './cli-adapters';
-import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, formatOption, withQueues, write, type CliIo } from './cli-io';
 import { parseShopId } from './shop-option';
 
-async function withQueues<T>(io: CliIo, fn: (access: QueueAccess) => Promise<T>): Promise<T> {
-  const { redis } = loadQueueConfig(io.env);
-  const access = await io.adapters.openQueues(redis);
-  try {
-    return await fn(access);
-  } finally {
-    await access.close();
-  }
-}
-
-/**
- * `--shop <id>` on the failed set: only that shop's. Without it, every shop's (each row names
- * its shop): the failed set is one operators look at whole.
- */
+/** `--shop <id>`; without it every shop's: operators look at the failed set whole. */
 function onlyShop(): Option {
   return new Option('--shop <id>', "only this shop's (default: every shop's)").argParser(
     parseShopId,
   );
 }
 
-/** " of shop <id>" (or " in shop <id>") when the command is narrowed to one shop, else "". */
 function ofShop(shop: string | undefined, word: 'of' | 'in' = 'of'): string {
   return shop === undefined ? '' : ` ${word} shop ${shop}`;
 }
@@ -89,10 +74,7 @@ export const REPLAY_WITHOUT_YES = 100;
 const AGO = /^(\d+)(m|h|d)$/;
 const AGO_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/**
- * A time of `--since` and `--until`: an ISO-8601 date or date-time (`2026-11-28`,
- * `2026-11-28T03:00:00Z`; without a zone, UTC), or a while ago (`30m`, `6h`, `2d`).
- */
+/** `--since`/`--until`: ISO-8601 (without a zone, UTC) or a while ago (`30m`, `6h`, `2d`). */
 export function parseTime(text: string, now = Date.now()): Date {
   const ago = AGO.exec(text);
   if (ago) return new Date(now - Number(ago[1]) * AGO_MS[ago[2] as keyof typeof AGO_MS]);
@@ -126,7 +108,6 @@ interface Window {
   yes?: boolean;
 }
 
-/** The failed deliveries of a window (when they failed), of a shop and an error code if given. */
 async function failedIn(access: QueueAccess, window: Window): Promise<FailedDelivery[]> {
   const found = await access.failedDeliveries.failedBetween(window.since, window.until);
   return found.filter(
@@ -136,10 +117,7 @@ async function failedIn(access: QueueAccess, window: Window): Promise<FailedDeli
   );
 }
 
-/**
- * `notifications retry --since --until`: the failed deliveries of a window, listed, then each
- * retried (exactly those listed); more than REPLAY_WITHOUT_YES only with `--yes`.
- */
+/** Lists a window's failed deliveries, retries exactly those; over REPLAY_WITHOUT_YES: --yes. */
 async function replayWindow(io: CliIo, access: QueueAccess, window: Window): Promise<void> {
   if (window.until <= window.since)
     throw new CliFailure('--until must be after --since', EXIT.usage);
@@ -193,7 +171,6 @@ async function retryOneOrAll(
   await write(io.stdout, `retrying ${jobId}\n`);
 }
 
-/** The window a retry with `--since` names, its options checked. */
 function windowOf(jobId: string | undefined, options: RetryOptions): Window | undefined {
   const ways = [jobId !== undefined, options.all === true, options.since !== undefined];
   if (ways.filter(Boolean).length !== 1)
@@ -213,7 +190,6 @@ function windowOf(jobId: string | undefined, options: RetryOptions): Window | un
   };
 }
 
-/** `notifications retry`: one failed delivery, all of them, or those of a window. */
 function retryCommand(io: CliIo): Command {
   return new Command('retry')
     .description(

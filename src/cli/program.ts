@@ -13,7 +13,6 @@ import { shopsCommand } from './shops-commands';
 import { simulatorCommand } from './simulator-command';
 import { syncCommand } from './sync-command';
 
-/** Output to the io streams and errors thrown instead of process.exit, on every level. */
 function configureTree(command: Command, io: CliIo): void {
   command
     .exitOverride()

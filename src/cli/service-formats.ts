@@ -34,10 +34,7 @@ const pad = (cells: readonly string[]): string =>
     .join(' ')
     .trimEnd();
 
-/**
- * Streams list items in one format: `header()` once, `item()` per service, `footer()` at the
- * end. Each returns the text to write, so memory stays bounded whatever the count.
- */
+/** Streams items: `header()`, `item()` each, `footer()`; memory stays bounded. */
 export interface ListWriter {
   header(): string;
   item(item: ServiceListItem, index: number): string;
@@ -67,9 +64,4 @@ export function listWriter(format: ListFormat): ListWriter {
         footer: () => '',
       };
   }
-}
-
-/** An amount of money as a person in Brazil reads it (R$ 1.234,56). */
-export function formatMoney(amount: number, currency: string): string {
-  return new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(amount);
 }

@@ -1,4 +1,5 @@
 import { computedAmount } from '../checkout/amount-source';
+import { formatMoney } from '../html/page-layout';
 import {
   dateTextOf,
   SERVICE_STATUS_NAMES,
@@ -6,13 +7,8 @@ import {
   textOf,
   type Service,
 } from '../platform/schemas';
-import { formatMoney } from './service-formats';
 
-/*
- * `services get`: a service as a person reads it. Every field is read as it passed through
- * (docs/platform.md: sub-objects may be partial or absent), so nothing here can fail on odd data:
- * what is missing is left out, what is odd is shown as text.
- */
+// Fields are read as passed (docs/platform.md: sub-objects may be partial): odd data never fails.
 
 type Loose = Record<string, unknown>;
 
@@ -25,8 +21,9 @@ const num = (value: unknown): number | undefined => {
   return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
 };
 
+/** The platform's amounts are in reais. */
 function money(amount: number | undefined, currency: string): string {
-  return amount === undefined ? '' : formatMoney(amount, currency);
+  return amount === undefined ? '' : formatMoney(amount * 100, currency);
 }
 
 const STATUS_DATES: ReadonlyArray<[string, string]> = [
@@ -99,15 +96,31 @@ function partLines(part: Loose): string[] {
   return lines;
 }
 
-/** The readable summary of `services get <id>`. */
 export async function serviceSummary(service: Service, currency: string): Promise<string> {
   const raw = service as unknown as Loose;
+  const parts = asArray(raw.parts);
+  const section = (title: string, lines: string[]) =>
+    lines.length > 0 ? ['', title, ...lines] : [];
+  const charge = await computedAmount(service, currency);
+  return `${[
+    ...headLines(service, raw),
+    ...section('labour:', labourLines(asObject(raw.labour), currency)),
+    ...section('materials:', materialLines(asObject(raw.materials), currency)),
+    ...section(`parts (${parts.length}):`, parts.flatMap(partLines)),
+    '',
+    `amount the connector would charge: ${money(charge.amount.amountMinor / 100, currency)}`,
+    ...charge.lines.map((line) => `  ${line.label}  ${money(line.amountMinor / 100, currency)}`),
+  ].join('\n')}\n`;
+}
+
+/** Its ids, status and dates, and observation. */
+function headLines(service: Service, raw: Loose): string[] {
   const status = asObject(raw.status);
   const code = statusCodeOf(raw.status);
-  const out: string[] = [];
   const erp = textOf(raw.internal_code);
   const client = textOf(asObject(raw.client).internal_code);
-  out.push(
+  const observation = textOf(raw.observation);
+  return [
     [
       `service ${service.id}`,
       erp ? `ERP order ${erp}` : 'no ERP order',
@@ -115,19 +128,17 @@ export async function serviceSummary(service: Service, currency: string): Promis
     ]
       .filter(Boolean)
       .join('  ·  '),
-  );
-  out.push(
     `status: ${code === undefined ? 'unknown' : `${code} ${SERVICE_STATUS_NAMES[code] ?? '(unknown code)'}`}`,
-  );
-  for (const [field, label] of STATUS_DATES) {
-    const date = dateTextOf(status[field]);
-    if (date) out.push(`  ${label.padEnd(16)} ${date}`);
-  }
-  const observation = textOf(raw.observation);
-  if (observation) out.push(`observation: ${observation}`);
+    ...STATUS_DATES.flatMap(([field, label]) => {
+      const date = dateTextOf(status[field]);
+      return date ? [`  ${label.padEnd(16)} ${date}`] : [];
+    }),
+    ...(observation ? [`observation: ${observation}`] : []),
+  ];
+}
 
-  const labour = asObject(raw.labour);
-  const labourLines = LABOUR.flatMap(([key, label]) => {
+function labourLines(labour: Loose, currency: string): string[] {
+  return LABOUR.flatMap(([key, label]) => {
     if (!(key in labour)) return [];
     const item = asObject(labour[key]);
     const quantity = textOf(item.quantity);
@@ -136,10 +147,10 @@ export async function serviceSummary(service: Service, currency: string): Promis
       `  ${label.padEnd(14)} ${money(num(item.price), currency).padStart(14)}${quantity ? `  quantity ${quantity}` : ''}${extra ? `  ${extra}` : ''}`,
     ];
   });
-  if (labourLines.length > 0) out.push('', 'labour:', ...labourLines);
+}
 
-  const materials = asObject(raw.materials);
-  const materialLines = (['boards', 'edges', 'components'] as const).flatMap((kind) =>
+function materialLines(materials: Loose, currency: string): string[] {
+  return (['boards', 'edges', 'components'] as const).flatMap((kind) =>
     asArray(materials[kind]).map((item) => {
       const name = textOf(item.description) ?? textOf(item.internal_code) ?? kind;
       const codeText = textOf(item.internal_code) ? ` [${textOf(item.internal_code)}]` : '';
@@ -147,17 +158,4 @@ export async function serviceSummary(service: Service, currency: string): Promis
       return `  ${kind.padEnd(10)} ${textOf(item.quantity) ?? '?'}${unit} × ${name}${codeText}  ${money(num(item.price), currency)} each`;
     }),
   );
-  if (materialLines.length > 0) out.push('', 'materials:', ...materialLines);
-
-  const parts = asArray(raw.parts);
-  if (parts.length > 0) out.push('', `parts (${parts.length}):`, ...parts.flatMap(partLines));
-
-  const charge = await computedAmount(service, currency);
-  out.push(
-    '',
-    `amount the connector would charge: ${money(charge.amount.amountMinor / 100, currency)}`,
-  );
-  for (const line of charge.lines)
-    out.push(`  ${line.label}  ${money(line.amountMinor / 100, currency)}`);
-  return `${out.join('\n')}\n`;
 }

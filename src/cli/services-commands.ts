@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadCurrency } from '../config';
+import { currencyConfig, readConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { PlatformClient, type ServiceFilters } from '../platform/platform-client';
 import { Presets, SingleBar } from 'cli-progress';
@@ -9,7 +9,6 @@ import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
 import { shopOption, shopPlatform } from './shop-option';
 import { SERVICE_ID_RULE, serviceIdOfText } from '../shop/service-id';
 
-/** A service id argument: one of the range the route accepts and the store holds. */
 export function parseServiceId(value: string): number {
   const id = serviceIdOfText(value);
   if (id === undefined) throw new InvalidArgumentError(`must be ${SERVICE_ID_RULE}`);
@@ -131,9 +130,15 @@ async function listServices(io: CliIo, options: ListOptions): Promise<void> {
 }
 
 /** `services list|get|link`: the platform's services from the command line. */
-// eslint-disable-next-line max-lines-per-function -- commander's declaration of the services subcommands, one chain each
 export function servicesCommand(io: CliIo): Command {
   const services = new Command('services').description("read and link the platform's services");
+  listCommand(services, io);
+  getCommand(services, io);
+  linkCommand(services, io);
+  return services;
+}
+
+function listCommand(services: Command, io: CliIo): void {
   services
     .command('list')
     .description('services matching the filters: one page, --limit N of them, or --all')
@@ -158,6 +163,9 @@ export function servicesCommand(io: CliIo): Command {
     .option('--all', 'every matching service, following every page')
     .addOption(shopOption())
     .action((options: ListOptions) => listServices(io, options));
+}
+
+function getCommand(services: Command, io: CliIo): void {
   services
     .command('get')
     .description(
@@ -175,7 +183,7 @@ export function servicesCommand(io: CliIo): Command {
     .action(
       async (id: number, options: { format: 'text' | 'json'; json?: boolean; shop: string }) => {
         const asJson = options.json === true || options.format === 'json';
-        const currency = asJson ? undefined : loadCurrency(io.env);
+        const currency = asJson ? undefined : readConfig(currencyConfig, io.env);
         const client = platformClient(io, await shopPlatform(io, options.shop));
         const lookup = await client.getService(id);
         if (!lookup.found) throw new CliFailure(`service ${id} not found`, EXIT.failure);
@@ -187,6 +195,9 @@ export function servicesCommand(io: CliIo): Command {
         );
       },
     );
+}
+
+function linkCommand(services: Command, io: CliIo): void {
   services
     .command('link')
     .description('store the ERP order code on a service (PUT internal_code)')
@@ -199,5 +210,4 @@ export function servicesCommand(io: CliIo): Command {
       if (!linked) throw new CliFailure(`service ${id} not found`, EXIT.failure);
       await write(io.stdout, `service ${id} linked to ERP order ${code}\n`);
     });
-  return services;
 }

@@ -3,10 +3,7 @@ import type { LogConfig, PlatformConfig } from '../config';
 import { isShopId, shopOrEnv } from '../shop/shop-id';
 import type { CliIo } from './cli-io';
 
-/**
- * `--shop <id>`: the shop whose data a command reads (CONTRACT "Shops"); without it, the shop a
- * bare command always meant, the env shop.
- */
+/** `--shop <id>` (CONTRACT "Shops"); without it, the env shop. */
 export function shopOption(): Option {
   return new Option('--shop <id>', 'the shop whose data it reads')
     .default(shopOrEnv(undefined), 'the env shop, "default"')
@@ -18,7 +15,6 @@ export function parseShopId(value: string): string {
   return value;
 }
 
-/** The platform account a command calls the platform with for `shop` (CliAdapters.shopPlatform). */
 export function shopPlatform(
   io: CliIo,
   shop: string,

@@ -5,9 +5,6 @@ import type { ConnectLinks } from '../connect/connect-links';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { CliFailure, EXIT, type CliIo } from './cli-io';
 
-// What every `connector shops` verb shares: who made a change, the document read, the refusals,
-// and what each verb needs.
-
 /** Who the audit trail says made a change from the CLI. */
 export function cliActor(env: CliIo['env']): string {
   let user = env.USER ?? env.LOGNAME;
@@ -19,7 +16,6 @@ export function cliActor(env: CliIo['env']): string {
   return `cli:${user}`;
 }
 
-/** A shop document from a file, or from stdin with `-`. */
 export async function readDocument(file: string, io: CliIo): Promise<unknown> {
   let text: string;
   try {
@@ -53,13 +49,9 @@ export function asUsage(error: unknown): never {
   throw error;
 }
 
-/** What every `shops` subcommand is given: the streams, and the registry's verbs on demand. */
 export interface ShopsCli {
   io: CliIo;
-  /**
-   * Runs `run` with the registry's verbs, closing what it opened; `needs` says which of
-   * SHOP_SECRET_KEYS and PLATFORM_BASE_URL the verb requires.
-   */
+  /** `needs`: which of SHOP_SECRET_KEYS and PLATFORM_BASE_URL the verb requires. */
   withAdmin<T>(
     needs: Needs,
     run: (admin: ShopAdmin, links: ConnectLinks) => Promise<T>,
@@ -67,10 +59,10 @@ export interface ShopsCli {
   json(value: unknown): Promise<void>;
 }
 
+export type Needs = { keys: boolean; platform: boolean };
 /** A verb that reads or changes the registry's clear fields: Redis only. */
-export const READS = 'reads';
+export const READS: Needs = { keys: false, platform: false };
 /** A verb that seals or opens a shop's secrets: SHOP_SECRET_KEYS too. */
-export const SEALS = 'seals';
+export const SEALS: Needs = { keys: true, platform: false };
 /** A verb that checks a shop's platform credentials: PLATFORM_BASE_URL too. */
-export const CHECKS = 'checks';
-export type Needs = typeof READS | typeof SEALS | typeof CHECKS;
+export const CHECKS: Needs = { keys: true, platform: true };

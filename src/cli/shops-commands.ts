@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { envShopSummary, loadShopsConfig } from '../config';
-import { shopFieldsHelp } from '../shop-registry/shop-fields-docs';
+import { envShopSummary, readConfig, shopsConfig } from '../config';
+import { shopFieldsHelp } from '../shop-registry/shop-fields-help';
 import { CONNECTABLE } from '../connect/connect-links';
 import { newKeyringEntry } from '../secrets/secret-box';
 import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
@@ -8,8 +8,8 @@ import { asUsage, CHECKS, cliActor, readDocument, READS, SEALS, type ShopsCli } 
 import { fieldsTable, shopsTable } from './shops-tables';
 
 /**
- * `connector shops ...`: the registry's verbs (CONTRACT "Shops"), the same the admin API serves.
- * `add` and `rotate-token` print the route token once; nothing else prints a secret.
+ * `connector shops` (CONTRACT "Shops"): `add` and `rotate-token` print the route token once;
+ * nothing else prints a secret.
  */
 export function shopsCommand(io: CliIo): Command {
   const command = new Command('shops').description(
@@ -18,10 +18,7 @@ export function shopsCommand(io: CliIo): Command {
   const cli: ShopsCli = {
     io,
     withAdmin: async (needs, run) => {
-      const config = loadShopsConfig(io.env, {
-        needsKeys: needs !== READS,
-        needsPlatform: needs === CHECKS,
-      });
+      const config = readConfig(shopsConfig(needs), io.env);
       const access = await io.adapters.openShops({ ...config, stderr: io.stderr });
       try {
         return await run(access.admin, access.links);
@@ -31,17 +28,16 @@ export function shopsCommand(io: CliIo): Command {
     },
     json: (value) => write(io.stdout, `${JSON.stringify(value, null, 2)}\n`),
   };
-  addAndList(command, cli);
-  changes(command, cli);
-  update(command, cli);
-  checks(command, cli);
+  // In the order `shops --help` lists them.
+  for (const verbs of [add, list, show, toggles, rotateToken, update, verify, removeAndAudit])
+    verbs(command, cli);
   connect(command, cli);
   keys(command, cli);
   return command;
 }
 
-/** `add` (prints the route token once) and `list`. */
-function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
+/** `add`: checks the credentials first; prints the route token once. */
+function add(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('add <id>')
     .description(
@@ -51,14 +47,7 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
     .addHelpText('after', shopFieldsHelp())
     .option('--json', 'print the answer as JSON')
     .action(async (id: string, options: { file: string; json?: boolean }) => {
-      const document = await readDocument(options.file, io);
-      if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-        throw new CliFailure('the shop document must be a JSON object', EXIT.usage);
-      }
-      const given = (document as { id?: unknown }).id;
-      if (given !== undefined && given !== id) {
-        throw new CliFailure(`the document's id (${String(given)}) is not ${id}`, EXIT.usage);
-      }
+      const document = documentOf(id, await readDocument(options.file, io));
       const added = await withAdmin(CHECKS, (admin) =>
         admin.add({ ...document, id }, cliActor(io.env)).catch(asUsage),
       );
@@ -75,7 +64,22 @@ function addAndList(command: Command, { io, withAdmin, json }: ShopsCli): void {
         ].join('\n'),
       );
     });
+}
 
+/** A shop document read for `add <id>`: a JSON object, of that id if it names one. */
+function documentOf(id: string, document: unknown): object {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new CliFailure('the shop document must be a JSON object', EXIT.usage);
+  }
+  const given = (document as { id?: unknown }).id;
+  if (given !== undefined && given !== id) {
+    throw new CliFailure(`the document's id (${String(given)}) is not ${id}`, EXIT.usage);
+  }
+  return document;
+}
+
+/** `list`: the env shop first, when the command's environment describes one. */
+function list(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('list')
     .description(
@@ -117,8 +121,7 @@ function update(command: Command, { io, withAdmin }: ShopsCli): void {
     });
 }
 
-/** `show`, `enable`/`disable` and `rotate-token`. */
-function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
+function show(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('show <id>')
     .description('one registry shop, without secrets')
@@ -128,7 +131,10 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
       if (options.format === 'json') return json(shop);
       await write(io.stdout, fieldsTable(shop));
     });
+}
 
+/** `disable` and `enable`: new checkouts refused, or taken again. */
+function toggles(command: Command, { io, withAdmin }: ShopsCli): void {
   for (const [verb, enabled] of [
     ['disable', false],
     ['enable', true],
@@ -145,7 +151,9 @@ function changes(command: Command, { io, withAdmin, json }: ShopsCli): void {
         await write(io.stdout, `shop ${id} ${enabled ? 'enabled' : 'disabled'}\n`);
       });
   }
+}
 
+function rotateToken(command: Command, { io, withAdmin }: ShopsCli): void {
   command
     .command('rotate-token <id>')
     .description('a new route token, printed once; the previous one works for 24 hours more')
@@ -193,8 +201,8 @@ function connect(command: Command, { io, withAdmin, json }: ShopsCli): void {
     });
 }
 
-/** `verify`, `remove` and `audit`. */
-function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
+/** `verify`: the shop's stored credentials, checked with the platform and the provider now. */
+function verify(command: Command, { io, withAdmin }: ShopsCli): void {
   command
     .command('verify <id>')
     .description("check the shop's stored credentials with the platform and the provider now")
@@ -206,18 +214,17 @@ function checks(command: Command, { io, withAdmin, json }: ShopsCli): void {
         ? `  ${credential.kind.replace(/_/g, ' ')} expires ${credential.expiresAt.slice(0, 10)}: ${credential.daysLeft < 0 ? 'expired' : `${credential.daysLeft} days left`}\n`
         : '';
       if (result.ok) {
-        await write(
-          io.stdout,
-          `shop ${id}: the platform and the provider accept its credentials\n${expiry}`,
-        );
-        return;
+        const accepted = `shop ${id}: the platform and the provider accept its credentials\n`;
+        return write(io.stdout, `${accepted}${expiry}`);
       }
       if (expiry) await write(io.stderr, expiry);
       for (const problem of result.problems)
         await write(io.stderr, `  ${problem.field}: ${problem.problem}\n`);
       throw new CliFailure(`shop ${id}: credentials refused`, EXIT.failure);
     });
+}
 
+function removeAndAudit(command: Command, { io, withAdmin, json }: ShopsCli): void {
   command
     .command('remove <id>')
     .description('remove a shop and its secrets (refused while it has open work)')

@@ -2,15 +2,9 @@ import type { EnvShopSummary } from '../config';
 import type { ShopAdmin } from '../shop-registry/shop-admin';
 import { printable } from './terminal-text';
 
-/* What `connector shops list` and `shops show` print: shops and fields as aligned columns. */
-
 type ListedShop = Awaited<ReturnType<ShopAdmin['list']>>[number];
 
-/**
- * `shops list` as a table: a row a shop, and why a shop is not served under it. The env shop
- * (from this command's environment) first, its state `env`: it lives in the variables of the
- * processes that serve it, not in the registry.
- */
+/** `shops list`: the env shop first (state `env`: it lives in variables, not the registry). */
 export function shopsTable(envShop: EnvShopSummary | undefined, shops: ListedShop[]): string {
   const envRow = envShop
     ? [[envShop.id, 'env', envShop.provider.name, envShop.platform.email, envShop.name ?? '']]
@@ -46,7 +40,6 @@ export function shopsTable(envShop: EnvShopSummary | undefined, shops: ListedSho
     .join('\n')}\n`;
 }
 
-/** Rows of cells as lines, each column as wide as its widest cell. */
 function aligned(rows: string[][]): string[] {
   const widths = (rows[0] ?? []).map((_, column) =>
     Math.max(...rows.map((row) => (row[column] ?? '').length)),
@@ -59,10 +52,7 @@ function aligned(rows: string[][]): string[] {
   );
 }
 
-/**
- * One shop as `field  value` lines, its parts' fields by their path (`provider.name`), lists
- * comma-separated: every field the JSON has, readable in a terminal.
- */
+/** One shop as `field  value` lines, parts by path (`provider.name`), lists comma-separated. */
 export function fieldsTable(value: object): string {
   const rows: string[][] = [];
   const walk = (at: string, item: unknown): void => {

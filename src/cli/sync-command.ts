@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
-import { loadSyncConfig } from '../config';
+import { readConfig, syncCommandConfig, type SyncCommandConfig } from '../config';
+import type { SyncAccess } from './cli-adapters';
 import { syncOnce, type OnceCounts } from '../sync/sync-once';
 import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
 import { forTerminal } from './terminal-text';
@@ -11,32 +13,14 @@ interface SyncOptions {
   format: 'text' | 'json';
 }
 
-const COUNTS: ReadonlyArray<keyof OnceCounts> = [
-  'seen',
-  'new',
-  'changed',
-  'unchanged',
-  'delivered',
-  'failed',
-];
+const COUNTS = ['seen', 'new', 'changed', 'unchanged', 'delivered', 'failed'] as const;
 
 function countsLine(counts: OnceCounts): string {
   return `${COUNTS.map((name) => `${name} ${counts[name]}`).join('  ')}\n`;
 }
 
-/** Waits `ms`, or less when `stop` fires. */
-function pause(ms: number, stop: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    stop.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
 async function runSync(io: CliIo, options: SyncOptions): Promise<void> {
-  const config = loadSyncConfig(io.env);
+  const config = readConfig(syncCommandConfig, io.env);
   if (!options.once && config.sync.intervalMs === undefined) {
     throw new CliFailure(
       'SYNC_INTERVAL is unset: give --once for one pass, or set SYNC_INTERVAL (e.g. 5m) to sync continuously',
@@ -52,6 +36,27 @@ async function runSync(io: CliIo, options: SyncOptions): Promise<void> {
     log: { ...config.log, level: io.env.LOG_LEVEL ?? 'warn' },
     stderr: io.stderr,
   });
+  let anyFailed: boolean;
+  try {
+    anyFailed = await passes(io, options, config, access);
+  } finally {
+    await access.close();
+  }
+  if (anyFailed && options.once) {
+    throw new CliFailure(
+      'some services were not delivered (listed above); run again to retry them',
+      EXIT.failure,
+    );
+  }
+}
+
+/** One pass with --once, else a pass every SYNC_INTERVAL until a signal: whether any failed. */
+async function passes(
+  io: CliIo,
+  options: SyncOptions,
+  config: SyncCommandConfig,
+  access: SyncAccess,
+): Promise<boolean> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   if (!options.once) {
@@ -68,27 +73,19 @@ async function runSync(io: CliIo, options: SyncOptions): Promise<void> {
           io.stderr.write(forTerminal(`failed: service ${failure.serviceId}: ${failure.reason}\n`)),
       });
       anyFailed ||= counts.failed > 0;
-      await write(
-        io.stdout,
-        options.format === 'json' ? `${JSON.stringify(counts)}\n` : countsLine(counts),
-      );
+      const line = options.format === 'json' ? `${JSON.stringify(counts)}\n` : countsLine(counts);
+      await write(io.stdout, line);
       if (options.once) break;
-      await pause(config.sync.intervalMs ?? 0, stop.signal);
+      // Until the next pass, or less when a signal stops the command.
+      await sleep(config.sync.intervalMs ?? 0, undefined, { signal: stop.signal }).catch(() => {});
     } while (!stop.signal.aborted);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await access.close();
   }
-  if (anyFailed && options.once) {
-    throw new CliFailure(
-      'some services were not delivered (listed above); run again to retry them',
-      EXIT.failure,
-    );
-  }
+  return anyFailed;
 }
 
-/** `sync [--once]`: services into the ERP, in the foreground. */
 export function syncCommand(io: CliIo): Command {
   return new Command('sync')
     .description(

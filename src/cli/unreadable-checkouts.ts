@@ -1,17 +1,12 @@
 import type { UnreadableRecord } from '../checkout/checkout-record';
 import type { ParkedUnreadable } from '../checkout/ports';
-import { loadQueueConfig } from '../config';
-import { CliFailure, EXIT, write, type CliIo } from './cli-io';
+import { CliFailure, EXIT, withQueues, write, type CliIo } from './cli-io';
 import { printable } from './terminal-text';
 
 /** The most parked records one listing shows. */
 const SHOWN = 1000;
 
-/**
- * A checkout whose record does not read as a checkout, as `checkout status` shows it: its id
- * and what is wrong (the field and why, from the store; never the record's other fields).
- * `unreadable: false` is one a person mended after the reconciler parked it.
- */
+/** A record that does not read as a checkout: its id and what is wrong, never its other fields. */
 export interface UnreadableStory {
   checkout_id: string;
   unreadable: boolean;
@@ -19,7 +14,6 @@ export interface UnreadableStory {
   parked_at?: string;
 }
 
-/** The story of a record in a service's list that cannot be read. */
 export function unreadableStory(record: UnreadableRecord): UnreadableStory {
   return { checkout_id: record.checkoutId, unreadable: true, problem: record.problem };
 }
@@ -33,10 +27,7 @@ function parkedStory(parked: ParkedUnreadable): UnreadableStory {
   };
 }
 
-/**
- * The table form of one unreadable record: a heading and what to do about it. The problem quotes
- * a stored value: every non-printable character of it escaped, the line feed too.
- */
+/** One unreadable record as a table; the problem quotes a stored value, so it is escaped. */
 export function unreadableLines(story: UnreadableStory): string {
   const parked = story.parked_at ? `parked ${story.parked_at}, ` : '';
   return story.unreadable
@@ -51,14 +42,11 @@ export async function listUnreadable(
   io: CliIo,
   options: { format: 'table' | 'json'; shop: string },
 ): Promise<void> {
-  const { redis } = loadQueueConfig(io.env);
-  const access = await io.adapters.openQueues(redis, options.shop);
-  let stories: UnreadableStory[];
-  try {
-    stories = (await access.line.unreadableCheckouts(SHOWN)).map(parkedStory);
-  } finally {
-    await access.close();
-  }
+  const stories = await withQueues(
+    io,
+    async (access) => (await access.line.unreadableCheckouts(SHOWN)).map(parkedStory),
+    options.shop,
+  );
   if (options.format === 'json') {
     await write(io.stdout, `${JSON.stringify(stories, null, 2)}\n`);
   } else if (stories.length === 0) {
@@ -68,7 +56,6 @@ export async function listUnreadable(
   }
 }
 
-/** The usage error of `checkout status` given neither a service nor `--unreadable`, or both. */
 export function statusUsage(): CliFailure {
   return new CliFailure(
     'checkout status: give a service id, or --unreadable for the records the reconciler parked',

@@ -1,3 +1,4 @@
+import type { Log } from '../log';
 import { linkInvalid, type ConnectContext, type LinkInHand } from '../payments/connect-flow';
 import type { ProviderDocument } from '../payments/provider-fields';
 import type { ProviderName } from '../payments/providers';
@@ -13,10 +14,7 @@ import type { ConnectLink, ConnectLinkStore } from './ports';
 /** What connecting shops by links is built with (src/main/connect-services.ts). */
 export interface ConnectLinksDeps {
   links: ConnectLinkStore;
-  log: {
-    info(message: string, fields?: Record<string, unknown>): unknown;
-    error(message: string, fields?: Record<string, unknown>): unknown;
-  };
+  log: Pick<Log, 'info' | 'error'>;
   store: RegistryStore;
   credentials: ShopCredentials;
   vendor: VendorAccounts;
@@ -62,19 +60,29 @@ export function flowContext(
   provider: ProviderName,
   purpose: string,
 ): ConnectContext {
-  const { links, credentials } = deps;
   return {
     publicUrl: deps.publicUrl,
     clock: deps.clock,
     log: deps.log,
     ...stateSteps(states, { purpose, provider }),
     ...accountSteps(deps, provider),
+    ...linkSteps(deps, provider),
+    ...credentialSteps(deps.credentials, provider),
+  };
+}
+
+/** The flow's links: that provider's only, taken while a connection is made, refusals counted. */
+function linkSteps(
+  deps: ConnectLinksDeps,
+  provider: ProviderName,
+): Pick<ConnectContext, 'usable' | 'use' | 'countRefusal' | 'refusals'> {
+  const { links } = deps;
+  return {
     async usable(key) {
       const link = await usableLink(deps, key);
       if (link.provider !== provider) throw linkInvalid();
       return link;
     },
-    precheck: (target) => credentials.precheck(target.shop, target.incarnation, provider),
     async use(link, work) {
       const taken = await links.take(link.key);
       if (!taken) throw linkInvalid();
@@ -86,20 +94,26 @@ export function flowContext(
         throw error;
       }
     },
+    countRefusal: (link) => links.countRefusal(link.key, REFUSAL_WINDOW_MS),
+    refusals: (link) => links.refusals(link.key),
+  };
+}
+
+/** The shop's credentials: the connection stored as that provider's, by the link's maker. */
+function credentialSteps(
+  credentials: ShopCredentials,
+  provider: ProviderName,
+): Pick<ConnectContext, 'precheck' | 'store' | 'needsReconnect' | 'restored'> {
+  return {
+    precheck: (target) => credentials.precheck(target.shop, target.incarnation, provider),
     async store(target, document) {
       const by = 'key' in target ? `connect:${target.by}` : target.by;
-      const stored = await credentials.connect(
-        target.shop,
-        target.incarnation,
-        { ...document, name: provider } as ProviderDocument,
-        by,
-      );
+      const connected = { ...document, name: provider } as ProviderDocument;
+      const stored = await credentials.connect(target.shop, target.incarnation, connected, by);
       return stored.name;
     },
     needsReconnect: (shop, reason) => credentials.needsReconnect(shop, reason),
     restored: (shop) => credentials.restored(shop),
-    countRefusal: (link) => links.countRefusal(link.key, REFUSAL_WINDOW_MS),
-    refusals: (link) => links.refusals(link.key),
   };
 }
 

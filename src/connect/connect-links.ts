@@ -25,6 +25,28 @@ export function flowOf(provider: string): DeclaredFlow | undefined {
 
 export type { ConnectLinksDeps } from './connect-context';
 
+/** The flow a link for `shop` follows; VALIDATION_FAILED for the env shop, or no such flow. */
+function linkableFlow(shop: string, provider: string): DeclaredFlow {
+  if (shop === ENV_SHOP_ID) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'The env shop is set by variables: it cannot be connected.',
+      {
+        details: [
+          { field: 'shop', problem: 'is the env shop; add the shop to the registry to connect it' },
+        ],
+      },
+    );
+  }
+  const flow = flowOf(provider);
+  if (!flow) {
+    throw new AppError('VALIDATION_FAILED', 'That provider cannot be connected by a link.', {
+      details: [{ field: 'provider', problem: `must be ${CONNECTABLE.join(' or ')}` }],
+    });
+  }
+  return flow;
+}
+
 /** What the link's page shows: the shop, the provider, and what its flow says. */
 export interface LinkPage {
   shop: string;
@@ -39,11 +61,9 @@ export interface LinkPage {
 export type CallbackPage = CallbackOutcome & { provider: ProviderName; providerLabel: string };
 
 /**
- * The links a vendor sends a shop's owner to connect the shop's provider account without pasted
- * keys (CONTRACT "Connecting a shop's provider account"): made for one shop and one provider,
- * good for 7 days and for one connection; Redis holds only each token's hash. What a link does
- * is its provider's flow (the descriptor's `connection.flow`), given a context bound to that
- * provider: this class names no provider.
+ * Links to connect a shop's provider account (CONTRACT "Connecting a shop's provider account"):
+ * one shop, one provider, 7 days, one connection; Redis holds only each token's hash. What a link
+ * does is its provider's flow: this class names no provider.
  */
 export class ConnectLinks {
   private readonly states: ConnectStates;
@@ -101,26 +121,7 @@ export class ConnectLinks {
     provider: string,
     by: string,
   ): Promise<{ url: string; expires_at: string }> {
-    if (shop === ENV_SHOP_ID) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'The env shop is set by variables: it cannot be connected.',
-        {
-          details: [
-            {
-              field: 'shop',
-              problem: 'is the env shop; add the shop to the registry to connect it',
-            },
-          ],
-        },
-      );
-    }
-    const flow = flowOf(provider);
-    if (!flow) {
-      throw new AppError('VALIDATION_FAILED', 'That provider cannot be connected by a link.', {
-        details: [{ field: 'provider', problem: `must be ${CONNECTABLE.join(' or ')}` }],
-      });
-    }
+    const flow = linkableFlow(shop, provider);
     const entry = await this.configuredFor(flow, provider, shop);
     const incarnation = entry.stored.incarnation ?? '';
     await this.deps.credentials.precheck(shop, incarnation, provider as ProviderName);

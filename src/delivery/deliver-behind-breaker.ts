@@ -1,7 +1,8 @@
-import type { CheckoutDeps, Log } from '../checkout/checkout-deps';
+import type { CheckoutDeps } from '../checkout/checkout-deps';
 import type { Notification } from '../checkout/ports';
 import { produceCheckout, type ProduceResult } from '../checkout/produce-checkout';
 import { AppError } from '../errors';
+import type { Log } from '../log';
 import { deliverNotification, type DeliveryResult } from './deliver-notification';
 import { judgeDelivery } from './delivery-policy';
 import type { DeliveryMeters, JobControl } from './ports';

@@ -46,6 +46,54 @@ export type DeliveryDeps = Pick<
   'platform' | 'store' | 'line' | 'schedule' | 'clock' | 'log' | 'paidSync'
 >;
 
+/** A cancel dropped, and recorded, when a newer checkout of the same service was paid. */
+async function cancelSuperseded(deps: DeliveryDeps, record: CheckoutRecord): Promise<boolean> {
+  const { checkoutId, serviceId } = record;
+  const latest = await deps.store.latestForService(serviceId);
+  if (!latest || latest.checkoutId === checkoutId || latest.outcome !== 'paid') return false;
+  deps.log.warn('stale cancel dropped: a newer checkout of the service was paid', {
+    checkoutId,
+    serviceId,
+    paidCheckoutId: latest.checkoutId,
+  });
+  await deps.line.retire(checkoutId, { field: 'cancelDropped', value: latest.checkoutId });
+  return true;
+}
+
+/** Sends the finish or the cancel, with the same Idempotency-Key every attempt. */
+async function notifyPlatform(
+  deps: DeliveryDeps,
+  { checkoutId, kind }: Notification,
+  { record, outcome }: { record: CheckoutRecord; outcome: CheckoutOutcome },
+): Promise<void> {
+  const { serviceId } = record;
+  const idempotencyKey = `${kind}:${checkoutId}`;
+  if (kind === 'finish') {
+    const transactionId = record.transactionId ?? checkoutId;
+    await deps.platform.finishCheckout({ serviceId, transactionId, idempotencyKey });
+  } else {
+    await deps.platform.cancelCheckout({
+      serviceId,
+      reason: record.reason ?? outcome,
+      idempotencyKey,
+    });
+  }
+}
+
+/**
+ * The ERP learns of the payment now, not at the next sync pass. The finish is delivered
+ * whatever happens here: a failure only leaves it to the next pass.
+ */
+async function handPaidToSync(deps: DeliveryDeps, { checkoutId, serviceId }: CheckoutRecord) {
+  await deps.paidSync?.servicePaid(serviceId, checkoutId).catch((error: unknown) =>
+    deps.log.warn('paid service not handed to the ERP sync; the next pass will', {
+      checkoutId,
+      serviceId,
+      reason: errorMessage(error),
+    }),
+  );
+}
+
 /**
  * Delivers one finish or cancel to the platform, saying only what the checkout's record holds,
  * at most once as far as the connector can tell: a notification already acknowledged (the
@@ -61,56 +109,17 @@ export async function deliverNotification(
   const stored = await deps.store.get(checkoutId);
   const delivered = stored && acknowledgedNotification(stored);
   if (stored && delivered) {
-    deps.log.info('notification already delivered', {
-      checkoutId,
-      serviceId: stored.serviceId,
-      kind,
-      delivered,
-    });
+    const serviceId = stored.serviceId;
+    deps.log.info('notification already delivered', { checkoutId, serviceId, kind, delivered });
     return 'duplicate';
   }
-  const { record, outcome } = outcomeToDeliver(stored, notification);
-  const { serviceId } = record;
-  if (kind === 'cancel') {
-    const latest = await deps.store.latestForService(serviceId);
-    if (latest && latest.checkoutId !== checkoutId && latest.outcome === 'paid') {
-      deps.log.warn('stale cancel dropped: a newer checkout of the service was paid', {
-        checkoutId,
-        serviceId,
-        paidCheckoutId: latest.checkoutId,
-      });
-      await deps.line.retire(checkoutId, { field: 'cancelDropped', value: latest.checkoutId });
-      return 'superseded';
-    }
-  }
-  const idempotencyKey = `${kind}:${checkoutId}`;
-  if (kind === 'finish') {
-    await deps.platform.finishCheckout({
-      serviceId,
-      transactionId: record.transactionId ?? checkoutId,
-      idempotencyKey,
-    });
-  } else {
-    await deps.platform.cancelCheckout({
-      serviceId,
-      reason: record.reason ?? outcome,
-      idempotencyKey,
-    });
-  }
+  const toDeliver = outcomeToDeliver(stored, notification);
+  if (kind === 'cancel' && (await cancelSuperseded(deps, toDeliver.record))) return 'superseded';
+  await notifyPlatform(deps, notification, toDeliver);
   // One write records that the platform acknowledged it, and takes the checkout out of line.
   const now = deps.clock();
   await deps.store.transition(checkoutId, 'reported', {}, now, deps.schedule.firstLookAt(now));
-  deps.log.info('platform notified', { checkoutId, serviceId, kind });
-  if (kind === 'finish' && deps.paidSync) {
-    // The ERP learns of the payment now, not at the next sync pass. The finish is delivered
-    // whatever happens here: a failure only leaves it to the next pass.
-    await deps.paidSync.servicePaid(serviceId, checkoutId).catch((error: unknown) =>
-      deps.log.warn('paid service not handed to the ERP sync; the next pass will', {
-        checkoutId,
-        serviceId,
-        reason: errorMessage(error),
-      }),
-    );
-  }
+  deps.log.info('platform notified', { checkoutId, serviceId: toDeliver.record.serviceId, kind });
+  if (kind === 'finish') await handPaidToSync(deps, toDeliver.record);
   return 'delivered';
 }

@@ -1,4 +1,4 @@
-import type { Log } from '../checkout/checkout-deps';
+import type { Log } from '../log';
 import { AppError } from '../errors';
 import type { BreakerRules, BreakerStore } from './ports';
 
@@ -46,14 +46,10 @@ const MAX_COOLDOWN_MS = 600_000;
 type Seen = { state: 'closed' | 'counting' | 'open'; atMs: number };
 
 /**
- * A circuit breaker per shop, for the jobs that call the shop's platform account: after
- * `failures` failures in a row the breaker opens, and the shop's jobs wait (a finish or cancel
- * is moved back to delayed without spending an attempt) while the other shops' go on; once the
- * cool-down is over one job goes through as a probe: an answer closes the breaker and the
- * waiting jobs follow, a failure reopens it for twice as long (at most 10 minutes). A shop is
- * never dropped: its jobs wait as long as it takes. The state lives in Redis, so every worker
- * process sees one breaker per shop; this process keeps what it last saw, to spare Redis a read
- * per job while a shop is healthy.
+ * A circuit breaker per shop, in Redis (one for every worker process): after `failures` failures
+ * in a row the shop's jobs wait, no attempt spent, while other shops' go on; after the cool-down
+ * one job probes: an answer closes it, a failure reopens it for twice as long (at most 10
+ * minutes). This process keeps what it last saw, sparing Redis a read per job.
  */
 export class ShopBreaker {
   private readonly seen = new Map<string, Seen>();

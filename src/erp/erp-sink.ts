@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ErpSinkConfig } from '../config';
-import type { ErpSink, SyncLog } from '../sync/ports';
+import type { Log } from '../log';
+import type { ErpSink } from '../sync/ports';
 import { namedShop } from '../shop/shop-id';
 import { DirectorySink } from './directory-sink';
 import { WebhookSink } from './webhook-sink';
@@ -10,7 +11,7 @@ import { WebhookSink } from './webhook-sink';
  * registry shop's webhook deliveries name the shop inside what they sign, and its files go to a
  * folder of its own, `ERP_EXPORT_DIR/<shop>/`.
  */
-export function createErpSink(config: ErpSinkConfig, log: SyncLog, shop: string): ErpSink {
+export function createErpSink(config: ErpSinkConfig, log: Log, shop: string): ErpSink {
   const registryShop = namedShop(shop);
   return config.kind === 'webhook'
     ? new WebhookSink({

@@ -1,19 +1,20 @@
 import axios, { type AxiosInstance } from 'axios';
 import { AppError } from '../errors';
+import type { Log } from '../log';
 import {
   classifyStatus,
   describeNetworkFailure,
   parseRetryAfterMs,
 } from '../platform/answer-classification';
 import { textOf } from '../platform/schemas';
-import type { ErpPayment, ErpSink, SinkReceipt, SyncLog } from '../sync/ports';
+import type { ErpPayment, ErpSink, SinkReceipt } from '../sync/ports';
 import { SHOP_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature';
 
 export interface WebhookSinkOptions {
   url: string;
   secret: string;
   timeoutMs: number;
-  log: SyncLog;
+  log: Log;
   /** A registry shop's id: named in `X-Connector-Shop` and signed (the env shop's: undefined). */
   shop?: string;
   /** Seconds since the epoch (tests pin it). */
@@ -80,24 +81,7 @@ export class WebhookSink implements ErpSink {
     event: 'service' | 'payment',
     about: Record<string, unknown>,
   ): Promise<unknown> {
-    const raw = JSON.stringify(body);
-    const now = this.options.now?.() ?? Math.floor(Date.now() / 1000);
-    let response;
-    try {
-      response = await this.http.post(this.options.url, raw, {
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          [SIGNATURE_HEADER]: signatureHeader(this.options.secret, raw, now, this.options.shop),
-          'X-Connector-Delivery': deliveryId,
-          'X-Connector-Event': event,
-          ...(this.options.shop === undefined ? {} : { [SHOP_HEADER]: this.options.shop }),
-        },
-      });
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      throw new AppError('ERP_UNAVAILABLE', `ERP webhook: ${describeNetworkFailure(code)}.`);
-    }
+    const response = await this.send(JSON.stringify(body), deliveryId, event);
     const answer = classifyStatus(response.status);
     if (answer === 'success') return response.data as unknown;
     const message = `ERP webhook answered ${response.status}.`;
@@ -119,5 +103,26 @@ export class WebhookSink implements ErpSink {
       upstreamStatus: response.status,
       retryable: misconfigured,
     });
+  }
+
+  /** The signed POST, whatever its answer; no answer at all is ERP_UNAVAILABLE. */
+  private async send(raw: string, deliveryId: string, event: 'service' | 'payment') {
+    const { shop, secret } = this.options;
+    const now = this.options.now?.() ?? Math.floor(Date.now() / 1000);
+    try {
+      return await this.http.post(this.options.url, raw, {
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          [SIGNATURE_HEADER]: signatureHeader(secret, raw, now, shop),
+          'X-Connector-Delivery': deliveryId,
+          'X-Connector-Event': event,
+          ...(shop === undefined ? {} : { [SHOP_HEADER]: shop }),
+        },
+      });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new AppError('ERP_UNAVAILABLE', `ERP webhook: ${describeNetworkFailure(code)}.`);
+    }
   }
 }

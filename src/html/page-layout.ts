@@ -8,7 +8,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** "R$ 1.234,56" for BRL; other currencies in their pt-BR form. */
+/** Centavos as a person in Brazil reads them, "R$ 1.234,56" (the pages and the CLI alike). */
 export function formatMoney(amountMinor: number, currency: string): string {
   return new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(amountMinor / 100);
 }
@@ -81,10 +81,7 @@ const STYLE = `
   @media (max-width:420px) { .card.pix { padding:20px 16px; } }
 `;
 
-/**
- * A complete page in the connector's plain, shop-like style. `notice` is a banner above the
- * content (e.g. that the sandbox runs on a staging deployment and takes no money).
- */
+/** A complete page; `notice` is a banner above the content (the sandbox takes no money, say). */
 export function renderPage(title: string, body: string, notice?: string): string {
   return `<!doctype html>
 <html lang="pt-BR">
@@ -99,7 +96,7 @@ export function renderPage(title: string, body: string, notice?: string): string
 </html>`;
 }
 
-/** The shop as a customer's page shows it (src/shop-registry/shop-settings.ts `Storefront`). */
+/** The shop as a customer's page shows it (shop-registry/shop-settings.ts `Storefront`). */
 export interface PageStorefront {
   name?: string;
   siteUrl?: string;
@@ -118,10 +115,7 @@ export function shopEyebrow(
   return `<p class="eyebrow">${shop}<span>${escapeHtml(about)}</span>${after}</p>`;
 }
 
-/**
- * The way back to the shop: a link to its site when it has one. Without, the page's text already
- * says to go back to the shop; there is nothing to link.
- */
+/** A link back to the shop's site; none without one (the page's text says to go back to the shop). */
 export function wayBack(storefront: PageStorefront | undefined): string {
   if (!storefront?.siteUrl) return '';
   const to = storefront.name ? `Voltar à loja ${storefront.name}` : 'Voltar à loja';

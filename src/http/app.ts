@@ -1,15 +1,14 @@
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
-import { exactRouting } from '../infra/exact-routes';
+import { exactRouting } from './exact-routes';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { errorResponder, notFound } from './middleware/error-responder';
-import { PAGE_PATHS, WEBHOOKS_PATH } from './public-paths';
+import { DASHBOARD_PATH, PAGE_PATHS, WEBHOOKS_PATH } from './public-paths';
 import { observeRequests } from './middleware/observe-requests';
 import { protocolChecks } from './middleware/protocol-checks';
 import type { RateLimiters } from './middleware/rate-limits';
 import { requestContext } from './middleware/request-context';
-import { DASHBOARD_PATH } from './routes/dashboard-routes';
 import { healthRoutes, metricsRoutes } from './routes/health-routes';
 
 export interface AppDeps {

@@ -1,4 +1,4 @@
-import type { JoinsCallerTrace } from '../infra/traced-requests';
+import type { JoinsCallerTrace } from '../tracing/traced-requests';
 import type { CheckoutEntry } from './checkout-entry';
 import { presentedTokenOf } from './middleware/route-token';
 import { ADMIN_API_PATH, adminTokenMatcher } from './routes/admin-routes';
@@ -14,7 +14,7 @@ const under = (path: string, prefix: string) =>
  * it for the front door and the rate limiter), the ERP vendor's systems on the admin API
  * (ADMIN_TOKEN, as `authorize` checks it). No one else: a customer's browser, a provider's
  * webhook, the dashboard's operator, a refused or an unknown request each start a trace of their
- * own (src/infra/traced-requests.ts). A new authenticated API joins by a line here.
+ * own (src/tracing/traced-requests.ts). A new authenticated API joins by a line here.
  */
 export function authenticatedCallers(options: {
   entry: CheckoutEntry;
@@ -24,7 +24,7 @@ export function authenticatedCallers(options: {
   const admin = options.adminToken ? adminTokenMatcher(options.adminToken) : undefined;
   return (req, path) => {
     const shop = entry.shopOfPath(path);
-    if (shop !== undefined) return entry.opens(shop, presentedTokenOf(req));
+    if (shop !== undefined) return entry.opens(shop, presentedTokenOf(req)) !== undefined;
     return admin !== undefined && under(path, ADMIN_API_PATH) && admin(req);
   };
 }

@@ -3,7 +3,6 @@ import type { ShopDirectory, ShopIdentity } from '../checkout/shop-directory';
 import { AppError } from '../errors';
 import { namedShop, SHOP_ID_PATTERN, shopOrEnv } from '../shop/shop-id';
 
-/** A shop as its checkout route sees it. */
 export interface CheckoutShop {
   deps: CheckoutDeps;
   settings: Pick<ShopIdentity, 'enabled' | 'tokenMatches' | 'needsReconnect'>;
@@ -40,18 +39,27 @@ export class CheckoutEntry {
   }
 
   /**
-   * Whether `token` opens the shop's route as this process last saw it: for the rate limiter (the
-   * platform never counts) and the front door's choice of taking a call. The answer comes from
-   * `open`, which reads the shop as it is now.
+   * The settings `token` opens the shop's route with, as this process last saw the shop; none for
+   * a wrong token or a disabled shop. For the rate limiter (the platform never counts) and the
+   * front door's choice of taking a call; the answer comes from `open`, on the shop as stored now.
    */
-  opens(shop: string | undefined, token: string | undefined): boolean {
-    if (shop === undefined || token === undefined) return false;
+  opens(shop: string | undefined, token: string | undefined): CheckoutShop['settings'] | undefined {
+    if (shop === undefined || token === undefined) return undefined;
     const found = this.shops.cached(shop);
-    return found?.settings.enabled === true && found.settings.tokenMatches(token);
+    const opened = found?.settings.enabled === true && found.settings.tokenMatches(token);
+    return opened ? found.settings : undefined;
   }
 
-  /** The shop's collaborators once the token opens its route; else UNAUTHORIZED or SHOP_DISABLED. */
-  async open(shop: string | undefined, token: string | undefined): Promise<CheckoutDeps> {
+  /**
+   * The shop's collaborators once the token opens its route; else UNAUTHORIZED or SHOP_DISABLED.
+   * `matched`: the settings `opens` found this token opens; when the shop as stored now
+   * is still that object (the same stored text), its token is not matched a second time.
+   */
+  async open(
+    shop: string | undefined,
+    token: string | undefined,
+    matched?: CheckoutShop['settings'],
+  ): Promise<CheckoutDeps> {
     if (token === undefined) {
       throw new AppError(
         'UNAUTHORIZED',
@@ -59,7 +67,7 @@ export class CheckoutEntry {
       );
     }
     const found = shop === undefined ? undefined : await this.shops.byId(shop);
-    if (!found?.settings.tokenMatches(token))
+    if (!found || (found.settings !== matched && !found.settings.tokenMatches(token)))
       throw new AppError('UNAUTHORIZED', 'The token is not valid.');
     if (!found.settings.enabled) {
       throw new AppError('SHOP_DISABLED', `Shop ${shop} is disabled: it takes no new checkout.`);

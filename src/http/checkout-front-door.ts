@@ -1,19 +1,59 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors';
-import { runWithLogContext } from '../infra/log-context';
+import { runWithLogContext } from '../tracing/log-context';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import { FORM_BODY_LIMIT_BYTES } from './middleware/body-parsers';
-import { errorAnswer } from './middleware/error-responder';
+import { errorAnswer, type ErrorAnswer } from './middleware/error-responder';
 import { protocolProblem } from './middleware/protocol-checks';
 import { recordRequest } from './middleware/observe-requests';
-import { nameRequestRoute } from '../infra/traced-requests';
+import { nameRequestRoute } from '../tracing/traced-requests';
 import { ACCEPTABLE_REQUEST_ID } from './middleware/request-context';
 import { headerToken } from './middleware/route-token';
 import { SHOP_CHECKOUT_ROUTE } from '../shop/shop-id';
-import type { CheckoutEntry } from './checkout-entry';
+import type { CheckoutEntry, CheckoutShop } from './checkout-entry';
 import { acceptCheckout, serviceIdFrom } from './routes/checkout-routes';
+
+/** Either a request listener took the request, or it is Express's. */
+export type FrontDoor = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+type Answer = Omit<ErrorAnswer, 'body'> & { body: unknown };
+
+interface Door {
+  entry: CheckoutEntry;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+interface Call {
+  id: string;
+  started: bigint;
+  path: string;
+  route: string;
+  shop: string;
+  /** The shop's settings the token opened at the door (CheckoutEntry.open takes them). */
+  opened: CheckoutShop['settings'];
+}
+
+const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+function plainJson(req: IncomingMessage): boolean {
+  const { headers } = req;
+  const type = headers['content-type'];
+  const length = headers['content-length'];
+  const coding = headers['content-encoding'];
+  return (
+    type !== undefined &&
+    JSON_TYPE.test(type) &&
+    (coding === undefined || coding === 'identity') &&
+    headers['transfer-encoding'] === undefined &&
+    length !== undefined &&
+    /^\d{1,9}$/.test(length) &&
+    Number(length) <= FORM_BODY_LIMIT_BYTES &&
+    protocolProblem(req) === undefined
+  );
+}
 
 /** The whole body (its length was checked against the limit before); rejects if cut short. */
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -28,10 +68,51 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Either a request listener took the request, or it is Express's. */
-export type FrontDoor = (req: IncomingMessage, res: ServerResponse) => boolean;
+/** As express.json in strict mode: an empty body is no body, else an object or an array. */
+function parseJson(text: string): Record<string, unknown> {
+  if (text === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (typeof body !== 'object' || body === null) {
+    throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
+  }
+  return body as Record<string, unknown>;
+}
 
-const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+function answer(door: Door, res: ServerResponse, call: Call, out: Answer) {
+  const { status, body, retryAfterSeconds: retry } = out;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-request-id': call.id,
+    ...(retry === undefined ? {} : { 'retry-after': String(retry) }),
+  });
+  res.end(text);
+  const { path, route, started } = call;
+  recordRequest(door.logger, door.metrics, { method: 'POST', path, route, status, started });
+}
+
+async function handle(door: Door, req: IncomingMessage, res: ServerResponse, call: Call) {
+  nameRequestRoute(req, call.route);
+  try {
+    // The shop as it is stored now: a token revoked or a shop removed a moment ago is refused.
+    const deps = await door.entry.open(call.shop, headerToken(req.headers), call.opened);
+    const body = parseJson((await readBody(req)).toString('utf8'));
+    const serviceId = serviceIdFrom(body.service_id, undefined);
+    answer(door, res, call, { status: 202, body: await acceptCheckout(deps, serviceId) });
+  } catch (error) {
+    // The client went away: no one to answer.
+    if (res.headersSent || res.destroyed) return;
+    answer(door, res, call, errorAnswer(error, door.logger, { ...call, method: 'POST' }));
+  }
+}
 
 /**
  * The platform's hot path. Express costs a checkout call more than twice the CPU of the work
@@ -43,113 +124,23 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
  * log. Every other request, including every one without the right token (so the rate limiter
  * counts it), goes on to Express, where the same route answers every case.
  */
-// eslint-disable-next-line max-lines-per-function -- a factory: its lines are the door's three closures (answer, handle, the listener), each short
-export function checkoutFrontDoor(options: {
-  entry: CheckoutEntry;
-  logger: Logger;
-  metrics: Metrics;
-}): FrontDoor {
-  const { entry, logger, metrics } = options;
-  const limit = FORM_BODY_LIMIT_BYTES;
-
-  const answer = (
-    res: ServerResponse,
-    path: string,
-    route: string,
-    id: string,
-    started: bigint,
-    status: number,
-    body: unknown,
-    extra: Record<string, string> = {},
-  ) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      'x-request-id': id,
-      ...extra,
-    });
-    res.end(text);
-    recordRequest(logger, metrics, { method: 'POST', path, route, status, started });
-  };
-
-  const handle = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    at: { id: string; started: bigint; path: string; route: string; shop: string },
-  ) => {
-    const { id, started, path, route } = at;
-    nameRequestRoute(req, route);
-    try {
-      // The shop as it is stored now: a token revoked or a shop removed a moment ago is refused.
-      const deps = await entry.open(at.shop, headerToken(req.headers));
-      const text = (await readBody(req)).toString('utf8');
-      // As express.json: an empty body is no body (service_id is then missing), not bad JSON.
-      let body: unknown = {};
-      try {
-        if (text !== '') body = JSON.parse(text);
-      } catch {
-        throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
-      }
-      // As express.json's strict mode: an object or an array, nothing else.
-      if (typeof body !== 'object' || body === null) {
-        throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
-      }
-      const serviceId = serviceIdFrom((body as Record<string, unknown>).service_id, undefined);
-      answer(res, path, route, id, started, 202, await acceptCheckout(deps, serviceId));
-    } catch (error) {
-      // The client went away: no one to answer.
-      if (res.headersSent || res.destroyed) return;
-      const failed = errorAnswer(error, logger, { method: 'POST', path, id });
-      answer(
-        res,
-        path,
-        route,
-        id,
-        started,
-        failed.status,
-        failed.body,
-        failed.retryAfterSeconds === undefined
-          ? {}
-          : { 'retry-after': String(failed.retryAfterSeconds) },
-      );
-    }
-  };
-
+export function checkoutFrontDoor(door: Door): FrontDoor {
+  const { entry } = door;
   return (req, res) => {
-    if (req.method !== 'POST' || req.url === undefined) return false;
     const path = req.url;
+    if (req.method !== 'POST' || path === undefined) return false;
     const shop = entry.shopOfPath(path);
-    if (shop === undefined) return false;
-    const { headers } = req;
-    const type = headers['content-type'];
-    const length = headers['content-length'];
-    if (
-      type === undefined ||
-      !JSON_TYPE.test(type) ||
-      (headers['content-encoding'] !== undefined && headers['content-encoding'] !== 'identity') ||
-      headers['transfer-encoding'] !== undefined ||
-      length === undefined ||
-      !/^\d{1,9}$/.test(length) ||
-      Number(length) > limit ||
-      protocolProblem(req) !== undefined
-    ) {
-      return false;
-    }
-    // A wrong token, an unknown or disabled shop as this process last saw it: Express answers it
-    // (and the rate limiter counts it). Whatever the door takes, it checks again as stored now.
-    if (!entry.opens(shop, headerToken(headers))) return false;
+    // Judged on the shop as this process last saw it; `handle` checks again as stored now.
+    if (shop === undefined || !plainJson(req)) return false;
+    const opened = entry.opens(shop, headerToken(req.headers));
+    if (!opened) return false;
     const route = path === entry.envPath ? path : SHOP_CHECKOUT_ROUTE;
     const started = process.hrtime.bigint();
-    const given = headers['x-request-id'];
+    const given = req.headers['x-request-id'];
     const id =
       typeof given === 'string' && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
-    runWithLogContext(
-      { requestId: id, shop },
-      () => void handle(req, res, { id, started, path, route, shop }),
-    );
+    const call = { id, started, path, route, shop, opened };
+    runWithLogContext({ requestId: id, shop }, () => void handle(door, req, res, call));
     return true;
   };
 }

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../infra/logger';
-import { tracedRequests, type JoinsCallerTrace } from '../infra/traced-requests';
+import { tracedRequests, type JoinsCallerTrace } from '../tracing/traced-requests';
 
-/** Node's parser errors that mean the headers were too large. */
 const TOO_LARGE = new Set(['HPE_HEADER_OVERFLOW']);
 
 /**
@@ -22,7 +21,7 @@ export function createHttpServer(options: ServerOptions, logger: Logger): Server
 
 /**
  * Hands the server's requests to `listener`, those with an unserved Expect included. With tracing
- * on, each request is a span (src/infra/traced-requests.ts), in its caller's trace only when
+ * on, each request is a span (src/tracing/traced-requests.ts), in its caller's trace only when
  * `joinsCallerTrace` says its credentials open what it asks.
  */
 export function serveRequests(
@@ -35,10 +34,7 @@ export function serveRequests(
   server.on('checkExpectation', traced);
 }
 
-/**
- * Requests Node's HTTP parser cannot read never reach Express; by default Node answers them with
- * a bare 400 or 431 and no body. Here they get the CONTRACT's JSON error and a warning.
- */
+/** Requests Node's parser cannot read never reach Express: the JSON error and a warning here. */
 function answerClientErrors(server: Server, logger: Logger): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A connection reset or timed out mid-request has no one left to answer.

@@ -14,3 +14,5 @@ export const PAGE_PATHS: readonly string[] = [
   ...PROVIDER_LIST.flatMap((provider) => provider.pages?.paths ?? []),
 ];
 export const WEBHOOKS_PATH = '/webhooks';
+/** The operators' queue dashboard: behind basic auth, and rate-limited per client too. */
+export const DASHBOARD_PATH = '/admin/queues';

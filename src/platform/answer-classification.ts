@@ -1,3 +1,6 @@
+import { AppError } from '../errors';
+import { platformErrorSchema } from './schemas';
+
 /**
  * The one classification of an upstream answer that every retry in the connector uses
  * (the platform client's brief GET retries now, the finish/cancel delivery later).
@@ -58,4 +61,59 @@ export function parseRetryAfterMs(header: unknown, nowMs = Date.now()): number |
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
+}
+
+export interface PlatformAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** An answer of the platform as the client returns it (2xx) or throws it (every other). */
+export function answerOf(
+  request: { method: string; path: string },
+  status: number,
+  data: unknown,
+  retryAfter: unknown,
+): PlatformAnswer {
+  const where = `${request.method} ${request.path}`;
+  const text = typeof data === 'string' ? data : '';
+  const klass = classifyStatus(status);
+  // A 2xx to a POST or PUT is an acceptance whatever its body says; only GETs need the body.
+  if (klass === 'success') {
+    return { status, body: request.method === 'GET' ? parseJson(text, where) : text };
+  }
+  // What the platform said is logged (`cause`), never repeated in an answer.
+  const platformMessage = readPlatformMessage(text);
+  throw new AppError(
+    klass === 'transient' ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_REJECTED',
+    `The platform answered ${status} to ${where}.`,
+    {
+      upstreamStatus: status,
+      ...(platformMessage ? { cause: platformMessage } : {}),
+      retryAfterMs: parseRetryAfterMs(retryAfter),
+      // A misconfiguration (401, 403, 404, 3xx) may be fixed by a person while the queues
+      // keep retrying; every other refusal is final.
+      retryable: klass !== 'permanent',
+    },
+  );
+}
+
+function parseJson(text: string, where: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError('PLATFORM_BAD_RESPONSE', `The platform's answer to ${where} is not JSON.`);
+  }
+}
+
+/** DreamFactory's `error.message`, shortened; undefined when the body is something else. */
+function readPlatformMessage(text: string): string | undefined {
+  try {
+    const parsed = platformErrorSchema.safeParse(JSON.parse(text));
+    const message = parsed.success ? parsed.data.error.message : undefined;
+    return message ? message.slice(0, 300) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,9 +6,8 @@ import type { ZodType } from 'zod';
 import { AppError } from '../errors';
 import type { Logger } from '../infra/logger';
 import { packageVersion } from '../infra/package-version';
-import { classifyStatus, describeNetworkFailure, parseRetryAfterMs } from './answer-classification';
+import { answerOf, describeNetworkFailure, type PlatformAnswer } from './answer-classification';
 import { unexpectedFields } from './documented-schemas';
-import { platformErrorSchema } from './schemas';
 
 export interface PlatformHttpOptions {
   baseUrl: string;
@@ -40,18 +39,8 @@ export interface PlatformRequest {
   route?: string;
 }
 
-export interface PlatformAnswer {
-  status: number;
-  body: unknown;
-}
-
 const USER_AGENT = `checkout-connector/${packageVersion()}`;
-/**
- * Connections to one platform origin, for all shops of the process together. A shop's client
- * had a pool of 50 of its own; shared, the bound is the process's, and it is larger because
- * every shop's work goes through it. A request waiting for a socket is held to the same hard
- * deadline as one on the wire.
- */
+/** Connections to one platform origin, for all shops of the process together. */
 const MAX_SOCKETS = 256;
 /** Bounds the memory of warned fields whatever the platform sends. */
 const MAX_WARNED_FIELDS = 10_000;
@@ -66,11 +55,8 @@ const SAMPLE_EVERY = 20;
 let transport: AxiosInstance | undefined;
 
 /**
- * The one axios instance and connection pool of every PlatformHttp in the process (keep-alive,
- * at most MAX_SOCKETS connections to each origin, not Node's global agent). Each shop's client
- * adds its own base URL and credentials to each request: no socket holds a shop's identity, and
- * a process serving a thousand shops holds one pool, not a thousand (an instance and two agents
- * a shop were most of what an opened shop cost in memory).
+ * The one axios instance and keep-alive pool of every PlatformHttp in the process: each shop's
+ * client adds its base URL and credentials to each request, so a thousand shops hold one pool.
  */
 function sharedTransport(): AxiosInstance {
   const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
@@ -146,10 +132,8 @@ export class PlatformHttp {
   }
 
   /**
-   * Sends, then reads the JSON answer with `schema`, which covers only what the connector uses
-   * (a mismatch is PLATFORM_BAD_RESPONSE naming the field). Where the answer differs from the
-   * `documented` schema elsewhere, the fields are logged as a warning, once per field for the
-   * life of the process, and passed on as they came.
+   * Sends, then reads the JSON answer with `schema` (a mismatch is PLATFORM_BAD_RESPONSE naming
+   * the field); fields the `documented` schema does not name are warned of once, kept as sent.
    */
   async sendAndParse<T>(
     request: PlatformRequest,
@@ -214,10 +198,21 @@ export class PlatformHttp {
 
   private async sendOnce(request: PlatformRequest): Promise<PlatformAnswer> {
     const started = Date.now();
-    const where = `${request.method} ${request.path}`;
-    let response;
+    const response = await this.transmit(request, started);
+    const { status } = response;
+    this.logger.debug('platform answered', {
+      method: request.method,
+      path: request.path,
+      status,
+      durationMs: Date.now() - started,
+    });
+    return answerOf(request, status, response.data, response.headers['retry-after']);
+  }
+
+  /** The platform's answer, whatever its status; no answer at all is PLATFORM_UNAVAILABLE. */
+  private async transmit(request: PlatformRequest, started: number) {
     try {
-      response = await sharedTransport().request<string>({
+      return await sharedTransport().request<string>({
         ...this.request,
         method: request.method,
         url: request.path,
@@ -231,7 +226,6 @@ export class PlatformHttp {
       });
     } catch (error) {
       const code = axios.isAxiosError(error) ? error.code : undefined;
-      const reason = describeNetworkFailure(code);
       this.logger.debug('platform request failed', {
         method: request.method,
         path: request.path,
@@ -240,55 +234,8 @@ export class PlatformHttp {
       });
       throw new AppError(
         'PLATFORM_UNAVAILABLE',
-        `The platform could not be reached (${reason}) on ${where}.`,
+        `The platform could not be reached (${describeNetworkFailure(code)}) on ${request.method} ${request.path}.`,
       );
     }
-    const status = response.status;
-    this.logger.debug('platform answered', {
-      method: request.method,
-      path: request.path,
-      status,
-      durationMs: Date.now() - started,
-    });
-    const text = typeof response.data === 'string' ? response.data : '';
-    const klass = classifyStatus(status);
-    // A 2xx to a POST or PUT is an acceptance whatever its body says; only GETs need the body.
-    if (klass === 'success') {
-      return { status, body: request.method === 'GET' ? parseJson(text, where) : text };
-    }
-    // What the platform said is logged (`cause`), never repeated in an answer.
-    const platformMessage = readPlatformMessage(text);
-    throw new AppError(
-      klass === 'transient' ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_REJECTED',
-      `The platform answered ${status} to ${where}.`,
-      {
-        upstreamStatus: status,
-        ...(platformMessage ? { cause: platformMessage } : {}),
-        retryAfterMs: parseRetryAfterMs(response.headers['retry-after']),
-        // A misconfiguration (401, 403, 404, 3xx) may be fixed by a person while the queues
-        // keep retrying; every other refusal is final.
-        retryable: klass !== 'permanent',
-      },
-    );
-  }
-}
-
-function parseJson(text: string, where: string): unknown {
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AppError('PLATFORM_BAD_RESPONSE', `The platform's answer to ${where} is not JSON.`);
-  }
-}
-
-/** DreamFactory's `error.message`, shortened; undefined when the body is something else. */
-function readPlatformMessage(text: string): string | undefined {
-  try {
-    const parsed = platformErrorSchema.safeParse(JSON.parse(text));
-    const message = parsed.success ? parsed.data.error.message : undefined;
-    return message ? message.slice(0, 300) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -7,16 +7,11 @@ import {
 } from 'node:crypto';
 
 /**
- * Envelope encryption of the shops' secrets (CONTRACT "Shops"; docs/shops.md, "Many shops"):
- *
- * - each shop has a random 256-bit *data key*, which encrypts that shop's secrets;
- * - the data key is stored wrapped (encrypted) by the active *master key* of SHOP_SECRET_KEYS,
- *   and the wrapped form names that master key's id, so `shops rekey` can re-wrap it with a new
- *   one without touching the values;
- * - every value is AES-256-GCM with a random 96-bit IV, the shop id and field name as associated
- *   data (a value copied to another shop or field does not decrypt), and names the id of the data
- *   key it was sealed with.
- *
+ * Envelope encryption of the shops' secrets (CONTRACT "Shops"; docs/shops.md, "Many shops"): each
+ * shop's random 256-bit data key encrypts its secrets and is stored wrapped by the active master
+ * key of SHOP_SECRET_KEYS, naming that key's id (so `shops rekey` re-wraps it without touching the
+ * values). Every value is AES-256-GCM with a random 96-bit IV and the shop id and field name as
+ * associated data (a value copied to another shop or field does not decrypt).
  * A sealed text is `v1.<key id>.<iv>.<ciphertext>.<tag>`, the last three base64url.
  */
 
@@ -25,8 +20,7 @@ const IV_BYTES = 12;
 const KEY_BYTES = 32;
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
-/** A master key of SHOP_SECRET_KEYS. */
-export interface MasterKey {
+interface MasterKey {
   id: string;
   key: Buffer;
 }
@@ -49,10 +43,7 @@ export class SecretBoxError extends Error {
   }
 }
 
-/**
- * Parses `keyid:<32 bytes, base64>[,keyid:...]`. Answers the problems instead of a keyring when
- * the text is wrong; it never repeats a key's value.
- */
+/** Parses `keyid:<32 bytes, base64>[,keyid:...]`, or says its problems (never a key's value). */
 export function parseKeyring(text: string): Keyring | { problems: string[] } {
   const problems: string[] = [];
   const keys: MasterKey[] = [];
@@ -98,7 +89,6 @@ function seal(key: Buffer, keyId: string, plaintext: Buffer, aad: string): strin
   return ['v1', keyId, b64(iv), b64(ciphertext), b64(cipher.getAuthTag())].join('.');
 }
 
-/** The key id a sealed text names, or undefined when it is not one. */
 export function sealedKeyId(sealed: string): string | undefined {
   const parts = sealed.split('.');
   return parts.length === 5 && parts[0] === 'v1' ? parts[1] : undefined;
@@ -140,7 +130,6 @@ export class DataKey {
     return new DataKey(plain.subarray(0, at).toString('utf8'), plain.subarray(at + 1));
   }
 
-  /** This key wrapped by the keyring's active master key. */
   wrap(keyring: Keyring, shop: string): string {
     const plain = Buffer.concat([Buffer.from(`${this.id}.`, 'utf8'), this.key]);
     return seal(keyring.active.key, keyring.active.id, plain, `${shop}:data-key`);
@@ -151,11 +140,8 @@ export class DataKey {
   }
 
   open(shop: string, field: string, sealed: string): string {
-    return open(
-      (id) => (id === this.id ? this.key : undefined),
-      sealed,
-      `${shop}:${field}`,
-    ).toString('utf8');
+    const keyOf = (id: string) => (id === this.id ? this.key : undefined);
+    return open(keyOf, sealed, `${shop}:${field}`).toString('utf8');
   }
 
   /** A keyed hash of a route token: the token itself is never stored. */
@@ -165,7 +151,7 @@ export class DataKey {
       .digest('base64url');
   }
 
-  /** Whether `token` hashes to `hash`, compared in constant time. */
+  /** Compared in constant time. */
   tokenMatches(shop: string, token: string, hash: string): boolean {
     const given = Buffer.from(this.tokenHash(shop, token), 'utf8');
     const expected = Buffer.from(hash, 'utf8');

@@ -1,8 +1,7 @@
 /**
- * Reads by key, each issued after it was asked for, and batched: while one read is on its way,
- * the keys asked for meanwhile wait for the next one, which reads them all at once. So every
- * request still reads what is stored after it arrived (a change made before it is seen), and a
- * busy process makes one round trip for many requests, not one each.
+ * Reads by key, batched: while one read is on its way, the keys asked for meanwhile wait for the
+ * next, which reads them all at once. Every request still reads what is stored after it arrived,
+ * and a busy process makes one round trip for many requests.
  */
 export class BatchedReads<T> {
   private waiting = new Map<
@@ -13,7 +12,6 @@ export class BatchedReads<T> {
 
   constructor(private readonly readMany: (keys: string[]) => Promise<Map<string, T>>) {}
 
-  /** The value stored under `key`, read after this call. */
   read(key: string): Promise<T | undefined> {
     return new Promise((resolve, reject) => {
       const waiters = this.waiting.get(key) ?? [];

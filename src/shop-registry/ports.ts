@@ -1,3 +1,4 @@
+import type { ShopDocument } from './shop-document';
 import type { StoredShop } from './stored-shop';
 
 /** One entry of a shop's audit trail: never a secret's value. */
@@ -35,55 +36,33 @@ export interface RegistryStore {
   version(): Promise<string>;
   all(): Promise<Map<string, ShopEntry>>;
   get(id: string): Promise<ShopEntry | undefined>;
-  /** The entries of those of `ids` that are stored, in one read. */
   getMany(ids: readonly string[]): Promise<Map<string, ShopEntry>>;
   /** False when the id exists. */
   create(stored: StoredShop, audit: AuditEntry): Promise<boolean>;
   /** False when the shop's text is no longer `expected` (a concurrent change, or removed). */
   replace(expected: string, stored: StoredShop, audit: AuditEntry): Promise<boolean>;
-  /**
-   * Removes the shop and its audit trail together, and keeps `audit` (who removed it) in the
-   * registry's removals, which no shop's trail shows; false as `replace`.
-   */
+  /** Removes the shop with its audit trail; `audit` goes to the registry's removals. */
   remove(expected: string, id: string, audit: AuditEntry): Promise<boolean>;
   audit(id: string, limit: number): Promise<AuditEntry[]>;
 }
 
 /** What the registry asks of a shop's platform account and provider before storing them. */
 export interface CredentialCheck {
+  /** Refusals by `platform` or `provider`; throws when a service could not be reached. */
+  check(document: ShopDocument): Promise<Array<{ field: string; problem: string }>>;
   /**
-   * Problems with the credentials, as `{field, problem}` (`platform`, `provider`); empty when
-   * both answered. Throws when a service could not be reached (nothing is stored then either).
+   * What the provider needs once the shop is stored (the API Pix's webhook registered). Never
+   * fails the change: what it could not do, the workers' pass does.
    */
-  check(
-    document: import('./shop-document').ShopDocument,
-  ): Promise<Array<{ field: string; problem: string }>>;
-  /**
-   * What the shop's provider needs once the shop is stored with these credentials (the API Pix's
-   * webhook registered). Never fails the change: what it could not do, the workers' pass does.
-   */
-  stored?(document: import('./shop-document').ShopDocument): Promise<void>;
+  stored?(document: ShopDocument): Promise<void>;
 }
 
 /** A shop's data that removing it must respect. */
 export interface ShopWork {
   /** Checkouts not yet reported (open, or their outcome undelivered) and failed deliveries. */
   openWork(scope: string): Promise<{ unreported: number; failed: number }>;
-  /**
-   * Deletes every key of one incarnation of a shop's data (checkouts, sandbox payments, sync
-   * ledger): `scope` as src/infra/keyspace.ts `shopScope` makes it.
-   */
+  /** Deletes every key of one incarnation of a shop's data (`scope`: `shopScope`). */
   purge(scope: string): Promise<void>;
-  /** Deletes the shop's circuit breaker (kept under its id, whatever its incarnation). */
+  /** Its circuit breaker is kept under its id, whatever its incarnation. */
   forgetBreaker(shop: string): Promise<void>;
-}
-
-/** A per-shop lock in Redis: one renewal of a shop's credential at a time, in all processes. */
-export interface RenewLock {
-  /** True when `owner` now holds the shop's lock (for `ttlMs` at most). */
-  acquire(shop: string, owner: string, ttlMs: number): Promise<boolean>;
-  /** Releases the lock if `owner` still holds it. */
-  release(shop: string, owner: string): Promise<void>;
-  /** Whether anyone holds the shop's lock now. */
-  held(shop: string): Promise<boolean>;
 }

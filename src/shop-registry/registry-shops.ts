@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors';
+import type { Log } from '../log';
 import type { VendorAccounts } from '../payments/vendor-accounts';
 import { SecretBoxError, type Keyring } from '../secrets/secret-box';
 import { BatchedReads } from './batched-reads';
@@ -10,19 +11,15 @@ import { masterKeyIdOf, openShop, routeTokenCheck } from './stored-shop';
 export interface RegistryShopsOptions {
   store: RegistryStore;
   keyring: Keyring | undefined;
-  /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
   sandboxInProduction: boolean;
-  /** PROVIDER_API_ORIGINS: a stored shop whose provider `apiUrl` it does not allow is not served. */
+  /** PROVIDER_API_ORIGINS (shop-document.ts `unservedBecause`). */
   providerApiOrigins: readonly string[];
   /** The vendor's accounts and fee: a connected shop is served with them. */
   vendor?: VendorAccounts;
-  /** How often to look for a change (SHOP_REFRESH_MS). */
+  /** SHOP_REFRESH_MS. */
   refreshMs: number;
   clock: () => Date;
-  log: {
-    error(message: string, fields?: Record<string, unknown>): unknown;
-    info(message: string, fields?: Record<string, unknown>): unknown;
-  };
+  log: Pick<Log, 'error' | 'info'>;
   /** Told each opened shop's secret values, so that no log line ever carries them. */
   onSecrets(values: string[]): void;
 }
@@ -42,13 +39,11 @@ const READ_ERROR_QUIET_MS = 30_000;
 const REGISTRY = 'registry';
 
 /**
- * The registry's shops this process serves (the env shop is put beside them by the composition
- * root, main/shop-deps.ts `servedShops`), each opened once and again only when its stored text
- * changes. Every request and job that names a shop reads the
- * registry's version first, and the shop's text once that moved (`fresh`), so an add, a
- * rotation, a disable or a removal made by any process is honoured by every process from its
- * next request on. The poll of the registry's
- * version every `refreshMs` keeps the list of shops (the reconciler's and the sync's) current.
+ * The registry's shops this process serves (the env shop is put beside them in main/shop-deps.ts),
+ * each opened once and again only when its stored text changes. Every request and job that names
+ * a shop reads the registry's version first, and the shop's text once that moved (`fresh`), so a
+ * change made by any process is honoured by every process from its next request on. The poll
+ * every `refreshMs` keeps the list of shops (the reconciler's and the sync's) current.
  */
 export class RegistryShops implements ShopSource {
   private opened = new Map<string, { raw: string; settings: ShopSettings }>();
@@ -57,12 +52,9 @@ export class RegistryShops implements ShopSource {
   private version: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
-  /** The last failed read of the registry, said at most once per READ_ERROR_QUIET_MS. */
   private readError: { message: string; at: number; repeats: number } | undefined;
-
-  /** Each request's read of its shop, batched with the others' (one HMGET for many). */
+  /** Each request's read of its shop and of the version, batched (one HMGET, one GET for many). */
   private readonly reads: BatchedReads<ShopEntry>;
-  /** Each request's read of the registry's version, batched likewise (one GET for many). */
   private readonly versions: BatchedReads<string>;
 
   constructor(private readonly options: RegistryShopsOptions) {
@@ -81,25 +73,18 @@ export class RegistryShops implements ShopSource {
   }
 
   /**
-   * The shop as stored now, read after this call (batched with the other requests'), and opened
-   * again only when its text changed. A shop no longer stored is served no more, here, at once.
-   * With Redis away this throws, as whatever the request goes on to do would.
-   *
-   * The registry's version moves with every write to it, in the same step (one script). So when
-   * it reads as it did before this process last read every shop, no shop changed since, and
-   * the shop is as this process holds it: the common case is a read of one small key, shared by
-   * every request of the moment. Once it has moved, the shop's own text is read (and the whole
-   * registry again, in the background, so the next requests take the short way once more).
+   * The shop as stored now, read after this call, opened again only when its text changed; throws
+   * with Redis away. The version moves with every write, in the same script: when it reads as it
+   * did at this process's last full read, no shop changed and the common case is one small GET
+   * shared by every request of the moment. Once it moved, the shop's own text is read (and the
+   * whole registry again, in the background, so the next requests take the short way again).
    */
-  async fresh(
-    id: string,
-  ): Promise<{ settings: ShopSettings | undefined; stored: string | undefined }> {
+  async fresh(id: string): ReturnType<ShopSource['fresh']> {
     const readAll = this.version;
     const unchanged = readAll !== undefined && (await this.versions.read(REGISTRY)) === readAll;
     if (unchanged) {
-      // Every shop held here was read at that version or later; one not held is not stored,
-      // unless its text did not open (then its own read says which incarnation is stored: its
-      // jobs wait, they are not a gone shop's).
+      // One not held is not stored, unless its text did not open (then its own read says which
+      // incarnation is stored: its jobs wait, they are not a gone shop's).
       const held = this.opened.get(id)?.settings;
       if (held) return { settings: held, stored: held.incarnation };
       if (!this.unopenable.has(id)) return { settings: undefined, stored: undefined };
@@ -115,7 +100,6 @@ export class RegistryShops implements ShopSource {
       }
       return { settings: undefined, stored: undefined };
     }
-    // The same text as served: nothing to parse (the common case, on every request).
     if (known?.raw === entry.raw)
       return { settings: known.settings, stored: known.settings.incarnation };
     return {
@@ -126,10 +110,8 @@ export class RegistryShops implements ShopSource {
 
   /**
    * What `entry`, a text other than the one served, serves: opened once per text. A text that
-   * does not open here (a master key this process lacks, an `apiUrl` its PROVIDER_API_ORIGINS
-   * does not list) serves nothing, and is
-   * logged once: serving the shop's previous text instead would keep a revoked token or a
-   * disabled shop working on this process.
+   * does not open here serves nothing, logged once: serving the shop's previous text instead
+   * would keep a revoked token or a disabled shop working on this process.
    */
   private served(id: string, entry: ShopEntry, known: boolean): ShopSettings | undefined {
     this.opened.delete(id);
@@ -143,7 +125,6 @@ export class RegistryShops implements ShopSource {
     return settings;
   }
 
-  /** Opens a stored shop, or logs why it does not open (once per text) and gives undefined. */
   private openLogged(id: string, entry: ShopEntry, known: boolean): ShopSettings | undefined {
     try {
       const settings = this.open(entry);
@@ -161,10 +142,7 @@ export class RegistryShops implements ShopSource {
     }
   }
 
-  /**
-   * The first read, at start: throws RegistryKeyError when a shop's data key names a master key
-   * SHOP_SECRET_KEYS does not hold (or the registry holds shops and SHOP_SECRET_KEYS is unset).
-   */
+  /** The first read, at start: RegistryKeyError when a shop's master key is not held. */
   async load(): Promise<void> {
     const version = await this.options.store.version();
     const entries = await this.options.store.all();
@@ -193,7 +171,6 @@ export class RegistryShops implements ShopSource {
     );
   }
 
-  /** Polls the registry's version every `refreshMs`. */
   start(): void {
     this.timer ??= setInterval(() => void this.refresh(), this.options.refreshMs);
     this.timer.unref();
@@ -204,7 +181,7 @@ export class RegistryShops implements ShopSource {
     this.timer = undefined;
   }
 
-  /** Reads the registry again if its version moved; one refresh at a time. */
+  /** Reads the registry again if its version moved; one at a time. */
   refresh(): Promise<void> {
     this.refreshing ??= this.refreshOnce().finally(() => {
       this.refreshing = undefined;
@@ -219,26 +196,19 @@ export class RegistryShops implements ShopSource {
       this.apply(await this.options.store.all());
       this.version = version;
     } catch (error) {
-      // Redis away: keep serving the shops as they were; the next poll tries again. Said once
-      // per error per 30 s (a poll every SHOP_REFRESH_MS would make it a stream; the
-      // connections' own line says where Redis is meant to be).
+      // Redis away: keep serving the shops as they were. Said once per error per 30 s (a poll
+      // every SHOP_REFRESH_MS would make it a stream).
       const message = errorMessage(error);
       const now = this.options.clock().getTime();
-      const last = this.readError;
-      if (last?.message === message && now - last.at < READ_ERROR_QUIET_MS) {
+      const last = this.readError?.message === message ? this.readError : undefined;
+      if (last && now - last.at < READ_ERROR_QUIET_MS) {
         last.repeats += 1;
         return;
       }
       this.readError = { message, at: now, repeats: 0 };
-      this.options.log.error(
-        'the shop registry could not be read; serving the shops as they were',
-        {
-          error: message,
-          ...(last?.message === message && last.repeats > 0
-            ? { repeatsLeftOut: last.repeats }
-            : {}),
-        },
-      );
+      const repeats = last?.repeats ? { repeatsLeftOut: last.repeats } : {};
+      const said = 'the shop registry could not be read; serving the shops as they were';
+      this.options.log.error(said, { error: message, ...repeats });
     }
   }
 
@@ -246,7 +216,6 @@ export class RegistryShops implements ShopSource {
     const previous = this.opened;
     this.opened = new Map();
     for (const [id, entry] of entries) {
-      // One record that does not open stops only its own shop.
       const known = previous.get(id);
       if (known?.raw === entry.raw) this.opened.set(id, known);
       else this.served(id, entry, known !== undefined);

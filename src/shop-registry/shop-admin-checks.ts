@@ -6,7 +6,6 @@ import type { ShopDocument } from './shop-document';
 
 /* The refusals of the registry's verbs (ShopAdmin): each says what is wrong and what to do. */
 
-/** SHOP_SECRET_KEYS, or a refusal saying it is needed: the registry keeps no secret without it. */
 export function requireKeyring(keyring: Keyring | undefined): Keyring {
   if (!keyring) {
     throw new AppError(
@@ -18,23 +17,16 @@ export function requireKeyring(keyring: Keyring | undefined): Keyring {
   return keyring;
 }
 
-/**
- * Refuses a document whose provider may not serve here (the sandbox in production) or whose
- * credentials the platform or the provider refuse; nothing is stored then.
- */
+/** Refuses the sandbox in production, and credentials the platform or the provider refuse. */
 export async function rejectBadCredentials(
   document: ShopDocument,
   deps: { credentials: CredentialCheck; sandboxAllowed: boolean },
 ): Promise<void> {
   if (isSimulated(document.provider.name) && !deps.sandboxAllowed) {
+    const problem =
+      'sandbox is refused under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true allows it, for a staging platform)';
     throw new AppError('VALIDATION_FAILED', 'The sandbox takes no real money: not in production.', {
-      details: [
-        {
-          field: 'provider.name',
-          problem:
-            'sandbox is refused under NODE_ENV=production (SANDBOX_IN_PRODUCTION=true allows it, for a staging platform)',
-        },
-      ],
+      details: [{ field: 'provider.name', problem }],
     });
   }
   const problems = await deps.credentials.check(document);
@@ -47,7 +39,6 @@ export async function rejectBadCredentials(
   }
 }
 
-/** The refusal to remove a shop with work not done: what is left, and what to do about it. */
 export function openWorkError(id: string, work: { unreported: number; failed: number }): AppError {
   return new AppError(
     'SHOP_HAS_OPEN_WORK',
@@ -69,9 +60,8 @@ export function exists(id: string): AppError {
 
 /**
  * Refuses a document or a change that would write a connection by hand: a connected account's
- * fields (its tokens, `connection`) are set by following a link (`shops connect`), and a change
- * to a connected shop's provider gives a whole provider document (`name` included), pasted keys
- * instead of the connection.
+ * fields are set by following a link, and a change to a connected shop's provider gives a whole
+ * provider document (pasted keys instead of the connection).
  */
 export function refuseHandWrittenConnection(
   provider: unknown,

@@ -40,20 +40,12 @@ export interface ShopAdminDeps {
   work: ShopWork;
   publicUrl: string;
   clock: () => Date;
-  /** False under NODE_ENV=production without SANDBOX_IN_PRODUCTION=true: no sandbox shop then. */
   sandboxAllowed: boolean;
-  /** PROVIDER_API_ORIGINS: where a provider's `apiUrl` may point besides its official hosts. */
   providerApiOrigins: readonly string[];
 }
 
 /** Who asks: `cli:<user>` or `admin:<token fingerprint>`. */
-export type Actor = string;
-
-export interface ShopAdded {
-  shop: ShopView;
-  checkout_route: { url: string; token: string };
-  webhook_url: string;
-}
+type Actor = string;
 
 /**
  * The registry's verbs, shared by the admin API and the CLI (CONTRACT "Shops"): every answer
@@ -79,7 +71,7 @@ export class ShopAdmin {
   }
 
   /** Adds a shop from its document, after checking its credentials. */
-  async add(input: unknown, by: Actor): Promise<ShopAdded> {
+  async add(input: unknown, by: Actor) {
     refuseHandWrittenConnection((input as { provider?: unknown } | null)?.provider, undefined);
     const document = parseShopDocument(input, this.deps.providerApiOrigins);
     const keyring = this.keyring();
@@ -88,24 +80,12 @@ export class ShopAdmin {
     const dataKey = DataKey.generate();
     const token = newRouteToken();
     const now = this.deps.clock().toISOString();
-    const stored = sealShop(
-      document,
-      { keyring, dataKey },
-      {
-        enabled: true,
-        createdAt: now,
-        updatedAt: now,
-        routeToken: { hash: dataKey.tokenHash(document.id, token), rotatedAt: now },
-        // A shop of its own, whatever had this id before: none of a predecessor's data is its.
-        incarnation: newIncarnation(),
-      },
-    );
-    if (
-      !(await this.deps.store.create(
-        stored,
-        this.audit(by, 'added', fieldsSet(document, documentFields(document.provider.name))),
-      ))
-    ) {
+    const routeToken = { hash: dataKey.tokenHash(document.id, token), rotatedAt: now };
+    const incarnation = newIncarnation();
+    const meta = { enabled: true, createdAt: now, updatedAt: now, routeToken, incarnation };
+    const stored = sealShop(document, { keyring, dataKey }, meta);
+    const fields = fieldsSet(document, documentFields(document.provider.name));
+    if (!(await this.deps.store.create(stored, this.audit(by, 'added', fields)))) {
       throw exists(document.id);
     }
     await this.deps.credentials.stored?.(document);
@@ -117,18 +97,14 @@ export class ShopAdmin {
     };
   }
 
-  async list(): Promise<
-    Array<ShopView & { checkout_route: { url: string }; webhook_url: string }>
-  > {
+  async list() {
     const all = await this.deps.store.all();
     return [...all.values()]
       .map(({ stored }) => this.described(stored))
       .sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  async show(
-    id: string,
-  ): Promise<ShopView & { checkout_route: { url: string }; webhook_url: string }> {
+  async show(id: string) {
     return this.described((await shopEntry(this.deps.store, id)).stored);
   }
 
@@ -154,7 +130,6 @@ export class ShopAdmin {
       const next = applyShopPatch(document, patch, this.deps.providerApiOrigins);
       const fields = changedFields(document, next);
       if (fields.length === 0) return undefined;
-      // New credentials are checked; a new name or payment choice needs no call out.
       if (fields.some((field) => /^(platform|provider)\./.test(field))) {
         await rejectBadCredentials(next, this.deps);
       }
@@ -187,18 +162,8 @@ export class ShopAdmin {
     return viewOf(stored);
   }
 
-  /**
-   * A new route token, answered once. The previous one works for 24 hours more, or not at all
-   * with `revokePrevious` (a leaked token): on every process from its next request on.
-   */
-  async rotateToken(
-    id: string,
-    by: Actor,
-    options: { revokePrevious?: boolean } = {},
-  ): Promise<{
-    checkout_route: { url: string; token: string };
-    previous_token_valid_until: string | null;
-  }> {
+  /** A new route token, answered once (shop-keys.ts `rotateRouteToken`). */
+  async rotateToken(id: string, by: Actor, options: { revokePrevious?: boolean } = {}) {
     const keyring = this.keyring();
     const token = newRouteToken();
     const { stored, until } = await rotateRouteToken(this.deps.store, keyring, id, {
@@ -214,13 +179,7 @@ export class ShopAdmin {
   }
 
   /** Checks the stored credentials now. */
-  async verify(id: string): Promise<{
-    shop: string;
-    ok: boolean;
-    problems: Array<{ field: string; problem: string }>;
-    /** Its credential that expires (a client certificate, a connected token), and when. */
-    credential?: { kind: string; expiresAt: string; daysLeft: number };
-  }> {
+  async verify(id: string) {
     const { stored } = await shopEntry(this.deps.store, id);
     const { document } = openShop(stored, this.keyring());
     const problems = await this.deps.credentials.check(document);
@@ -228,10 +187,7 @@ export class ShopAdmin {
     return { shop: id, ok: problems.length === 0, problems, ...(credential ? { credential } : {}) };
   }
 
-  /**
-   * The shop's platform account, opened: what the CLI's data commands (`--shop`) call the
-   * platform with. Never shown: the caller scrubs it from its log.
-   */
+  /** The shop's platform account, opened, for the CLI's `--shop`: the caller scrubs it from its log. */
   async platformAccount(id: string): Promise<ShopDocument['platform']> {
     const { stored } = await shopEntry(this.deps.store, id);
     return openShop(stored, this.keyring()).document.platform;
@@ -239,10 +195,8 @@ export class ShopAdmin {
 
   /**
    * Removes a shop, its secrets, its audit trail and its data; 409 while it has work not done.
-   * The shop is gone from the registry before this answers, so every process refuses its token,
-   * webhooks and pages from its next request on, and drops its queued jobs (they name its
-   * incarnation). Its data is purged after; a shop added again under the id has a new
-   * incarnation, so it never sees what the purge has not reached yet.
+   * It is gone from the registry first, so every process refuses it from its next request on and
+   * drops its queued jobs (they name its incarnation); its data is purged after.
    */
   async remove(id: string, by: Actor): Promise<void> {
     const current = await shopEntry(this.deps.store, id);
@@ -262,10 +216,7 @@ export class ShopAdmin {
     return entries;
   }
 
-  /**
-   * Re-wraps every shop's data key with the active master key (`shops rekey`), so the keys
-   * before it can be retired. The values are not touched: they are sealed by the data keys.
-   */
+  /** `shops rekey` (shop-keys.ts `rekeyShops`). */
   async rekey(by: Actor): Promise<{ rewrapped: number; current: number }> {
     return rekeyShops(this.deps.store, this.keyring(), () =>
       this.audit(by, 'rekeyed', ['dataKey']),
@@ -273,14 +224,8 @@ export class ShopAdmin {
   }
 }
 
-/**
- * The credential of a shop's document that expires, with the whole days left: a pasted one's
- * (an API Pix client certificate, from its provider's settings) or a connected account's.
- */
-function expiringCredentialOf(
-  document: ShopDocument,
-  now = new Date(),
-): { kind: string; expiresAt: string; daysLeft: number } | undefined {
+/** The credential of a shop's document that expires (a pasted or a connected one), with the whole days left. */
+function expiringCredentialOf(document: ShopDocument, now = new Date()) {
   let provider;
   try {
     provider = providerSettingsOf(document.provider, true, document.payment);

@@ -5,7 +5,6 @@ import type { StoredShop } from './stored-shop';
 /** Compare-and-set attempts before a change gives up on a shop that keeps changing. */
 const CAS_TRIES = 5;
 
-/** The shop's record as stored now; SHOP_NOT_FOUND when there is none. */
 /** The registry's shop connected to `account` at `provider`, if one is (a scan of the registry). */
 export async function shopConnectedTo(
   store: RegistryStore,
@@ -19,6 +18,7 @@ export async function shopConnectedTo(
   return undefined;
 }
 
+/** The shop's record as stored now; SHOP_NOT_FOUND when there is none. */
 export async function shopEntry(store: RegistryStore, id: string): Promise<ShopEntry> {
   const found = await store.get(id);
   if (!found) throw new AppError('SHOP_NOT_FOUND', `No shop ${id} in the registry.`);

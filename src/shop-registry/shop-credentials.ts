@@ -1,43 +1,49 @@
-import { randomUUID } from 'node:crypto';
 import { AppError, errorMessage } from '../errors';
 import { paymentChoiceProblems } from '../payments/payment-options';
 import { ConnectionRevokedError, isConnected } from '../payments/define-provider';
 import type { ProviderDocument } from '../payments/provider-fields';
 import { PROVIDERS, type ProviderName } from '../payments/providers';
 import type { VendorAccounts } from '../payments/vendor-accounts';
+import type { Log } from '../log';
 import type { Keyring } from '../secrets/secret-box';
-import type { AuditEntry, RegistryStore, RenewLock } from './ports';
+import type { AuditEntry, RegistryStore } from './ports';
 import { changeShop, shopEntry } from './shop-changes';
 import { changedFields, parseShopDocument } from './shop-document';
 import { requireKeyring } from './shop-admin-checks';
 import { credentialFingerprint } from './shop-settings';
 import { openShop, resealShop, type StoredShop } from './stored-shop';
 
-/** How long one renewal may hold a shop's lock: longer than the provider's call may take. */
-export const RENEW_LOCK_MS = 60_000;
+/** A renewal as its job carries it: why, and the fingerprint of the credential to renew. */
+export interface RenewRequest {
+  reason: 'due' | 'rejected';
+  fingerprint: string;
+}
 
-/** How often a process that found the lock held looks again whether the renewal is done. */
-const LOCK_POLL_MS = 100;
+/**
+ * Runs each renewal in one process of all (a job: src/jobs/bullmq-provider-jobs.ts): a caller
+ * asking for a credential whose renewal is under way waits for that one (`ours` false). No
+ * outcome: still under way when the wait ended.
+ */
+export interface RenewalRuns {
+  run(shop: string, request: RenewRequest): Promise<{ outcome?: RenewOutcome; ours: boolean }>;
+}
 
 export interface ShopCredentialsDeps {
   store: RegistryStore;
   keyring: Keyring | undefined;
-  lock: RenewLock;
+  /** Where renewals run; none in the CLI, which renews nothing. */
+  renewals?: RenewalRuns;
   vendor: VendorAccounts;
   providerApiOrigins: readonly string[];
   clock: () => Date;
-  log: {
-    info(message: string, fields?: Record<string, unknown>): unknown;
-    warn(message: string, fields?: Record<string, unknown>): unknown;
-    error(message: string, fields?: Record<string, unknown>): unknown;
-  };
+  log: Log;
 }
 
 /** What a renewal did. */
 export type RenewOutcome =
   /** This process renewed it, and stored the new credential before anything used it. */
   | 'renewed'
-  /** Another process renewed it meanwhile (or holds the lock and did so while we waited). */
+  /** Another process renewed it meanwhile (or still renews it when the wait ended). */
   | 'renewed-elsewhere'
   /** Not due: it expires later than CREDENTIAL_RENEW_BEFORE from now. */
   | 'not-due'
@@ -49,9 +55,10 @@ export type RenewOutcome =
 /**
  * A connected shop's credential over its life (CONTRACT "Credentials stay alive"): stored when
  * the owner connects, renewed ahead of its expiry or after the provider refused it, by one
- * process at a time (a per-shop lock in Redis: Mercado Pago's refresh tokens are single use, so
- * two renewals at once would kill the grant), the new credential stored before it is used, and
- * a renewal refused for good said on the shop (`needs_reconnect`) until a new link fixes it.
+ * process at a time (a job per shop and credential: Mercado Pago's refresh tokens are single
+ * use, so two renewals at once would kill the grant), the new credential stored before it is
+ * used, and a renewal refused for good said on the shop (`needs_reconnect`) until a new link
+ * fixes it.
  */
 export class ShopCredentials {
   constructor(private readonly deps: ShopCredentialsDeps) {}
@@ -116,47 +123,38 @@ export class ShopCredentials {
 
   /**
    * Renews the shop's credential when it is due (`reason: 'due'`), or because the provider
-   * refused the one whose fingerprint is `stale` (`'rejected'`, a 401): one that is no longer
-   * stored was renewed already. One process renews; the others wait for it and use what it
-   * stored.
+   * refused the one whose fingerprint is `stale` (`'rejected'`, a 401), in one process of all:
+   * the others asking meanwhile wait for it and use what it stored.
    */
   async renew(
     id: string,
     request: { reason: 'due' } | { reason: 'rejected'; stale: string },
   ): Promise<RenewOutcome> {
-    const owner = randomUUID();
-    const { lock } = this.deps;
-    if (!(await lock.acquire(id, owner, RENEW_LOCK_MS))) {
-      // Another process renews it now: wait for it, then use what it stored.
-      const until = Date.now() + RENEW_LOCK_MS;
-      while ((await lock.held(id)) && Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
-      }
-      return 'renewed-elsewhere';
-    }
-    try {
-      return await this.renewHolding(id, request);
-    } finally {
-      await lock.release(id, owner);
-    }
+    if (!this.deps.renewals) throw new Error('no renewal queue in this process');
+    const fingerprint =
+      request.reason === 'rejected' ? request.stale : await this.storedFingerprint(id);
+    const { outcome, ours } = await this.deps.renewals.run(id, {
+      reason: request.reason,
+      fingerprint,
+    });
+    // Still under way when the wait ended, or another's job renewed it: use what is stored.
+    return outcome === undefined || (outcome === 'renewed' && !ours)
+      ? 'renewed-elsewhere'
+      : outcome;
   }
 
-  private async renewHolding(
-    id: string,
-    request: { reason: 'due' } | { reason: 'rejected'; stale: string },
-  ): Promise<RenewOutcome> {
-    const keyring = requireKeyring(this.deps.keyring);
+  /**
+   * Renews the credential `request` names, here (the `renew` job): a credential no longer stored
+   * was renewed already; a `due` one is renewed only when due.
+   */
+  async renewNow(id: string, request: RenewRequest): Promise<RenewOutcome> {
     const { stored } = await shopEntry(this.deps.store, id);
     if (stored.needsReconnect) return 'needs-reconnect';
-    const { document } = openShop(stored, keyring);
-    const provider = document.provider;
+    const provider = openShop(stored, requireKeyring(this.deps.keyring)).document.provider;
     const renew = PROVIDERS[provider.name].connection?.renew;
     if (!isConnected(provider) || !renew) return 'not-renewable';
-    if (request.reason === 'due') {
-      if (!this.isDue(provider.expiresAt)) return 'not-due';
-    } else if (credentialFingerprint(provider) !== request.stale) {
-      return 'renewed-elsewhere';
-    }
+    if (credentialFingerprint(provider) !== request.fingerprint) return 'renewed-elsewhere';
+    if (request.reason === 'due' && !this.isDue(provider.expiresAt)) return 'not-due';
     let renewed: ProviderDocument;
     try {
       renewed = (await (
@@ -164,39 +162,32 @@ export class ShopCredentials {
       )(provider, this.deps.vendor, this.deps.clock)) as ProviderDocument;
     } catch (error) {
       if (!(error instanceof ConnectionRevokedError)) throw error;
+      // Refused, and another credential stored since: the previous release (renewing under its
+      // own lock) spent the refresh token and stored what it got.
+      if ((await this.storedFingerprint(id)) !== request.fingerprint) return 'renewed-elsewhere';
       await this.markNeedsReconnect(id, stored, error.message);
       return 'needs-reconnect';
     }
-    // Stored at once, before anything uses it: the refresh token it replaces is spent.
-    try {
-      await this.storeRenewed(id, provider, renewed);
-    } catch (error) {
-      // The new pair is lost with this process's memory: the next renewal is refused and says
-      // needs_reconnect. Said now, with why.
-      this.deps.log.error(
-        'a renewed credential could not be stored; the shop will need a new link',
-        {
-          shop: id,
-          provider: provider.name,
-          error: errorMessage(error),
-        },
-      );
-      throw error;
-    }
-    this.deps.log.info('connected credential renewed', {
-      shop: id,
-      provider: provider.name,
-      expiresAt: (renewed as { expiresAt?: string }).expiresAt,
-    });
+    await this.storeRenewed(id, provider, renewed);
     return 'renewed';
   }
 
+  /** The fingerprint of the shop's credential as stored now. */
+  private async storedFingerprint(id: string): Promise<string> {
+    const { stored } = await shopEntry(this.deps.store, id);
+    return credentialFingerprint(
+      openShop(stored, requireKeyring(this.deps.keyring)).document.provider,
+    );
+  }
+
+  /** Stores a renewed credential at once, before anything uses it: the one it replaces is spent. */
   private async storeRenewed(
     id: string,
     used: ProviderDocument,
     renewed: ProviderDocument,
   ): Promise<void> {
     const keyring = requireKeyring(this.deps.keyring);
+    const log = { shop: id, provider: used.name };
     await changeShop(this.deps.store, id, async ({ stored: current }) => {
       const { document, dataKey } = openShop(current, keyring);
       // Reconnected meanwhile (another account, another grant): what it stored stands.
@@ -206,7 +197,20 @@ export class ShopCredentials {
         stored: resealShop(current, next, { keyring, dataKey }, this.deps.clock().toISOString()),
         audit: this.audit('connector:renewal', 'credential-renewed', changedFields(document, next)),
       };
+    }).catch((error: unknown) => {
+      // The new pair is lost with this process's memory: the next renewal is refused and says
+      // needs_reconnect. Said now, with why.
+      this.deps.log.error(
+        'a renewed credential could not be stored; the shop will need a new link',
+        {
+          ...log,
+          error: errorMessage(error),
+        },
+      );
+      throw error;
     });
+    const { expiresAt } = renewed as { expiresAt?: string };
+    this.deps.log.info('connected credential renewed', { ...log, expiresAt });
   }
 
   /**
@@ -270,26 +274,21 @@ export class ShopCredentials {
   }
 
   /**
-   * Renews every shop of `ids` whose credential is due; a failure of one is logged and leaves
+   * Renews every shop of `shops` whose credential is due; a failure of one is logged and leaves
    * the others alone (the next pass tries it again).
    */
   async renewDue(
     shops: ReadonlyArray<{ id: string; expiresAt?: string; renews: boolean }>,
-  ): Promise<Map<string, RenewOutcome | 'failed'>> {
-    const outcomes = new Map<string, RenewOutcome | 'failed'>();
+  ): Promise<void> {
     for (const shop of shops) {
-      // Only what is due takes a lock: `renew` looks again, at the shop as stored.
+      // Only what is due is queued: its job looks again, at the shop as stored.
       if (!shop.renews || !this.isDue(shop.expiresAt)) continue;
-      try {
-        outcomes.set(shop.id, await this.renew(shop.id, { reason: 'due' }));
-      } catch (error) {
-        outcomes.set(shop.id, 'failed');
+      await this.renew(shop.id, { reason: 'due' }).catch((error: unknown) =>
         this.deps.log.warn('a connected credential could not be renewed; tried again later', {
           shop: shop.id,
           error: errorMessage(error),
-        });
-      }
+        }),
+      );
     }
-    return outcomes;
   }
 }

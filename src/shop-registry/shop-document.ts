@@ -9,16 +9,13 @@ import {
   PROVIDER_CHOICE,
   providerApiProblem,
   providerDocumentSchema,
-  type ProviderDocument,
 } from '../payments/provider-fields';
 import type { ProviderName } from '../payments/providers';
 import { ENV_SHOP_ID, SHOP_ID_PATTERN } from '../shop/shop-id';
 import { shopFields, valueAt, type ShopField } from './shop-fields';
 
-/**
- * A shop's document (CONTRACT "Shops"): the admin API's body and the CLI's `--file`. Unknown
- * fields are refused, naming them.
- */
+/* A shop's document (CONTRACT "Shops"): the admin API's body and the CLI's `--file`. */
+
 const shopIdSchema = z
   .string()
   .regex(SHOP_ID_PATTERN, 'must be 2 to 63 characters of a-z, 0-9 and -, not starting with -')
@@ -44,19 +41,12 @@ const platformAccountSchema = z.strictObject({
   }),
 });
 
-/**
- * Every field a shop of `provider` may have, which are secret among them (the schemas above say
- * it of the platform account, the provider's descriptor of its fields): the one table sealing,
- * opening, the view, the audit trail and the logger's secrets walk.
- */
+/** Every field a shop of `provider` may have (shop-fields.ts `shopFields`). */
 export function documentFields(provider: ProviderName): ShopField[] {
   return shopFields(documentShape, provider);
 }
 
-/**
- * The secret values of a document, and the forms its platform account takes on the wire (the
- * Basic credentials: config's platformSecrets, as for the env shop's variables).
- */
+/** The secret values of a document, with its platform account's wire forms (`platformSecrets`). */
 export function documentSecrets(document: ShopDocument): string[] {
   const values = documentFields(document.provider.name)
     .filter((field) => field.secret)
@@ -66,13 +56,13 @@ export function documentSecrets(document: ShopDocument): string[] {
 }
 
 /**
- * Characters a terminal or a page does not show as themselves: controls (C0, DEL, C1), format
- * characters (bidi overrides and isolates, zero-width ones, the BOM), lone surrogates, and the
- * line and paragraph separators. A name holding one could rewrite what an operator reads.
+ * Characters a terminal or a page does not show as themselves (controls, bidi and zero-width
+ * format characters, lone surrogates, line separators): a name holding one could rewrite what an
+ * operator reads.
  */
 export const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 
-/** A shop's name: 1 to 100 printable characters (counted as Unicode code points). */
+/** 1 to 100 printable characters, counted as code points. */
 const nameSchema = z
   .string()
   .trim()
@@ -88,7 +78,6 @@ const nameSchema = z
       "The shop as its customers and the admin see it: 1 to 100 printable characters. The customer's pages name it.",
   });
 
-/** Where the connector's pages send a customer back to the shop: its site or its store page. */
 const siteUrlSchema = httpUrl.max(2000).meta({
   env: 'SHOP_SITE_URL',
   description:
@@ -96,9 +85,8 @@ const siteUrlSchema = httpUrl.max(2000).meta({
 });
 
 /**
- * A shop's document besides its id, each field or part declared once: what the patch accepts,
- * how a change merges (shop-patch.ts), what is stored and shown all follow from this shape (and
- * the field table, `documentFields`, from the schemas' metadata).
+ * A shop's document besides its id, each field declared once: the patch, the merge
+ * (shop-patch.ts), what is stored and shown, and the field table follow from this shape.
  */
 export const documentShape = {
   name: nameSchema,
@@ -111,10 +99,8 @@ export const documentShape = {
   vendorFee: vendorFeeDocumentSchema.optional(),
 };
 
-/** The keys of a document besides its id, in order. */
 export const DOCUMENT_KEYS = Object.keys(documentShape) as (keyof typeof documentShape)[];
 
-/** A shop's document under the id rule `id`: a registry shop's, or the env shop's. */
 function documentSchema<I extends z.ZodType<string>>(id: I) {
   return z.strictObject({ id, ...documentShape }).superRefine((document, ctx) => {
     if (document.vendorFee !== undefined && !isConnected(document.provider)) {
@@ -134,12 +120,11 @@ function documentSchema<I extends z.ZodType<string>>(id: I) {
   });
 }
 
-export const shopDocumentSchema = documentSchema(shopIdSchema);
+const shopDocumentSchema = documentSchema(shopIdSchema);
 
 /**
- * The env shop's document: the same schema, under the env shop's id. Its parts come from the
- * environment (config's EnvShopConfig, where each problem names its variable); from here on it is
- * a shop like the registry's.
+ * The env shop's document, from the environment (config's EnvShopConfig): the same schema, under
+ * the env shop's id, each problem naming its variable (a ConfigError: exit 78 at start).
  */
 export function shopDocumentFromEnv(env: {
   /** SHOP_NAME; the env shop's id without it. */
@@ -158,7 +143,6 @@ export function shopDocumentFromEnv(env: {
     ...(Object.keys(env.payment).length > 0 ? { payment: env.payment } : {}),
   });
   if (parsed.success) return parsed.data;
-  // Each problem said of the variable that set the field (exit 78 at start, as config's own).
   const fields = new Map(
     documentFields(env.providerDocument.name).map((field) => [field.path, field.env]),
   );
@@ -189,16 +173,11 @@ export function detailsOf(error: z.ZodError, base: string[] = []): ErrorDetail[]
   });
 }
 
-/** VALIDATION_FAILED for a shop document (or a change), with its details. */
 export function invalid(details: ErrorDetail[]): AppError {
   return new AppError('VALIDATION_FAILED', 'The shop document is not valid.', { details });
 }
 
-/**
- * A whole document, checked; VALIDATION_FAILED naming every problem. `apiOrigins` is the
- * deployment's PROVIDER_API_ORIGINS: a provider's `apiUrl` elsewhere than its official hosts
- * must be listed there.
- */
+/** A whole document, checked (`apiOrigins`: PROVIDER_API_ORIGINS); VALIDATION_FAILED naming every problem. */
 export function parseShopDocument(input: unknown, apiOrigins: readonly string[]): ShopDocument {
   const parsed = shopDocumentSchema.safeParse(input);
   if (!parsed.success) throw invalid(detailsOf(parsed.error));
@@ -208,9 +187,8 @@ export function parseShopDocument(input: unknown, apiOrigins: readonly string[])
 }
 
 /**
- * Why a stored shop is not served in this deployment, or undefined: a shop stored by an
- * earlier release may hold an `apiUrl` that PROVIDER_API_ORIGINS no longer allows. It is kept
- * as stored (nothing deleted); the registry does not open it and the listings say why.
+ * Why a stored shop is not served here, or undefined: a shop stored earlier may hold an `apiUrl`
+ * PROVIDER_API_ORIGINS no longer allows. It is kept as stored; the listings say why.
  */
 export function unservedBecause(
   provider: { name: string; apiUrl?: string; tokenUrl?: string },
@@ -218,16 +196,10 @@ export function unservedBecause(
 ): string | undefined {
   const found = providerApiProblem(provider, apiOrigins);
   if (!found) return undefined;
-  let origin = '(unreadable)';
-  try {
-    origin = new URL(found.url).origin;
-  } catch {
-    // Said as unreadable: the problem says what it must be.
-  }
+  const origin = URL.canParse(found.url) ? new URL(found.url).origin : '(unreadable)';
   return `provider.${found.field} (${origin}) ${found.problem}`;
 }
 
-/** Throws when a stored shop must not be served (`unservedBecause`); the registry's open. */
 export function refuseUnservable(
   provider: { name: string; apiUrl?: string; tokenUrl?: string },
   apiOrigins: readonly string[],
@@ -247,5 +219,3 @@ export function changedFields(before: ShopDocument, after: ShopDocument): string
     (path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)),
   );
 }
-
-export type { ProviderDocument };

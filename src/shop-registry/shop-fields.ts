@@ -3,21 +3,16 @@ import { PROVIDERS, type ProviderName } from '../payments/providers';
 
 /** One field of a shop's document, as everything that walks a document sees it. */
 export interface ShopField {
-  /** Its path in the document: `name`, `platform.password`, `provider.accessToken`, `payment.methods`. */
+  /** `name`, `platform.password`, `provider.accessToken`... */
   path: string;
   /** Stored sealed with the shop's data key, never shown, never logged. */
   secret: boolean;
-  /** The variable that sets it for the env shop, when one does. */
+  /** The variable that sets it for the env shop. */
   env?: string;
-  /** What it is, for the docs (docs/shops.md, "The shop document's fields", generated). */
   description: string;
 }
 
-interface FieldMeta {
-  secret?: boolean;
-  env?: string;
-  description?: string;
-}
+type FieldMeta = Partial<Omit<ShopField, 'path'>>;
 
 /** What a field's schema says of it (zod's metadata), through optional and transform wrappers. */
 function metaOf(schema: z.ZodType): FieldMeta {
@@ -31,7 +26,6 @@ function metaOf(schema: z.ZodType): FieldMeta {
   return {};
 }
 
-/** A field of the document's own (`name`), or of a part, from its schema and metadata. */
 function fieldOf(path: string, schema: z.ZodType): ShopField {
   const meta = metaOf(schema);
   return {
@@ -43,14 +37,13 @@ function fieldOf(path: string, schema: z.ZodType): ShopField {
 }
 
 /**
- * Every field a shop of `provider` may have, in document order, from the document's shape: a
- * field of its own (`name`) as it is, a part (`platform`, `payment`) field by field, and the
- * provider's part from its descriptor (src/payments/<name>/). What is secret, and the variable
- * that sets it for the env shop, are the schemas' metadata (`.meta({ secret, env,
- * description })`). Sealing, opening, the view, the audit trail's field names, the secrets
- * handed to the logger and the docs all walk this list: a field is declared once.
+ * Every field a shop of `provider` may have, in document order: a part (`platform`) field by
+ * field, the provider's from its descriptor, the rest from the schemas' `.meta({ secret, env,
+ * description })`. Sealing, the view, the audit, the logger's secrets and the docs walk this list.
  */
 export function shopFields(shape: Record<string, z.ZodType>, provider: ProviderName): ShopField[] {
+  const { rows, connectedRows } = PROVIDERS[provider];
+  const pasted = new Set(rows.map((row) => row.field));
   return Object.entries(shape).flatMap(([key, schema]): ShopField[] => {
     if (key === 'provider') {
       return [
@@ -61,12 +54,7 @@ export function shopFields(shape: Record<string, z.ZodType>, provider: ProviderN
           description: "Its payment provider; the fields below it are that provider's.",
         },
         // Its pasted fields, then those a connection adds (a field both have, once).
-        ...[
-          ...PROVIDERS[provider].rows,
-          ...PROVIDERS[provider].connectedRows.filter(
-            (row) => !PROVIDERS[provider].rows.some((pasted) => pasted.field === row.field),
-          ),
-        ].map((row) => ({
+        ...[...rows, ...connectedRows.filter((row) => !pasted.has(row.field))].map((row) => ({
           path: `provider.${row.field}`,
           secret: row.secret,
           ...(row.variable ? { env: row.variables.join('+') } : {}),
@@ -86,7 +74,6 @@ export function shopFields(shape: Record<string, z.ZodType>, provider: ProviderN
 
 type Part = Record<string, unknown>;
 
-/** The value at a field's path; undefined where the document has none. */
 export function valueAt(document: object, path: string): unknown {
   const [head = '', field] = path.split('.');
   const value = (document as Part)[head];
@@ -94,11 +81,7 @@ export function valueAt(document: object, path: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Part)[field] : undefined;
 }
 
-/**
- * A copy of `document` with each of `fields` present replaced by `map(path, value)`, or left out
- * where that is undefined (its parts copied, never changed in place); a field the document lacks
- * stays absent.
- */
+/** A copy of `document` with each field present mapped, or left out where `map` gives undefined. */
 export function mapFields<T extends object>(
   document: T,
   fields: readonly ShopField[],
@@ -122,7 +105,7 @@ export function mapFields<T extends object>(
   return copy as T;
 }
 
-/** The fields `document` sets, by path: what an add records in the audit trail. */
+/** The paths of the fields `document` sets: what an add records in the audit trail. */
 export function fieldsSet(document: object, fields: readonly ShopField[]): string[] {
   return fields.filter(({ path }) => valueAt(document, path) !== undefined).map((f) => f.path);
 }

@@ -3,18 +3,12 @@ import type { AuditEntry, RegistryStore } from './ports';
 import { changeShop } from './shop-changes';
 import type { StoredShop } from './stored-shop';
 
-/*
- * A shop's keys as ShopAdmin changes them: its route token (`shops rotate-token`) and its data
- * key's wrapping by the master keys (`shops rekey`).
- */
-
 /** How long a rotated-out route token keeps working (CONTRACT: 24 hours). */
-export const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
+const PREVIOUS_TOKEN_MS = 24 * 3_600_000;
 
 /**
- * Stores `token` as the shop's route token. The previous one works for 24 hours more, or not at
- * all with `revokePrevious` (a leaked token): on every process from its next request on. Answers
- * the stored record and until when the previous token works.
+ * Stores `token` as the shop's route token (`shops rotate-token`). The previous one works for 24
+ * hours more, or not at all with `revokePrevious` (a leaked token).
  */
 export async function rotateRouteToken(
   store: RegistryStore,
@@ -50,8 +44,8 @@ export async function rotateRouteToken(
 }
 
 /**
- * Re-wraps every shop's data key with the active master key, so the keys before it can be
- * retired. The values are not touched: they are sealed by the data keys.
+ * Re-wraps every shop's data key with the active master key (`shops rekey`), so older keys can be
+ * retired. The values are untouched: the data keys seal them.
  */
 export async function rekeyShops(
   store: RegistryStore,

@@ -23,21 +23,12 @@ const shopPatchSchema = z.strictObject(
       const given = part ? z.looseObject({}) : inner;
       return [key, (optional ? given.nullable() : given).optional()];
     }),
-  ) as {
-    [K in keyof typeof documentShape]: z.ZodOptional<z.ZodType<PatchOf<K>>>;
-  },
+  ),
 );
 
-/** What a change may give for one key of the document. */
-type PatchOf<K extends keyof typeof documentShape> =
-  z.output<(typeof documentShape)[K]> extends string
-    ? string
-    : | Record<string, unknown>
-      | (undefined extends z.output<(typeof documentShape)[K]> ? null : never);
+/** Each key as given: a field's value, a part's changed fields, or null. */
+type ShopPatch = Partial<Record<(typeof DOCUMENT_KEYS)[number], unknown>>;
 
-export type ShopPatch = z.output<typeof shopPatchSchema>;
-
-/** A change, checked on its own; VALIDATION_FAILED naming every problem. */
 export function parseShopPatch(input: unknown): ShopPatch {
   const parsed = shopPatchSchema.safeParse(input);
   if (!parsed.success) throw invalid(detailsOf(parsed.error));
@@ -50,15 +41,10 @@ export function parseShopPatch(input: unknown): ShopPatch {
 
 type Part = Record<string, unknown>;
 
-/** A part's fields without those given as null: `{"apiUrl": null}` removes the field. */
-function withoutNulls(part: Part): Part {
-  return Object.fromEntries(Object.entries(part).filter(([, value]) => value !== null));
-}
-
 /**
  * What a change makes of one key: unchanged when not given; removed when null; a field
- * replaced; a part merged field by field, or replaced whole when it names another `name` (a
- * provider's document is another provider's fields).
+ * replaced; a part merged field by field (`{"apiUrl": null}` removes one), or replaced whole when
+ * it names another `name` (another provider's fields).
  */
 function changed(now: unknown, change: unknown): unknown {
   if (change === undefined) return now;
@@ -67,10 +53,12 @@ function changed(now: unknown, change: unknown): unknown {
   const current = (now ?? {}) as Part;
   if (given.name !== undefined && current.name !== undefined && given.name !== current.name)
     return given;
-  return withoutNulls({ ...current, ...given });
+  return Object.fromEntries(
+    Object.entries({ ...current, ...given }).filter(([, value]) => value !== null),
+  );
 }
 
-/** The document a change makes of `current`, checked whole (`apiOrigins`: as `parseShopDocument`). */
+/** The document a change makes of `current`, checked whole. */
 export function applyShopPatch(
   current: ShopDocument,
   patch: ShopPatch,

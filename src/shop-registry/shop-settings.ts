@@ -13,30 +13,21 @@ import type { ShopDocument } from './shop-document';
 export interface ShopSettings {
   id: string;
   name: string;
-  /** What the customer's pages say of the shop: its name, and the way back to its site. */
   storefront: Storefront;
-  /**
-   * Which shop of this id it is ('' for the env shop and shops stored before incarnations): its
-   * data's keys and its jobs carry it, and a job of another incarnation is dropped.
-   */
+  /** '' for none (shop/shop-id.ts `shopScope`); a job of another incarnation is dropped. */
   incarnation: string;
   /** A disabled shop takes no new checkout; what it has in flight still completes. */
   enabled: boolean;
-  /** The shop's platform account (the platform's host is every shop's: PLATFORM_BASE_URL). */
   platform: PlatformAccount;
   provider: ProviderSettings;
-  /** The shop's payment choice as its document says it (`{}`: what its provider offers). */
+  /** As its document says it (`{}`: what its provider offers). */
   payment: PaymentDocument;
-  /** Whether a presented route token is this shop's (compared in constant time). */
   tokenMatches(token: string | undefined): boolean;
   /** How its provider account is connected, when by a link rather than pasted keys. */
   connection?: ShopConnection;
   /** The vendor's fee on its payments: a connected shop's, when one is taken. */
   vendorFee?: VendorFee;
-  /**
-   * Its provider refused to renew its credential for good: no checkout is started (503
-   * SHOP_NEEDS_RECONNECT) until the owner connects again with a new link.
-   */
+  /** No checkout is started (503 SHOP_NEEDS_RECONNECT) until the owner connects again. */
   needsReconnect?: { since: string; reason: string };
 }
 
@@ -45,23 +36,15 @@ export interface ShopConnection {
   kind: ConnectionKind;
   account: string;
   connectedAt: string;
-  /** When its credential expires, where it does. */
   expiresAt?: string;
   /** Its credential's kind in the expiry gauge (`oauth_access_token`...). */
   credential: string;
-  /** Whether the connector renews it before it expires. */
   renews: boolean;
-  /**
-   * Which credential it is, as a digest of its secret fields (never reversible): a renewal
-   * after a 401 tells by it whether another process renewed it meanwhile.
-   */
+  /** A digest of its secret fields: a renewal after a 401 tells by it whether another process renewed it. */
   fingerprint: string;
 }
 
-/**
- * The shop as its customers' pages show it: its name (none for the env shop without SHOP_NAME,
- * whose name is then only its id, `default`), and its site when the document gives one.
- */
+/** The shop as its customers' pages show it: no name for the env shop without SHOP_NAME. */
 export interface Storefront {
   name?: string;
   siteUrl?: string;
@@ -73,22 +56,17 @@ export interface ShopSource {
   get(id: string): ShopSettings | undefined;
   ids(): readonly string[];
   /**
-   * Reads the shop's stored text now and serves what it says: a change made by any process is
-   * honoured from the next request or job on, without waiting for a poll. `stored` is the
-   * incarnation stored under the id ('' for one without), undefined when no shop is; `settings`
-   * is undefined when none is, or when what is stored does not open here.
+   * The shop as stored now, without waiting for a poll. `stored`: the incarnation stored under
+   * the id ('' for one without), undefined when no shop is; `settings` undefined too when what is
+   * stored does not open here.
    */
   fresh(id: string): Promise<{ settings: ShopSettings | undefined; stored: string | undefined }>;
 }
 
-/**
- * What a shop's document serves: the one way from a document to a shop's settings, for a
- * registry shop as opened and for the env shop (`shopDocumentFromEnv`) alike.
- */
+/** The one way from a document to a shop's settings, for a registry shop and the env shop alike. */
 export function settingsOf(
   document: ShopDocument,
   served: Pick<ShopSettings, 'incarnation' | 'enabled' | 'tokenMatches' | 'needsReconnect'> & {
-    /** SANDBOX_IN_PRODUCTION=true under NODE_ENV=production. */
     sandboxInProduction: boolean;
     /** The vendor's accounts and fee (a connected shop needs them); none by default. */
     vendor?: VendorAccounts;
@@ -96,20 +74,11 @@ export function settingsOf(
 ): ShopSettings {
   const vendor = served.vendor ?? NO_VENDOR;
   const connection = connectionOf(document.provider);
-  const fee = connection
-    ? document.vendorFee
-      ? vendorFeeOf(document.vendorFee)
-      : vendor.fee
-    : undefined;
+  const fee = connection && (document.vendorFee ? vendorFeeOf(document.vendorFee) : vendor.fee);
   return {
     id: document.id,
     name: document.name,
-    storefront: {
-      ...(document.id === ENV_SHOP_ID && document.name === ENV_SHOP_ID
-        ? {}
-        : { name: document.name }),
-      ...(document.siteUrl === undefined ? {} : { siteUrl: document.siteUrl }),
-    },
+    storefront: storefrontOf(document),
     incarnation: served.incarnation,
     enabled: served.enabled,
     platform: document.platform,
@@ -127,10 +96,17 @@ export function settingsOf(
   };
 }
 
+function storefrontOf(document: ShopDocument): Storefront {
+  const unnamed = document.id === ENV_SHOP_ID && document.name === ENV_SHOP_ID;
+  return {
+    ...(unnamed ? {} : { name: document.name }),
+    ...(document.siteUrl === undefined ? {} : { siteUrl: document.siteUrl }),
+  };
+}
+
 /**
- * A shop's credential that expires, and when: its connected account's, else a pasted one's that
- * expires (an API Pix client certificate); undefined when none does. What the expiry gauge and
- * `shops verify` both tell.
+ * A shop's credential that expires, and when: its connected account's, else a pasted one's (an
+ * API Pix client certificate). What the expiry gauge and `shops verify` both tell.
  */
 export function expiringCredential(
   settings: Pick<ShopSettings, 'connection'> & {
@@ -146,12 +122,8 @@ export function expiringCredential(
 /** The connection a provider document records, from its provider's descriptor. */
 export function connectionOf(provider: ShopDocument['provider']): ShopConnection | undefined {
   const spec = PROVIDERS[provider.name].connection;
-  const document = provider as {
-    connection?: string;
-    account?: string;
-    connectedAt?: string;
-    expiresAt?: string;
-  };
+  type Connected = 'connection' | 'account' | 'connectedAt' | 'expiresAt';
+  const document = provider as Partial<Record<Connected, string>>;
   if (!spec || document.connection === undefined) return undefined;
   return {
     kind: spec.kind,

@@ -9,11 +9,9 @@ export const SHOP_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 export const ENV_SHOP_ID = 'default';
 
 /*
- * The env shop's names from before many shops, the one table of them. The env shop is a shop
- * like the others (its document, its settings, its deps), but what was named before shops existed
- * keeps its name: a checkout id, a webhook path, a job id with no shop in it; a record, a job or
- * an ERP signature with no shop field. Everything that writes or reads such a name asks here
- * rather than knowing the env shop's id.
+ * The env shop's names from before many shops, the one table of them: what was named before shops
+ * existed keeps its name (a checkout id, a webhook path, a job id with no shop in it; a record or
+ * an ERP signature with no shop field), and what writes or reads such a name asks here.
  */
 
 /** The shop a name leaves out is the env shop's. */
@@ -33,7 +31,6 @@ export function isShopId(value: unknown): value is string {
 /** The Express pattern of a registry shop's checkout route (the env shop's is CHECKOUT_ROUTE_PATH). */
 export const SHOP_CHECKOUT_ROUTE = '/shops/:shop/checkout';
 
-/** The checkout route the platform calls for a registry shop. */
 export function checkoutRoutePath(shop: string): string {
   return SHOP_CHECKOUT_ROUTE.replace(':shop', shop);
 }
@@ -45,11 +42,9 @@ export function webhookPath(provider: string, shop: string): string {
 }
 
 /**
- * The scope of one incarnation of a shop's data: its id, and for a shop added since incarnations
- * exist, `.<incarnation>` after it. A shop removed and added again under the same id gets a new
- * incarnation, so nothing its predecessor left (checkouts, sandbox payments, ledger, breaker) is
- * under its keys, whether the purge of the old ones has finished or not. The env shop, and shops
- * stored by the release before incarnations, have none: their keys are as they were.
+ * The scope of one incarnation of a shop's data: its id, `.<incarnation>` after it for a shop
+ * added since incarnations (none for the env shop). A shop added again under an id sees nothing
+ * its predecessor left, whether the purge of the old keys has finished or not.
  */
 export function shopScope(shop: string, incarnation = ''): string {
   return incarnation === '' ? shop : `${shop}.${incarnation}`;

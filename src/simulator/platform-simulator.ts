@@ -1,11 +1,10 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import express, { Router, type Express } from 'express';
-import { z } from 'zod';
+import express, { type Express } from 'express';
 import type { Logger } from '../infra/logger';
-import { SimulatorFaults, type FaultRule } from './simulator-faults';
-import { simulatedShopPage } from './simulator-shop-page';
+import { controlRoutes } from './simulator-control-routes';
+import { SimulatorFaults } from './simulator-faults';
 import { platformError, platformRoutes } from './simulator-routes';
 import {
   SimulatorState,
@@ -195,7 +194,7 @@ export class PlatformSimulator {
     const app = express();
     app.disable('x-powered-by');
     app.use(express.json({ limit: '1mb' }));
-    app.use('/__simulator', this.controlRoutes());
+    app.use('/__simulator', controlRoutes(this));
     app.use((req, _res, next) => {
       if (req.path.startsWith('/payment/')) this.arrivals.push({ path: req.path, at: Date.now() });
       next();
@@ -208,86 +207,5 @@ export class PlatformSimulator {
       platformError(res, status, status === 400 ? 'Malformed request body.' : 'Internal error.');
     }) as express.ErrorRequestHandler);
     return app;
-  }
-
-  private controlRoutes(): Router {
-    const router = Router();
-    // The shop's site, as the demo stands it in: an account's orders and their payments.
-    router.get('/shop', (req, res) => {
-      const account = typeof req.query.account === 'string' ? req.query.account : '';
-      const name = typeof req.query.name === 'string' ? req.query.name.slice(0, 100) : undefined;
-      res.type('html').send(simulatedShopPage(this.state.payments, account, name));
-    });
-    router.get('/calls', (req, res) => {
-      // ?from=N: only the calls from the N-th on (0-based), for a poller that keeps a cursor.
-      const from = Number(req.query.from ?? 0);
-      const start = Number.isInteger(from) && from > 0 ? from : 0;
-      res.json({ payments: this.state.payments.slice(start), total: this.state.payments.length });
-    });
-    // Another shop's platform account (the platform hands out one per shop).
-    router.post('/accounts', (req, res) => {
-      const body = z
-        .object({
-          email: z.string().min(1),
-          password: z.string().min(1),
-          apiKey: z.string().min(1),
-        })
-        .safeParse(req.body);
-      if (!body.success)
-        return platformError(res, 400, 'Body must be {"email", "password", "apiKey"}.');
-      this.state.addAccount(body.data);
-      res.status(201).json({ account: body.data.email });
-    });
-    router.get('/faults', (_req, res) => {
-      res.json({ faults: this.faults.list() });
-    });
-    router.post('/faults', (req, res) => {
-      const rule = this.safely(() => this.faults.add(req.body as FaultRule));
-      if (rule instanceof Error) return platformError(res, 400, rule.message);
-      res.status(201).json({ fault: rule });
-    });
-    router.delete('/faults', (_req, res) => {
-      this.faults.clear();
-      res.status(204).end();
-    });
-    router.post('/refuse', (req, res) => {
-      const body = z.object({ ms: z.number().int().min(1).max(3_600_000) }).safeParse(req.body);
-      if (!body.success) return platformError(res, 400, 'Body must be {"ms": <milliseconds>}.');
-      res.status(202).json({ refusingForMs: body.data.ms });
-      res.on('finish', () => void this.refuseConnections(body.data.ms));
-    });
-    // A service moves on in the platform (e.g. to 7, sent to production): the sync sees it.
-    router.post('/services/:id/status', (req, res) => {
-      const id = Number(req.params.id);
-      const body = z.object({ code: z.number().int().positive() }).safeParse(req.body);
-      if (!body.success) return platformError(res, 400, 'Body must be {"code": <int>}.');
-      if (!this.state.exists(id)) return platformError(res, 404, 'Record not found.');
-      this.state.setStatus(id, body.data.code);
-      res.json(this.state.listItem(id));
-    });
-    router.post('/checkout-requests', async (req, res) => {
-      const body = z.object({ service_id: z.number().int().positive() }).safeParse(req.body);
-      if (!body.success) return platformError(res, 400, 'Body must be {"service_id": <int>}.');
-      const result = await this.safelyAsync(() => this.requestCheckout(body.data.service_id));
-      if (result instanceof Error) return platformError(res, 502, result.message);
-      res.json({ connector: result });
-    });
-    return router;
-  }
-
-  private safely<T>(fn: () => T): T | Error {
-    try {
-      return fn();
-    } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
-    }
-  }
-
-  private async safelyAsync<T>(fn: () => Promise<T>): Promise<T | Error> {
-    try {
-      return await fn();
-    } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
-    }
   }
 }

@@ -147,7 +147,7 @@ export function seededInternalCode(id: number): string | null {
   return seededStatusCode(id) >= 6 ? `PED-${String(id).padStart(6, '0')}` : null;
 }
 
-function buildParts(r: () => number, board: (typeof BOARDS)[number]) {
+function buildParts(r: () => number, board: Board) {
   const edge = EDGES[board.internal_code].description;
   const count = 3 + Math.floor(r() * 6);
   return Array.from({ length: count }, () => {
@@ -188,51 +188,66 @@ function buildParts(r: () => number, board: (typeof BOARDS)[number]) {
   });
 }
 
+type Board = (typeof BOARDS)[number];
+type Part = ReturnType<typeof buildParts>[number];
+
+/** What a service's parts add up to: sheets of board, meters of edge, drills and doors. */
+function partTotals(parts: Part[]) {
+  const area = parts.reduce((sum, p) => sum + (p.c * p.l * p.quantity) / 1e6, 0);
+  const edgeLength = parts.reduce((sum, p) => sum + ((p.c + p.l) * 2 * p.quantity) / 1000, 0);
+  const drillsOf = (p: Part) => (p.machining?.horizontalDrills.length ?? 0) * p.quantity;
+  return {
+    count: parts.length,
+    sheets: Math.max(1, Math.ceil(area / (2.75 * 1.85 * 0.85))),
+    edgeMeters: Math.ceil(edgeLength),
+    drills: parts.reduce((sum, p) => sum + drillsOf(p), 0),
+    doors: parts.filter((p) => p.function === 'Porta').reduce((sum, p) => sum + p.quantity, 0),
+  };
+}
+
 /** The full detail of service `id`, as GET /services/:id answers it [doc fields + parts]. */
 export function buildService(id: number, seed: number): Record<string, unknown> {
   const r = random(seed * 104729 + id);
   const board = pick(BOARDS, r);
   const parts = buildParts(r, board);
-  const area = parts.reduce((sum, p) => sum + (p.c * p.l * p.quantity) / 1e6, 0);
-  const sheets = Math.max(1, Math.ceil(area / (2.75 * 1.85 * 0.85)));
-  const edgeMeters = Math.ceil(
-    parts.reduce((sum, p) => sum + ((p.c + p.l) * 2 * p.quantity) / 1000, 0),
-  );
-  const drills = parts.reduce(
-    (sum, p) => sum + (p.machining?.horizontalDrills.length ?? 0) * p.quantity,
-    0,
-  );
-  const doors = parts.filter((p) => p.function === 'Porta').reduce((sum, p) => sum + p.quantity, 0);
-  const edge = EDGES[board.internal_code];
+  const totals = partTotals(parts);
   const code = seededStatusCode(id);
+  // Each field in this order: the generator's draws follow it.
   return {
     id,
     internal_code: seededInternalCode(id),
     observation: r() < 0.3 ? 'Entregar no período da manhã.' : null,
     status: buildStatus(id, code, seed),
     client: { internal_code: `CLI-${String((id % 40) + 1).padStart(4, '0')}` },
-    labour: {
-      cutting: { price: money(sheets * 18.5), quantity: parts.length * 4 },
-      edging: { price: money(edgeMeters * 1.9), quantity: edgeMeters },
-      machining: {
-        price: money(drills * 1.5),
-        resume: {
-          drills: drills ? [{ diameter: 35, quantity: drills }] : [],
-          rip: [],
-          filister: [],
-        },
-      },
-      packing: { price: 25 },
-      delivery: { price: r() < 0.5 ? 0 : 89.9 },
-    },
-    materials: {
-      boards: [{ ...board, quantity: sheets, parts: parts.length, length: 2750, width: 1850 }],
-      edges: [{ ...edge, quantity: edgeMeters, thickness: 0.45, unit: 'm', applied: edgeMeters }],
-      components: doors
-        ? [{ ...COMPONENTS[0], quantity: doors * 2, thickness: null }]
-        : [{ ...(r() < 0.5 ? COMPONENTS[1] : COMPONENTS[3]), quantity: 1, thickness: null }],
-      ...(r() < 0.2 ? { back: [{ ...BACK_BOARD, quantity: 1 }] } : {}),
-    },
+    labour: labourOf(totals, r),
+    materials: materialsOf(board, totals, r),
     parts,
+  };
+}
+
+function labourOf(totals: ReturnType<typeof partTotals>, r: () => number) {
+  const { sheets, edgeMeters, drills, count } = totals;
+  return {
+    cutting: { price: money(sheets * 18.5), quantity: count * 4 },
+    edging: { price: money(edgeMeters * 1.9), quantity: edgeMeters },
+    machining: {
+      price: money(drills * 1.5),
+      resume: { drills: drills ? [{ diameter: 35, quantity: drills }] : [], rip: [], filister: [] },
+    },
+    packing: { price: 25 },
+    delivery: { price: r() < 0.5 ? 0 : 89.9 },
+  };
+}
+
+function materialsOf(board: Board, totals: ReturnType<typeof partTotals>, r: () => number) {
+  const { sheets, edgeMeters, doors, count } = totals;
+  const edge = EDGES[board.internal_code];
+  return {
+    boards: [{ ...board, quantity: sheets, parts: count, length: 2750, width: 1850 }],
+    edges: [{ ...edge, quantity: edgeMeters, thickness: 0.45, unit: 'm', applied: edgeMeters }],
+    components: doors
+      ? [{ ...COMPONENTS[0], quantity: doors * 2, thickness: null }]
+      : [{ ...(r() < 0.5 ? COMPONENTS[1] : COMPONENTS[3]), quantity: 1, thickness: null }],
+    ...(r() < 0.2 ? { back: [{ ...BACK_BOARD, quantity: 1 }] } : {}),
   };
 }

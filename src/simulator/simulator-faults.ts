@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { z } from 'zod';
+import { platformError } from './simulator-routes';
 
 /** One injected fault. Rules are checked in order; the first that applies wins. */
 export const faultRuleSchema = z.strictObject({
@@ -111,14 +112,7 @@ export class SimulatorFaults {
         if (rule.status !== undefined) {
           if (rule.retryAfterS !== undefined)
             res.setHeader('retry-after', String(rule.retryAfterS));
-          res.status(rule.status).json({
-            error: {
-              code: rule.status,
-              status_code: rule.status,
-              message: 'Injected fault.',
-              context: null,
-            },
-          });
+          platformError(res, rule.status, 'Injected fault.');
           return;
         }
         next();

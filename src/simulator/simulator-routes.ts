@@ -58,36 +58,22 @@ const paymentBodies = {
   'cancel-checkout': z.object({ service_id: serviceIdBody, reason: z.string().max(1000) }),
 } as const;
 
+type PaymentKind = keyof typeof paymentBodies;
+
 /** The platform's API as docs/platform.md describes it. */
 export function platformRoutes(state: SimulatorState): Router {
   const router = Router();
   router.use(requireAuth(state));
-
   router.get('/services', (req, res) => {
     const query = listQuery.safeParse(req.query);
     if (!query.success) return platformError(res, 400, 'Invalid limit, offset or status.');
-    const { offset, status, internal_code: internalCode } = query.data;
-    const limit = Math.min(query.data.limit ?? state.defaultPageSize, state.maxPageSize);
-    const matching = state
-      .serviceIds()
-      .filter(
-        (id) =>
-          (status === undefined || state.statusCode(id) === status) &&
-          (internalCode === undefined || state.internalCode(id) === internalCode),
-      );
-    const next = offset + limit < matching.length ? offset + limit : null;
-    res.json({
-      resource: matching.slice(offset, offset + limit).map((id) => state.listItem(id)),
-      meta: { count: matching.length, next },
-    });
+    res.json(servicePage(state, query.data));
   });
-
   router.get('/services/:id', (req, res) => {
     const service = state.service(Number(req.params.id));
     if (!service) return platformError(res, 404, 'Record not found.');
     res.json(service);
   });
-
   router.put('/services/:id', (req, res) => {
     const id = Number(req.params.id);
     if (!state.exists(id)) return platformError(res, 404, 'Record not found.');
@@ -97,29 +83,48 @@ export function platformRoutes(state: SimulatorState): Router {
     state.override(id, { internal_code: body.data.internal_code });
     res.json(state.listItem(id));
   });
-
-  for (const [endpoint, schema] of Object.entries(paymentBodies)) {
-    router.post(`/payment/${endpoint}`, (req, res) => {
-      const body = schema.safeParse(req.body);
-      const serviceId = body.success ? body.data.service_id : undefined;
-      const status = !body.success ? 400 : state.exists(body.data.service_id) ? 200 : 404;
-      state.recordPayment({
-        endpoint: endpoint as keyof typeof paymentBodies,
-        serviceId,
-        body: req.body as unknown,
-        idempotencyKey: req.get('idempotency-key'),
-        // A connector with tracing on sends its trace (W3C Trace Context).
-        traceparent: req.get('traceparent'),
-        status,
-        account: res.locals.account as string,
-      });
-      if (status === 400) return platformError(res, 400, `Invalid body for /payment/${endpoint}.`);
-      if (status === 404) return platformError(res, 404, 'Record not found.');
-      if (endpoint === 'finish-checkout' && serviceId !== undefined) {
-        state.setStatus(serviceId, 6);
-      }
-      res.json({ success: true });
-    });
-  }
+  for (const endpoint of Object.keys(paymentBodies) as PaymentKind[])
+    router.post(`/payment/${endpoint}`, paymentCall(state, endpoint));
   return router;
+}
+
+/** The page of services a list query asks, as the platform pages them. */
+function servicePage(state: SimulatorState, query: z.output<typeof listQuery>) {
+  const { offset, status, internal_code: internalCode } = query;
+  const limit = Math.min(query.limit ?? state.defaultPageSize, state.maxPageSize);
+  const matching = state
+    .serviceIds()
+    .filter(
+      (id) =>
+        (status === undefined || state.statusCode(id) === status) &&
+        (internalCode === undefined || state.internalCode(id) === internalCode),
+    );
+  const next = offset + limit < matching.length ? offset + limit : null;
+  return {
+    resource: matching.slice(offset, offset + limit).map((id) => state.listItem(id)),
+    meta: { count: matching.length, next },
+  };
+}
+
+/** A payment call: recorded as it came, then answered as the platform does. */
+function paymentCall(state: SimulatorState, endpoint: PaymentKind): RequestHandler {
+  return (req, res) => {
+    const body = paymentBodies[endpoint].safeParse(req.body);
+    const serviceId = body.success ? body.data.service_id : undefined;
+    const status = !body.success ? 400 : state.exists(body.data.service_id) ? 200 : 404;
+    state.recordPayment({
+      endpoint,
+      serviceId,
+      body: req.body as unknown,
+      idempotencyKey: req.get('idempotency-key'),
+      // A connector with tracing on sends its trace (W3C Trace Context).
+      traceparent: req.get('traceparent'),
+      status,
+      account: res.locals.account as string,
+    });
+    if (status === 400) return platformError(res, 400, `Invalid body for /payment/${endpoint}.`);
+    if (status === 404) return platformError(res, 404, 'Record not found.');
+    if (endpoint === 'finish-checkout' && serviceId !== undefined) state.setStatus(serviceId, 6);
+    res.json({ success: true });
+  };
 }

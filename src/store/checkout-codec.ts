@@ -16,38 +16,38 @@ import {
 import type { OpenResult } from '../checkout/ports';
 import { SERVICE_ID_RULE, serviceIdOfText } from '../shop/service-id';
 import { shopOrEnv } from '../shop/shop-id';
-import { TRACEPARENT } from '../infra/traceparent';
+import { TRACEPARENT } from '../tracing/traceparent';
 
 /*
- * A checkout record's hash fields and the record they read as: what the store's scripts answer,
- * checked field by field, so data no version of the store wrote is an UnreadableRecord (shown,
- * parked) and never a crash.
+ * A checkout record's hash fields, checked field by field: data no version of the store wrote is
+ * an UnreadableRecord (shown, parked), never a crash.
  */
 
-/** OPEN_FOR_SERVICE's answer once it did not ask for a retry. */
+/** OPEN_FOR_SERVICE's answer once it did not ask for a retry (the record's fields with it). */
 export type OpenAnswer = [OpenResult['kind'], string, number, string[]];
 
 export function openResult([kind, checkoutId, requestNumber, fields]: OpenAnswer): OpenResult {
-  // The script answers with the record's fields: no second round trip to read it.
   const record = writtenRecord(checkoutId, fieldsOf(fields));
   if (kind === 'open') return { kind, record, requestNumber };
   return { kind, record };
 }
 
-/** HGETALL's flat answer inside a script ([field, value, ...]) as an object. */
+/** A flat answer ([field, value, ...]: HGETALL in a script, ZRANGE WITHSCORES) as pairs. */
+export function pairsOf(flat: readonly string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2)
+    pairs.push([flat[i] as string, flat[i + 1] as string]);
+  return pairs;
+}
+
 export function fieldsOf(flat: readonly string[]): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
-  return fields;
+  return Object.fromEntries(pairsOf(flat));
 }
 
 const STATES: ReadonlySet<string> = new Set(CHECKOUT_STATES);
 const COUNT = /^\d{1,15}$/;
 
-/**
- * A record from its hash's fields; undefined when there is none; an `UnreadableRecord` when its
- * fields do not read as a checkout: data no version of the store wrote, for a person to look at.
- */
+/** A record from its hash's fields; undefined when there is none. */
 export function readRecord(
   checkoutId: string,
   h: Record<string, string>,
@@ -68,11 +68,7 @@ export function writtenRecord(checkoutId: string, fields: Record<string, string>
   return read;
 }
 
-/**
- * What a request or a job meets when the record it needs does not read: an answer that says
- * which record and what a person does about it (the field and why go to the log, as `cause`),
- * never a crash.
- */
+/** What a request or a job meets when its record does not read (the field and why: `cause`, for the log). */
 export function unreadableError(read: UnreadableRecord): AppError {
   return new AppError(
     'CHECKOUT_UNREADABLE',
@@ -81,7 +77,6 @@ export function unreadableError(read: UnreadableRecord): AppError {
   );
 }
 
-/** What makes a record's plain fields unreadable, if anything: the field and why. */
 function problemOf(h: Record<string, string>): string | undefined {
   if (!STATES.has(h.state as string)) return `state: ${h.state?.slice(0, 40)} is no checkout state`;
   if (h.outcome !== undefined && !(STATES.has(h.outcome) && isOutcome(h.outcome as CheckoutState)))
@@ -92,17 +87,34 @@ function problemOf(h: Record<string, string>): string | undefined {
   return undefined;
 }
 
-/** The charge lines, or null when the field is not a JSON array. */
-function linesOf(text: string): ChargeLine[] | null {
+/** `text` parsed; undefined when it is not JSON. */
+function jsonOf(text: string): unknown {
   try {
-    const lines: unknown = JSON.parse(text);
-    return Array.isArray(lines) ? (lines as ChargeLine[]) : null;
+    return JSON.parse(text);
   } catch {
-    return null;
+    return undefined;
   }
 }
 
-/** A record from fields `problemOf` found nothing wrong with. */
+function linesOf(text: string): ChargeLine[] | null {
+  const lines = jsonOf(text);
+  return Array.isArray(lines) ? (lines as ChargeLine[]) : null;
+}
+
+/** What the provider collected, the interest and the vendor's fee: in the price's currency. */
+function paidAmountsOf(
+  h: Record<string, string>,
+  amount: Money | undefined,
+): Pick<CheckoutRecord, 'collected' | 'interest' | 'vendorFee'> {
+  if (!amount) return {};
+  const of = (minor: string): Money => ({ amountMinor: Number(minor), currency: amount.currency });
+  return {
+    ...(h.collectedMinor ? { collected: of(h.collectedMinor) } : {}),
+    ...(h.interestMinor ? { interest: of(h.interestMinor) } : {}),
+    ...(h.vendorFeeMinor ? { vendorFee: of(h.vendorFeeMinor) } : {}),
+  };
+}
+
 function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined): CheckoutRecord {
   const amount: Money | undefined =
     h.amountMinor && h.currency
@@ -122,15 +134,7 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     lines,
     transactionId: h.transactionId,
     reason: h.reason,
-    ...(amount && h.collectedMinor
-      ? { collected: { amountMinor: Number(h.collectedMinor), currency: amount.currency } }
-      : {}),
-    ...(amount && h.interestMinor
-      ? { interest: { amountMinor: Number(h.interestMinor), currency: amount.currency } }
-      : {}),
-    ...(amount && h.vendorFeeMinor
-      ? { vendorFee: { amountMinor: Number(h.vendorFeeMinor), currency: amount.currency } }
-      : {}),
+    ...paidAmountsOf(h, amount),
     // Absent in records written before the connector knew it; a method this version does not
     // know (a later version's) is left out, as an incident that does not read is.
     ...(isPaidWith(h.method) ? { method: h.method } : {}),
@@ -152,14 +156,9 @@ function incidentsOf(h: Record<string, string>): { incidents?: PaymentIncident[]
   const incidents = Object.entries(h)
     .filter(([field]) => field.startsWith('inc:'))
     .flatMap(([, value]) => {
-      try {
-        const incident = JSON.parse(value) as PaymentIncident;
-        return INCIDENT_KINDS.includes(incident.kind) && typeof incident.at === 'string'
-          ? [incident]
-          : [];
-      } catch {
-        return [];
-      }
+      const incident = jsonOf(value) as PaymentIncident | null | undefined;
+      const readable = INCIDENT_KINDS.includes(incident?.kind as PaymentIncident['kind']);
+      return readable && typeof incident?.at === 'string' ? [incident] : [];
     })
     .sort((a, b) => a.at.localeCompare(b.at));
   return incidents.length > 0 ? { incidents } : {};
@@ -177,18 +176,9 @@ function moneyOf(value: unknown): Money | undefined {
     : undefined;
 }
 
-/**
- * The settlement (a JSON field, absent in records written before the payment record): each of
- * its figures that reads as what the store wrote, the rest left out, never a crash.
- */
+/** The settlement (absent in records written before the payment record): each figure that reads. */
 function settlementOf(text: string | undefined): { settlement?: Settlement } {
-  if (text === undefined) return {};
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
+  const parsed = jsonOf(text ?? '') as Record<string, unknown> | null | undefined;
   if (!parsed || typeof parsed !== 'object') return {};
   const providerFee = moneyOf(parsed.providerFee);
   const net = moneyOf(parsed.net);

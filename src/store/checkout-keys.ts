@@ -1,8 +1,8 @@
-import { shopTag } from '../infra/keyspace';
+import { shopTag } from '../redis/keyspace';
 
 /**
  * The one layout of a shop's checkout keys, all under the shop's hash tag `{P:shop:<shop>}`
- * (src/infra/keyspace.ts): a script touches one shop's keys, in one slot of a Cluster. The Lua
+ * (src/redis/keyspace.ts): a script touches one shop's keys, in one slot of a Cluster. The Lua
  * scripts get these keys as arguments and build none of their own.
  *
  *   chk:<id>                  hash, the record
@@ -18,31 +18,18 @@ import { shopTag } from '../infra/keyspace';
  *                             its line: `checkout status --unreadable` shows them
  *   chk-event:<provider>:<id> a provider's webhook event already handled (7 days)
  */
-export interface CheckoutKeys {
-  /** `record(id)` is `recordPrefix + id`. */
-  recordPrefix: string;
-  record(checkoutId: string): string;
-  service(serviceId: number): string;
-  history(serviceId: number): string;
-  ref(provider: string, providerRef: string): string;
-  due: string;
-  parked: string;
-  unreadable: string;
-  event(provider: string, eventId: string): string;
-}
-
-export function checkoutKeys(prefix: string, shop: string): CheckoutKeys {
+export function checkoutKeys(prefix: string, shop: string) {
   const tag = shopTag(prefix, shop);
-  const recordPrefix = `${tag}:chk:`;
   return {
-    recordPrefix,
-    record: (checkoutId) => `${recordPrefix}${checkoutId}`,
-    service: (serviceId) => `${tag}:chk-service:${serviceId}`,
-    history: (serviceId) => `${tag}:chk-history:${serviceId}`,
-    ref: (provider, providerRef) => `${tag}:chk-ref:${provider}:${providerRef}`,
+    record: (checkoutId: string) => `${tag}:chk:${checkoutId}`,
+    service: (serviceId: number) => `${tag}:chk-service:${serviceId}`,
+    history: (serviceId: number) => `${tag}:chk-history:${serviceId}`,
+    ref: (provider: string, providerRef: string) => `${tag}:chk-ref:${provider}:${providerRef}`,
     due: `${tag}:chk-due`,
-    event: (provider, eventId) => `${tag}:chk-event:${provider}:${eventId}`,
+    event: (provider: string, eventId: string) => `${tag}:chk-event:${provider}:${eventId}`,
     parked: `${tag}:chk-parked`,
     unreadable: `${tag}:chk-unreadable`,
   };
 }
+
+export type CheckoutKeys = ReturnType<typeof checkoutKeys>;

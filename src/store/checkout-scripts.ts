@@ -1,10 +1,6 @@
 import { OPEN_STATES } from '../checkout/checkout-record';
 
-/*
- * The store's Lua scripts. Each change of a checkout is one script, so it is atomic. State
- * names come from the checkout module's constants, so the scripts and the TypeScript cannot
- * disagree about which states are open.
- */
+/* The store's Lua scripts, one per change of a checkout; states from checkout-record's constants. */
 
 const luaSet = (values: readonly string[]): string =>
   `{${values.map((value) => `['${value}'] = true`).join(', ')}}`;
@@ -14,9 +10,8 @@ const luaSet = (values: readonly string[]): string =>
 // ARGV: the id the pointer named when read ('' for none), newId, serviceId, provider, now,
 // expiresAt, first look (ms), now (ms), how long the service's list of checkouts is kept (ms),
 // the shop, the trace ('' for none).
-// Returns {'retry'} when the pointer moved since it was read (the caller reads it again, so the
-// script touches only keys it was given), else {kind, checkout id, request number, the record's
-// fields (HGETALL)}.
+// Returns {'retry'} when the pointer moved since it was read, else {kind, checkout id, request
+// number, the record's fields (HGETALL)}.
 export const OPEN_FOR_SERVICE = `
 local open = ${luaSet(OPEN_STATES)}
 local current = redis.call('GET', KEYS[1])
@@ -59,8 +54,7 @@ return redis.call('HGETALL', KEYS[1])`;
 // KEYS[1] record, KEYS[2] due line, KEYS[3] parked set, KEYS[4] (an outcome's, optional) the
 // provider index, kept as long as the record.
 // ARGV: to, isOutcome, now, retentionMs, first look (ms), then allowed from-states, '--', field pairs.
-// Moving to 'reported' (the platform acknowledged) takes the checkout out of both lines, in the
-// same step that records it.
+// Moving to 'reported' (the platform acknowledged) takes the checkout out of both lines.
 export const TRANSITION = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {0, false} end
@@ -93,9 +87,7 @@ while ARGV[i] do
 end
 return {1, ARGV[1]}`;
 
-// KEYS[1] record. ARGV: the method, now.
-// Writes how an open checkout is being paid; a record with its outcome (or none) is left as it is.
-// Returns 1 when written, 0 otherwise.
+// KEYS[1] record. ARGV: the method, now. Writes how an open checkout is being paid: 1 when written.
 export const UPDATE_METHOD = `
 local open = ${luaSet(OPEN_STATES)}
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -115,10 +107,8 @@ return 1`;
 
 // KEYS[1] record, KEYS[2] (optional) its provider index. ARGV: field (inc:<kind>:<transaction>),
 // the incident (JSON), keep (ms).
-// Adds an incident once per field; a record that is gone is not made again. Returns 1 when
-// added, 0 when it was there, -1 without a record. The record, and the index that finds it from
-// the provider's events, are kept `keep` from the incident, if that is longer than they were to
-// be kept: its story outlives it, and what the provider says next still finds it.
+// Adds an incident once per field: 1 added, 0 there already, -1 without a record. The record and
+// its index are kept at least `keep` from the incident: what the provider says next finds it.
 export const ADD_INCIDENT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
@@ -128,8 +118,7 @@ for i = 1, #KEYS do
 end
 return 1`;
 
-// KEYS[1] record. Notes that its paid outcome's payment record is queued for the ERP; a record
-// that is gone (past its retention) is not made again.
+// KEYS[1] record. Notes that its payment record is queued for the ERP; a gone record stays gone.
 export const MARK_PAID_RECORD = `
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'paidRecordQueued', '1') end
 return 1`;

@@ -1,21 +1,16 @@
 import { hashOf } from '../connect/connect-states';
-import { connectKeys } from '../infra/keyspace';
-import { scanPrimaries, type RedisCommands } from '../infra/redis';
-import { runScript } from '../infra/redis-scripts';
+import { connectKeys } from '../redis/keyspace';
+import { scanPrimaries, type RedisCommands } from '../redis/redis';
+import { runScript } from '../redis/redis-scripts';
 
 /*
- * The connections under way as the previous release kept them, moved to the current layout by
- * `connector migrate` (issue 43; docs/operating.md, "Upgrading"). That release kept under
- * `{P:connect}:state:<name>`:
- * - `account:<Stripe account id>`: the pending account of an onboarding, for Stripe's event;
- * - `link-account:<link key>`: the account made for a link, one per link;
- * - `<state>`: a state as handed out (24 random bytes), its PKCE verifier in plain text.
- * The first two move to names that hold no account id (the account's SHA-256; the provider is
- * the link's, and a pending account whose link lapsed is dropped) and go on working:
- * an onboarding in flight is still connected by Stripe's account.updated, and the link's button
- * still reuses its account. The states are deleted: unbound to a browser and holding a verifier
- * unsealed, they cannot be made safe; their callbacks get the "Link inválido" page and the
- * owner opens the link again (it is not used up until a connection completes).
+ * The connections under way as the previous release kept them under `{P:connect}:state:<name>`,
+ * moved by `connector migrate` (issue 43; docs/operating.md, "Upgrading"):
+ * - `account:<Stripe account id>` (an onboarding's pending account) and `link-account:<link key>`
+ *   move to names that hold no account id (its SHA-256) and go on working; a pending account
+ *   whose link lapsed is dropped;
+ * - `<state>` (its PKCE verifier in plain text, unbound to a browser) cannot be made safe and is
+ *   deleted: its callback gets "Link inválido" and the owner opens the link again.
  */
 
 // KEYS[1] the old key, KEYS[2] the new one (same hash tag). ARGV[1] the new value; dry run '1'.
@@ -28,44 +23,21 @@ if ttl > 0 then redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl) else redis.call('
 redis.call('DEL', KEYS[1])
 return 1`;
 
-/** What moving the connections under way did. */
-export interface ConnectMigrationReport {
-  /** Pending accounts and link accounts moved to names without an account id. */
-  moved: number;
-  /** States of the previous layout deleted. */
-  dropped: number;
-}
-
-interface PendingV2 {
-  link?: unknown;
-  secret?: unknown;
-  shop?: unknown;
-}
-
-function pendingOf(
-  text: string | null,
-): { link: string; shop: string; account: string } | undefined {
-  if (text === null) return undefined;
+/** A stored JSON object's fields; {} when the text is none or not JSON. */
+function fieldsOf(text: string | null): Record<string, unknown> {
   try {
-    const { link, secret, shop } = JSON.parse(text) as PendingV2;
-    if (typeof link !== 'string' || typeof secret !== 'string' || typeof shop !== 'string') {
-      return undefined;
-    }
-    return { link, shop, account: secret };
+    return (JSON.parse(text ?? '{}') as Record<string, unknown> | null) ?? {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
-/** The provider a stored link is for. */
-function providerOf(text: string | null): string | undefined {
-  if (text === null) return undefined;
-  try {
-    const { provider } = JSON.parse(text) as { provider?: unknown };
-    return typeof provider === 'string' ? provider : undefined;
-  } catch {
+function pendingOf(text: string | null) {
+  const { link, secret, shop } = fieldsOf(text);
+  if (typeof link !== 'string' || typeof secret !== 'string' || typeof shop !== 'string') {
     return undefined;
   }
+  return { link, shop, account: secret };
 }
 
 /** Moves the previous release's connections under way (see above); idempotent. */
@@ -73,10 +45,10 @@ export async function migrateConnectStates(
   redis: RedisCommands,
   prefix: string,
   options: { dryRun?: boolean } = {},
-): Promise<ConnectMigrationReport> {
+): Promise<{ moved: number; dropped: number }> {
   const keys = connectKeys(prefix);
   const head = `${keys.tag}:state:`;
-  const report: ConnectMigrationReport = { moved: 0, dropped: 0 };
+  const report = { moved: 0, dropped: 0 };
   const found: string[] = [];
   // Braces are no glob characters; the rest of a prefix's would be escaped.
   const pattern = `${head.replace(/[[\]*?\\]/g, (c) => `\\${c}`)}*`;
@@ -103,9 +75,9 @@ async function moveOne(
   let target: string | undefined;
   if (pending && name.startsWith('account:')) {
     // Its provider is its link's; a pending account whose link lapsed connects nothing.
-    const provider = providerOf(await redis.get(keys.link(pending.link)));
-    const hash = hashOf(pending.account);
-    if (provider !== undefined) target = keys.pendingAccount(provider, hash);
+    const { provider } = fieldsOf(await redis.get(keys.link(pending.link)));
+    if (typeof provider === 'string')
+      target = keys.pendingAccount(provider, hashOf(pending.account));
   } else if (pending && name.startsWith('link-account:')) {
     target = keys.linkAccount(name.slice('link-account:'.length));
   }

@@ -1,9 +1,9 @@
-import { isCluster, scanPrimaries, type RedisCommands } from '../infra/redis';
-import { queuePrefix, shopTag } from '../infra/keyspace';
+import { isCluster, scanPrimaries, type RedisCommands } from '../redis/redis';
+import { queuePrefix, shopTag } from '../redis/keyspace';
 import { ENV_SHOP_ID } from '../shop/shop-id';
 
 /**
- * Layout 1 to layout 2 (src/infra/keyspace.ts). Layout 1 had one shop and no hash tags:
+ * Layout 1 to layout 2 (src/redis/keyspace.ts). Layout 1 had one shop and no hash tags:
  *
  *   P:chk:<id>, P:chk-service:..., P:chk-history:..., P:chk-ref:..., P:chk-event:...,
  *   P:chk-due, P:chk-parked, P:sandbox:<id>     the checkouts        -> {P:shop:default}:...
@@ -44,22 +44,16 @@ export function layout2KeyOf(
   return undefined;
 }
 
-/** Keys that exist whenever a layout-1 deployment has run: one is enough to know it did. */
-function layout1Markers(prefix: string): string[] {
-  return [
-    ...QUEUE_NAMES.map((queue) => `${prefix}:${queue}:meta`),
-    `${prefix}:chk-due`,
-    `${prefix}:chk-parked`,
-    `${prefix}:sync:fp`,
-  ];
-}
-
 /**
- * Whether Redis holds data of layout 1 under `prefix`, not migrated yet: one EXISTS per marker,
- * all at once (the markers have no tag in common: on a Cluster they live in different slots).
+ * Whether Redis holds data of layout 1 under `prefix`, not migrated yet: one EXISTS per key that
+ * exists whenever a layout-1 deployment ran, all at once (on a Cluster they are in different slots).
  */
 export async function holdsLayout1(redis: RedisCommands, prefix: string): Promise<boolean> {
-  const found = await Promise.all(layout1Markers(prefix).map((key) => redis.exists(key)));
+  const markers = [
+    ...QUEUE_NAMES.map((queue) => `${prefix}:${queue}:meta`),
+    ...['chk-due', 'chk-parked', 'sync:fp'].map((name) => `${prefix}:${name}`),
+  ];
+  const found = await Promise.all(markers.map((key) => redis.exists(key)));
   return found.some((count) => count > 0);
 }
 
@@ -67,16 +61,12 @@ export async function holdsLayout1(redis: RedisCommands, prefix: string): Promis
 export class Layout1OnClusterError extends Error {}
 
 export interface MigrationReport {
-  /** Keys moved, by family. */
   moved: { checkouts: number; queues: number; ledger: number; rateLimits: number };
   /** Keys whose new name was taken already: left where they were, for a person to look at. */
   conflicts: Array<{ from: string; to: string }>;
 }
 
-/**
- * Moves every layout-1 key under `prefix` to layout 2. Idempotent; a no-op when nothing is left
- * to move. The connector's processes must be stopped (docs/operating.md, "Upgrading").
- */
+/** Moves every layout-1 key under `prefix` to layout 2, idempotent; the processes stopped. */
 export async function migrateToLayout2(
   redis: RedisCommands,
   prefix: string,

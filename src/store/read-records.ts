@@ -1,12 +1,9 @@
-import type { RedisCommands } from '../infra/redis';
+import type { RedisCommands } from '../redis/redis';
 import type { CheckoutRecord, UnreadableRecord } from '../checkout/checkout-record';
 import { readRecord } from './checkout-codec';
 import type { CheckoutKeys } from './checkout-keys';
 
-/**
- * Several of a shop's records in one round trip, in the order asked; undefined where there is
- * none, an `UnreadableRecord` where one cannot be read (the others are still read).
- */
+/** Several of a shop's records in one round trip (CheckoutRecords `getMany`). */
 export async function readRecords(
   redis: RedisCommands,
   keys: CheckoutKeys,

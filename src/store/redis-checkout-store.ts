@@ -1,4 +1,4 @@
-import type { RedisCommands } from '../infra/redis';
+import type { RedisCommands } from '../redis/redis';
 import {
   isOutcome,
   statesLeadingTo,
@@ -14,7 +14,7 @@ import type {
   OutcomeFields,
   ProviderCheckoutAttach,
 } from '../checkout/ports';
-import { runScript } from '../infra/redis-scripts';
+import { runScript } from '../redis/redis-scripts';
 import {
   fieldsOf,
   openResult,
@@ -35,21 +35,21 @@ import {
 import { readRecords } from './read-records';
 
 /**
- * Records are kept this long after their outcome unless told otherwise (CHECKOUT_RETENTION_DAYS):
- * for return pages, support, and what follows a payment (refunds, chargebacks, late payments).
+ * Records are kept this long after their outcome by default (CHECKOUT_RETENTION_DAYS): for return
+ * pages, support, and what follows a payment (refunds, chargebacks, late payments).
  */
-export const DEFAULT_RETENTION_MS = 180 * 86_400_000;
+const DEFAULT_RETENTION_MS = 180 * 86_400_000;
 /** The most checkouts of one service a story shows. */
 const HISTORY_SHOWN = 100;
-
 /** Reads of a service's pointer that a concurrent change may invalidate before one succeeds. */
 const OPEN_TRIES = 5;
 
+type OpenInput = Parameters<CheckoutRecords['openForService']>[0];
+
 /**
- * One shop's checkout records on Redis; every change is one Lua script, so it is atomic, and
- * touches only that shop's keys, all under its hash tag (one slot of a Cluster). A checkout id
- * of another shop is never found here. A change also sets the checkout's place in the
- * reconciler's line (RedisReconcileLine), at the time the caller gives, in the same script.
+ * One shop's checkout records on Redis; every change is one Lua script on that shop's keys, all
+ * under its hash tag (one slot of a Cluster), and also sets the checkout's place in the
+ * reconciler's line, in the same script. A checkout id of another shop is never found here.
  */
 export class RedisCheckoutStore implements CheckoutRecords {
   private readonly keys: CheckoutKeys;
@@ -59,57 +59,50 @@ export class RedisCheckoutStore implements CheckoutRecords {
     private readonly redis: RedisCommands,
     prefix: string,
     readonly shop: string,
-    options: {
-      /** The scope of the shop's keys (src/infra/keyspace.ts `shopScope`); its id by default. */
-      scope?: string;
-      /** How long a record is kept after its outcome (CHECKOUT_RETENTION_DAYS). */
-      retentionMs?: number;
-    } = {},
+    /** `scope`: keyspace.ts `shopScope`, the shop's id by default. */
+    options: { scope?: string; retentionMs?: number } = {},
   ) {
     this.keys = checkoutKeys(prefix, options.scope ?? shop);
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   }
 
-  async openForService(input: {
-    checkoutId: string;
-    serviceId: number;
-    provider: string;
-    now: Date;
-    expiresAt: Date;
-    lookAt: Date;
-    trace?: string;
-  }): Promise<OpenResult> {
+  async openForService(input: OpenInput): Promise<OpenResult> {
     for (let attempt = 1; ; attempt += 1) {
       // The script may touch only keys it is given: the record the pointer names is read first,
       // and the script answers 'retry' when another request moved the pointer meanwhile.
       const current = (await this.redis.get(this.keys.service(input.serviceId))) ?? '';
-      const answer = (await runScript(
-        this.redis,
-        OPEN_FOR_SERVICE,
-        5,
-        this.keys.service(input.serviceId),
-        this.keys.record(input.checkoutId),
-        this.keys.due,
-        this.keys.history(input.serviceId),
-        this.keys.record(current || input.checkoutId),
-        current,
-        input.checkoutId,
-        input.serviceId,
-        input.provider,
-        input.now.toISOString(),
-        input.expiresAt.toISOString(),
-        input.lookAt.getTime(),
-        input.now.getTime(),
-        // Longer than any record is kept, renewed by each new checkout of the service.
-        2 * this.retentionMs,
-        this.shop,
-        input.trace ?? '',
-      )) as ['retry'] | OpenAnswer;
+      const answer = await this.open(input, current);
       if (answer[0] !== 'retry') return openResult(answer);
       if (attempt >= OPEN_TRIES) {
         throw new Error(`the checkout pointer of service ${input.serviceId} kept moving`);
       }
     }
+  }
+
+  private async open(input: OpenInput, current: string): Promise<['retry'] | OpenAnswer> {
+    const { checkoutId, serviceId, now } = input;
+    return (await runScript(
+      this.redis,
+      OPEN_FOR_SERVICE,
+      5,
+      this.keys.service(serviceId),
+      this.keys.record(checkoutId),
+      this.keys.due,
+      this.keys.history(serviceId),
+      this.keys.record(current || checkoutId),
+      current,
+      checkoutId,
+      serviceId,
+      input.provider,
+      now.toISOString(),
+      input.expiresAt.toISOString(),
+      input.lookAt.getTime(),
+      now.getTime(),
+      // Longer than any record is kept, renewed by each new checkout of the service.
+      2 * this.retentionMs,
+      this.shop,
+      input.trace ?? '',
+    )) as ['retry'] | OpenAnswer;
   }
 
   async get(checkoutId: string): Promise<CheckoutRecord | undefined> {
@@ -138,23 +131,14 @@ export class RedisCheckoutStore implements CheckoutRecords {
     now: Date,
     lookAt: Date,
   ): Promise<CheckoutRecord> {
-    const attached = await runScript(
-      this.redis,
-      ATTACH,
-      3,
-      this.keys.record(checkoutId),
-      this.keys.ref(attach.provider, attach.providerRef),
-      this.keys.due,
-      attach.providerRef,
-      attach.url,
-      attach.amount.amountMinor,
-      attach.amount.currency,
-      JSON.stringify(attach.lines),
-      now.toISOString(),
-      this.retentionMs,
-      lookAt.getTime(),
-      attach.vendorFee?.amountMinor ?? '',
-    );
+    const { providerRef, amount } = attach;
+    const ref = this.keys.ref(attach.provider, providerRef);
+    const keys = [this.keys.record(checkoutId), ref, this.keys.due];
+    const lines = JSON.stringify(attach.lines);
+    const written = [providerRef, attach.url, amount.amountMinor, amount.currency, lines];
+    const times = [now.toISOString(), this.retentionMs, lookAt.getTime()];
+    const fee = attach.vendorFee?.amountMinor ?? '';
+    const attached = await runScript(this.redis, ATTACH, 3, ...keys, ...written, ...times, fee);
     return writtenRecord(checkoutId, Array.isArray(attached) ? fieldsOf(attached as string[]) : {});
   }
 
@@ -168,31 +152,16 @@ export class RedisCheckoutStore implements CheckoutRecords {
   ): Promise<{ moved: boolean; state: CheckoutState | undefined }> {
     // An outcome keeps the provider's reference as long as the record: a refund's webhook
     // months later still finds its checkout.
-    const ref =
-      providerCheckout?.providerRef && isOutcome(to)
-        ? [this.keys.ref(providerCheckout.provider, providerCheckout.providerRef)]
-        : [];
+    const ref = isOutcome(to) ? this.refOf(providerCheckout) : [];
     // A field that is an object (the settlement) is kept as JSON.
     const pairs = Object.entries(fields).flatMap(([k, v]) =>
       v === undefined ? [] : [k, typeof v === 'object' ? JSON.stringify(v) : String(v)],
     );
-    const [moved, state] = (await runScript(
-      this.redis,
-      TRANSITION,
-      3 + ref.length,
-      this.keys.record(checkoutId),
-      this.keys.due,
-      this.keys.parked,
-      ...ref,
-      to,
-      isOutcome(to) ? '1' : '0',
-      now.toISOString(),
-      this.retentionMs,
-      lookAt.getTime(),
-      ...statesLeadingTo(to),
-      '--',
-      ...pairs,
-    )) as [number, string | null];
+    const keys = [this.keys.record(checkoutId), this.keys.due, this.keys.parked, ...ref];
+    const times = [now.toISOString(), this.retentionMs, lookAt.getTime()];
+    const args = [to, isOutcome(to) ? '1' : '0', ...times, ...statesLeadingTo(to), '--', ...pairs];
+    const answer = await runScript(this.redis, TRANSITION, keys.length, ...keys, ...args);
+    const [moved, state] = answer as [number, string | null];
     return { moved: moved === 1, state: (state ?? undefined) as CheckoutState | undefined };
   }
 
@@ -201,15 +170,8 @@ export class RedisCheckoutStore implements CheckoutRecords {
   }
 
   async updateMethod(checkoutId: string, method: PaidWith, now: Date): Promise<boolean> {
-    const written = (await runScript(
-      this.redis,
-      UPDATE_METHOD,
-      1,
-      this.keys.record(checkoutId),
-      method,
-      now.toISOString(),
-    )) as number;
-    return written === 1;
+    const key = this.keys.record(checkoutId);
+    return (await runScript(this.redis, UPDATE_METHOD, 1, key, method, now.toISOString())) === 1;
   }
 
   async addIncident(
@@ -218,20 +180,15 @@ export class RedisCheckoutStore implements CheckoutRecords {
     providerCheckout?: { provider: string; providerRef?: string },
   ): Promise<'added' | 'known' | 'gone'> {
     const field = `inc:${incident.kind}:${incident.transactionId ?? '-'}`;
-    const ref = providerCheckout?.providerRef
-      ? [this.keys.ref(providerCheckout.provider, providerCheckout.providerRef)]
-      : [];
-    const added = (await runScript(
-      this.redis,
-      ADD_INCIDENT,
-      1 + ref.length,
-      this.keys.record(checkoutId),
-      ...ref,
-      field,
-      JSON.stringify(incident),
-      this.retentionMs,
-    )) as number;
+    const keys = [this.keys.record(checkoutId), ...this.refOf(providerCheckout)];
+    const args = [field, JSON.stringify(incident), this.retentionMs];
+    const added = await runScript(this.redis, ADD_INCIDENT, keys.length, ...keys, ...args);
     return added === 1 ? 'added' : added === 0 ? 'known' : 'gone';
+  }
+
+  /** A checkout's provider index, as a script's optional last key. */
+  private refOf(checkout?: { provider: string; providerRef?: string }): string[] {
+    return checkout?.providerRef ? [this.keys.ref(checkout.provider, checkout.providerRef)] : [];
   }
 
   async latestForService(serviceId: number): Promise<CheckoutRecord | undefined> {

@@ -1,14 +1,8 @@
 import { hashOf } from '../connect/connect-states';
-import type { RedisCommands } from '../infra/redis';
-import { connectKeys } from '../infra/keyspace';
-import { runScript } from '../infra/redis-scripts';
+import type { RedisCommands } from '../redis/redis';
+import { connectKeys } from '../redis/keyspace';
+import { runScript } from '../redis/redis-scripts';
 import type { ConnectLink, ConnectLinkStore, ConnectState, PendingAccount } from '../connect/ports';
-import type { RenewLock } from '../shop-registry/ports';
-
-// Deletes the lock only if it is still the owner's (a lock that lapsed may be another's now).
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 
 // GET and DEL in one step (GETDEL needs Redis 6.2; a script works on every Redis we support).
 const TAKE = `
@@ -31,8 +25,7 @@ function parsed<T>(text: string | null): T | undefined {
   }
 }
 
-/** The connect links, connections under way and renewal locks in Redis. */
-export class RedisConnectStore implements ConnectLinkStore, RenewLock {
+export class RedisConnectStore implements ConnectLinkStore {
   private readonly keys: ReturnType<typeof connectKeys>;
 
   constructor(
@@ -81,9 +74,8 @@ export class RedisConnectStore implements ConnectLinkStore, RenewLock {
   }
 
   async getPendingAccount(provider: string, account: string): Promise<PendingAccount | undefined> {
-    const found = parsed<PendingAccount>(
-      await this.redis.get(this.keys.pendingAccount(provider, hashOf(account))),
-    );
+    const key = this.keys.pendingAccount(provider, hashOf(account));
+    const found = parsed<PendingAccount>(await this.redis.get(key));
     // A hash names it: the account itself must match too.
     return found?.account === account ? found : undefined;
   }
@@ -98,17 +90,5 @@ export class RedisConnectStore implements ConnectLinkStore, RenewLock {
 
   async refusals(linkKey: string): Promise<number> {
     return Number((await this.redis.get(this.keys.refusals(linkKey))) ?? 0);
-  }
-
-  async acquire(shop: string, owner: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.keys.renewLock(shop), owner, 'PX', ttlMs, 'NX')) === 'OK';
-  }
-
-  async release(shop: string, owner: string): Promise<void> {
-    await runScript(this.redis, RELEASE, 1, this.keys.renewLock(shop), owner);
-  }
-
-  async held(shop: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.renewLock(shop))) === 1;
   }
 }

@@ -1,18 +1,16 @@
-import type { RedisCommands } from '../infra/redis';
-import { runScript } from '../infra/redis-scripts';
+import type { RedisCommands } from '../redis/redis';
+import { runScript } from '../redis/redis-scripts';
 import { UnreadableRecord } from '../checkout/checkout-record';
 import type { ParkedUnreadable, ReconcileLine } from '../checkout/ports';
 import type { CheckoutKeys } from './checkout-keys';
+import { pairsOf } from './checkout-codec';
 import { PARK } from './checkout-scripts';
 import { readRecords } from './read-records';
 
 /** Parked checkouts are remembered as long as BullMQ keeps their failed jobs. */
 const KEEP_PARKED_MS = 30 * 86_400_000;
 
-/**
- * One shop's reconciler line: the checkouts due for a look, by when, and the sets of those taken
- * out of it (a delivery that failed for good, a record that does not read).
- */
+/** One shop's reconciler line, and the sets of checkouts taken out of it (parked, unreadable). */
 export class RedisReconcileLine implements ReconcileLine {
   constructor(
     private readonly redis: RedisCommands,
@@ -34,9 +32,7 @@ export class RedisReconcileLine implements ReconcileLine {
     return (await this.redis.zscore(this.keys.due, checkoutId)) !== null;
   }
 
-  async reconcileBacklog(
-    now: Date,
-  ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
+  async reconcileBacklog(now: Date): ReturnType<ReconcileLine['reconcileBacklog']> {
     const [due, first, unreadable] = await Promise.all([
       this.redis.zcount(this.keys.due, '-inf', now.getTime()),
       this.redis.zrange(this.keys.due, 0, 0, 'WITHSCORES'),
@@ -47,17 +43,8 @@ export class RedisReconcileLine implements ReconcileLine {
   }
 
   async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {
-    await runScript(
-      this.redis,
-      PARK,
-      3,
-      this.keys.record(checkoutId),
-      this.keys.due,
-      this.keys.parked,
-      now.getTime(),
-      KEEP_PARKED_MS,
-      checkoutId,
-    );
+    const keys = [this.keys.record(checkoutId), this.keys.due, this.keys.parked];
+    await runScript(this.redis, PARK, 3, ...keys, now.getTime(), KEEP_PARKED_MS, checkoutId);
   }
 
   async parkUnreadable(checkoutId: string, now: Date): Promise<void> {
@@ -75,9 +62,7 @@ export class RedisReconcileLine implements ReconcileLine {
     const ids = parked.map(([checkoutId]) => checkoutId);
     const records = await readRecords(this.redis, this.keys, ids);
     // A record gone (purged, or deleted by the person who looked) leaves the set.
-    const gone = parked
-      .filter((_, i) => records[i] === undefined)
-      .map(([checkoutId]) => checkoutId);
+    const gone = ids.filter((_, i) => records[i] === undefined);
     if (gone.length > 0) await this.redis.zrem(this.keys.unreadable, ...gone);
     return parked.flatMap(([checkoutId, score], i) => {
       const record = records[i];
@@ -96,12 +81,4 @@ export class RedisReconcileLine implements ReconcileLine {
     if (note) multi.hset(this.keys.record(checkoutId), note.field, note.value);
     await multi.exec();
   }
-}
-
-/** ZRANGE ... WITHSCORES's flat answer as [member, score] pairs. */
-function pairsOf(flat: readonly string[]): Array<[string, string]> {
-  const pairs: Array<[string, string]> = [];
-  for (let i = 0; i + 1 < flat.length; i += 2)
-    pairs.push([flat[i] as string, flat[i + 1] as string]);
-  return pairs;
 }

@@ -1,12 +1,12 @@
-import type { RedisCommands } from '../infra/redis';
+import type { RedisCommands } from '../redis/redis';
 import type {
   BreakerAdmission,
   BreakerFailure,
   BreakerRules,
   BreakerStore,
 } from '../delivery/ports';
-import { breakerKey } from '../infra/keyspace';
-import { runScript } from '../infra/redis-scripts';
+import { breakerKey } from '../redis/keyspace';
+import { runScript } from '../redis/redis-scripts';
 
 /*
  * A shop's breaker is one hash, under the shop's tag: `failures` (in a row), `opens` (how many
@@ -63,7 +63,8 @@ redis.call('DEL', KEYS[1])
 return open
 `;
 
-/** The breakers of every shop in Redis, shared by every worker process. */
+type Failure = BreakerFailure['kind'];
+
 export class RedisShopBreakers implements BreakerStore {
   constructor(
     private readonly redis: RedisCommands,
@@ -71,14 +72,9 @@ export class RedisShopBreakers implements BreakerStore {
   ) {}
 
   async admit(shop: string, nowMs: number, rules: BreakerRules): Promise<BreakerAdmission> {
-    const [state, until] = (await runScript(
-      this.redis,
-      ADMIT,
-      1,
-      breakerKey(this.prefix, shop),
-      nowMs,
-      rules.probeMs,
-    )) as [BreakerAdmission['kind'], number];
+    const key = breakerKey(this.prefix, shop);
+    const answer = await runScript(this.redis, ADMIT, 1, key, nowMs, rules.probeMs);
+    const [state, until] = answer as [BreakerAdmission['kind'], number];
     return state === 'open' ? { kind: 'open', until } : { kind: state };
   }
 
@@ -88,18 +84,10 @@ export class RedisShopBreakers implements BreakerStore {
     rules: BreakerRules,
     probe: boolean,
   ): Promise<BreakerFailure> {
-    const [state, until, opens, cooldownMs] = (await runScript(
-      this.redis,
-      FAILED,
-      1,
-      breakerKey(this.prefix, shop),
-      nowMs,
-      rules.threshold,
-      rules.cooldownMs,
-      rules.maxCooldownMs,
-      rules.windowMs,
-      probe ? '1' : '0',
-    )) as [BreakerFailure['kind'], number, number, number];
+    const { threshold, maxCooldownMs, windowMs } = rules;
+    const args = [nowMs, threshold, rules.cooldownMs, maxCooldownMs, windowMs, probe ? '1' : '0'];
+    const answer = await runScript(this.redis, FAILED, 1, breakerKey(this.prefix, shop), ...args);
+    const [state, until, opens, cooldownMs] = answer as [Failure, number, number, number];
     return state === 'open' ? { kind: 'open', until, opens, cooldownMs } : { kind: 'counting' };
   }
 

@@ -1,6 +1,6 @@
-import type { RedisCommands } from '../infra/redis';
-import { registryKeys } from '../infra/keyspace';
-import { runScript } from '../infra/redis-scripts';
+import type { RedisCommands } from '../redis/redis';
+import { registryKeys } from '../redis/keyspace';
+import { runScript } from '../redis/redis-scripts';
 import type { AuditEntry, RegistryStore, ShopEntry } from '../shop-registry/ports';
 import type { StoredShop } from '../shop-registry/stored-shop';
 

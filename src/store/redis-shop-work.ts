@@ -1,11 +1,10 @@
-import { scanPrimaries, type RedisCommands } from '../infra/redis';
-import { breakerKey, shopTag } from '../infra/keyspace';
+import { scanPrimaries, type RedisCommands } from '../redis/redis';
+import { breakerKey, shopTag } from '../redis/keyspace';
 import type { ShopWork } from '../shop-registry/ports';
 import { UnreadableRecord } from '../checkout/checkout-record';
 import { checkoutKeys } from './checkout-keys';
 import { readRecords } from './read-records';
 
-/** Ids read at a time when counting a shop's open work. */
 const OPEN_WORK_PAGE = 500;
 
 /** A shop's open work, and the removal of its data, for `shops remove`. */
@@ -18,8 +17,7 @@ export class RedisShopWork implements ShopWork {
   /**
    * The checkouts of the reconciler's line and of the failed set, less those whose record cannot
    * be read: nothing can be done for such a record, so it never keeps its shop from going
-   * (CONTRACT "One range for `service_id`"), parked by the reconciler yet or not. `scope`: the
-   * shop's id, or its id and incarnation (src/infra/keyspace.ts `shopScope`).
+   * (CONTRACT "One range for `service_id`").
    */
   async openWork(scope: string): Promise<{ unreported: number; failed: number }> {
     const keys = checkoutKeys(this.prefix, scope);
@@ -37,19 +35,12 @@ export class RedisShopWork implements ShopWork {
     return { unreported, failed };
   }
 
-  /**
-   * Every key under the shop's tag, in batches. They share one slot, so one UNLINK takes a batch
-   * on a Cluster too; SCAN asks every primary (it is keyless).
-   */
+  /** Every key under the shop's tag: one slot, so one UNLINK takes a batch on a Cluster too. */
   async purge(scope: string): Promise<void> {
     const match = `${escapeGlob(shopTag(this.prefix, scope))}:*`;
     for await (const keys of scanPrimaries(this.redis, match)) await this.redis.unlink(...keys);
   }
 
-  /**
-   * The shop's circuit breaker: the state of its platform account, kept under the shop's id
-   * whatever its incarnation (its metrics and logs name the shop), deleted when the shop is.
-   */
   async forgetBreaker(shop: string): Promise<void> {
     await this.redis.unlink(breakerKey(this.prefix, shop));
   }

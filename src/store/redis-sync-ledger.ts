@@ -1,11 +1,10 @@
-import type { RedisCommands } from '../infra/redis';
-import { syncLedgerKey } from '../infra/keyspace';
+import type { RedisCommands } from '../redis/redis';
+import { syncLedgerKey } from '../redis/keyspace';
 import type { SyncItem, SyncLedger } from '../sync/ports';
 
 /**
- * One shop's sync ledger on Redis: one hash, `{<prefix>:shop:<shop>}:sync-fp`, service id -> fingerprint of the
- * version last delivered to the ERP. About 60 bytes a service: 50,000 services take a few MB.
- * Kept without expiry (Redis must not evict it: README's Redis settings).
+ * One shop's sync ledger: one hash, service id -> fingerprint of the version last delivered to the
+ * ERP, about 60 bytes a service. Kept without expiry (Redis must not evict it: README).
  */
 export class RedisSyncLedger implements SyncLedger {
   private readonly key: string;

@@ -1,11 +1,10 @@
-import type { RedisCommands } from '../infra/redis';
+import type { RedisCommands } from '../redis/redis';
 import type { WebhookEvents } from '../checkout/ports';
 import type { CheckoutKeys } from './checkout-keys';
 
 /** Providers retry webhooks for up to 3 days; events are remembered longer. */
 const EVENT_RETENTION_MS = 7 * 86_400_000;
 
-/** One shop's provider webhook events already handled, each a key under the shop's tag. */
 export class RedisWebhookEvents implements WebhookEvents {
   constructor(
     private readonly redis: RedisCommands,

@@ -1,20 +1,16 @@
-import { scanPrimaries, type RedisCommands } from '../infra/redis';
-import { runScript } from '../infra/redis-scripts';
+import { scanPrimaries, type RedisCommands } from '../redis/redis';
+import { runScript } from '../redis/redis-scripts';
 import { checkoutKeys } from './checkout-keys';
 
 /*
- * Records kept CHECKOUT_RETENTION_DAYS after their outcome. The previous release kept them 30
- * days from their last write: `connector migrate` gives every record with an outcome, and its
- * provider's index, what the current retention gives a record written now (counted from the
- * outcome), never less than it has. Idempotent; a record past even the new retention is left to
- * expire as it was to.
+ * Records are kept CHECKOUT_RETENTION_DAYS after their outcome; the previous release kept them 30
+ * days from their last write. `connector migrate` gives every record with an outcome, and its
+ * provider's index, the current retention counted from the outcome, never less than it has.
  */
 
-// KEYS[1] record.
-// ARGV: how long to keep them from now (ms), dry run ('1'), the slack (ms): a record kept within
-// it of that already has its retention (one this release wrote; the clocks of the writer, of
-// this command and of Redis differ a little).
-// Returns 1 when the record's time was (or would be) extended, 0 otherwise.
+// KEYS[1] record. ARGV: how long to keep it from now (ms), dry run ('1'), the slack (ms): a record
+// kept within it already has its retention (the clocks of the writer, this command and Redis
+// differ a little). Returns 1 when its time was (or would be) extended.
 const SET_TTL = `
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then return 0 end
@@ -51,13 +47,8 @@ async function outcomeOf(
 ): Promise<{ at: number; ref: string } | undefined> {
   const scope = scopeOf(prefix, key);
   if (scope === undefined) return undefined;
-  const [outcome, provider, providerRef, updatedAt] = await redis.hmget(
-    key,
-    'outcome',
-    'provider',
-    'providerRef',
-    'updatedAt',
-  );
+  const fields = ['outcome', 'provider', 'providerRef', 'updatedAt'];
+  const [outcome, provider, providerRef, updatedAt] = await redis.hmget(key, ...fields);
   if (!outcome) return undefined;
   // Records written before the story's times have only their last write's.
   const at = Date.parse((await redis.hget(key, `at_${outcome}`)) ?? updatedAt ?? '');
@@ -67,25 +58,18 @@ async function outcomeOf(
   return { at, ref };
 }
 
-export interface RetentionReport {
-  /** Records whose time was (with a dry run: would be) extended. */
-  extended: number;
-  /** Records with an outcome looked at. */
-  seen: number;
-}
-
 /**
- * Extends every checkout record with an outcome under `prefix` (every shop's) to `retentionMs`
- * after its outcome, with its provider's index. The connector may run meanwhile: a record it
- * writes gets the same retention by itself.
+ * Extends every checkout record with an outcome under `prefix` to `retentionMs` after its
+ * outcome, with its provider's index. The connector may run meanwhile.
  */
 export async function extendRetention(
   redis: RedisCommands,
   prefix: string,
   retentionMs: number,
   options: { dryRun?: boolean; now?: Date } = {},
-): Promise<RetentionReport> {
-  const report: RetentionReport = { extended: 0, seen: 0 };
+): Promise<{ extended: number; seen: number }> {
+  const report = { extended: 0, seen: 0 };
+  const dryRun = options.dryRun ? '1' : '0';
   for await (const batch of scanPrimaries(redis, `{${prefix}:shop:*}:chk:*`, 1000)) {
     for (const key of batch) {
       const found = await outcomeOf(redis, prefix, key);
@@ -93,19 +77,9 @@ export async function extendRetention(
       report.seen += 1;
       const keepMs = found.at + retentionMs - (options.now ?? new Date()).getTime();
       if (keepMs <= 0) continue;
-      const extended = (await runScript(
-        redis,
-        SET_TTL,
-        1,
-        key,
-        Math.ceil(keepMs),
-        options.dryRun ? '1' : '0',
-        SLACK_MS,
-      )) as number;
-      report.extended += extended;
-      if (found.ref !== key) {
-        await runScript(redis, ALIGN_INDEX, 2, found.ref, key, options.dryRun ? '1' : '0');
-      }
+      const extended = await runScript(redis, SET_TTL, 1, key, Math.ceil(keepMs), dryRun, SLACK_MS);
+      report.extended += extended as number;
+      if (found.ref !== key) await runScript(redis, ALIGN_INDEX, 2, found.ref, key, dryRun);
     }
   }
   return report;

@@ -7,10 +7,8 @@ export type ServiceDelivery = 'delivered' | 'unchanged' | 'gone';
 type DeliveryDeps = Pick<SyncDeps, 'platform' | 'ledger' | 'sink' | 'log'>;
 
 /**
- * Hands one service to the ERP unless `delivered` (the ledger's fingerprint) is its version
- * already: reads the detail as the platform sent it, delivers it, and links the ERP's order code
- * back when the ERP gave one the service does not carry yet. Does not record anything: the caller
- * does, once delivered. The version is the detail's own (it may be newer than a pass saw).
+ * Hands one service's detail to the ERP unless `delivered` is its version already, and links
+ * the ERP's order code back; the caller records it, once delivered.
  */
 async function handOver(
   deps: DeliveryDeps,
@@ -42,11 +40,7 @@ async function handOver(
   return { result: 'delivered', fingerprint };
 }
 
-/**
- * Delivers one service (a paid checkout's, or one a batch could not deliver): asks the ledger
- * what was delivered, hands the service over unless it is that version, and only then records
- * it, so a failure anywhere is retried and a success is not sent again.
- */
+/** Delivers one service and only then records it: a failure is retried, a success not resent. */
 export async function deliverService(
   deps: DeliveryDeps,
   serviceId: number,
@@ -69,10 +63,9 @@ export interface BatchCounts {
 }
 
 /**
- * Delivers a page's new and changed services, one after the other: one ledger read for all,
- * one write recording every delivered version. A service that fails does not hold the others
- * back: it is handed to `alone` (its own job, with its own retries and place in the failed set).
- * Records what was delivered even when `alone` throws, so a retry of the batch sends none again.
+ * Delivers a page's new and changed services, one ledger read and one write for all; one that
+ * fails is handed to `alone` (its own job). What was delivered is recorded even when `alone`
+ * throws.
  */
 export async function deliverBatch(
   deps: DeliveryDeps,

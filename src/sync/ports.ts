@@ -1,11 +1,5 @@
+import type { Log } from '../log';
 import type { PlatformClient } from '../platform/platform-client';
-
-/** The logging the sync needs; winston's logger fits it. */
-export interface SyncLog {
-  info(message: string, fields?: Record<string, unknown>): unknown;
-  warn(message: string, fields?: Record<string, unknown>): unknown;
-  error(message: string, fields?: Record<string, unknown>): unknown;
-}
 
 /** What the ERP answered to a service handed to it. */
 export interface SinkReceipt {
@@ -81,7 +75,7 @@ export interface SyncDeps {
   sink: ErpSink;
   /** Status codes whose services are synced (SYNC_STATUSES). */
   statuses: readonly number[];
-  log: SyncLog;
+  log: Log;
 }
 
 /** Counts of one pass. */

@@ -1,6 +1,53 @@
+import type { ServiceListItem } from '../platform/schemas';
 import { isServiceId } from '../shop/service-id';
 import { serviceFingerprint } from './fingerprint';
 import type { PassCounts, SyncDeps, SyncItem, SyncQueue } from './ports';
+
+type Counts = PassCounts & { queued: number };
+
+/**
+ * A page's services not seen before in this pass, with their fingerprints. An id out of range
+ * could be held by no job, ledger or checkout (the one range of ids): said, not synced.
+ */
+function freshItems(
+  page: readonly ServiceListItem[],
+  seen: Set<number>,
+  log: SyncDeps['log'],
+): SyncItem[] {
+  const items: SyncItem[] = [];
+  for (const item of page) {
+    if (seen.has(item.id)) continue;
+    seen.add(item.id);
+    if (!isServiceId(item.id)) {
+      log.warn('service id out of range: not synced', { serviceId: item.id });
+      continue;
+    }
+    items.push({ serviceId: item.id, fingerprint: serviceFingerprint(item) });
+  }
+  return items;
+}
+
+/** Queues the items whose fingerprint differs from the one last delivered, and counts them. */
+async function queueChanged(
+  deps: Pick<SyncDeps, 'ledger'>,
+  queue: SyncQueue,
+  items: SyncItem[],
+  counts: Counts,
+): Promise<void> {
+  const delivered = await deps.ledger.fingerprints(items.map((item) => item.serviceId));
+  const toDeliver = items.filter((item, i) => {
+    const last = delivered[i];
+    if (last === item.fingerprint) counts.unchanged += 1;
+    else if (last === undefined) counts.new += 1;
+    else counts.changed += 1;
+    return last !== item.fingerprint;
+  });
+  counts.seen += items.length;
+  if (toDeliver.length > 0) {
+    await queue.deliver(toDeliver);
+    counts.queued += toDeliver.length;
+  }
+}
 
 /**
  * One pass of the sync: pages through the services of each synced status, compares each light
@@ -12,40 +59,14 @@ export async function runSyncPass(
   deps: Pick<SyncDeps, 'platform' | 'ledger' | 'statuses' | 'log'>,
   queue: SyncQueue,
   options: { pageSize?: number } = {},
-): Promise<PassCounts & { queued: number }> {
+): Promise<Counts> {
   const counts = { seen: 0, new: 0, changed: 0, unchanged: 0, queued: 0 };
   const seen = new Set<number>();
   for (const status of deps.statuses) {
     const pages = deps.platform.iterateServicePages({ status }, { pageSize: options.pageSize });
     for await (const page of pages) {
-      const items: SyncItem[] = [];
-      for (const item of page.items) {
-        if (seen.has(item.id)) continue;
-        seen.add(item.id);
-        if (!isServiceId(item.id)) {
-          // No job, ledger or checkout could hold it (the one range of ids): said, not queued.
-          deps.log.warn('service id out of range: not synced', { serviceId: item.id });
-          continue;
-        }
-        items.push({ serviceId: item.id, fingerprint: serviceFingerprint(item) });
-      }
-      if (items.length === 0) continue;
-      const delivered = await deps.ledger.fingerprints(items.map((item) => item.serviceId));
-      const toDeliver: SyncItem[] = [];
-      items.forEach((item, i) => {
-        const last = delivered[i];
-        if (last === item.fingerprint) counts.unchanged += 1;
-        else {
-          if (last === undefined) counts.new += 1;
-          else counts.changed += 1;
-          toDeliver.push(item);
-        }
-      });
-      counts.seen += items.length;
-      if (toDeliver.length > 0) {
-        await queue.deliver(toDeliver);
-        counts.queued += toDeliver.length;
-      }
+      const items = freshItems(page.items, seen, deps.log);
+      if (items.length > 0) await queueChanged(deps, queue, items, counts);
     }
   }
   deps.log.info('sync pass done', { ...counts, statuses: deps.statuses });

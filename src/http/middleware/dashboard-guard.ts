@@ -43,7 +43,6 @@ export function dashboardHeaders(): RequestHandler {
   });
 }
 
-/** The origins a write may come from: the public URL's, and the one the request was sent to. */
 function sameOrigin(req: Request, publicOrigin: string): boolean {
   const origin = req.get('origin');
   if (origin === undefined) return false;
@@ -94,7 +93,6 @@ export function dashboardWriteGuard(options: {
   };
 }
 
-/** The catalogue code for a status bull-board answers with. */
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',

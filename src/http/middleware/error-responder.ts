@@ -2,10 +2,9 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError, type ErrorDetail } from '../../errors';
 import { errorFields, type Logger } from '../../infra/logger';
-import { isRedisUnavailable } from '../../infra/redis';
+import { isRedisUnavailable } from '../../redis/redis';
 import { loggedPath } from '../logged-path';
 
-/** body-parser's error types, mapped to ours. */
 const BODY_ERRORS: Record<string, () => AppError> = {
   'entity.parse.failed': () =>
     new AppError('MALFORMED_JSON', 'The request body is not valid JSON.'),
@@ -88,43 +87,30 @@ export function errorAnswer(
   request: { method: string; path: string; id: string },
 ): ErrorAnswer {
   const known = toAppError(error);
-  const path = loggedPath(request.path);
+  const fields = { method: request.method, path: loggedPath(request.path) };
+  if (known) logKnown(logger, known, fields);
+  else logger.error('request crashed', { ...fields, ...errorFields(error) });
   const appError =
     known ?? new AppError('INTERNAL', 'Something went wrong; the log has the details.');
-  if (known) {
-    const level = appError.status >= 500 ? 'error' : appError.routine ? 'info' : 'warn';
-    logger.log(level, 'request failed', {
-      code: appError.code,
-      status: appError.status,
-      method: request.method,
-      path,
-      errMessage: appError.message,
-      ...(typeof appError.cause === 'string' ? { cause: appError.cause } : {}),
-    });
-  } else {
-    logger.error('request crashed', {
-      method: request.method,
-      path,
-      ...errorFields(error),
-    });
-  }
+  const { code, message, details, retryAfterMs } = appError;
   return {
     status: appError.status,
-    body: {
-      error: {
-        code: appError.code,
-        message: appError.message,
-        details: appError.details,
-        request_id: request.id,
-      },
-    },
-    ...(appError.retryAfterMs === undefined
-      ? {}
-      : { retryAfterSeconds: Math.ceil(appError.retryAfterMs / 1000) }),
+    body: { error: { code, message, details, request_id: request.id } },
+    ...(retryAfterMs === undefined ? {} : { retryAfterSeconds: Math.ceil(retryAfterMs / 1000) }),
   };
 }
 
-/** Express's error handler: every error of every route, as `errorAnswer` shapes it. */
+function logKnown(logger: Logger, known: AppError, request: { method: string; path: string }) {
+  const level = known.status >= 500 ? 'error' : known.routine ? 'info' : 'warn';
+  logger.log(level, 'request failed', {
+    code: known.code,
+    status: known.status,
+    ...request,
+    errMessage: known.message,
+    ...(typeof known.cause === 'string' ? { cause: known.cause } : {}),
+  });
+}
+
 export function errorResponder(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../../infra/logger';
 import type { Metrics } from '../../infra/metrics';
-import { matchedRoute } from '../../infra/traced-requests';
+import { matchedRoute } from '../../tracing/traced-requests';
 import { loggedPath } from '../logged-path';
 
 /** The route pattern (never the raw URL, whose query may hold a token) as a metric label. */
@@ -22,7 +22,10 @@ export function recordRequest(
   const seconds = Number(process.hrtime.bigint() - handled.started) / 1e9;
   metrics.httpRequestDuration.observe({ method, route, status_code: String(status) }, seconds);
   if (route === '/healthz' || route === '/readyz' || route === '/metrics') return;
-  logger.log(status >= 500 ? 'error' : 'http', 'request handled', {
+  const level = status >= 500 ? 'error' : 'http';
+  // `http` is below the default `info`: the line is not even built then.
+  if (!logger.isLevelEnabled(level)) return;
+  logger.log(level, 'request handled', {
     method,
     path: loggedPath(path),
     route,
@@ -31,7 +34,6 @@ export function recordRequest(
   });
 }
 
-/** Records the duration histogram and writes one access log line per request. */
 export function observeRequests(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();

@@ -3,14 +3,14 @@ import { rateLimit, type RateLimitExceededEventHandler } from 'express-rate-limi
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { RateLimitConfig } from '../../config';
 import { AppError, errorMessage } from '../../errors';
-import { rateLimitPrefix } from '../../infra/keyspace';
+import { rateLimitPrefix } from '../../redis/keyspace';
 import type { Logger } from '../../infra/logger';
-import { scriptSha } from '../../infra/redis-scripts';
+import { scriptSha } from '../../redis/redis-scripts';
 
 /**
  * One raw Redis command, its name and arguments. rate-limit-redis is used in its cluster form
  * (`sendCommandCluster`), which works on one server as well; its SCRIPT LOAD is keyless, so the
- * sender must load the script where the key's EVALSHA will run (src/infra/redis.ts
+ * sender must load the script where the key's EVALSHA will run (src/redis/redis.ts
  * `sendRawCommand` loads it on every primary).
  */
 export type SendRedisCommand = (command: string[]) => Promise<unknown>;
@@ -43,7 +43,6 @@ function storeCommand(send: SendRedisCommand) {
   };
 }
 
-/** Where an answer says it counts toward its limiter as a failure would, though it is a 2xx. */
 const COUNTED_AS_FAILURE = 'countedAsFailure';
 
 /**
@@ -55,12 +54,10 @@ export function countAsFailure(res: Response): void {
   res.locals[COUNTED_AS_FAILURE] = true;
 }
 
-/** Whether an answer counts as a failure: an error, or a 2xx that says it does. */
 function countedAsFailure(res: Response): boolean {
   return res.statusCode >= 400 || res.locals[COUNTED_AS_FAILURE] === true;
 }
 
-/** The answer past a limit: 429 RATE_LIMITED, with the limit it met. */
 function refusal(name: string, limit: number, windowMs: number): RateLimitExceededEventHandler {
   return (_req, res, next) => {
     const retryAfter = res.getHeader('retry-after');
@@ -78,9 +75,7 @@ function refusal(name: string, limit: number, windowMs: number): RateLimitExceed
 export interface TrustedRequests {
   /** The platform's token on the checkout route. */
   checkout: (req: Request) => boolean;
-  /** The operator's dashboard credentials, when the dashboard is on. */
   dashboard?: (req: Request) => boolean;
-  /** The admin API's token, when the admin API is on. */
   admin?: (req: Request) => boolean;
 }
 
@@ -104,49 +99,52 @@ export function rateLimiters(
   logger: Logger,
   trusted: TrustedRequests,
 ): RateLimiters {
-  const sendCommandCluster = storeCommand(redis.send);
-  const warn = (name: string) => (error: unknown, message?: string) =>
-    logger.warn('rate limiter', {
+  const { windowMs } = settings;
+  const at = { prefix: redis.prefix, windowMs, send: storeCommand(redis.send), logger };
+  const dashboardTrusted = trusted.dashboard ?? (() => false);
+  return {
+    checkout: limiter(at, 'checkout', settings.checkoutFailures, { skip: trusted.checkout }),
+    webhooks: limiter(at, 'webhooks', settings.webhookFailures, { failuresOnly: true }),
+    pages: limiter(at, 'pages', settings.pages),
+    // A browser asks without credentials first, for the page and each asset: only a wrong
+    // password counts, not the challenge.
+    dashboard: limiter(at, 'dashboard', settings.dashboardFailures, {
+      skip: (req) => req.headers.authorization === undefined || dashboardTrusted(req),
+    }),
+    // Machines call the admin API: every call without the right token counts.
+    admin: limiter(at, 'admin', settings.adminFailures, { skip: trusted.admin ?? (() => false) }),
+  };
+}
+
+function limiter(
+  at: { prefix: string; windowMs: number; send: ReturnType<typeof storeCommand>; logger: Logger },
+  name: string,
+  limit: number,
+  counting: { failuresOnly?: boolean; skip?: (req: Request) => boolean } = {},
+): RequestHandler | undefined {
+  if (limit === 0) return undefined;
+  const warn = (error: unknown, message?: string) =>
+    at.logger.warn('rate limiter', {
       limiter: name,
       errMessage: message,
       cause: errorMessage(error),
     });
-  const limiter = (
-    name: string,
-    limit: number,
-    counting: { failuresOnly?: boolean; skip?: (req: Request) => boolean } = {},
-  ) => {
-    if (limit === 0) return undefined;
-    return rateLimit({
-      windowMs: settings.windowMs,
-      limit,
-      identifier: name,
-      standardHeaders: 'draft-8',
-      legacyHeaders: false,
-      skipSuccessfulRequests: counting.failuresOnly ?? false,
-      requestWasSuccessful: (_req, res) => !countedAsFailure(res),
-      ...(counting.skip ? { skip: counting.skip } : {}),
-      passOnStoreError: true,
-      store: new RedisStore({
-        sendCommandCluster,
-        prefix: rateLimitPrefix(redis.prefix, name),
-      }),
-      // Its errors (the store failing: requests pass) and warnings alike are warnings here.
-      logger: { error: warn(name), warn: warn(name) },
-      handler: refusal(name, limit, settings.windowMs),
-    });
-  };
-  const dashboardTrusted = trusted.dashboard ?? (() => false);
-  return {
-    checkout: limiter('checkout', settings.checkoutFailures, { skip: trusted.checkout }),
-    webhooks: limiter('webhooks', settings.webhookFailures, { failuresOnly: true }),
-    pages: limiter('pages', settings.pages),
-    // A browser asks without credentials first, for the page and each asset: only a wrong
-    // password counts, not the challenge.
-    dashboard: limiter('dashboard', settings.dashboardFailures, {
-      skip: (req) => req.headers.authorization === undefined || dashboardTrusted(req),
+  return rateLimit({
+    windowMs: at.windowMs,
+    limit,
+    identifier: name,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    skipSuccessfulRequests: counting.failuresOnly ?? false,
+    requestWasSuccessful: (_req, res) => !countedAsFailure(res),
+    ...(counting.skip ? { skip: counting.skip } : {}),
+    passOnStoreError: true,
+    store: new RedisStore({
+      sendCommandCluster: at.send,
+      prefix: rateLimitPrefix(at.prefix, name),
     }),
-    // Machines call the admin API: every call without the right token counts.
-    admin: limiter('admin', settings.adminFailures, { skip: trusted.admin ?? (() => false) }),
-  };
+    // Its errors (the store failing: requests pass) and warnings alike are warnings here.
+    logger: { error: warn, warn },
+    handler: refusal(name, limit, at.windowMs),
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { runWithLogContext } from '../../infra/log-context';
+import { runWithLogContext } from '../../tracing/log-context';
 
 /** A caller's x-request-id kept as the request's id: short, and safe in a log line. */
 export const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

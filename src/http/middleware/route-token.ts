@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 
-/** The token of `Authorization: Bearer <t>`, when there is one. */
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   return /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
 }

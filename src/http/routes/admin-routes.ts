@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { exactRouter } from '../../infra/exact-routes';
+import { exactRouter } from '../exact-routes';
 import { AppError } from '../../errors';
-import { allowOnly } from '../../infra/allow-only';
+import { allowOnly } from '../allow-only';
 import type { ConnectLinks } from '../../connect/connect-links';
 import type { ShopAdmin } from '../../shop-registry/shop-admin';
 import { secretMatcher } from '../../secrets/token-match';
@@ -17,7 +17,6 @@ export const ADMIN_API_PATH = '/admin/api';
 /** A shop document is small; 64 kB is far above any. */
 const ADMIN_BODY_LIMIT = '64kb';
 
-/** `rotate-token`'s body: none, or `{"revoke_previous": true|false}`. */
 const rotationSchema = z.strictObject({ revoke_previous: z.boolean().optional() });
 
 /**
@@ -37,7 +36,6 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string):
   });
 }
 
-/** `connect`'s body: the provider to connect the shop's account with. */
 const connectSchema = z.strictObject({
   provider: z.string().min(1).max(40),
   /** Asaas: the subaccount's data, created at once instead of a link. */
@@ -55,13 +53,36 @@ export function adminTokenMatcher(
   return (req) => matches(bearerToken(req.headers));
 }
 
+const SHOPS_PATH = `${ADMIN_API_PATH}/shops`;
+
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('x-content-type-options', 'nosniff');
+  next();
+};
+
+const jsonBody: RequestHandler[] = [
+  (req, _res, next) => {
+    if (hasBody(req) && !req.is('application/json')) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the shop document as application/json.');
+    }
+    next();
+  },
+  express.json({ limit: ADMIN_BODY_LIMIT }),
+];
+
+function shopId(req: Request): string {
+  const id = req.params.shop;
+  if (!isShopId(id)) throw new AppError('SHOP_NOT_FOUND', `No shop ${String(id)} in the registry.`);
+  return id;
+}
+
 /**
  * The admin API (CONTRACT "Shops"): the registry's verbs for the ERP vendor's systems, behind
  * `Authorization: Bearer $ADMIN_TOKEN` (compared in constant time; wrong ones are rate limited).
  * No answer carries a secret, except the route token that `POST /shops` and `rotate-token` make,
  * once. The audit trail names the caller by the token's fingerprint.
  */
-// eslint-disable-next-line max-lines-per-function -- a router factory: one short handler per verb of the admin API
 export function adminRoutes(
   admin: ShopAdmin,
   options: { token: string; rateLimit?: RequestHandler; links?: ConnectLinks },
@@ -69,12 +90,6 @@ export function adminRoutes(
   const router = exactRouter();
   const authenticated = adminTokenMatcher(options.token);
   const actor = `admin:${createHash('sha256').update(options.token).digest('hex').slice(0, 8)}`;
-
-  const guard: RequestHandler = (_req, res, next) => {
-    res.setHeader('cache-control', 'no-store');
-    res.setHeader('x-content-type-options', 'nosniff');
-    next();
-  };
   const authorize: RequestHandler = (req, _res, next) => {
     if (!authenticated(req)) {
       throw new AppError(
@@ -84,95 +99,75 @@ export function adminRoutes(
     }
     next();
   };
-  /** A JSON body, required where the verb takes one. */
-  const jsonBody: RequestHandler[] = [
-    (req, _res, next) => {
-      if (hasBody(req) && !req.is('application/json')) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the shop document as application/json.');
-      }
-      next();
-    },
-    express.json({ limit: ADMIN_BODY_LIMIT }),
-  ];
-  const shopId = (req: Request): string => {
-    const id = req.params.shop;
-    if (!isShopId(id))
-      throw new AppError('SHOP_NOT_FOUND', `No shop ${String(id)} in the registry.`);
-    return id;
-  };
+  const limit = options.rateLimit ? [options.rateLimit] : [];
+  router.use(ADMIN_API_PATH, noStore, ...limit, authorize);
+  shopRoutes(router, admin, actor);
+  shopVerbRoutes(router, admin, actor, options.links);
+  return router;
+}
 
-  const base = `${ADMIN_API_PATH}/shops`;
-  router.use(ADMIN_API_PATH, guard, ...(options.rateLimit ? [options.rateLimit] : []), authorize);
+function answer(of: (req: Request) => Promise<unknown>): RequestHandler {
+  return async (req, res) => {
+    res.json(await of(req));
+  };
+}
+
+function shopRoutes(router: Router, admin: ShopAdmin, actor: string): void {
   router
-    .route(base)
-    .get(async (_req, res) => {
-      res.json({ shops: await admin.list() });
-    })
+    .route(SHOPS_PATH)
+    .get(answer(async () => ({ shops: await admin.list() })))
     .post(...jsonBody, async (req, res) => {
       const added = await admin.add(req.body, actor);
-      res.status(201).location(`${base}/${added.shop.id}`).json(added);
+      res.status(201).location(`${SHOPS_PATH}/${added.shop.id}`).json(added);
     })
     .all(allowOnly('GET', 'POST'));
   router
-    .route(`${base}/:shop`)
-    .get(async (req, res) => {
-      res.json(await admin.show(shopId(req)));
-    })
-    .patch(...jsonBody, async (req, res) => {
-      res.json(await admin.update(shopId(req), req.body, actor));
-    })
+    .route(`${SHOPS_PATH}/:shop`)
+    .get(answer((req) => admin.show(shopId(req))))
+    .patch(
+      jsonBody,
+      answer((req) => admin.update(shopId(req), req.body, actor)),
+    )
     .delete(async (req, res) => {
       await admin.remove(shopId(req), actor);
       res.status(204).end();
     })
     .all(allowOnly('GET', 'PATCH', 'DELETE'));
-  for (const [verb, enabled] of [
-    ['disable', false],
-    ['enable', true],
-  ] as const) {
-    router
-      .route(`${base}/:shop/${verb}`)
-      .post(async (req, res) => {
-        res.json(await admin.setEnabled(shopId(req), enabled, actor));
-      })
-      .all(allowOnly('POST'));
+}
+
+function shopVerbRoutes(router: Router, admin: ShopAdmin, actor: string, links?: ConnectLinks) {
+  const rotation = (body: unknown) => parseBody(rotationSchema, body, 'rotation').revoke_previous;
+  const rotate = (req: Request) =>
+    admin.rotateToken(shopId(req), actor, { revokePrevious: rotation(req.body) });
+  const posts: Array<[string, ...RequestHandler[]]> = [
+    ['disable', answer((req) => admin.setEnabled(shopId(req), false, actor))],
+    ['enable', answer((req) => admin.setEnabled(shopId(req), true, actor))],
+    ['rotate-token', ...jsonBody, answer(rotate)],
+    ['connect', ...jsonBody, connectHandler(admin, actor, links)],
+    ['verify', answer((req) => admin.verify(shopId(req)))],
+  ];
+  for (const [verb, ...handlers] of posts) {
+    router.route(`${SHOPS_PATH}/:shop/${verb}`).post(handlers).all(allowOnly('POST'));
   }
-  router
-    .route(`${base}/:shop/rotate-token`)
-    .post(...jsonBody, async (req, res) => {
-      const { revoke_previous } = parseBody(rotationSchema, req.body, 'rotation');
-      res.json(await admin.rotateToken(shopId(req), actor, { revokePrevious: revoke_previous }));
-    })
-    .all(allowOnly('POST'));
-  const { links } = options;
-  router
-    .route(`${base}/:shop/connect`)
-    .post(...jsonBody, async (req, res) => {
-      const shop = shopId(req);
-      const { provider, account } = parseBody(connectSchema, req.body, 'connect request');
-      if (!links)
-        throw new AppError('CONNECT_NOT_CONFIGURED', 'No provider can be connected here.');
-      if (account !== undefined) {
-        // The account made at once from the body, for a provider whose link asks a form.
-        await links.connectNow(shop, provider, account, actor);
-        res.status(201).json(await admin.show(shop));
-        return;
-      }
-      res.status(201).json(await links.create(shop, provider, actor));
-    })
-    .all(allowOnly('POST'));
-  router
-    .route(`${base}/:shop/verify`)
-    .post(async (req, res) => {
-      res.json(await admin.verify(shopId(req)));
-    })
-    .all(allowOnly('POST'));
-  router
-    .route(`${base}/:shop/audit`)
-    .get(async (req, res) => {
-      const shop = shopId(req);
-      res.json({ shop, entries: await admin.auditTrail(shop) });
-    })
-    .all(allowOnly('GET'));
-  return router;
+  const audit = async (req: Request) => ({
+    shop: shopId(req),
+    entries: await admin.auditTrail(shopId(req)),
+  });
+  router.route(`${SHOPS_PATH}/:shop/audit`).get(answer(audit)).all(allowOnly('GET'));
+}
+
+/** A link to connect the shop's provider account; or, with the account's data, the account. */
+function connectHandler(admin: ShopAdmin, actor: string, links?: ConnectLinks): RequestHandler {
+  return async (req, res) => {
+    const shop = shopId(req);
+    const { provider, account } = parseBody(connectSchema, req.body, 'connect request');
+    if (!links) throw new AppError('CONNECT_NOT_CONFIGURED', 'No provider can be connected here.');
+    if (account !== undefined) {
+      // The account made at once from the body, for a provider whose link asks a form.
+      await links.connectNow(shop, provider, account, actor);
+      res.status(201).json(await admin.show(shop));
+      return;
+    }
+    res.status(201).json(await links.create(shop, provider, actor));
+  };
 }

@@ -1,10 +1,10 @@
 import { Router, type Request, type RequestHandler } from 'express';
-import { exactRouter } from '../../infra/exact-routes';
+import { exactRouter } from '../exact-routes';
 import { z } from 'zod';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { requestCheckout } from '../../checkout/request-checkout';
 import { AppError } from '../../errors';
-import { allowOnly } from '../../infra/allow-only';
+import { allowOnly } from '../allow-only';
 import { hasBody, jsonOrFormBody } from '../middleware/body-parsers';
 import { SERVICE_ID_RULE, SERVICE_ID_TEXT, serviceIdSchema } from '../../shop/service-id';
 import { SHOP_CHECKOUT_ROUTE } from '../../shop/shop-id';
@@ -49,7 +49,6 @@ const refuseUnreadableBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** `service_id` from a JSON or form body, or the query; integer or numeric string. */
 function readServiceId(req: Request): number {
   return serviceIdFrom(
     (req.body as Record<string, unknown> | undefined)?.service_id,

@@ -1,7 +1,8 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { Router, type Express } from 'express';
-import { exactRouter } from '../../infra/exact-routes';
+import { exactRouter } from '../exact-routes';
+import { DASHBOARD_PATH } from '../public-paths';
 import { ExactBoardAdapter } from './exact-board-adapter';
 import { LOCAL_FONT_THEME } from '../dashboard/offline-page';
 import type { Queue } from 'bullmq';
@@ -12,8 +13,6 @@ import {
   dashboardHeaders,
   dashboardWriteGuard,
 } from '../middleware/dashboard-guard';
-
-export const DASHBOARD_PATH = '/admin/queues';
 
 /**
  * The operators' queue dashboard (bull-board) behind basic auth, with security headers and a CSP
@@ -70,4 +69,7 @@ const DESCRIPTIONS: Record<string, string> = {
   sync:
     'Delayed is normal here: the next scheduled ERP sync pass waits there, with deliveries due ' +
     'for a retry. Passes, and services delivered to the ERP (a failed one is retried alone).',
+  providers:
+    'Delayed is normal here: the next renewal pass (every 15 min) and webhook pass (every ' +
+    'minute) wait there. Connected credentials renewed (a renew job each), webhooks registered.',
 };

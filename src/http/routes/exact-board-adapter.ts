@@ -1,7 +1,7 @@
 import type { AppControllerRoute, AppViewRoute } from '@bull-board/api/typings/app';
 import { ExpressAdapter } from '@bull-board/express';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import { exactRouter, exactRouting } from '../../infra/exact-routes';
+import { exactRouter, exactRouting } from '../exact-routes';
 import { withoutOutsideRequests } from '../dashboard/offline-page';
 
 /**

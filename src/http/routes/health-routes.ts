@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { exactRouter } from '../../infra/exact-routes';
+import { exactRouter } from '../exact-routes';
 import type { Registry } from 'prom-client';
-import { allowOnly } from '../../infra/allow-only';
+import { allowOnly } from '../allow-only';
 
 export interface HealthDeps {
   /** Resolves true when every dependency the process needs (Redis) answers. */
@@ -29,7 +29,6 @@ export function healthRoutes(deps: HealthDeps & { serveMetrics: boolean }): Rout
   return router;
 }
 
-/** The Prometheus exposition at `/metrics`. */
 export function metricsRoutes(registry: Registry): Router {
   const router = exactRouter();
   router

@@ -1,4 +1,6 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { allowOnly } from '../allow-only';
+import { exactRouter } from '../exact-routes';
 import { isOpen, type CheckoutRecord } from '../../checkout/checkout-record';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { syncCheckout } from '../../checkout/settle-checkout';
@@ -26,7 +28,7 @@ export function providerRoutes(
   /** The notice of a page no shop answers (an unknown id): the deployment's, if it has one. */
   defaultNotice: string | undefined,
 ): Router {
-  const router = Router();
+  const router = exactRouter();
   for (const provider of PROVIDER_LIST) {
     if (!provider.pages) continue;
     const find = async (checkoutId: string) => {
@@ -41,7 +43,14 @@ export function providerRoutes(
         storefront: shop.settings.storefront,
       };
     };
-    router.use(provider.pages.routes(find, defaultNotice));
+    for (const route of provider.pages.routes(find, defaultNotice)) {
+      const chain = router.route(route.path);
+      if (route.get) chain.get(route.get);
+      if (route.post) chain.post(route.post);
+      chain.all(
+        allowOnly(...(route.get ? ['GET' as const] : []), ...(route.post ? ['POST' as const] : [])),
+      );
+    }
   }
   return router;
 }

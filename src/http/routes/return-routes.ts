@@ -1,12 +1,12 @@
 import { Router } from 'express';
-import { exactRouter } from '../../infra/exact-routes';
+import { exactRouter } from '../exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { isCheckoutId } from '../../checkout/checkout-record';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { inCheckoutTrace } from '../../checkout/checkout-deps';
 import { syncFromProvider } from '../../checkout/settle-checkout';
 import { notFoundPage } from '../../html/page-layout';
-import { allowOnly } from '../../infra/allow-only';
+import { allowOnly } from '../allow-only';
 import type { ProviderModule } from '../../payments/provider-module';
 import type { ShopSettings } from '../../shop-registry/shop-settings';
 import { returnPage } from '../pages/checkout-pages';

@@ -1,5 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
-import { exactRouter } from '../../infra/exact-routes';
+import { exactRouter } from '../exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import {
   answeredForNothing,
@@ -9,7 +9,7 @@ import {
 import type { EventOutcome, PlatformEvent } from '../../payments/connect-flow';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { AppError } from '../../errors';
-import { allowOnly } from '../../infra/allow-only';
+import { allowOnly } from '../allow-only';
 import { PROVIDER_LIST } from '../../payments/providers';
 import { isShopId, shopOrEnv } from '../../shop/shop-id';
 import { countAsFailure } from '../middleware/rate-limits';
@@ -24,7 +24,6 @@ export interface ConnectEvents {
     rawBody: Buffer,
     headers: Record<string, unknown>,
   ): Promise<{ event: PlatformEvent; outcome: EventOutcome }>;
-  /** The collaborators of the shop connected to `account` at `provider`, if one is. */
   shopOf(provider: string, account: string): Promise<CheckoutDeps | undefined>;
 }
 
@@ -67,7 +66,6 @@ function connectEventRoutes(router: Router, connect: ConnectEvents): void {
   }
 }
 
-/** A handled webhook as the answer says it. */
 function resultFields(result: WebhookResult): Record<string, unknown> {
   if (result.kind === 'batch') return { results: result.results.map(resultFields) };
   return {
