@@ -1,5 +1,6 @@
 // `npm run test:fast`: the unit tests and the quick integration tests, in a few minutes on two
 // cores. `npm test` (jest.config.js) still runs every file; this only leaves the slow lane out.
+const { availableParallelism } = require('node:os');
 const base = require('./jest.config');
 
 /**
@@ -11,7 +12,7 @@ const SLOW_LANE = [
   '<rootDir>/test/faults/',
   // Browsers, the demo, and the packed and installed bin (~20 s).
   '<rootDir>/test/e2e/',
-  // fast-check over every inbound endpoint, four connector processes (~20 s).
+  // fast-check over every inbound endpoint, a connector process per provider.
   '<rootDir>/test/properties/',
   // Sentinel and Cluster: failovers and their drills (20-75 s each).
   '<rootDir>/test/integration/infra/redis-sentinel.test.ts',
@@ -21,10 +22,25 @@ const SLOW_LANE = [
   '<rootDir>/test/integration/infra/replica-wait.test.ts',
   // 10,000 checkouts (~30 s).
   '<rootDir>/test/integration/checkout/reconciler-at-scale.test.ts',
+  // A replica joining and leaving (~15 s).
+  '<rootDir>/test/integration/http/checkout-replica-reads.test.ts',
+  // Whole connector processes, a second of CPU each to start (6 to 12 s a file).
+  '<rootDir>/test/integration/main/server-process.test.ts',
+  '<rootDir>/test/integration/main/roles-and-safety.test.ts',
+  '<rootDir>/test/integration/main/tracing.test.ts',
+  '<rootDir>/test/integration/main/tracing-strangers.test.ts',
+  '<rootDir>/test/integration/main/tracing-secrets.test.ts',
+  '<rootDir>/test/integration/infra/logs-in-outage.test.ts',
+  '<rootDir>/test/integration/payments/sandbox-in-production.test.ts',
 ];
 
 /** @type {import('jest').Config} */
 module.exports = {
   ...base,
   testPathIgnorePatterns: ['/node_modules/', ...SLOW_LANE],
+  // Two workers a core: these files spend about half their time waiting on their servers and
+  // child processes, so two a core keep the cores busy (76 s on two cores against 105 s with two
+  // workers, the same CPU). The whole suite keeps one a core: its drills time failovers.
+  // A number: jest reads a percentage over 100% as that many workers ('200%' is 200).
+  maxWorkers: 2 * availableParallelism(),
 };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
+import type { CONNECTABLE } from '../../src/connect/connect-links';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
 import { addSandboxShop, adminApi } from '../support/connect-shops';
 import { FakeAsaas } from '../support/fake-asaas';
@@ -60,7 +61,7 @@ describe('the connect link in a real browser', () => {
   async function linkFor(
     id: string,
     name: string,
-    provider: 'mercadopago' | 'asaas' | 'stripe' = 'mercadopago',
+    provider: (typeof CONNECTABLE)[number] = 'mercadopago',
   ): Promise<string> {
     const admin = adminApi(() => h, ADMIN_TOKEN);
     await addSandboxShop(h, admin, id, name);

@@ -59,7 +59,7 @@ async function ended(pid: number): Promise<boolean> {
 }
 
 function demo(env: Record<string, string> = {}): Spawned {
-  return spawnTs('src/main/demo.ts', [], { PORT: '0', ...env });
+  return spawnTs('src/demo/demo.ts', [], { PORT: '0', ...env });
 }
 
 const started = /Ctrl-C stops everything/;
@@ -119,7 +119,7 @@ describe('npm run demo leaves nothing behind', () => {
       'sh',
       [
         '-c',
-        `"${process.execPath}" --require "${require.resolve('tsx/cjs')}" "${path.join(ROOT, 'src/main/demo.ts')}"; true`,
+        `"${process.execPath}" --require "${require.resolve('tsx/cjs')}" "${path.join(ROOT, 'src/demo/demo.ts')}"; true`,
       ],
       {
         env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), PORT: '0', ...childCoverageEnv() },

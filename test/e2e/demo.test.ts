@@ -7,7 +7,7 @@ describe('npm run demo', () => {
   it('walks a checkout of each of its two shops from request to finish and stops cleanly on Ctrl-C', async () => {
     const env: Record<string, string> = { PORT: '0' };
     if (process.env.REDIS_URL) env.REDIS_URL = process.env.REDIS_URL;
-    const demo = spawnTs('src/main/demo.ts', [], env);
+    const demo = spawnTs('src/demo/demo.ts', [], env);
     try {
       await demo.waitForOutput(/Ctrl-C stops everything/, 30_000);
       const urlOf = (shop: string) =>

@@ -26,11 +26,12 @@ describe('the connector command after npm ci', () => {
     // another npm run at the same moment, or a half-written entry left by one, cannot touch it.
     const cache = mkdtempSync(path.join(tmpdir(), 'npx-cache-'));
     try {
+      // Without the children's coverage: npm itself would write its own (every module of npm,
+      // twice the time), and the command's is counted by the test above.
       const { stdout } = await run('npx', ['--no-install', 'connector', '--version'], {
         cwd: ROOT,
         env: {
           ...process.env,
-          ...childCoverageEnv(),
           npm_config_update_notifier: 'false',
           npm_config_cache: cache,
         },

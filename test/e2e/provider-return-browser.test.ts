@@ -1,15 +1,50 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
-import { FakeMercadoPago } from '../support/fake-mercadopago';
-import { FakeStripe } from '../support/fake-stripe';
-import { eventually, type Harness, WAIT_DEADLINE_MS } from '../support/harness';
 import { providerSuite } from '../support/provider-suite';
+import { TEST_PROVIDER_LIST, type ReturnPages } from '../support/providers';
 
 /**
- * The customer comes back from a real provider's page: Stripe's success and cancel URLs, Mercado
- * Pago's back_urls. A browser opens exactly the URLs the connector gave the provider.
+ * The customer comes back from a real provider's page (Stripe's success and cancel URLs, Mercado
+ * Pago's back_urls...): every provider whose test registry row has return pages, in each case it
+ * has. A browser opens exactly the URLs the connector gave the provider.
  */
+const CASES: ReadonlyArray<{
+  case: keyof ReturnPages<unknown>;
+  title: string;
+  outcome: string;
+  /** The screenshot's name: return-<provider>-<name>.png. */
+  screenshot?: string;
+}> = [
+  {
+    case: 'paid',
+    title: 'says paid after a payment, with no webhook yet',
+    outcome: 'Pagamento confirmado',
+    screenshot: 'paid',
+  },
+  {
+    case: 'failed',
+    title: 'says the payment failed (a refused card, a failed Pix), the link still valid',
+    outcome: 'Pagamento não concluído',
+  },
+  {
+    case: 'pixPending',
+    title: 'says what to expect of a pending Pix',
+    outcome: 'Aguardando o Pix',
+    screenshot: 'pix',
+  },
+  {
+    case: 'left',
+    title: 'tells a customer who left without paying that the link still works',
+    outcome: 'Pagamento não concluído',
+    screenshot: 'left',
+  },
+];
+
+const WITH_RETURNS = TEST_PROVIDER_LIST.flatMap((row) =>
+  row.returns ? [[row.name, row, row.returns] as const] : [],
+);
+
 describe('the return pages in a real browser', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -28,79 +63,19 @@ describe('the return pages in a real browser', () => {
     }
   }
 
-  describe('stripe', () => {
-    const suite = providerSuite(() => new FakeStripe());
-    let stripe: FakeStripe;
-    let h: Harness;
-    beforeAll(() => {
-      ({ fake: stripe, h } = suite);
-    });
+  describe.each(WITH_RETURNS)('%s', (name, row, returns) => {
+    const suite = providerSuite(() => row.fake(), { fakeEnv: (fake) => row.env(fake) });
 
-    const sessionOf = async (serviceId: number) => {
-      const answer = await h.simulator.requestCheckout(serviceId);
-      const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
-      await eventually(() => h.simulator.checkoutUrlFor(serviceId), WAIT_DEADLINE_MS, 'url');
-      return [...stripe.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
-    };
-
-    it('says paid after a card payment, with no webhook yet', async () => {
-      const session = await sessionOf(1001);
-      stripe.pay(session.id, 'card');
-      expect(await outcomeAt(session.success_url, 'return-stripe-paid.png')).toBe(
-        'Pagamento confirmado',
-      );
-    });
-
-    it('says the payment failed after a failed Pix', async () => {
-      const session = await sessionOf(1002);
-      stripe.pay(session.id, 'pix');
-      stripe.settle(session.id, false);
-      expect(await outcomeAt(session.success_url)).toBe('Pagamento não concluído');
-    });
-
-    it('tells a customer who left Stripe without paying that the link still works', async () => {
-      const session = await sessionOf(1003);
-      expect(await outcomeAt(session.cancel_url ?? '', 'return-stripe-left.png')).toBe(
-        'Pagamento não concluído',
-      );
-    });
-  });
-
-  describe('mercadopago', () => {
-    const suite = providerSuite(() => new FakeMercadoPago());
-    let mp: FakeMercadoPago;
-    let h: Harness;
-    beforeAll(() => {
-      ({ fake: mp, h } = suite);
-    });
-
-    const preferenceOf = async (serviceId: number) => {
-      const answer = await h.simulator.requestCheckout(serviceId);
-      const checkoutId = (answer.body as { checkout_id: string }).checkout_id;
-      await eventually(() => h.simulator.checkoutUrlFor(serviceId), WAIT_DEADLINE_MS, 'url');
-      return mp.preferenceFor(checkoutId)!;
-    };
-
-    it('says paid after an approved payment', async () => {
-      const preference = await preferenceOf(1004);
-      mp.pay(preference, 'approved');
-      expect(await outcomeAt(preference.back_urls.success, 'return-mercadopago-paid.png')).toBe(
-        'Pagamento confirmado',
-      );
-    });
-
-    it('says what to expect of a pending Pix', async () => {
-      const preference = await preferenceOf(1005);
-      mp.pay(preference, 'pending', undefined, { paymentType: 'bank_transfer' });
-      expect(await outcomeAt(preference.back_urls.pending, 'return-mercadopago-pix.png')).toBe(
-        'Aguardando o Pix',
-      );
-    });
-
-    it('keeps the link valid after a refused card', async () => {
-      const preference = await preferenceOf(1006);
-      mp.pay(preference, 'rejected');
-      expect(await outcomeAt(preference.back_urls.failure)).toBe('Pagamento não concluído');
-    });
+    // Each case its own checkout: services 1001, 1002... of the platform simulator.
+    for (const [i, each] of CASES.entries()) {
+      const returnTo = returns[each.case];
+      if (returnTo)
+        it(each.title, async () => {
+          const { checkoutId } = await suite.open(1001 + i);
+          const url = returnTo(suite.fake, checkoutId);
+          const screenshot = each.screenshot && `return-${name}-${each.screenshot}.png`;
+          expect(await outcomeAt(url, screenshot)).toBe(each.outcome);
+        });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { startPrivateRedis, type PrivateRedis } from '../../src/infra/private-redis';
+import { startPrivateRedis, type PrivateRedis } from '../../src/demo/private-redis';
 import { PlatformSimulator } from '../../src/simulator/platform-simulator';
 import { eventually, ROUTE_TOKEN } from '../support/harness';
 import { connectorStarted, spawnConnector, type Spawned } from '../support/spawn-ts';

@@ -1,4 +1,4 @@
-import { queuePrefix } from '../../src/infra/keyspace';
+import { queuePrefix } from '../../src/redis/keyspace';
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { jobIds, QUEUES } from '../../src/jobs/queue-names';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { connectKeys } from '../../src/infra/keyspace';
-import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
+import { PROVIDER_NAMES } from '../../src/payments/providers';
+import { connectKeys } from '../../src/redis/keyspace';
+import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/redis/redis';
 import { ROUTE_TOKEN } from '../support/harness';
 import { hostileAdminPath, hostileRequest } from '../support/inbound-paths';
 import {
@@ -21,20 +22,23 @@ import {
 } from '../support/inbound-requests';
 import { redisAndSimulator } from '../support/platform';
 import { providerEndpointPath, type InboundWorld } from '../support/provider-endpoint-paths';
+import { TEST_PROVIDER_LIST } from '../support/providers';
 import {
   ADMIN_TOKEN,
   CONNECTOR_NAMES,
   type ConnectorName,
   DASHBOARD,
   PropertyConnectors,
+  REGISTRY_CONNECTOR,
   SHOP_ID,
   SHOP_PLATFORM,
   type Target,
 } from '../support/property-connectors';
 
 /**
- * Properties of every inbound endpoint, against connector processes (one per provider, the
- * sandbox one with a registry: a Pix shop and live connect links), with random and hostile
+ * Properties of every inbound endpoint, against connector processes (one per provider of the
+ * test registry, the sandbox one with a registry: a shop on every provider and live connect
+ * links; see property-connectors.ts), with random and hostile
  * requests: never a 5xx, the CONTRACT error shape on every error of the API, pages as HTML, no
  * change in Redis without credentials (but for the connection a live link's button starts), no
  * shop's document changed, no link token in a log line, the process up with bounded memory.
@@ -90,9 +94,8 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
       authorization: `Basic ${Buffer.from(`${DASHBOARD.user}:${DASHBOARD.password}`).toString('base64')}`,
       origin: 'https://evil.example',
     },
-    { 'stripe-signature': 't=1,v1=deadbeef' },
-    { 'x-signature': 'ts=1,v1=deadbeef', 'x-request-id': 'abc' },
-    { 'asaas-access-token': 'not-the-webhook-token-0123456789abcdef' },
+    // Each provider's own credentials (its signature's header), never the right ones.
+    ...TEST_PROVIDER_LIST.flatMap((row) => row.inbound.forgedAuth),
     // The admin token's neighbours: one character off, another case, in another header.
     { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}x` },
     { authorization: `Bearer ${ADMIN_TOKEN.toUpperCase()}` },
@@ -252,11 +255,11 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     (name) => attackWithoutCredentials(name),
   );
 
-  it("Connect's and the API Pix's endpoints, with live links and a Pix shop: the same, more often", () =>
-    attackWithoutCredentials('sandbox', providerEndpointPath));
+  it("Connect's and the providers' own endpoints, with live links and a shop on every provider: the same, more often", () =>
+    attackWithoutCredentials(REGISTRY_CONNECTOR, providerEndpointPath));
 
   it('with the right token, any body on the checkout route is a 202 or a clear 4xx, never a 5xx', async () => {
-    const t = connectors.target('sandbox');
+    const t = connectors.target(REGISTRY_CONNECTOR);
     const rssAtStart = rssMb(Number(t.proc.child.pid));
     const withToken = fc.constantFrom<Record<string, string>>(
       { authorization: `Bearer ${ROUTE_TOKEN}` },
@@ -265,7 +268,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
     await fc.assert(
       fc.asyncProperty(
         fc.array(
-          hostileRequest(connectors.world('sandbox'), withToken).map((req) =>
+          hostileRequest(connectors.world(REGISTRY_CONNECTOR), withToken).map((req) =>
             readable({
               ...req,
               method: 'POST',
@@ -301,7 +304,7 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
           fc.jsonValue({ maxDepth: 2 }),
         ),
         provider: fc.oneof(
-          fc.record({ name: fc.constantFrom('sandbox', 'nope', '') }),
+          fc.record({ name: fc.constantFrom(...PROVIDER_NAMES, 'nope', '') }),
           fc.jsonValue({ maxDepth: 2 }),
         ),
         enabled: fc.jsonValue({ maxDepth: 1 }),
@@ -312,11 +315,11 @@ describe(`every inbound endpoint, under random and hostile requests (seed ${SEED
 
   /** The body of `.../connect`: a provider to link, known or not (never an Asaas `account`). */
   const connectRequest = fc
-    .record({ provider: fc.oneof(fc.constantFrom('mercadopago', 'stripe', 'asaas', 'pix', '')) })
+    .record({ provider: fc.constantFrom(...PROVIDER_NAMES, '') })
     .map((body) => Buffer.from(JSON.stringify(body)));
 
   it('with the right admin token, any request to the admin API is JSON, never a 5xx', async () => {
-    const t = connectors.target('sandbox');
+    const t = connectors.target(REGISTRY_CONNECTOR);
     const rssAtStart = rssMb(Number(t.proc.child.pid));
     const request = fc
       .record({

@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { computedAmount } from '../../src/checkout/amount-source';
 import type { CheckoutDeps } from '../../src/checkout/checkout-deps';
-import { newCheckoutId } from '../../src/checkout/checkout-record';
 import { produceCheckout } from '../../src/checkout/produce-checkout';
 import { requestCheckout } from '../../src/checkout/request-checkout';
-import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/infra/redis';
-import { ReplicaWait } from '../../src/infra/replica-wait';
-import { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
+import { closeRedis, createRedis, waitForRedis, type RedisCommands } from '../../src/redis/redis';
+import type { BullmqCheckoutJobs } from '../../src/jobs/bullmq-checkout-jobs';
+import { buildShop, shopParts } from '../../src/main/dependencies';
+import { envShopSettings } from '../../src/main/shop-deps';
 import type { PaymentProvider } from '../../src/payments/payment-provider';
 import { SandboxProvider } from '../../src/payments/sandbox/sandbox-provider';
-import type { PlatformClient } from '../../src/platform/platform-client';
-import { reconcileSchedule } from '../../src/checkout/reconcile-schedule';
-import { redisCheckoutPorts } from '../../src/store/redis-checkout-ports';
-import { shopReplication } from '../../src/main/shop-replication';
+import { configOf, TEST_ENV } from './harness';
 import { captureLog, type CapturedLog } from './log-capture';
 import { startPlatform } from './platform';
 import { startTestRedis, type TestRedis } from './redis-server';
@@ -39,13 +35,13 @@ export interface UseCaseOptions {
 }
 
 /**
- * Builds the checkout use cases' deps as the composition root does (store, queues, sandbox),
- * under a prefix of their own, with no workers: a test calls a use case and then reads the
- * store and the queues to see what it did.
+ * The env shop's checkout deps as the composition root builds them (`buildShop`), under a prefix
+ * of their own, with no workers, at the platform simulator at `platformUrl`, and a sandbox on the
+ * test's clock: a test calls a use case and then reads the store and the queues to see what it did.
  */
 export async function useCaseWorld(
   redisUrl: string,
-  platform: PlatformClient,
+  platformUrl: string,
   options: UseCaseOptions = {},
 ): Promise<UseCaseWorld> {
   const redis = createRedis(redisUrl, 'producer', 'test');
@@ -54,28 +50,22 @@ export async function useCaseWorld(
   const log = captureLog();
   const world = { now: new Date('2026-11-20T12:00:00Z') };
   const clock = () => new Date(world.now);
-  const jobs = new BullmqCheckoutJobs(redis, prefix, { notifyMaxAttempts: 3 });
-  const sandbox = new SandboxProvider(redis, {
-    prefix,
-    shop: 'default',
-    publicUrl: 'http://127.0.0.1:9',
-    now: clock,
+  const config = configOf({
+    ...TEST_ENV,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    PLATFORM_BASE_URL: platformUrl,
+    NOTIFY_MAX_ATTEMPTS: '3',
+    RECONCILE_INTERVAL_MS: String(options.reconcileIntervalMs ?? 60_000),
   });
+  const publicUrl = 'http://127.0.0.1:9';
+  const expiryMs = options.expiryMs ?? 3_600_000;
+  const parts = shopParts(config, { redis, logger: log.logger, publicUrl }, { expiryMs, clock });
+  const { jobs } = parts;
+  const sandbox = new SandboxProvider(redis, { prefix, shop: 'default', publicUrl, now: clock });
   const deps: CheckoutDeps = {
-    shop: 'default',
-    ...redisCheckoutPorts(redis, prefix, 'default'),
-    schedule: reconcileSchedule(options.reconcileIntervalMs ?? 60_000),
-    jobs: jobs.forShop('default'),
-    platform,
+    ...buildShop(envShopSettings(config)!, parts).deps,
     provider: sandbox,
-    amountSource: computedAmount,
-    currency: 'BRL',
-    publicUrl: 'http://127.0.0.1:9',
-    expiryMs: options.expiryMs ?? 3_600_000,
-    clock,
-    newCheckoutId: () => newCheckoutId(),
-    log: log.logger,
-    replication: shopReplication(new ReplicaWait(redis), prefix, 'default'),
   };
   return {
     deps,
@@ -118,7 +108,7 @@ export function useCaseSuite(options: UseCaseOptions = {}) {
     await redis?.close();
   });
   beforeEach(async () => {
-    world = await useCaseWorld(redis!.url, platform!.client, options);
+    world = await useCaseWorld(redis!.url, platform!.baseUrl, options);
   });
   afterEach(() => world?.close());
   const suite = {

@@ -504,7 +504,8 @@ export class FakeAsaas extends LoopbackFake {
   }
 
   /**
-   * The customer pays an active checkout: a Pix (PENDING until `settle`, or RECEIVED at once) or a
+   * The customer pays an active checkout: a Pix (PENDING until `settle`, RECEIVED at once, or
+   * CONFIRMED: held by Asaas's precautionary hold until `update` makes it RECEIVED or REFUNDED) or a
    * card, in `installments` (one payment per installment, all CONFIRMED), with `interestMinor` of
    * interest on top when the buyer pays some. Throws when the checkout can no longer be paid,
    * unless `late`: a Pix code the customer copied while the checkout was active, paid after it

@@ -1,6 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Job, Queue } from 'bullmq';
-import { loadConfig } from '../../src/config';
+import { loadConfig, type Config, type Env } from '../../src/config';
 import { startConnector, type RunningConnector, type StartOptions } from '../../src/main/compose';
 import {
   DEMO_CREDENTIALS,
@@ -14,6 +16,26 @@ export const ROUTE_TOKEN = 'test-route-token-0123456789';
 
 /** How long a test waits for an event before it calls it a hang. */
 export const WAIT_DEADLINE_MS = 20_000;
+
+/** A folder no one makes: the configuration finds no .env there, the developer's or any other. */
+const NO_DOTENV_DIR = path.join(tmpdir(), `connector-test-no-dotenv-${randomUUID()}`);
+
+/** The configuration `env` gives (over config/defaults.env), whatever .env is in the folder. */
+export function configOf(env: Env): Config {
+  return loadConfig(env, NO_DOTENV_DIR);
+}
+
+/** A connector under test's variables, besides its Redis, prefix and platform's URL. */
+export const TEST_ENV = {
+  NODE_ENV: 'test',
+  PORT: '0',
+  PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
+  PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
+  PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
+  PLATFORM_TIMEOUT_MS: '2000',
+  CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
+  NOTIFY_BACKOFF_MS: '100',
+};
 
 export interface Harness {
   /** Starts another connector process-in-process on the same Redis, prefix and simulator. */
@@ -50,33 +72,22 @@ export async function startHarness(
   const platformUrl = await simulator.start();
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const log = captureLog({ level: 'debug', secrets: [ROUTE_TOKEN] });
-  const configFor = (extra: Record<string, string> = {}) =>
-    loadConfig({
-      NODE_ENV: 'test',
-      PORT: '0',
+  const configFor = (extra: Env = {}) =>
+    configOf({
+      ...TEST_ENV,
       REDIS_URL: redis.url,
       QUEUE_PREFIX: prefix,
       PLATFORM_BASE_URL: platformUrl,
-      PLATFORM_EMAIL: DEMO_CREDENTIALS.email,
-      PLATFORM_PASSWORD: DEMO_CREDENTIALS.password,
-      PLATFORM_API_KEY: DEMO_CREDENTIALS.apiKey,
-      PLATFORM_TIMEOUT_MS: '2000',
-      CHECKOUT_ROUTE_TOKEN: ROUTE_TOKEN,
-      NOTIFY_BACKOFF_MS: '100',
       ...options.env,
       ...extra,
     });
+  const start = { logger: log.logger, host: '127.0.0.1', exit: () => undefined, ...options.start };
   const extras: RunningConnector[] = [];
-  let config: ReturnType<typeof configFor>;
+  let config: Config;
   let connector: RunningConnector;
   try {
     config = configFor();
-    connector = await startConnector(config, {
-      logger: log.logger,
-      host: '127.0.0.1',
-      exit: () => undefined,
-      ...options.start,
-    });
+    connector = await startConnector(config, start);
   } catch (error) {
     // A half-started harness has no stop() for the suite to call: stop what did start.
     await simulator.stop();
@@ -97,12 +108,7 @@ export async function startHarness(
     prefix,
     addConnector: async (env) => {
       // Every process of one deployment shares the public URL: here, the first connector's.
-      const extra = await startConnector(configFor({ PUBLIC_URL: connector.url, ...env }), {
-        logger: log.logger,
-        host: '127.0.0.1',
-        exit: () => undefined,
-        ...options.start,
-      });
+      const extra = await startConnector(configFor({ PUBLIC_URL: connector.url, ...env }), start);
       extras.push(extra);
       return extra;
     },

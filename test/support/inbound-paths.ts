@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { PROVIDER_LIST, PROVIDER_NAMES } from '../../src/payments/providers';
 import {
   hostileBody,
   hostileContentType,
@@ -8,15 +9,18 @@ import {
   readable,
   type InboundRequest,
 } from './inbound-requests';
-import { shapedBodies, shapedBodyFor } from './provider-endpoint-bodies';
+import type { ShapedBody } from './provider-endpoint-bodies';
 import {
   checkoutId,
   connectPath,
-  pixPath,
+  providerPagePath,
+  routePath,
   shopSegment,
   webhookPath,
   type InboundWorld,
 } from './provider-endpoint-paths';
+import { TEST_PROVIDER_LIST } from './providers';
+import { publicRoutes } from './public-routes';
 
 /*
  * Where a hostile request goes, on any connector: every route the server mounts (the unit test
@@ -67,24 +71,26 @@ function checkoutPath(world: InboundWorld): fc.Arbitrary<string> {
   );
 }
 
-/** The customer pages of the sandbox and the return from any provider. */
+/** The return from any provider, and the providers' own pages. */
 function customerPagePath(world: InboundWorld): fc.Arbitrary<string> {
-  const id = checkoutId(world);
   return fc.oneof(
     fc
-      .tuple(fc.constantFrom('sandbox', 'stripe', 'mercadopago', 'asaas', 'pix'), id, fc.boolean())
+      .tuple(fc.constantFrom(...PROVIDER_NAMES), checkoutId(world), fc.boolean())
       .map(
         ([p, checkout, cancelled]) =>
           `/return/${p}?checkout_id=${checkout}${cancelled ? '&cancelled=1' : ''}`,
       ),
-    id.map((checkout) => `/sandbox/checkout/${checkout}`),
-    fc
-      .tuple(
-        id,
-        fc.constantFrom('pay', 'pix', 'boleto', 'decline', 'refund', 'chargeback', 'late-pay'),
-      )
-      .map(([checkout, action]) => `/sandbox/checkout/${checkout}/${action}`),
+    { weight: 2, arbitrary: providerPagePath(world) },
   );
+}
+
+/**
+ * Any route the app mounts (public-routes.ts), its parameters drawn by their names: a route that
+ * none of the generators above knows yet is reached too, with values of the right forms.
+ */
+function mountedRoutePath(world: InboundWorld): fc.Arbitrary<string> {
+  const routes = [...new Set(publicRoutes().map((route) => route.path))];
+  return fc.oneof(...routes.map((route) => routePath(route, world)));
 }
 
 /** Where a request may go, on a connector of `world`: every route it has, and some it has not. */
@@ -94,7 +100,7 @@ export function hostilePath(world: InboundWorld): fc.Arbitrary<string> {
     webhookPath(world),
     customerPagePath(world),
     { weight: 2, arbitrary: connectPath(world) },
-    pixPath(world),
+    mountedRoutePath(world),
     fc.constantFrom(
       '/admin/queues',
       '/admin/queues/api/queues',
@@ -113,19 +119,15 @@ export function hostilePath(world: InboundWorld): fc.Arbitrary<string> {
   );
 }
 
-/** The methods the routes of `path` serve (GET for pages and what is not listed here). */
-const SERVED: ReadonlyArray<[RegExp, readonly string[]]> = [
-  [/^\/admin\/api\/shops$/, ['GET', 'POST']],
-  [/^\/admin\/api\/shops\/[^/]+$/, ['GET', 'PATCH', 'DELETE']],
-  [/^\/admin\/api\/shops\/[^/]+\/audit$/, ['GET']],
-  [/^\/admin\/api\/shops\/[^/]+\/[^/]+$/, ['POST']],
-  [/^\/connect\/[^/]+\/[^/]+$/, ['GET', 'POST']],
-  [/^\/(webhooks\/|checkout|shops\/|sandbox\/checkout\/[^/]+\/)/, ['POST']],
-];
-
+/**
+ * The methods the routes that reach `path` serve (public-routes.ts: the routers' own); GET for a
+ * path no route reaches, and for an app mounted whole (the dashboard).
+ */
 function servedMethods(path: string): readonly string[] {
-  const [route = ''] = path.split('?');
-  return SERVED.find(([form]) => form.test(route))?.[1] ?? ['GET'];
+  const methods = publicRoutes()
+    .filter((route) => route.reaches(path))
+    .flatMap((route) => route.methods.filter((method) => method !== '*'));
+  return methods.length > 0 ? [...new Set(methods)] : ['GET'];
 }
 
 /** A method and a path, as a request's first line has them. */
@@ -147,16 +149,43 @@ export function hostileRequestLine(
     });
 }
 
+/** An endpoint of a provider's own whose handler reads a body of a shape, and that shape. */
+interface ShapedEndpoint {
+  form: RegExp;
+  body: fc.Arbitrary<ShapedBody>;
+}
+
+/**
+ * The endpoints the test registry's rows shape a body for: a provider's own webhook path, its
+ * link's form, its platform's events (each row's `inbound`, at the path the code declares).
+ */
+function shapedEndpoints(world: InboundWorld): ShapedEndpoint[] {
+  return TEST_PROVIDER_LIST.flatMap(({ name, inbound }) => {
+    const suffix = PROVIDER_LIST.find((provider) => provider.name === name)?.webhookSuffix;
+    const { webhookBody, linkForm, connectEvent } = inbound;
+    return [
+      ...(webhookBody && suffix
+        ? [{ form: new RegExp(`^/webhooks/${name}/[^/]+/${suffix}$`), body: webhookBody(world) }]
+        : []),
+      ...(linkForm ? [{ form: new RegExp(`^/connect/[^/]+/${name}$`), body: linkForm }] : []),
+      ...(connectEvent
+        ? [{ form: new RegExp(`^/webhooks/${name}-connect$`), body: connectEvent }]
+        : []),
+    ];
+  });
+}
+
 /**
  * A whole request to a connector of `world` (to one of `paths`), with `auth`'s credentials: its
  * line as `hostileRequestLine` draws it, any type, encoding and body; a body of the shape a
- * handler reads (provider-endpoint-bodies.ts) half the time its path reads one.
+ * handler reads (the registry's `inbound` shapes) half the time its path reads one.
  */
 export function hostileRequest(
   world: InboundWorld,
   auth: fc.Arbitrary<Record<string, string>>,
   paths?: fc.Arbitrary<string>,
 ): fc.Arbitrary<InboundRequest> {
+  const endpoints = shapedEndpoints(world);
   return fc
     .record({
       line: hostileRequestLine(world, paths),
@@ -164,12 +193,13 @@ export function hostileRequest(
       type: hostileContentType,
       encoding: hostileEncoding,
       body: hostileBody,
-      shaped: shapedBodies(world),
+      shaped: fc.tuple(...endpoints.map((endpoint) => endpoint.body)),
       shapedAsIs: fc.boolean(),
     })
     .map((drawn): InboundRequest => {
       const { method, path } = drawn.line;
-      const shaped = drawn.shapedAsIs ? shapedBodyFor(path, drawn.shaped) : undefined;
+      const at = endpoints.findIndex((endpoint) => endpoint.form.test(path));
+      const shaped = drawn.shapedAsIs && at >= 0 ? drawn.shaped[at] : undefined;
       const type = shaped ? shaped.type : drawn.type;
       return readable({
         method,

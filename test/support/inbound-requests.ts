@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { PAGE_PATHS } from '../../src/http/public-paths';
-import { scanPrimaries, type RedisCommands } from '../../src/infra/redis';
+import { scanPrimaries, type RedisCommands } from '../../src/redis/redis';
 
 /** One request as it goes on the wire: any method, path, headers and body. */
 export interface InboundRequest {
@@ -287,7 +287,7 @@ export async function stateSnapshot(
   prefix: string,
 ): Promise<Map<string, string>> {
   const keys: string[] = [];
-  // Every key is under a hash tag that begins with the prefix (src/infra/keyspace.ts).
+  // Every key is under a hash tag that begins with the prefix (src/redis/keyspace.ts).
   for await (const batch of scanPrimaries(redis, `{${prefix}:*`, 1000)) {
     keys.push(...batch.filter((key) => !key.startsWith(`{${prefix}:rl}`)));
   }

@@ -1,4 +1,4 @@
-import { closeRedis, createRedis, waitForRedis } from '../../src/infra/redis';
+import { closeRedis, createRedis, waitForRedis } from '../../src/redis/redis';
 import type { ShopDocument } from '../../src/shop-registry/shop-document';
 import { sealShop } from '../../src/shop-registry/stored-shop';
 import { DataKey, newRouteToken, parseKeyring } from '../../src/secrets/secret-box';

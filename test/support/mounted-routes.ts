@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { exactRouter } from '../../src/infra/exact-routes';
+import { exactRouter } from '../../src/http/exact-routes';
 
 /*
  * The routes of a composed Express 5 app, read from its routers (`router.stack`: each layer, its

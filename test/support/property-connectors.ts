@@ -1,30 +1,25 @@
 import { randomBytes } from 'node:crypto';
+import { CONNECTABLE } from '../../src/connect/connect-links';
+import { DEFAULT_PROVIDER, type ProviderName } from '../../src/payments/providers';
 import type { PlatformSimulator } from '../../src/simulator/platform-simulator';
-import { FakeAsaas } from './fake-asaas';
-import { FakeMercadoPago } from './fake-mercadopago';
-import { FakeStripe } from './fake-stripe';
-import { FakePix } from './fake-pix';
-import type { PixCertificates } from './pix-certificates';
-import { makePixCertificatesApart } from './pix-certificates-apart';
 import type { InboundWorld } from './provider-endpoint-paths';
+import type { ProviderFake } from './provider-suite';
+import { providerDocumentOf, TEST_PROVIDER_LIST } from './providers';
 import { connectorStarted, spawnConnector, type Spawned } from './spawn-ts';
-import { vendorEnv } from './connect-shops';
 
 /*
- * The connector processes the property test attacks: one per provider of the env shop, with the
- * limits off and no workers (nothing but the requests writes to Redis). The sandbox one also
- * serves a registry: the vendor's Mercado Pago, Stripe Connect and Asaas accounts (loopback
- * fakes), a shop on the API Pix (a fake PSP over mTLS), and a shop with a live link per linkable
- * provider, so that Connect's and Pix's routes answer as in production.
+ * The connector processes the property test attacks: one per provider of the test registry, its
+ * env shop on that provider's fake, with the limits off and no workers (nothing but the requests
+ * writes to Redis). The default provider's (the sandbox's) also serves a registry: the vendor's
+ * accounts of every connectable provider, a shop on every other provider (at its fake: a Pix
+ * shop at a fake PSP over mTLS among them), and a shop with a live link per connectable
+ * provider, so that Connect's and the providers' own routes answer as in production.
  */
 
-export type ConnectorName = 'sandbox' | 'stripe' | 'mercadopago' | 'asaas';
-export const CONNECTOR_NAMES: readonly ConnectorName[] = [
-  'sandbox',
-  'stripe',
-  'mercadopago',
-  'asaas',
-];
+export type ConnectorName = ProviderName;
+export const CONNECTOR_NAMES: readonly ConnectorName[] = TEST_PROVIDER_LIST.map((row) => row.name);
+/** The connector that serves the registry, the admin API and the dashboard. */
+export const REGISTRY_CONNECTOR: ConnectorName = DEFAULT_PROVIDER;
 
 export interface Target {
   name: ConnectorName;
@@ -34,7 +29,7 @@ export interface Target {
 }
 
 export const DASHBOARD = { user: 'ops', password: 'property-dashboard-pw' };
-/** The sandbox connector's admin API (CONTRACT "Shops"). */
+/** The registry connector's admin API (CONTRACT "Shops"). */
 export const ADMIN_TOKEN = `admin-${randomBytes(24).toString('hex')}`;
 /** The shop the admin API's verbs act on (the admin test may disable, rotate or remove it). */
 export const SHOP_ID = 'prop-shop';
@@ -44,22 +39,35 @@ export const SHOP_PLATFORM = {
   password: `pw-${randomBytes(6).toString('hex')}`,
   apiKey: `key-${randomBytes(6).toString('hex')}`,
 };
-/** A shop on the API Pix: its webhook `/webhooks/pix/prop-pix/pix`, its checkouts' pages. */
-export const PIX_SHOP_ID = 'prop-pix';
-/** A sandbox shop per linkable provider, each with a live link to connect it. */
-const LINKED_SHOPS = { mercadopago: 'prop-mp', stripe: 'prop-stripe', asaas: 'prop-asaas' };
-/** Every shop of the registry, as the start leaves them. */
-export const REGISTRY_SHOPS = [SHOP_ID, PIX_SHOP_ID, ...Object.values(LINKED_SHOPS)];
+/** The registry's shop on each provider (its webhooks, `/webhooks/<name>/<shop>...`, answer). */
+const PROVIDER_SHOPS: Record<string, string> = Object.fromEntries(
+  CONNECTOR_NAMES.map((name) => [name, name === REGISTRY_CONNECTOR ? SHOP_ID : `prop-${name}`]),
+);
+/** A shop on the default provider per connectable provider, each with a live link to connect it. */
+const LINKED_SHOPS = Object.fromEntries(CONNECTABLE.map((name) => [name, `prop-link-${name}`]));
+/** Every shop of the registry, as the start leaves them (the admin API's own first). */
+export const REGISTRY_SHOPS = [...Object.values(PROVIDER_SHOPS), ...Object.values(LINKED_SHOPS)];
 
-/** What the paths sent to a connector may name: the registry's shops, its Pix shop, the links. */
+/** What the paths sent to a connector may name: the registry's shops, each provider's, the links. */
 export function inboundWorld(provider: string, linkTokens: readonly string[]): InboundWorld {
-  return { provider, shops: REGISTRY_SHOPS, pixShops: [PIX_SHOP_ID], linkTokens };
+  return { provider, shops: REGISTRY_SHOPS, shopOf: PROVIDER_SHOPS, linkTokens };
 }
 
-/** The fake PSP of the Pix shop, and the certificates of its mutual TLS. */
-interface PixBank {
-  certs: PixCertificates;
-  pix: FakePix;
+/** Every row's fake, started, with the variables that aim a shop at it. */
+type Fakes = Map<ProviderName, { fake: ProviderFake; env: Record<string, string> }>;
+
+/**
+ * Variables of the deployment, not of one shop's provider, that a row's may set: a connector of
+ * several providers takes every row's origins, and the one CA file a row needs trusted.
+ */
+function deploymentEnv(envs: ReadonlyArray<Record<string, string>>): Record<string, string> {
+  const origins = envs.flatMap((env) => env.PROVIDER_API_ORIGINS ?? []);
+  const cas = envs.flatMap((env) => env.NODE_EXTRA_CA_CERTS ?? []);
+  if (cas.length > 1) throw new Error('Node trusts one extra CA file: join the rows’ CAs first');
+  return {
+    ...(origins.length > 0 && { PROVIDER_API_ORIGINS: origins.join(',') }),
+    ...(cas[0] !== undefined && { NODE_EXTRA_CA_CERTS: cas[0] }),
+  };
 }
 
 export class PropertyConnectors {
@@ -67,46 +75,25 @@ export class PropertyConnectors {
   /** The live links' tokens: the right to connect a shop, never to be logged. */
   readonly linkTokens: string[] = [];
   private readonly spawned: Spawned[] = [];
-  private readonly stripe = new FakeStripe();
-  private readonly mercadopago = new FakeMercadoPago();
-  private readonly asaas = new FakeAsaas();
-  private made: PixBank | undefined;
+  private readonly fakes: Fakes = new Map();
 
   async start(redisUrl: string, simulator: PlatformSimulator): Promise<void> {
-    await Promise.all([this.stripe.start(), this.mercadopago.start(), this.asaas.start()]);
-    const spawn = async (name: ConnectorName, env: Record<string, string>) => {
-      const prefix = `prop-${name}-${process.pid}`;
-      const proc = spawnConnector(redisUrl, simulator.url, {
-        ...env,
-        // No workers: nothing but the requests writes to Redis.
-        ROLE: 'api',
-        QUEUE_PREFIX: prefix,
-        // Limits off, so every request reaches its handler (they have tests of their own).
-        RATE_LIMIT_CHECKOUT_FAILURES: '0',
-        RATE_LIMIT_WEBHOOK_FAILURES: '0',
-        RATE_LIMIT_PAGES: '0',
-        RATE_LIMIT_DASHBOARD_FAILURES: '0',
-      });
-      this.spawned.push(proc);
-      const { port } = await connectorStarted(proc, 30_000);
-      this.targets.push({ name, proc, url: `http://127.0.0.1:${port}`, prefix });
-    };
-    // The sandbox connector waits for the fake PSP; the others need not.
-    const registry = async (): Promise<PixBank> => {
-      const certs = await makePixCertificatesApart();
-      const pix = new FakePix({ certs });
-      this.made = { certs, pix };
-      await pix.start();
-      await spawn('sandbox', this.registryEnv(this.made));
-      return this.made;
-    };
-    const [bank] = await Promise.all([
-      registry(),
-      spawn('stripe', this.stripe.env()),
-      spawn('mercadopago', this.mercadopago.env()),
-      spawn('asaas', this.asaas.env()),
-    ]);
-    await this.seedRegistry(simulator, bank);
+    await Promise.all(
+      TEST_PROVIDER_LIST.map(async (row) => {
+        const fake = row.fake();
+        await fake.start();
+        this.fakes.set(row.name, { fake, env: row.env(fake) });
+      }),
+    );
+    await Promise.all(
+      CONNECTOR_NAMES.map((name) =>
+        this.spawn(redisUrl, simulator, name, {
+          ...this.fakeOf(name).env,
+          ...(name === REGISTRY_CONNECTOR ? this.registryEnv() : {}),
+        }),
+      ),
+    );
+    await this.seedRegistry(simulator);
   }
 
   async stop(): Promise<void> {
@@ -114,9 +101,7 @@ export class PropertyConnectors {
       proc.child.kill('SIGTERM');
       await proc.exited;
     }
-    await Promise.all([this.stripe.stop(), this.mercadopago.stop(), this.asaas.stop()]);
-    await this.made?.pix.stop();
-    await this.made?.certs.remove();
+    await Promise.all([...this.fakes.values()].map(({ fake }) => fake.stop()));
   }
 
   target(name: ConnectorName): Target {
@@ -136,9 +121,43 @@ export class PropertyConnectors {
     return `${answer.status} ${await answer.text()}`;
   }
 
-  /** The vendor's accounts at the fakes, the shops' secrets, the admin API and the dashboard. */
-  private registryEnv(made: PixBank): Record<string, string> {
-    const { mercadopago: mp, stripe, asaas } = this;
+  private fakeOf(name: ProviderName): { fake: ProviderFake; env: Record<string, string> } {
+    const found = this.fakes.get(name);
+    if (!found) throw new Error(`no ${name} fake`);
+    return found;
+  }
+
+  private async spawn(
+    redisUrl: string,
+    simulator: PlatformSimulator,
+    name: ConnectorName,
+    env: Record<string, string>,
+  ): Promise<void> {
+    const prefix = `prop-${name}-${process.pid}`;
+    const proc = spawnConnector(redisUrl, simulator.url, {
+      ...env,
+      // No workers: nothing but the requests writes to Redis.
+      ROLE: 'api',
+      QUEUE_PREFIX: prefix,
+      // Limits off, so every request reaches its handler (they have tests of their own).
+      RATE_LIMIT_CHECKOUT_FAILURES: '0',
+      RATE_LIMIT_WEBHOOK_FAILURES: '0',
+      RATE_LIMIT_PAGES: '0',
+      RATE_LIMIT_DASHBOARD_FAILURES: '0',
+    });
+    this.spawned.push(proc);
+    // A deadline for a hang: five processes compile and start at once on two busy cores.
+    const { port } = await connectorStarted(proc, 90_000);
+    this.targets.push({ name, proc, url: `http://127.0.0.1:${port}`, prefix });
+  }
+
+  /**
+   * The vendor's accounts at the fakes, every fake's origin (and CA), the shops' secrets, the
+   * admin API and the dashboard.
+   */
+  private registryEnv(): Record<string, string> {
+    const rows = TEST_PROVIDER_LIST.map((row) => ({ row, ...this.fakeOf(row.name) }));
+    const vendor = rows.flatMap(({ row, fake }) => Object.entries(row.vendorEnv?.(fake) ?? {}));
     return {
       // Every line a request may write, at any level, is read for link tokens.
       LOG_LEVEL: 'debug',
@@ -146,27 +165,19 @@ export class PropertyConnectors {
       DASHBOARD_PASSWORD: DASHBOARD.password,
       ADMIN_TOKEN,
       SHOP_SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      ...vendorEnv({ mp, stripe, asaas }),
-      PROVIDER_API_ORIGINS: [mp.url, stripe.url, asaas.url, made.pix.url].join(','),
-      // The fake PSP's server certificate, as a deployment trusts its bank's.
-      NODE_EXTRA_CA_CERTS: made.certs.files.ca,
+      ...Object.fromEntries(vendor),
+      ...deploymentEnv(rows.map(({ env }) => env)),
     };
   }
 
   /** The shops through the admin API, and a link for each linked one. */
-  private async seedRegistry(simulator: PlatformSimulator, { certs, pix }: PixBank): Promise<void> {
-    const sandbox = { name: 'sandbox' };
-    const pixProvider = {
-      name: 'pix',
-      psp: 'efi',
-      apiUrl: pix.apiUrl,
-      clientId: pix.clientId,
-      clientSecret: pix.clientSecret,
-      certificate: certs.clientPem,
-      pixKey: pix.pixKey,
-    };
-    for (const id of REGISTRY_SHOPS) {
-      const provider = id === PIX_SHOP_ID ? pixProvider : sandbox;
+  private async seedRegistry(simulator: PlatformSimulator): Promise<void> {
+    const documentOf = (name: ProviderName) => providerDocumentOf(this.fakeOf(name).env);
+    const shops: Array<readonly [string, ProviderName]> = [
+      ...Object.entries(PROVIDER_SHOPS).map(([name, id]) => [id, name as ProviderName] as const),
+      ...Object.values(LINKED_SHOPS).map((id) => [id, REGISTRY_CONNECTOR] as const),
+    ];
+    for (const [id, provider] of shops) {
       const platform =
         id === SHOP_ID
           ? SHOP_PLATFORM
@@ -176,7 +187,8 @@ export class PropertyConnectors {
               apiKey: `key-${randomBytes(6).toString('hex')}`,
             };
       simulator.state.addAccount(platform);
-      await this.expectAnswer(201, '/shops', { id, name: `Loja ${id}`, platform, provider });
+      const document = { id, name: `Loja ${id}`, platform, provider: documentOf(provider) };
+      await this.expectAnswer(201, '/shops', document);
     }
     for (const [provider, id] of Object.entries(LINKED_SHOPS)) {
       const made = await this.expectAnswer(201, `/shops/${id}/connect`, { provider });
@@ -186,7 +198,7 @@ export class PropertyConnectors {
   }
 
   private admin(path: string, body?: unknown): Promise<Response> {
-    return fetch(`${this.target('sandbox').url}/admin/api${path}`, {
+    return fetch(`${this.target(REGISTRY_CONNECTOR).url}/admin/api${path}`, {
       method: body === undefined ? 'GET' : 'POST',
       headers: {
         authorization: `Bearer ${ADMIN_TOKEN}`,

@@ -6,8 +6,9 @@ import { checkoutId, type InboundWorld } from './provider-endpoint-paths';
 
 /*
  * Bodies of the shape an endpoint of Connect or of a provider expects, with random and hostile
- * fields: the API Pix's webhook, the Asaas link's form, a Stripe Connect event. Next to
- * inbound-requests.ts's bodies of any shape, they reach past the parsers into the handlers.
+ * fields: the API Pix's webhook, the Asaas link's form, a Stripe Connect event. The test
+ * registry's rows (test/support/providers/) name them as their providers' `inbound` shapes; next
+ * to inbound-requests.ts's bodies of any shape, they reach past the parsers into the handlers.
  */
 
 /** A body as sent, with its type and any header that goes with it (a signature). */
@@ -189,23 +190,4 @@ export const stripeConnectEvent: fc.Arbitrary<ShapedBody> = fc
 
 function json(value: unknown): ShapedBody {
   return { type: 'application/json', body: Buffer.from(JSON.stringify(value)), headers: {} };
-}
-
-/** One shaped body of each kind: a request takes the one its path reads, if any. */
-export interface ShapedBodies {
-  pix: ShapedBody;
-  asaas: ShapedBody;
-  stripe: ShapedBody;
-}
-
-export function shapedBodies(world: InboundWorld): fc.Arbitrary<ShapedBodies> {
-  return fc.record({ pix: pixWebhookBody(world), asaas: asaasForm, stripe: stripeConnectEvent });
-}
-
-/** The shaped body the handler of `path` reads, when it reads one of those. */
-export function shapedBodyFor(path: string, bodies: ShapedBodies): ShapedBody | undefined {
-  if (/^\/webhooks\/pix\/[^/]+\/pix$/.test(path)) return bodies.pix;
-  if (/^\/connect\/[^/]+\/asaas$/.test(path)) return bodies.asaas;
-  if (path === '/webhooks/stripe-connect') return bodies.stripe;
-  return undefined;
 }

@@ -1,10 +1,15 @@
 import fc from 'fast-check';
+import { CONNECTABLE } from '../../src/connect/connect-links';
+import { PROVIDER_NAMES } from '../../src/payments/providers';
 import { hostileId } from './inbound-requests';
+import { CALLBACKS, LINK_FORMS, PAGE_PREFIXES, PAGE_ROUTES, SUFFIXED } from './public-routes';
 
 /*
- * The paths of Connect and of a provider's own endpoints (CONTRACT "Connect and a provider's own
- * endpoints, safe by construction"), as hostile clients write them: inbound-paths.ts joins them
- * to the rest.
+ * The paths of Connect and of the providers' own endpoints (CONTRACT "Connect and a provider's
+ * own endpoints, safe by construction"), as hostile clients write them: inbound-paths.ts joins
+ * them to the rest. They are read from the code's lists, never kept by hand: the providers'
+ * names, webhook suffixes and pages, and what the connectable providers' flows declare (their
+ * callbacks, link forms and platform events), as public-routes.ts reads them.
  */
 
 /** What one connector's paths name: its env shop's provider, the registry's shops, the live links. */
@@ -13,8 +18,8 @@ export interface InboundWorld {
   provider: string;
   /** Ids of the registry's shops (the first one is the admin API's own). */
   shops: readonly string[];
-  /** Those of them on the API Pix, whose webhook and pages answer. */
-  pixShops: readonly string[];
+  /** The registry's shop on each provider, by name: its webhooks and pages answer. */
+  shopOf: Readonly<Record<string, string>>;
   /** Tokens of live connect links: secrets no log line may hold. */
   linkTokens: readonly string[];
 }
@@ -90,9 +95,8 @@ function queryOf(fields: fc.Arbitrary<Record<string, string>>): fc.Arbitrary<str
   });
 }
 
-/** The connect routes (CONTRACT "Connecting a shop's provider account"), and their neighbours. */
-export function connectPath(world: InboundWorld): fc.Arbitrary<string> {
-  const value = connectValue(world.linkTokens);
+/** A callback's query: a code, a state and an error of Mercado Pago's and Stripe's forms, or not. */
+function callbackQuery(state: fc.Arbitrary<string>): fc.Arbitrary<string> {
   const code = fc.oneof(
     fc.constantFrom('', 'TG-0000', 'TG-123456789-abcdef'),
     lowerHex(32),
@@ -103,44 +107,53 @@ export function connectPath(world: InboundWorld): fc.Arbitrary<string> {
     fc.constantFrom('access_denied', 'invalid_scope', 'server_error'),
     fc.string({ maxLength: 40 }).map(encodeURIComponent),
   );
+  return queryOf(fc.record({ code, state, error }, { requiredKeys: [] }));
+}
+
+/** Neighbours of the connect routes: other spellings, a tail too many, a segment short. */
+const TOKEN_TAILS = [
+  '/',
+  '/xyz',
+  '/START',
+  '/start/',
+  '//start',
+  ...LINK_FORMS.map((n) => `/${n}/`),
+];
+const CONNECT_NEIGHBOURS = [
+  '/connect',
+  '/connect/',
+  ...CONNECTABLE.map((name) => `/connect/${name}`),
+  ...CALLBACKS.flatMap((route) => [
+    `/${route}`,
+    route.replace('/connect', '/CONNECT'),
+    `${route}/`,
+  ]),
+];
+
+/** The connect routes (CONTRACT "Connecting a shop's provider account"), and their neighbours. */
+export function connectPath(world: InboundWorld): fc.Arbitrary<string> {
+  const value = connectValue(world.linkTokens);
+  const form = fc.constantFrom(...LINK_FORMS);
   return fc.oneof(
     { weight: 3, arbitrary: value.map((token) => `/connect/${token}`) },
     { weight: 3, arbitrary: value.map((token) => `/connect/${token}/start`) },
-    { weight: 3, arbitrary: value.map((token) => `/connect/${token}/asaas`) },
     {
       weight: 3,
-      arbitrary: queryOf(fc.record({ code, state: value, error }, { requiredKeys: [] })).map(
-        (query) => `/connect/mercadopago/callback${query}`,
-      ),
+      arbitrary: fc.tuple(value, form).map(([token, name]) => `/connect/${token}/${name}`),
     },
     {
-      weight: 3,
+      weight: 6,
       arbitrary: fc
-        .tuple(
-          fc.constantFrom('return', 'refresh'),
-          queryOf(fc.record({ state: value }, { requiredKeys: [] })),
-        )
-        .map(([page, query]) => `/connect/stripe/${page}${query}`),
+        .tuple(fc.constantFrom(...CALLBACKS), callbackQuery(value))
+        .map(([route, query]) => route + query),
     },
     {
       weight: 2,
       arbitrary: fc
-        .tuple(value, fc.constantFrom('/', '/xyz', '/START', '/start/', '/asaas/', '//start'))
+        .tuple(value, fc.constantFrom(...TOKEN_TAILS))
         .map(([token, tail]) => `/connect/${token}${tail}`),
     },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom(
-        '/connect',
-        '/connect/',
-        '//connect/stripe/return',
-        '/CONNECT/stripe/return',
-        '/connect/stripe/return/',
-        '/connect/mercadopago/callback/',
-        '/connect/mercadopago',
-        '/connect/stripe',
-      ),
-    },
+    { weight: 1, arbitrary: fc.constantFrom(...CONNECT_NEIGHBOURS) },
   );
 }
 
@@ -160,24 +173,54 @@ export function shopSegment(world: InboundWorld): fc.Arbitrary<string> {
   return fc.oneof(fc.constantFrom(...world.shops, 'default'), hostileId);
 }
 
-/** The API Pix's routes: the page, its poll and script, the shops' webhooks. */
-export function pixPath(world: InboundWorld): fc.Arbitrary<string> {
-  const id = checkoutId(world);
-  const shop = shopSegment(world);
-  const pixShop = world.pixShops.length > 0 ? fc.constantFrom(...world.pixShops) : shop;
+/**
+ * A value for a route's parameter, by its name: a checkout id, a shop, a link token or a state
+ * (the generic connect route's two segments), a provider's name; anything else hostile.
+ */
+function parameter(name: string, world: InboundWorld): fc.Arbitrary<string> {
+  if (name === 'checkoutId') return checkoutId(world);
+  if (name === 'shop') return shopSegment(world);
+  if (name === 'provider') return fc.oneof(fc.constantFrom(...PROVIDER_NAMES), hostileId);
+  if (['token', 'first', 'second'].includes(name)) {
+    return fc.oneof(connectValue(world.linkTokens), fc.constantFrom(...PROVIDER_NAMES), hostileId);
+  }
+  return hostileId;
+}
+
+/** A route's path (`/pix/:checkoutId/status`) with each parameter drawn by its name. */
+export function routePath(route: string, world: InboundWorld): fc.Arbitrary<string> {
+  const parts = route.split('/').map((part) => {
+    const name = /^[:*](\w+)$/.exec(part)?.[1];
+    return name === undefined ? fc.constant(part) : parameter(name, world);
+  });
+  return fc.tuple(...parts).map((drawn) => drawn.join('/'));
+}
+
+/** The providers' own pages (the sandbox's and its buttons, the API Pix's), and their neighbours. */
+export function providerPagePath(world: InboundWorld): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 3, arbitrary: pixShop.map((named) => `/webhooks/pix/${named}/pix`) },
-    id.map((checkout) => `/pix/${checkout}`),
-    id.map((checkout) => `/pix/${checkout}/status`),
-    fc.constantFrom('/pix/assets/pix.js', '/pix/assets/pix.js/', '/pix', '/pix/'),
-    shop.map((named) => `/webhooks/pix/${named}/pix`),
-    shop.map((named) => `/webhooks/pix/${named}`),
+    { weight: 6, arbitrary: fc.oneof(...PAGE_ROUTES.map((route) => routePath(route, world))) },
+    fc.constantFrom(
+      ...PAGE_PREFIXES.flatMap((prefix) => [prefix, `${prefix}/`]),
+      ...PAGE_ROUTES.filter((route) => !route.includes(':')).map((literal) => `${literal}/`),
+    ),
   );
 }
 
-/** The providers' webhooks: the env shop's, a registry shop's, the Connect endpoint's. */
+/** A shop for a path under `provider`'s name: most often the registry's shop on it, if any. */
+function shopUnder(provider: string, world: InboundWorld): fc.Arbitrary<string> {
+  const own = world.shopOf[provider];
+  return own
+    ? fc.oneof({ weight: 2, arbitrary: fc.constant(own) }, shopSegment(world))
+    : shopSegment(world);
+}
+
+/**
+ * The providers' webhooks: the env shop's; a registry shop's under every provider's name; a
+ * provider's own path (`/webhooks/<name>/<shop>/<suffix>`); a connectable provider's platform
+ * events (`/webhooks/<name>-connect`, served for those whose flow takes them).
+ */
 export function webhookPath(world: InboundWorld): fc.Arbitrary<string> {
-  const provider = fc.constantFrom(world.provider, 'sandbox', 'stripe', 'mercadopago', 'asaas');
   return fc.oneof(
     fc.constant(`/webhooks/${world.provider}`),
     fc
@@ -189,13 +232,31 @@ export function webhookPath(world: InboundWorld): fc.Arbitrary<string> {
         hostileId,
       )
       .map(([p, id]) => p + id),
-    fc.tuple(provider, shopSegment(world)).map(([name, shop]) => `/webhooks/${name}/${shop}`),
-    fc.constantFrom('/webhooks/stripe-connect', '/webhooks/stripe-connect/', '/webhooks/'),
+    {
+      weight: 2,
+      arbitrary: fc.oneof(
+        ...PROVIDER_NAMES.map((name) =>
+          shopUnder(name, world).map((shop) => `/webhooks/${name}/${shop}`),
+        ),
+      ),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.oneof(
+        ...SUFFIXED.map(({ name, webhookSuffix }) =>
+          shopUnder(name, world).map((shop) => `/webhooks/${name}/${shop}/${webhookSuffix}`),
+        ),
+      ),
+    },
+    fc.constantFrom(
+      ...CONNECTABLE.flatMap((name) => [`/webhooks/${name}-connect`, `/webhooks/${name}-connect/`]),
+      '/webhooks/',
+    ),
     hostileId.map((id) => `/webhooks/${id}`),
   );
 }
 
-/** Connect's routes, the API Pix's and the providers' webhooks, and their neighbours. */
+/** Connect's routes, the providers' own pages and webhooks, and their neighbours. */
 export function providerEndpointPath(world: InboundWorld): fc.Arbitrary<string> {
-  return fc.oneof(connectPath(world), pixPath(world), webhookPath(world));
+  return fc.oneof(connectPath(world), providerPagePath(world), webhookPath(world));
 }

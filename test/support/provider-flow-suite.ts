@@ -1,4 +1,5 @@
 import { eventually, settled, WAIT_DEADLINE_MS } from './harness';
+import type { FlowDriver, TestProvider } from './providers';
 import {
   RECORDED_BY_THE_RECONCILER,
   type ProviderFake,
@@ -6,33 +7,18 @@ import {
 } from './provider-suite';
 
 /**
- * What the flow scenarios need of one provider and its fake: the customer's payments at the
- * provider, and the provider's word of them to the connector (webhook, notification or event).
+ * The scenarios every provider's flow goes through, against the connector and the fake of
+ * `suite` (the fake of `row`; ids 1020-1022 of the platform simulator's services are theirs):
+ * paid and told, paid and never told, paid a wrong amount. A provider's own test file adds what
+ * only that provider does.
  */
-export interface ProviderFlowDriver<P> {
-  /** As in PAYMENT_PROVIDER, the webhook's path and the return page's. */
-  readonly name: 'stripe' | 'mercadopago' | 'asaas';
-  /** The URL the provider holds for the checkout: the one the platform must get. */
-  urlOf(checkoutId: string): string | undefined;
-  /** The customer pays the checkout in full by card; nobody tells the connector yet. */
-  payByCard(checkoutId: string): P;
-  /** The customer pays the checkout by card, an amount other than the checkout's. */
-  payWrongAmount(checkoutId: string): P;
-  /** The id the platform's finish carries for the payment. */
-  transactionIdOf(payment: P): string;
-  /** The provider tells the connector of the payment, signed as it signs; resolves its answer. */
-  notify(payment: P): Promise<{ status: number; body: unknown }>;
-}
+export function providerFlowScenarios(suite: ProviderSuite<ProviderFake>, row: TestProvider): void {
+  let driver: FlowDriver<unknown>;
+  beforeAll(() => {
+    if (!row.flow) throw new Error(`${row.name} has no flow driver`);
+    driver = row.flow(suite.fake, suite.h.url);
+  });
 
-/**
- * The scenarios every provider's flow goes through, against the connector and the provider's
- * fake of `suite` (ids 1020-1022 of the platform simulator's services are theirs). The provider's
- * own test file adds what only that provider does.
- */
-export function providerFlowScenarios<F extends ProviderFake, P>(
-  suite: ProviderSuite<F>,
-  driver: ProviderFlowDriver<P>,
-): void {
   /** Asks for a checkout as the platform does; the platform gets the provider's URL. */
   async function open(serviceId: number): Promise<string> {
     const { checkoutId, url } = await suite.open(serviceId);
@@ -40,10 +26,10 @@ export function providerFlowScenarios<F extends ProviderFake, P>(
     return checkoutId;
   }
 
-  it('records a card payment from its webhook, and the platform gets the finish', async () => {
+  it('records a payment from its webhook, how it was paid, and the platform gets the finish', async () => {
     const { h } = suite;
     const checkoutId = await open(1020);
-    const payment = driver.payByCard(checkoutId);
+    const payment = driver.pay(checkoutId);
     expect(await driver.notify(payment)).toEqual({
       status: 200,
       body: { received: true, checkout_id: checkoutId, state: 'paid' },
@@ -58,16 +44,16 @@ export function providerFlowScenarios<F extends ProviderFake, P>(
       transaction_id: driver.transactionIdOf(payment),
     });
     // The record keeps how it was paid, as the provider said.
-    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('card');
+    expect((await h.connector.deps.store.get(checkoutId))?.method).toBe(driver.method);
     const page = await (
-      await fetch(`${h.url}/return/${driver.name}?checkout_id=${checkoutId}`)
+      await fetch(`${h.url}/return/${row.name}?checkout_id=${checkoutId}`)
     ).text();
     expect(page).toContain('Pagamento confirmado');
   });
 
   it('heals a lost webhook: the reconciler reads the payment at the provider', async () => {
     const checkoutId = await open(1021);
-    const payment = driver.payByCard(checkoutId);
+    const payment = driver.pay(checkoutId);
     await eventually(
       () => suite.accepted('finish-checkout', 1021)[0],
       WAIT_DEADLINE_MS,
@@ -84,7 +70,7 @@ export function providerFlowScenarios<F extends ProviderFake, P>(
       ],
       recorded: [RECORDED_BY_THE_RECONCILER],
     });
-    expect((await suite.h.connector.deps.store.get(checkoutId))?.method).toBe('card');
+    expect((await suite.h.connector.deps.store.get(checkoutId))?.method).toBe(driver.method);
   });
 
   it('never records as paid a payment whose amount differs from the checkout', async () => {

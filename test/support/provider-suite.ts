@@ -1,5 +1,6 @@
 import type { StartOptions } from '../../src/main/compose';
 import { eventually, settled, startHarness, WAIT_DEADLINE_MS, type Harness } from './harness';
+import type { TestRedis } from './redis-server';
 
 /** The checkout id in the checkout route's 202 answer. */
 export const checkoutIdOf = (answer: { body: unknown }): string =>
@@ -50,22 +51,37 @@ export interface ProviderSuite<F extends ProviderFake> {
 
 /**
  * The hooks of a suite that runs the connector with a real provider adapter against its fake:
- * the fake starts first, the connector (and the platform simulator) aimed at it; both stop after.
+ * the fake starts first, the connector (and the platform simulator) aimed at it by `fakeEnv`
+ * (the fake's own `env()` unless given) and `env`; both stop after. `redis`: a server the file
+ * shares (a private one otherwise).
  */
 export function providerSuite<F extends ProviderFake>(
   makeFake: () => F,
-  options: { env?: Record<string, string>; start?: StartOptions } = {},
+  options: {
+    env?: Record<string, string>;
+    start?: StartOptions;
+    fakeEnv?: (fake: F) => Record<string, string>;
+    redis?: () => TestRedis;
+  } = {},
 ): ProviderSuite<F> {
   let fake: F | undefined;
   let harness: Harness | undefined;
   beforeAll(async () => {
     fake = makeFake();
     await fake.start();
-    harness = await startHarness({ env: { ...fake.env(), ...options.env }, start: options.start });
+    const fakeEnv = options.fakeEnv?.(fake) ?? fake.env();
+    harness = await startHarness({
+      env: { ...fakeEnv, ...options.env },
+      start: options.start,
+      redis: options.redis?.(),
+    });
   });
   afterAll(async () => {
-    await harness?.stop();
-    await fake?.stop();
+    try {
+      await harness?.stop();
+    } finally {
+      await fake?.stop();
+    }
   });
   return {
     get fake(): F {

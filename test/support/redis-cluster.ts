@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import calculateSlot from 'cluster-key-slot';
-import { spawnOnFreePorts } from '../../src/infra/private-redis';
+import { spawnOnFreePorts } from '../../src/demo/private-redis';
 import { eventually, type Harness } from './harness';
 import {
   ask,

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { spawnOnFreePorts } from '../../src/infra/private-redis';
+import { spawnOnFreePorts } from '../../src/demo/private-redis';
 import { eventually, type Harness } from './harness';
 import {
   ask,

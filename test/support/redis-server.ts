@@ -1,4 +1,4 @@
-import { startPrivateRedis, type PrivateRedis } from '../../src/infra/private-redis';
+import { startPrivateRedis, type PrivateRedis } from '../../src/demo/private-redis';
 
 export type TestRedis = PrivateRedis;
 

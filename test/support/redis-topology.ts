@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import type { RedisCommands } from '../../src/infra/redis';
+import type { RedisCommands } from '../../src/redis/redis';
 import { eventually, startHarness, type Harness } from './harness';
 
 /** Answers one command of a short-lived client to a server on loopback (closed after), or throws. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { shopScope } from '../../src/infra/keyspace';
+import { shopScope } from '../../src/redis/keyspace';
 import type { Harness } from './harness';
 
 /**

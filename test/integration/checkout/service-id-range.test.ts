@@ -6,8 +6,8 @@ import {
   createRedis,
   scanPrimaries,
   type RedisCommands,
-} from '../../../src/infra/redis';
-import { shopTag } from '../../../src/infra/keyspace';
+} from '../../../src/redis/redis';
+import { shopTag } from '../../../src/redis/keyspace';
 import { checkoutKeys } from '../../../src/store/checkout-keys';
 import { runCliCaptured } from '../../support/cli';
 import { eventually, ROUTE_TOKEN, startHarness, type Harness } from '../../support/harness';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { hasFlag } from '@ioredis/commands';
 import express from 'express';
 import Redis from 'ioredis';
-import { freePort } from '../../../src/infra/free-port';
+import { freePort } from '../../../src/demo/free-port';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../../support/cli';
 import { FakeMercadoPago } from '../../support/fake-mercadopago';

@@ -1,8 +1,8 @@
-import { queuePrefix } from '../../../src/infra/keyspace';
+import { queuePrefix } from '../../../src/redis/keyspace';
 import { randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { newCheckoutId } from '../../../src/checkout/checkout-record';
-import { closeRedis, createRedis, type ConnectorConnection } from '../../../src/infra/redis';
+import { closeRedis, createRedis, type ConnectorConnection } from '../../../src/redis/redis';
 import { QUEUES } from '../../../src/jobs/queue-names';
 import { runCliCaptured } from '../../support/cli';
 import { eventually } from '../../support/harness';

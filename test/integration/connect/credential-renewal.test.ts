@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
+import { BullmqProviderJobs } from '../../../src/jobs/bullmq-provider-jobs';
+import { startProviderWorker } from '../../../src/jobs/provider-workers';
 import type { ProviderDocument } from '../../../src/payments/provider-fields';
 import { NO_VENDOR, type VendorAccounts } from '../../../src/payments/vendor-accounts';
 import { parseKeyring, type Keyring } from '../../../src/secrets/secret-box';
@@ -8,6 +12,7 @@ import { ShopAdmin } from '../../../src/shop-registry/shop-admin';
 import { ShopCredentials } from '../../../src/shop-registry/shop-credentials';
 import { credentialFingerprint } from '../../../src/shop-registry/shop-settings';
 import { openShop } from '../../../src/shop-registry/stored-shop';
+import { closeRedis, createRedis } from '../../../src/redis/redis';
 import { RedisConnectStore } from '../../../src/store/redis-connect-store';
 import { RedisShopRegistry } from '../../../src/store/redis-shop-registry';
 import { RedisShopWork } from '../../../src/store/redis-shop-work';
@@ -20,7 +25,8 @@ import { startTestRedis, type TestRedis } from '../../support/redis-server';
  * Mercado Pago whose refresh tokens are single use: two processes (each its own Redis connection
  * and registry, as two deployments' processes have) renew one shop with exactly one refresh call;
  * an answer lost between Mercado Pago and the store is never a silent dead shop; a year of moved
- * clock renews ahead of every expiry.
+ * clock renews ahead of every expiry; the previous release, renewing under a lock of its own,
+ * beside this one is never taken for a revoked grant.
  */
 const DAY = 86_400_000;
 /** The nonce of the owner's browser's connect cookie (the routes set it; here the use case is called). */
@@ -30,6 +36,7 @@ describe("a connected shop's credential over its life", () => {
   let redis: TestRedis;
   let mp: FakeMercadoPago;
   const clients: Redis[] = [];
+  const closing: Array<() => Promise<void>> = [];
   const keyring = parseKeyring(`k1:${randomBytes(32).toString('base64')}`) as Keyring;
   /** The test's clock, shared by the connector's side and Mercado Pago's. */
   let now = Date.parse('2026-12-01T12:00:00Z');
@@ -37,20 +44,39 @@ describe("a connected shop's credential over its life", () => {
   const log = captureLog({ level: 'debug' });
   let vendor: VendorAccounts;
 
-  /** One process: its own connection, registry, lock and credentials. */
-  function process(prefix: string) {
+  /** One process: its own connection, registry, providers queue and worker, and credentials. */
+  function process(prefix: string, vendorOf = vendor) {
     const client = new Redis(redis.url);
     clients.push(client);
     const store = new RedisShopRegistry(client, prefix);
     const connect = new RedisConnectStore(client, prefix);
+    const renewals = new BullmqProviderJobs(client, prefix, {
+      logger: log.logger,
+      eventsConnection: () => createRedis(redis.url, 'worker', 'test-events'),
+    });
     const credentials = new ShopCredentials({
       store,
       keyring,
-      lock: connect,
-      vendor,
+      renewals,
+      vendor: vendorOf,
       providerApiOrigins: [mp.url],
       clock,
       log: log.logger,
+    });
+    const connection = createRedis(redis.url, 'worker', 'test-worker');
+    const none = async () => undefined;
+    const worker = startProviderWorker(
+      {
+        renew: ({ shop, ...request }) => credentials.renewNow(shop, request),
+        renewDue: none,
+        registerWebhooks: none,
+      },
+      { connection, prefix, concurrency: 2, lockDurationMs: 30_000, logger: log.logger },
+    );
+    closing.push(async () => {
+      await worker.close();
+      await renewals.close();
+      await closeRedis(connection);
     });
     const links = new ConnectLinks({
       links: connect,
@@ -73,7 +99,7 @@ describe("a connected shop's credential over its life", () => {
       sandboxAllowed: true,
       providerApiOrigins: [mp.url],
     });
-    return { store, credentials, links, admin };
+    return { store, credentials, links, admin, worker };
   }
 
   /** A shop connected by the owner through a link; answers the first process and the shop id. */
@@ -151,6 +177,7 @@ describe("a connected shop's credential over its life", () => {
     };
   });
   afterAll(async () => {
+    for (const close of closing) await close();
     for (const client of clients) await client.quit();
     await mp?.stop();
     await redis?.close();
@@ -282,4 +309,80 @@ describe("a connected shop's credential over its life", () => {
     expect(log.text()).not.toContain(provider.accessToken);
     expect(log.text()).not.toContain(provider.refreshToken);
   });
+  it('the previous release renews beside this one (its own lock): a refresh refused since is renewed elsewhere, never needs_reconnect', async () => {
+    const { prefix, first, id } = await connectedShop(8006);
+    // Only the process of this release below takes this shop's renewal.
+    await first.worker.close();
+    now += 160 * DAY;
+    const before = await storedProvider(first.store, id);
+    const fingerprint = credentialFingerprint(before.provider);
+    // The previous release renewed under a lock this one never takes: a renewal of its own,
+    // stored, between this release's read of the credential and its refresh call.
+    const previous = new ShopCredentials({
+      store: first.store,
+      keyring,
+      vendor,
+      providerApiOrigins: [mp.url],
+      clock,
+      log: log.logger,
+    });
+    const proxy = await tokenProxy(mp.url, () =>
+      previous.renewNow(id, { reason: 'due', fingerprint }),
+    );
+    const account = vendor.accounts.mercadopago as NonNullable<typeof vendor.accounts.mercadopago>;
+    const ours = process(prefix, {
+      ...vendor,
+      accounts: { mercadopago: { ...account, apiUrl: proxy.url } },
+    });
+    const refreshedBefore = refreshes();
+    try {
+      expect(await ours.credentials.renew(id, { reason: 'due' })).toBe('renewed-elsewhere');
+    } finally {
+      await proxy.close();
+    }
+    // One refresh granted (the previous release's), one refused (this release's spent token).
+    expect(refreshes()).toBe(refreshedBefore + 1);
+    expect(mp.tokenRequests.at(-1)).toMatchObject({ grantType: 'refresh_token', ok: false });
+    const after = await storedProvider(ours.store, id);
+    expect(after.stored.needsReconnect).toBeUndefined();
+    expect(after.provider.refreshToken).not.toBe(before.provider.refreshToken);
+    expect(await works(after.provider.accessToken)).toBe(true);
+    const told = log.entries().filter((entry) => entry.shop === id);
+    expect(told.map((entry) => entry.message)).not.toContain(
+      'a connected shop must connect again: its provider refused it',
+    );
+  });
 });
+
+/**
+ * Mercado Pago (at `target`) behind a loopback proxy: the first request waits for `first` (the
+ * previous release's renewal) to end, then every request goes on as it came.
+ */
+async function tokenProxy(
+  target: string,
+  first: () => Promise<unknown>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  let firstDone: Promise<unknown> | undefined;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        await (firstDone ??= first());
+        const answer = await fetch(`${target}${req.url ?? '/'}`, {
+          method: req.method ?? 'POST',
+          headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+          body: Buffer.concat(chunks),
+        });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? '' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

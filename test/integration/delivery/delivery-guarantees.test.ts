@@ -1,5 +1,5 @@
 import { newCheckoutId } from '../../../src/checkout/checkout-record';
-import { closeRedis, createRedis } from '../../../src/infra/redis';
+import { closeRedis, createRedis } from '../../../src/redis/redis';
 import type { SandboxProvider } from '../../../src/payments/sandbox/sandbox-provider';
 import { checkoutKeys } from '../../../src/store/checkout-keys';
 import {

@@ -7,7 +7,7 @@ import {
   syncCheckout,
   syncFromProvider,
 } from '../../../src/checkout/settle-checkout';
-import { closeRedis, createRedis, waitForRedis } from '../../../src/infra/redis';
+import { closeRedis, createRedis, waitForRedis } from '../../../src/redis/redis';
 import { BullmqCheckoutJobs } from '../../../src/jobs/bullmq-checkout-jobs';
 import { BullmqSyncQueue } from '../../../src/jobs/bullmq-sync-queue';
 import { recordIdOf } from '../../../src/checkout/payment-record';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ShopBreaker } from '../../../src/delivery/shop-breaker';
-import { breakerKey } from '../../../src/infra/keyspace';
-import { closeRedis, createRedis, waitForRedis } from '../../../src/infra/redis';
+import { breakerKey } from '../../../src/redis/keyspace';
+import { closeRedis, createRedis, waitForRedis } from '../../../src/redis/redis';
 import { RedisShopBreakers } from '../../../src/store/redis-shop-breaker';
 import { captureLog } from '../../support/log-capture';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeRedis, createRedis, type RedisCommands } from '../../../src/infra/redis';
+import { closeRedis, createRedis, type RedisCommands } from '../../../src/redis/redis';
 import { checkoutKeys } from '../../../src/store/checkout-keys';
 import { ROUTE_TOKEN, startHarness, type Harness } from '../../support/harness';
 import { send } from '../../support/inbound-requests';

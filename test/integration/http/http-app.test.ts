@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { createApp } from '../../../src/http/app';
 import { jsonOrFormBody } from '../../../src/http/middleware/body-parsers';
-import { allowOnly } from '../../../src/infra/allow-only';
+import { allowOnly } from '../../../src/http/allow-only';
 import { createMetrics } from '../../../src/infra/metrics';
-import { closeRedis, createRedis, pingRedis, waitForRedis } from '../../../src/infra/redis';
+import { closeRedis, createRedis, pingRedis, waitForRedis } from '../../../src/redis/redis';
 import { listen } from '../../support/http-app';
 import { captureLog } from '../../support/log-capture';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';

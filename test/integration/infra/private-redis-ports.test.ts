@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { serverPid, spawnOnFreePorts } from '../../../src/infra/private-redis';
+import { serverPid, spawnOnFreePorts } from '../../../src/demo/private-redis';
 import { killAll } from '../../support/redis-topology';
 
 // A port is free when chosen and can be taken before redis-server binds it: CI once saw a cluster

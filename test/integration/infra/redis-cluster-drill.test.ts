@@ -1,4 +1,4 @@
-import { queuePrefix, shopTag } from '../../../src/infra/keyspace';
+import { queuePrefix, shopTag } from '../../../src/redis/keyspace';
 import { QUEUES } from '../../../src/jobs/queue-names';
 import type { Harness } from '../../support/harness';
 import { DRILL_ENV, drillServices, runFailoverDrill } from '../../support/failover-drill';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { shopTag } from '../../../src/infra/keyspace';
-import { createRedis, type ConnectorCluster } from '../../../src/infra/redis';
+import { shopTag } from '../../../src/redis/keyspace';
+import { createRedis, type ConnectorCluster } from '../../../src/redis/redis';
 import { runCliCaptured } from '../../support/cli';
 import { eventually, type Harness } from '../../support/harness';
 import {
@@ -135,7 +135,11 @@ describe('the connector on a Redis Cluster', () => {
     });
     expect(dashboard.status).toBe(200);
     const { queues } = (await dashboard.json()) as { queues: Array<{ name: string }> };
-    expect(queues.map((queue) => queue.name).sort()).toEqual(['checkout', 'notifications']);
+    expect(queues.map((queue) => queue.name).sort()).toEqual([
+      'checkout',
+      'notifications',
+      'providers',
+    ]);
     const migrate = await runCliCaptured(['migrate'], cliEnv);
     expect(migrate).toMatchObject({ code: 0, stderr: '' });
     expect(migrate.stdout).toContain('nothing to migrate');

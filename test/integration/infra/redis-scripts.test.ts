@@ -1,5 +1,5 @@
-import { closeRedis, createRedis, waitForRedis } from '../../../src/infra/redis';
-import { runScript } from '../../../src/infra/redis-scripts';
+import { closeRedis, createRedis, waitForRedis } from '../../../src/redis/redis';
+import { runScript } from '../../../src/redis/redis-scripts';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';
 import { commandCalls } from '../../support/redis-topology';
 

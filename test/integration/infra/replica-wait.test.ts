@@ -1,20 +1,20 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { AppError } from '../../../src/errors';
-import { serverPid, startPrivateRedis, type PrivateRedis } from '../../../src/infra/private-redis';
+import { serverPid, startPrivateRedis, type PrivateRedis } from '../../../src/demo/private-redis';
 import {
   createRedis,
   isRedisUnavailable,
   type ConnectorCluster,
   type ConnectorConnection,
-} from '../../../src/infra/redis';
-import { ReplicaWait } from '../../../src/infra/replica-wait';
+} from '../../../src/redis/redis';
+import { REPLICAS_READ_FOR_MS, ReplicaWait } from '../../../src/redis/replica-wait';
 import { eventually } from '../../support/harness';
 import { startRedisCluster, type RedisClusterGroup } from '../../support/redis-cluster';
 import { ask, commandCalls, listedReplicas } from '../../support/redis-topology';
 
 /*
- * The replica wait (src/infra/replica-wait.ts) on a real primary and replica: a WAIT only where
+ * The replica wait (src/redis/replica-wait.ts) on a real primary and replica: a WAIT only where
  * a replica is in sync, REDIS_UNAVAILABLE when it does not confirm, and no wait at all (said once)
  * where the server refuses the commands it needs, as a managed service may.
  */
@@ -115,20 +115,26 @@ describe('waiting for a replica to hold the writes', () => {
     expect((await waits()) - before).toBe(sent + 1);
   });
 
-  it('waits on a replica from its first moment in sync, though "none" was read a moment before', async () => {
+  it("reads the count of replicas off the callers' way, and waits on a replica once read in sync", async () => {
     const lone = await startPrivateRedis();
     const writer = new Redis(lone.url);
     let joined: PrivateRedis | undefined;
     try {
-      // Time stands still: whatever was read is as fresh as can be.
-      const wait = new ReplicaWait(writer, { clock: () => 0 });
-      const waitsThere = async () => commandCalls(await writer.info('commandstats'), 'wait');
+      // Time moves only by hand: what was read is as fresh as the test says.
+      let now = 0;
+      const wait = new ReplicaWait(writer, { clock: () => now });
+      const stats = () => writer.info('commandstats');
+      const waitsThere = async () => commandCalls(await stats(), 'wait');
+      /** INFOs the server ran for `step`, this test's own read of the stats left out. */
+      const infosFor = async (step: () => Promise<void>) => {
+        const before = commandCalls(await stats(), 'info');
+        await step();
+        return commandCalls(await stats(), 'info') - before - 1;
+      };
       // No replica: not waited on.
       await writer.set('k', '1');
       await wait.held(['k']);
       expect(await waitsThere()).toBe(0);
-      // A replica joins and is in sync: the very next write is waited on (a primary killed now
-      // must not take it with it), whenever "no replica" was last read.
       joined = await startPrivateRedis({ replicaOf: lone.url });
       await eventually(
         async () =>
@@ -138,8 +144,24 @@ describe('waiting for a replica to hold the writes', () => {
         10_000,
         'the replica in sync',
       );
-      await writer.set('k', '2');
-      await wait.held(['k']);
+      // "No replica" read a moment ago is taken as read: no INFO on the caller's way, no WAIT.
+      const held = async () => {
+        await writer.set('k', '2');
+        await wait.held(['k']);
+      };
+      expect(await infosFor(held)).toBe(0);
+      expect(await waitsThere()).toBe(0);
+      // Once it is as old as "none" is taken for, the next caller has it read in the background
+      // and goes on; a caller after the read lands is waited on.
+      now += REPLICAS_READ_FOR_MS.none;
+      await eventually(
+        async () => {
+          await held();
+          return (await waitsThere()) > 0 ? true : undefined;
+        },
+        10_000,
+        'a WAIT once the replica is read',
+      );
       expect(await waitsThere()).toBe(1);
     } finally {
       writer.disconnect();

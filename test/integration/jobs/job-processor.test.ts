@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 import { AppError } from '../../../src/errors';
-import { closeRedis, createRedis, type ConnectorConnection } from '../../../src/infra/redis';
+import { closeRedis, createRedis, type ConnectorConnection } from '../../../src/redis/redis';
 import { jobHandler, jobOutcomeFor, runProcessor } from '../../../src/jobs/run-processor';
 import { eventually, WAIT_DEADLINE_MS } from '../../support/harness';
 import { captureLog, type CapturedLog } from '../../support/log-capture';

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { ConfigError, loadConfig } from '../../../src/config';
+import { ConfigError } from '../../../src/config';
 import { startConnector } from '../../../src/main/compose';
 import { DEMO_CREDENTIALS } from '../../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../../support/cli';
 import {
+  configOf,
   eventually,
   ROUTE_TOKEN,
   settled,
@@ -13,7 +14,7 @@ import {
   WAIT_DEADLINE_MS,
 } from '../../support/harness';
 import { captureLog } from '../../support/log-capture';
-import { startPrivateRedis } from '../../../src/infra/private-redis';
+import { startPrivateRedis } from '../../../src/demo/private-redis';
 import { spawnConnector } from '../../support/spawn-ts';
 
 describe('api and worker roles on one Redis', () => {
@@ -139,7 +140,7 @@ describe('Redis that may evict keys', () => {
     };
     try {
       const production = startConnector(
-        loadConfig({ ...env, NODE_ENV: 'production', SANDBOX_IN_PRODUCTION: 'true' }),
+        configOf({ ...env, NODE_ENV: 'production', SANDBOX_IN_PRODUCTION: 'true' }),
         {
           logger: captureLog().logger,
           host: '127.0.0.1',
@@ -160,7 +161,7 @@ describe('Redis that may evict keys', () => {
         ],
       });
       const log = captureLog();
-      const development = await startConnector(loadConfig({ ...env, NODE_ENV: 'development' }), {
+      const development = await startConnector(configOf({ ...env, NODE_ENV: 'development' }), {
         logger: log.logger,
         host: '127.0.0.1',
         exit: () => undefined,

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { ConfigError, loadConfig } from '../../../src/config';
+import { ConfigError } from '../../../src/config';
 import { startConnector } from '../../../src/main/compose';
 import { DEMO_CREDENTIALS } from '../../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../../support/cli';
 import {
+  configOf,
   eventually,
   ROUTE_TOKEN,
   startHarness,
@@ -373,7 +374,7 @@ describe('many shops in one deployment', () => {
       PUBLIC_URL: h.url,
     };
     const configOnly = (keys: string) =>
-      loadConfig({
+      configOf({
         NODE_ENV: 'test',
         PORT: '0',
         REDIS_URL: h.redis.url,

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { ConnectorRedis, createRedis, redisOptions } from '../../../src/infra/redis';
+import { ConnectorRedis, createRedis, redisOptions } from '../../../src/redis/redis';
 import { startHarness } from '../../support/harness';
 import { startTestRedis } from '../../support/redis-server';
 import { disconnectWhileReconnecting } from '../../support/redis-topology';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../../../src/infra/free-port';
+import { freePort } from '../../../src/demo/free-port';
 import { txidOf } from '../../../src/payments/pix/pix-api';
 import { FakeErp } from '../../support/fake-erp';
 import { FakePix } from '../../support/fake-pix';

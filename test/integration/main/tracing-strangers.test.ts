@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../../../src/infra/free-port';
+import { freePort } from '../../../src/demo/free-port';
 import { eventually, ROUTE_TOKEN, WAIT_DEADLINE_MS } from '../../support/harness';
 import { OtlpCollector, type CollectedSpan } from '../../support/otlp-collector';
 import { redisAndSimulator } from '../../support/platform';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { freePort } from '../../../src/infra/free-port';
+import { freePort } from '../../../src/demo/free-port';
 import { FakeErp } from '../../support/fake-erp';
 import { eventually, ROUTE_TOKEN, WAIT_DEADLINE_MS } from '../../support/harness';
 import { OtlpCollector, type CollectedSpan } from '../../support/otlp-collector';

@@ -1,9 +1,3 @@
-import {
-  signatureManifest,
-  signatureTimeMs,
-  verifyNotification,
-  signNotification,
-} from '../../../src/payments/mercadopago/mercadopago-signature';
 import { jobIds } from '../../../src/jobs/queue-names';
 import { FakeMercadoPago } from '../../support/fake-mercadopago';
 import {
@@ -13,12 +7,11 @@ import {
   type Harness,
   WAIT_DEADLINE_MS,
 } from '../../support/harness';
-import { providerFlowScenarios } from '../../support/provider-flow-suite';
 import { checkoutIdOf, providerSuite } from '../../support/provider-suite';
 
 describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   const suite = providerSuite(() => new FakeMercadoPago(), {
-    env: { RECONCILE_INTERVAL_MS: '500', CARD_MAX_INSTALLMENTS: '12' },
+    env: { CARD_MAX_INSTALLMENTS: '12' },
     start: { produceBackoffMs: 50 },
   });
   let mp: FakeMercadoPago;
@@ -37,15 +30,6 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
     expect(url).toBe(preference.init_point);
     return { checkoutId, preference };
   }
-
-  providerFlowScenarios(suite, {
-    name: 'mercadopago',
-    urlOf: (checkoutId) => mp.preferenceFor(checkoutId)?.init_point,
-    payByCard: (checkoutId) => mp.pay(mp.preferenceFor(checkoutId)!, 'approved'),
-    payWrongAmount: (checkoutId) => mp.pay(mp.preferenceFor(checkoutId)!, 'approved', 0.01),
-    transactionIdOf: (payment) => String(payment.id),
-    notify: (payment) => mp.notify(webhooks(), payment),
-  });
 
   it('creates one Checkout Pro preference per checkout, as Mercado Pago documents it', async () => {
     const { checkoutId, preference } = await open(1001);
@@ -201,42 +185,8 @@ describe('PAYMENT_PROVIDER=mercadopago against a loopback Mercado Pago', () => {
   });
 });
 
-describe("Mercado Pago's x-signature", () => {
-  const secret = 'a-secret-of-the-application';
-  const now = 1_704_908_010_000;
-
-  it('signs the manifest with data.id in lower case', () => {
-    expect(signatureManifest('ABC123', 'req-1', '1704908010')).toBe(
-      'id:abc123;request-id:req-1;ts:1704908010;',
-    );
-    const header = signNotification(secret, {
-      dataId: 'ABC123',
-      requestId: 'req-1',
-      ts: '1704908010',
-    });
-    expect(verifyNotification(secret, header, { dataId: 'abc123', requestId: 'req-1' }, now)).toBe(
-      true,
-    );
-  });
-
-  it('reads ts in seconds or in milliseconds', () => {
-    expect(signatureTimeMs('1704908010')).toBe(now);
-    expect(signatureTimeMs('1704908010000')).toBe(now);
-    for (const ts of ['1704908010', '1704908010000']) {
-      const header = signNotification(secret, { dataId: '123', requestId: 'r', ts });
-      expect(verifyNotification(secret, header, { dataId: '123', requestId: 'r' }, now)).toBe(true);
-    }
-  });
-
-  it('refuses malformed headers without throwing', () => {
-    for (const header of [undefined, '', 'ts=abc,v1=00', 'v1=zz', 'ts=1704908010']) {
-      expect(verifyNotification(secret, header, { dataId: '1', requestId: 'r' }, now)).toBe(false);
-    }
-  });
-});
-
 describe('a Mercado Pago checkout nobody pays', () => {
-  const suite = providerSuite(() => new FakeMercadoPago(), { start: { expiryMs: 1500 } });
+  const suite = providerSuite(() => new FakeMercadoPago(), { start: { expiryMs: 3000 } });
   let mp: FakeMercadoPago;
   let h: Harness;
   beforeAll(() => {
@@ -291,5 +241,41 @@ describe('a Mercado Pago checkout nobody pays', () => {
       'finish',
     );
     expect((await h.connector.deps.store.get(checkoutId))?.method).toBe('boleto');
+  });
+});
+
+describe('incidents from Mercado Pago: a Pix paid after the checkout expired', () => {
+  const suite = providerSuite(() => new FakeMercadoPago(), {
+    start: { expiryMs: 3000, produceBackoffMs: 50 },
+  });
+
+  it('is a late payment, which the story says Mercado Pago refunds by itself; its refund follows', async () => {
+    const { fake: mp, h } = suite;
+    const webhooks = `${h.url}/webhooks/mercadopago`;
+    const { checkoutId } = await suite.open(1005);
+    const preference = mp.preferenceFor(checkoutId)!;
+    await eventually(() => suite.accepted('cancel-checkout', 1005)[0], WAIT_DEADLINE_MS, 'cancel');
+    // A Pix code the customer had open is paid after the checkout closed.
+    preference.expiration_date_to = undefined;
+    const late = mp.pay(preference, 'approved', undefined, { paymentType: 'bank_transfer' });
+    const answer = await mp.notify(webhooks, late);
+    expect(answer.body).toMatchObject({ state: 'reported', incident: 'late_payment' });
+    mp.update(late, 'refunded');
+    expect((await mp.notify(webhooks, late)).body).toMatchObject({ incident: 'refund' });
+
+    const record = await h.connector.deps.store.get(checkoutId);
+    expect(record?.incidents).toEqual([
+      expect.objectContaining({
+        kind: 'late_payment',
+        transactionId: String(late.id),
+        note: expect.stringContaining(
+          'Mercado Pago refunds a Pix paid after its checkout closed by itself',
+        ),
+      }),
+      expect.objectContaining({ kind: 'refund', note: 'of the late payment' }),
+    ]);
+    await settled(h.connector.jobs);
+    expect(suite.accepted('finish-checkout', 1005)).toEqual([]);
+    expect(suite.accepted('cancel-checkout', 1005)).toHaveLength(1);
   });
 });

@@ -5,7 +5,7 @@ import {
   createRedis,
   waitForRedis,
   type RedisCommands,
-} from '../../../src/infra/redis';
+} from '../../../src/redis/redis';
 import { AsaasProvider } from '../../../src/payments/asaas/asaas-provider';
 import { redisCreatedCheckouts } from '../../../src/payments/created-checkouts';
 import { MercadoPagoProvider } from '../../../src/payments/mercadopago/mercadopago-provider';
@@ -22,7 +22,7 @@ import { adminApi, requestOnRoute } from '../../support/registry-shop';
 /*
  * How the customer may pay (PAYMENT_METHODS, CARD_MAX_INSTALLMENTS, CHECKOUT_EXPIRY_MINUTES, a
  * shop's `payment`), as each provider's own fields say it, and what a provider cannot honour
- * refused when the shop is saved (the environment's: test/unit/config.test.ts).
+ * refused when the shop is saved (the environment's: test/unit/config/config.test.ts).
  */
 const request = (checkoutId: string): CheckoutRequest => ({
   checkoutId,

@@ -5,7 +5,7 @@ import {
   createRedis,
   waitForRedis,
   type RedisCommands,
-} from '../../../src/infra/redis';
+} from '../../../src/redis/redis';
 import { txidOf } from '../../../src/payments/pix/pix-api';
 import { checkoutKeys } from '../../../src/store/checkout-keys';
 import { eventually, settled, WAIT_DEADLINE_MS } from '../../support/harness';

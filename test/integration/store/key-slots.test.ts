@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { exists, getKeyIndexes } from '@ioredis/commands';
 import calculateSlot from 'cluster-key-slot';
 import { Redis } from 'ioredis';
-import { scriptSha } from '../../../src/infra/redis-scripts';
+import { scriptSha } from '../../../src/redis/redis-scripts';
 import { ATTACH, OPEN_FOR_SERVICE, TRANSITION } from '../../../src/store/checkout-scripts';
 import { layout2KeyOf } from '../../../src/store/layout-migration';
 import { runCliCaptured } from '../../support/cli';

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { closeRedis, createRedis, type RedisCommands } from '../../../src/infra/redis';
-import { queuePrefix, syncLedgerKey } from '../../../src/infra/keyspace';
+import { closeRedis, createRedis, type RedisCommands } from '../../../src/redis/redis';
+import { queuePrefix, syncLedgerKey } from '../../../src/redis/keyspace';
 import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
 import { runCliCaptured } from '../../support/cli';
 import { startTestRedis, type TestRedis } from '../../support/redis-server';

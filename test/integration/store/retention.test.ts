@@ -1,6 +1,6 @@
 import { checkoutKeys } from '../../../src/store/checkout-keys';
 import { RedisCheckoutStore } from '../../../src/store/redis-checkout-store';
-import { closeRedis, createRedis, type RedisCommands } from '../../../src/infra/redis';
+import { closeRedis, createRedis, type RedisCommands } from '../../../src/redis/redis';
 import { runCliCaptured } from '../../support/cli';
 import { eventually, startHarness, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
 import { checkoutIdOf } from '../../support/provider-suite';

@@ -1,5 +1,5 @@
-import { syncLedgerKey } from '../../../src/infra/keyspace';
-import { closeRedis, createRedis, waitForRedis } from '../../../src/infra/redis';
+import { syncLedgerKey } from '../../../src/redis/keyspace';
+import { closeRedis, createRedis, waitForRedis } from '../../../src/redis/redis';
 import type { Job, Queue } from 'bullmq';
 import { seededStatusCode } from '../../../src/simulator/seed-services';
 import { FakeErp } from '../../support/fake-erp';

@@ -1,0 +1,132 @@
+import { minorOf } from '../../../src/payments/money';
+import { vendorEnv } from '../connect-shops';
+import { FakeAsaas, type FakeCheckout } from '../fake-asaas';
+import { asaasForm } from '../provider-endpoint-bodies';
+import { testProvider } from './test-provider';
+
+/** The Asaas checkout the connector created for `checkoutId`. */
+function checkoutOf(fake: FakeAsaas, checkoutId: string): FakeCheckout {
+  const found = fake.checkoutFor(checkoutId);
+  if (!found) throw new Error(`no Asaas checkout for ${checkoutId}`);
+  return found;
+}
+
+/** Asaas's fee on a Pix for the payment record, in centavos: its public one. */
+const PIX_FEE_MINOR = 199;
+
+/**
+ * Asaas Checkout, at its loopback fake: a checkout per checkout, events with a static token (it
+ * signs nothing, so only the token's forgeries apply; a replayed event is the core's to dedupe).
+ * Its checkout offers no boleto.
+ */
+export const asaasRow = testProvider({
+  name: 'asaas',
+  title: 'Asaas Checkout',
+  fake: () => new FakeAsaas(),
+  env: (fake) => fake.env(),
+  vendorEnv: (fake) => vendorEnv({ asaas: fake }),
+  contract: {
+    offers: { card: true, boleto: false, pixUnderWay: true },
+    forgeries: ['wrong secret', 'missing'],
+    driver: (fake) => {
+      const checkout = (ref: string): FakeCheckout => {
+        const found = fake.checkouts.get(ref);
+        if (!found) throw new Error(`no checkout ${ref}`);
+        return found;
+      };
+      return {
+        pay: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'CREDIT_CARD' }),
+        startPix: async (_id, ref) => void fake.pay(checkout(ref), { billingType: 'PIX' }),
+        confirmPix: async (_id, ref) =>
+          void fake.update(fake.paymentsOf(checkout(ref)), 'RECEIVED'),
+        refund: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'REFUNDED'),
+        webhook: async (_id, ref, forgery) => {
+          const [payment] = fake.paymentsOf(checkout(ref));
+          const event = payment
+            ? fake.event('PAYMENT_CONFIRMED', { payment })
+            : fake.event('CHECKOUT_PAID', { checkout: checkout(ref) });
+          const token = forgery === 'wrong secret' ? `${fake.webhookToken}x` : fake.webhookToken;
+          return {
+            headers: forgery === 'missing' ? {} : { 'asaas-access-token': token },
+            query: {},
+            rawBody: Buffer.from(JSON.stringify(event)),
+          };
+        },
+      };
+    },
+  },
+  flow: (fake, connectorUrl) => {
+    const first = <T>(payments: T[]): T => {
+      const [payment] = payments;
+      if (!payment) throw new Error('Asaas made no payment');
+      return payment;
+    };
+    return {
+      method: 'card',
+      urlOf: (checkoutId) => fake.checkoutFor(checkoutId)?.link,
+      pay: (checkoutId) =>
+        first(fake.pay(checkoutOf(fake, checkoutId), { billingType: 'CREDIT_CARD' })),
+      payWrongAmount: (checkoutId) =>
+        first(
+          fake.pay(checkoutOf(fake, checkoutId), { billingType: 'CREDIT_CARD', valueMinor: 1 }),
+        ),
+      transactionIdOf: (payment) => payment.id,
+      notify: (payment) =>
+        fake.notify(`${connectorUrl}/webhooks/asaas`, fake.event('PAYMENT_CONFIRMED', { payment })),
+    };
+  },
+  // The payment's new status, then its event.
+  incidents: {
+    notes: {
+      refund: 'payment REFUNDED at Asaas',
+      chargeback: 'payment CHARGEBACK_REQUESTED at Asaas',
+    },
+    refund: (fake, connectorUrl, payment) => {
+      fake.update([payment], 'REFUNDED');
+      return () =>
+        fake.notify(`${connectorUrl}/webhooks/asaas`, fake.event('PAYMENT_REFUNDED', { payment }));
+    },
+    chargeBack: (fake, connectorUrl, payment) => {
+      fake.update([payment], 'CHARGEBACK_REQUESTED');
+      return () =>
+        fake.notify(
+          `${connectorUrl}/webhooks/asaas`,
+          fake.event('PAYMENT_CHARGEBACK_REQUESTED', { payment }),
+        );
+    },
+  },
+  record: {
+    what: 'a Pix',
+    pay: async (fake, connectorUrl, checkoutId) => {
+      fake.fees = { ...fake.fees, pixMinor: PIX_FEE_MINOR };
+      const [payment] = fake.pay(checkoutOf(fake, checkoutId), {
+        billingType: 'PIX',
+        status: 'RECEIVED',
+      });
+      if (!payment) throw new Error('Asaas made no payment');
+      await fake.notify(
+        `${connectorUrl}/webhooks/asaas`,
+        fake.event('PAYMENT_RECEIVED', { payment }),
+      );
+      return payment;
+    },
+    says: (fake, payment, order) => {
+      const net = minorOf(payment.netValue);
+      const transaction = fake.pixTransactions.get(payment.pixTransaction ?? '');
+      if (!transaction) throw new Error(`no Pix transaction of ${payment.id}`);
+      return {
+        transactionId: payment.id,
+        method: 'pix',
+        installments: 1,
+        amounts: { order, interest: 0, paid: order, provider_fee: order - net, vendor_fee: 0, net },
+        release_date: payment.creditDate,
+        provider_ids: { payment: payment.id, pix_e2e: transaction.endToEndIdentifier },
+      };
+    },
+    fee: (order) => Math.min(order, PIX_FEE_MINOR),
+  },
+  inbound: {
+    forgedAuth: [{ 'asaas-access-token': 'not-the-webhook-token-0123456789abcdef' }],
+    linkForm: asaasForm,
+  },
+});
