@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { requestCheckout } from '../src/checkout/request-checkout';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
-import { createRedis, waitForRedis } from '../src/infra/redis';
+import { createRedis, waitForRedis } from '../src/redis/redis';
 import { createDependencies } from '../src/main/dependencies';
 import { shopOrEnv } from '../src/shop/shop-id';
 

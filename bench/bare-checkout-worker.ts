@@ -5,7 +5,7 @@
  */
 import axios from 'axios';
 import { Worker } from 'bullmq';
-import { redisOptions } from '../src/infra/redis';
+import { redisOptions } from '../src/redis/redis';
 
 const env = process.env as Record<string, string>;
 const http = axios.create({

@@ -154,7 +154,7 @@ export function imageNodeOptions(): string {
 
 /**
  * The api role's Node options as deployed: deploy/kubernetes/api.yaml's NODE_OPTIONS (the
- * compose file's api service sets the same; test/unit/operations-as-code.test.ts keeps them
+ * compose file's api service sets the same; test/unit/project/operations-as-code.test.ts keeps them
  * equal), else the image's. BENCH_NODE_OPTIONS overrides.
  */
 export function apiNodeOptions(): string {

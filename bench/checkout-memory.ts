@@ -15,8 +15,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { newCheckoutId } from '../src/checkout/checkout-record';
-import { closeRedis, createRedis, type RedisCommands } from '../src/infra/redis';
-import { startPrivateRedis } from '../src/infra/private-redis';
+import { closeRedis, createRedis, type RedisCommands } from '../src/redis/redis';
+import { startPrivateRedis } from '../src/demo/private-redis';
 import { RedisCheckoutStore } from '../src/store/redis-checkout-store';
 import { showRatio, safeRatio } from './bench-support';
 

@@ -1,4 +1,4 @@
-import { queuePrefix, syncLedgerKey } from '../src/infra/keyspace';
+import { queuePrefix, syncLedgerKey } from '../src/redis/keyspace';
 /*
  * The ERP sync at scale, beside a bare baseline in the same run (BENCH_REPS repetitions, the
  * sides alternating, medians):
@@ -22,9 +22,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { freePort } from '../src/infra/free-port';
-import { startPrivateRedis } from '../src/infra/private-redis';
-import { redisOptions } from '../src/infra/redis';
+import { freePort } from '../src/demo/free-port';
+import { startPrivateRedis } from '../src/demo/private-redis';
+import { redisOptions } from '../src/redis/redis';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 import {
   cpuSeconds,

@@ -30,9 +30,9 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import autocannon from 'autocannon';
-import { loadShopsConfig } from '../src/config';
-import { freePort } from '../src/infra/free-port';
-import { serverPid, startPrivateRedis } from '../src/infra/private-redis';
+import { readConfig, shopsConfig } from '../src/config';
+import { freePort } from '../src/demo/free-port';
+import { serverPid, startPrivateRedis } from '../src/demo/private-redis';
 import { cliAdapters } from '../src/main/cli-adapters';
 import { newKeyringEntry } from '../src/secrets/secret-box';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
@@ -146,7 +146,7 @@ const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 /** Registers `count` sandbox shops, each with a simulator account; answers their route tokens. */
 async function registerShops(env: Record<string, string>, count: number): Promise<string[]> {
-  const config = loadShopsConfig(env, { needsKeys: true, needsPlatform: true });
+  const config = readConfig(shopsConfig({ keys: true, platform: true }), env);
   const { admin, close } = await cliAdapters.openShops({ ...config, stderr: quiet });
   const tokens: string[] = [];
   try {

@@ -16,7 +16,7 @@
  */
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
-import { startPrivateRedis } from '../src/infra/private-redis';
+import { startPrivateRedis } from '../src/demo/private-redis';
 import { startConnector, type RunningConnector } from '../src/main/compose';
 import type { SandboxProvider } from '../src/payments/sandbox/sandbox-provider';
 import { DEMO_CREDENTIALS, PlatformSimulator } from '../src/simulator/platform-simulator';

@@ -20,8 +20,8 @@
  * wall time also counts the turns other processes take on the cores.
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { createRedactor, SecretBook } from '../src/infra/redact';
-import { SecretScanner } from '../src/infra/secret-scanner';
+import { createRedactor, SecretBook } from '../src/scrubbing/redact';
+import { SecretScanner } from '../src/scrubbing/secret-scanner';
 import { median, reportTargets, safeRatio, showRatio } from './bench-support';
 
 const REPS = Number(process.env.BENCH_REPS ?? 9);

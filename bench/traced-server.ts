@@ -1,6 +1,6 @@
 import { ExportResultCode } from '@opentelemetry/core';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { startTracing } from '../src/infra/tracing';
+import { startTracing } from '../src/tracing/tracing';
 
 /*
  * The connector's server (src/main/server.ts) with tracing on and an exporter that drops every

@@ -1,50 +1,54 @@
 /*
- * What tracing costs the checkout route, side by side in one run: three connector processes
- * (ROLE=api, LOG_LEVEL=warn, the api's NODE_OPTIONS as deployed):
- * - tracing off;
- * - tracing on with an exporter that drops everything (bench/traced-server.ts): every span is
- *   made, sampled, propagated and batched as it ships, and handed to an exporter that drops it;
- * - tracing on exporting to a collector (OTEL_EXPORTER_OTLP_ENDPOINT aimed at a loopback receiver
- *   that answers every export 200 and keeps nothing): the spans are also encoded and sent.
- * autocannon, 50 connections, on each one's route `/checkout`, each request a service of its own.
- *
- * Flat out: BENCH_REPS rounds of BENCH_SECONDS each, the sides one after the other in a turning
- * order; each traced side's ratio to off is the median of the rounds' ratios. Paced: the three at
- * once, each at a sixth of what tracing off answered flat out, and each process's CPU a request.
- * Target: tracing on with the dropping exporter at least 0.9 of tracing off, flat out; exits 1 when
- * it is missed. The collector's side is reported beside it.
- * Run: npm run bench:tracing   (BENCH_REPS=5 BENCH_SECONDS=4; BENCH_TRACING_ENV, JSON, adds
- * variables to both traced sides, e.g. {"OTEL_TRACES_SAMPLER":"always_off"})
+ * What tracing costs the checkout route, in CPU a request, side by side in one run: connector
+ * processes (ROLE=api, LOG_LEVEL=warn, the api's NODE_OPTIONS as deployed):
+ * - tracing off, twice: the second process shows what the noise alone moves;
+ * - every request sampled, with an exporter that drops everything (bench/traced-server.ts): every
+ *   span made, sampled, propagated and batched as it ships, then dropped;
+ * - the same, sampled at 10% (`parentbased_traceidratio`, 0.1);
+ * - every request sampled, exporting to a collector (a loopback receiver that answers every
+ *   export 200 and keeps nothing): each span also encoded and sent.
+ * Each side first runs flat out for BENCH_WARM_SECONDS (V8 sizes the young generation by what a
+ * process allocated lately, and optimises the route as it runs: a side less warm than another
+ * costs more a request). Then BENCH_REPS rounds, in each every side alone for BENCH_SECONDS at 60%
+ * of what tracing off answered flat out, one after the other, the order turning (autocannon, 50
+ * connections, on `/checkout`, each request a service of its own). Each run, the process's CPU
+ * (every thread's, from /proc, in nanoseconds) over the requests it answered; a side's cost is the
+ * median over the rounds of its difference to tracing off in the same round.
+ * Targets (Node 24, the image's): every request sampled, at most 12 us more than off; sampled at
+ * 10%, within the noise of off; both judged only when the run's noise lets it tell 6 us apart
+ * (`judge`). Exits 1 when one is missed, or cannot be told.
+ * Run: npm run bench:tracing   (BENCH_REPS=11 BENCH_SECONDS=4 BENCH_WARM_SECONDS=8;
+ * BENCH_TRACING_ENV, JSON, adds variables to every traced side; BENCH_TRACING_VARIANT, JSON
+ * {"label", "entry"?, "env"?}, adds a side sampled and exporting as the dropping one, e.g.
+ * another tree's bench/traced-server.ts)
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
-import { freePort } from '../src/infra/free-port';
-import { startPrivateRedis } from '../src/infra/private-redis';
+import { freePort } from '../src/demo/free-port';
+import { startPrivateRedis } from '../src/demo/private-redis';
 import { DEMO_CREDENTIALS } from '../src/simulator/platform-simulator';
 import {
   apiNodeOptions,
-  cpuSeconds,
   median,
   reportTargets,
-  safeRatio,
-  showRatio,
   startChild,
   waitReady,
   type Child,
 } from './bench-support';
 import { startSimulatorProcess } from './simulator-process';
 
-const REPS = Number(process.env.BENCH_REPS ?? 5);
+const REPS = Number(process.env.BENCH_REPS ?? 11);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 8);
 const TOKEN = 'bench-route-token-0123456789';
+const TARGET_US = 12;
+/** The index of BENCH_TRACING_VARIANT's side, after the five of `sideSpecs`. */
+const VARIANT = 5;
 
 /** An OTLP/HTTP receiver that accepts every export and keeps nothing. */
-async function droppingCollector(): Promise<{
-  url: string;
-  exports: () => number;
-  close: () => Promise<void>;
-}> {
+async function droppingCollector() {
   let exports = 0;
   const server = createServer((req, res) => {
     req.resume();
@@ -60,26 +64,30 @@ async function droppingCollector(): Promise<{
   return {
     url: `http://127.0.0.1:${port}`,
     exports: () => exports,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** CPU nanoseconds every thread of `pid` has used so far (/proc/<pid>/task/<tid>/schedstat). */
+function cpuNanos(pid: number): number {
+  return readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
+    try {
+      return sum + Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      return sum; // a thread that ended between the listing and the read
+    }
+  }, 0);
 }
 
 interface Run {
   rps: number;
-  p99: number;
   cpuUsPerRequest: number;
   errors: number;
 }
 
 /** autocannon on `url` for `seconds`, flat out or at `rate` requests a second; `pid`'s CPU. */
-async function cannon(
-  url: string,
-  nextBody: () => string,
-  seconds: number,
-  pid = 0,
-  rate?: number,
-): Promise<Run> {
-  const cpuBefore = pid ? cpuSeconds(pid) : 0;
+async function cannon(url: string, next: () => string, seconds: number, pid: number, rate = 0) {
+  const cpuBefore = cpuNanos(pid);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -87,90 +95,166 @@ async function cannon(
     duration: seconds,
     ...(rate ? { overallRate: rate } : {}),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    requests: [{ setupRequest: (req) => ({ ...req, body: nextBody() }) }],
+    requests: [{ setupRequest: (req) => ({ ...req, body: next() }) }],
   });
-  const cpu = pid ? cpuSeconds(pid) - cpuBefore : 0;
+  const cpu = cpuNanos(pid) - cpuBefore;
   return {
     rps: result.requests.average,
-    p99: result.latency.p99,
-    cpuUsPerRequest: (cpu * 1e6) / Math.max(1, result.requests.total),
+    cpuUsPerRequest: cpu / 1000 / Math.max(1, result.requests.total),
     errors: result.non2xx + result.errors + result.timeouts,
-  };
+  } satisfies Run;
 }
 
-interface Side {
+interface SideSpec {
   label: string;
+  entry: string;
+  env: Record<string, string>;
+}
+
+interface Side extends SideSpec {
   url: string;
   pid: number;
   child: Child;
 }
 
-/** REPS rounds of every side at once, each at `rate` requests a second. */
-async function together(sides: readonly Side[], fresh: () => string, rate: number) {
-  const all: Run[][] = [];
-  for (let rep = 0; rep < REPS; rep++) {
-    all.push(
-      await Promise.all(sides.map((side) => cannon(side.url, fresh, SECONDS, side.pid, rate))),
-    );
+/** The sides: off twice, the dropping exporter at every request and at 10%, the collector. */
+function sideSpecs(collectorUrl: string): SideSpec[] {
+  const experiment = JSON.parse(process.env.BENCH_TRACING_ENV ?? '{}') as Record<string, string>;
+  // The dropping sides need the endpoint set too (tracing is on only with one); they send nothing.
+  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, ...experiment };
+  const tenth = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+  const dropping = 'bench/traced-server.ts';
+  const specs: SideSpec[] = [
+    { label: 'tracing off', entry: 'src/main/server.ts', env: {} },
+    { label: 'tracing off, again', entry: 'src/main/server.ts', env: {} },
+    { label: 'every request sampled', entry: dropping, env: traced },
+    { label: 'sampled at 10%', entry: dropping, env: { ...traced, ...tenth } },
+    { label: 'to a collector', entry: 'src/main/server.ts', env: traced },
+  ];
+  const variant = process.env.BENCH_TRACING_VARIANT;
+  if (variant) {
+    const { label, entry, env } = JSON.parse(variant) as Partial<SideSpec>;
+    specs.push({ label: label ?? 'variant', entry: entry ?? dropping, env: { ...traced, ...env } });
   }
-  return all;
+  return specs;
+}
+
+/** Each side's connector process, ready; `children` gets them. */
+async function startSides(specs: SideSpec[], env: Record<string, string>, children: Child[]) {
+  const sides: Side[] = [];
+  for (const [index, spec] of specs.entries()) {
+    const port = await freePort();
+    const extra = { QUEUE_PREFIX: `bench-trace-${index}`, PORT: String(port) };
+    const started = await startChild(
+      spec.entry,
+      { ...env, ...spec.env, ...extra },
+      /connector started|"level":"warn"/,
+    );
+    children.push(started.child);
+    const url = `http://127.0.0.1:${port}`;
+    await waitReady(url);
+    const pid = Number(started.child.process.pid);
+    sides.push({ ...spec, url: `${url}/checkout`, pid, child: started.child });
+  }
+  return sides;
 }
 
 /**
- * REPS rounds, the sides one after the other, the order turning each round: each round's ratios
- * compare runs seconds apart, so a machine busier in one round than in another moves all of them.
- * Each round's runs are answered in the sides' order.
+ * REPS rounds, in each every side alone at `rate` requests a second, one after the other, the
+ * order turning each round: a round's differences compare runs seconds apart. Each round's runs
+ * are answered in the sides' order.
  */
-async function rounds(sides: readonly Side[], fresh: () => string): Promise<Run[][]> {
+async function rounds(sides: readonly Side[], next: () => string, rate: number) {
   const all: Run[][] = [];
   for (let rep = 0; rep < REPS; rep++) {
     const round: Run[] = [];
     for (let turn = 0; turn < sides.length; turn++) {
       const index = (rep + turn) % sides.length;
       const side = sides[index] as Side;
-      round[index] = await cannon(side.url, fresh, SECONDS, side.pid);
+      round[index] = await cannon(side.url, next, SECONDS, side.pid, rate);
     }
     all.push(round);
   }
   return all;
 }
 
-/** The three connector processes, each ready; `children` gets them. */
-async function startSides(
-  env: Record<string, string>,
-  collectorUrl: string,
-  children: Child[],
-): Promise<Side[]> {
-  const experiment = JSON.parse(process.env.BENCH_TRACING_ENV ?? '{}') as Record<string, string>;
-  // The dropping side needs the endpoint set too (tracing is on only with one); it sends nothing.
-  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, ...experiment };
-  const sides: Side[] = [];
-  for (const [label, entry, extra] of [
-    ['tracing off', 'src/main/server.ts', { QUEUE_PREFIX: 'bench-trace-off' }],
-    [
-      'dropping exporter',
-      'bench/traced-server.ts',
-      { QUEUE_PREFIX: 'bench-trace-drop', ...traced },
-    ],
-    ['to a collector', 'src/main/server.ts', { QUEUE_PREFIX: 'bench-trace-otlp', ...traced }],
-  ] as const) {
-    const port = await freePort();
-    const started = await startChild(
-      entry,
-      { ...env, ...extra, PORT: String(port) },
-      /connector started|"level":"warn"/,
+const us = (values: number[]) => values.map((value) => value.toFixed(1)).join(', ');
+
+/** Each round's difference of side `index` to side `to`. */
+const differencesOf = (rounds: Run[][], index: number, to: number) =>
+  rounds.map(
+    (round) => (round[index]?.cpuUsPerRequest ?? NaN) - (round[to]?.cpuUsPerRequest ?? NaN),
+  );
+
+/**
+ * Prints each side's CPU a request and its differences to off (a variant's also to every request
+ * sampled, the side it stands in for); answers each side's differences to off.
+ */
+function report(sides: readonly Side[], rounds: Run[][], rate: number): number[][] {
+  console.log(`${REPS} rounds, each side alone for ${SECONDS} s at ${rate} requests a second`);
+  const show = (differences: number[], to: string) =>
+    `; to ${to}: ${median(differences).toFixed(1)} us (rounds: ${us(differences)})`;
+  return sides.map((side, index) => {
+    const cpu = rounds.map((round) => round[index]?.cpuUsPerRequest ?? NaN);
+    const differences = differencesOf(rounds, index, 0);
+    const variant =
+      index >= VARIANT ? show(differencesOf(rounds, index, 2), 'every request sampled') : '';
+    console.log(
+      `${side.label}: ${median(cpu).toFixed(1)} us CPU a request (rounds: ${us(cpu)})` +
+        (index === 0 ? '' : show(differences, 'off')) +
+        variant,
     );
-    children.push(started.child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitReady(url);
-    sides.push({
-      label,
-      url: `${url}/checkout`,
-      pid: Number(started.child.process.pid),
-      child: started.child,
-    });
-  }
-  return sides;
+    return differences;
+  });
+}
+
+/**
+ * The targets, judged only when the run can tell: `margin`, about the standard error of a side's
+ * median difference (twice the typical difference between the two tracing-off processes in a
+ * round, over the square root of the rounds), must be at most half the target. Every request
+ * sampled: its median difference at most TARGET_US. Sampled at 10%: its median difference within
+ * two margins of none.
+ */
+function judge(differences: number[][], dropped: number, exported: number, errors: number) {
+  const noise = median((differences[1] ?? []).map(Math.abs));
+  const margin = (2 * noise) / Math.sqrt(REPS);
+  const judged = margin <= TARGET_US / 2;
+  const [sampled, tenth] = [median(differences[2] ?? []), median(differences[3] ?? [])];
+  console.log(
+    `noise: off against off, ${noise.toFixed(1)} us in a typical round; margin of a median ${margin.toFixed(1)} us`,
+  );
+  reportTargets([
+    { name: `the run tells ${TARGET_US / 2} us apart (margin ${margin.toFixed(1)})`, met: judged },
+    {
+      name: `every request sampled: at most ${TARGET_US} us more CPU a request than off (${sampled.toFixed(1)})`,
+      met: judged && sampled <= TARGET_US,
+    },
+    {
+      name: `sampled at 10%: within the noise of off (${tenth.toFixed(1)}, two margins ${(2 * margin).toFixed(1)})`,
+      met: judged && Math.abs(tenth) <= 2 * margin,
+    },
+    { name: 'the traced processes handed their spans on', met: dropped > 0 && exported > 0 },
+    { name: 'no request failed', met: errors === 0 },
+  ]);
+}
+
+/** Spans the dropping exporter was handed: it says so when its process stops. */
+async function droppedBy(side: Side | undefined): Promise<number> {
+  await side?.child.stop();
+  return Number(/spans dropped by the exporter: (\d+)/.exec(side?.child.output() ?? '')?.[1] ?? 0);
+}
+
+/** Each side warmed flat out, then the rounds at 60% of what tracing off answered flat out. */
+async function measure(sides: Side[]) {
+  let next = 100_000;
+  const fresh = () => JSON.stringify({ service_id: next++ });
+  const flat: Run[] = [];
+  for (const side of sides) flat.push(await cannon(side.url, fresh, WARM_SECONDS, side.pid));
+  const rates = flat.map((run) => run.rps.toFixed(0)).join(', ');
+  console.log(`flat out, each side warming: ${rates} requests a second`);
+  const rate = Math.max(10, Math.round((flat[0]?.rps ?? 0) * 0.6));
+  const all = await rounds(sides, fresh, rate);
+  return { rounds: all, rate, errors: all.flat().reduce((sum, run) => sum + run.errors, 0) };
 }
 
 async function main(): Promise<void> {
@@ -192,72 +276,21 @@ async function main(): Promise<void> {
     NODE_OPTIONS: apiNodeOptions(),
   };
   try {
-    const sides = await startSides(env, collector.url, children);
-    let next = 100_000;
-    const fresh = () => JSON.stringify({ service_id: next++ });
-    for (const side of sides) await cannon(side.url, fresh, 2);
-    const flat = await rounds(sides, fresh);
-    // All at once, each at a fixed rate: they do the same work in the same batches on the same
-    // machine at the same moments, and CPU a request is what each costs.
-    const rate = Math.round(median(flat.map((round) => round[0]?.rps ?? 0)) / 6);
-    const paced = await together(sides, fresh, rate);
-    const ratios = reportRounds(sides, flat, paced, rate);
-    const errors = [...flat, ...paced].flat().reduce((sum, run) => sum + run.errors, 0);
-    // Stopped here to read what the dropping exporter was handed (it says so at its end).
-    await sides[1]?.child.stop();
-    const dropped = Number(
-      /spans dropped by the exporter: (\d+)/.exec(sides[1]?.child.output() ?? '')?.[1] ?? 0,
-    );
+    console.log(`Node ${process.version}`);
+    const sides = await startSides(sideSpecs(collector.url), env, children);
+    const { rounds, rate, errors } = await measure(sides);
+    const differences = report(sides, rounds, rate);
+    const dropped = await droppedBy(sides[2]);
     console.log(
-      `spans dropped by the exporter: ${dropped}; exports received and dropped by the collector: ${collector.exports()}; errors: ${errors}`,
+      `spans dropped by the exporter: ${dropped}; exports the collector received: ${collector.exports()}; errors: ${errors}`,
     );
-    reportTargets([
-      {
-        name: 'tracing on (an exporter that drops everything) at least 0.9 of tracing off',
-        met: (ratios[1] ?? 0) >= 0.9,
-      },
-      {
-        name: 'both traced processes handed their spans on',
-        met: dropped > 0 && collector.exports() > 0,
-      },
-      { name: 'no request failed', met: errors === 0 },
-    ]);
+    judge(differences, dropped, collector.exports(), errors);
   } finally {
     for (const child of children) await child.stop();
     await collector.close();
-    await simulator.stop();
+    simulator.stop();
     await redis.close();
   }
-}
-
-/** Prints both phases; answers each side's throughput ratio to off (the first side's). */
-function reportRounds(sides: readonly Side[], flat: Run[][], paced: Run[][], rate: number) {
-  const column = (runs: Run[][], index: number, pick: (run: Run) => number) =>
-    runs.map((round) => (round[index] ? pick(round[index]) : NaN));
-  const ratioTo = (runs: Run[][], index: number, pick: (run: Run) => number, inverse = false) =>
-    runs.map((round) => {
-      const [off, side] = [round[0], round[index]];
-      if (!off || !side) return 0;
-      return (inverse ? safeRatio(pick(off), pick(side)) : safeRatio(pick(side), pick(off))) ?? 0;
-    });
-  const show = (values: number[]) => values.map((value) => showRatio(value)).join(', ');
-  const ratios: number[] = [];
-  sides.forEach((side, index) => {
-    const rps = column(flat, index, (run) => run.rps);
-    const p99 = median(column(flat, index, (run) => run.p99));
-    const cpu = median(column(paced, index, (run) => run.cpuUsPerRequest));
-    console.log(
-      `${side.label}: ${median(rps).toFixed(0)} req/s flat out (runs: ${rps.map((v) => v.toFixed(0)).join(', ')}), p99 ${p99} ms; at ${rate} req/s, ${cpu.toFixed(0)} us CPU a request`,
-    );
-    if (index === 0) return;
-    const throughput = ratioTo(flat, index, (run) => run.rps);
-    const cpuRatio = ratioTo(paced, index, (run) => run.cpuUsPerRequest, true);
-    ratios[index] = median(throughput);
-    console.log(
-      `  ratio to off: throughput ${showRatio(median(throughput))} (rounds: ${show(throughput)}); CPU a request, off / this: ${showRatio(median(cpuRatio))} (${show(cpuRatio)})`,
-    );
-  });
-  return ratios;
 }
 
 main().catch((error: unknown) => {
