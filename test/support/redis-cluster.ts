@@ -86,9 +86,13 @@ function parseNodes(text: string): NodeLine[] {
  * Starts six cluster nodes (append-only, noeviction, `cluster-node-timeout` 2 s, the bus on a
  * port of its own) and joins them with `redis-cli --cluster create ... --cluster-replicas 1`, as
  * docs/redis.md describes; resolves once every node says the cluster is ok and every replica is
- * in sync.
+ * in sync. With `partial: true` the nodes serve the slots still covered while another primary is
+ * down (`cluster-require-full-coverage no`); by default, as Redis ships, a primary marked failed
+ * stops the whole cluster (CLUSTERDOWN) until its replica is promoted.
  */
-export async function startRedisCluster(): Promise<RedisClusterGroup> {
+export async function startRedisCluster(
+  options: { partial?: boolean } = {},
+): Promise<RedisClusterGroup> {
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-cluster-'));
   const nodes = new Map<number, { bus: number; child?: ChildProcess }>();
   const spawnNode = (port: number, bus: number): ChildProcess =>
@@ -104,6 +108,7 @@ export async function startRedisCluster(): Promise<RedisClusterGroup> {
         `nodes-${port}.conf`,
         '--cluster-node-timeout',
         '2000',
+        ...(options.partial ? ['--cluster-require-full-coverage', 'no'] : []),
         // A new replica's first copy starts at once, not after the 5 s diskless default.
         '--repl-diskless-sync-delay',
         '0',
