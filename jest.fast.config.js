@@ -32,6 +32,11 @@ const SLOW_LANE = [
   '<rootDir>/test/integration/main/tracing-secrets.test.ts',
   '<rootDir>/test/integration/infra/logs-in-outage.test.ts',
   '<rootDir>/test/integration/payments/sandbox-in-production.test.ts',
+  // The CLI's ERP sync in children, a Redis restarted under a shutdown, the rate limits' windows
+  // (14 to 17 s each: the fast lane ran 111 to 139 s with them on a slow day).
+  '<rootDir>/test/integration/cli/erp-sync-cli.test.ts',
+  '<rootDir>/test/integration/main/shutdown-after-redis-restart.test.ts',
+  '<rootDir>/test/integration/http/rate-limits.test.ts',
 ];
 
 /** @type {import('jest').Config} */
