@@ -102,7 +102,11 @@ export interface CheckoutRecord {
 }
 
 /** The kinds of incident after an outcome (CONTRACT "Guarantees"). */
-export const INCIDENT_KINDS = ['refund', 'chargeback', 'late_payment'] as const;
+/**
+ * `med_return`: a Pix returned through the Central Bank's MED (Mecanismo Especial de Devolução),
+ * the payer's PSP having contested it; never a `refund`, which the shop asked for.
+ */
+export const INCIDENT_KINDS = ['refund', 'chargeback', 'late_payment', 'med_return'] as const;
 export type IncidentKind = (typeof INCIDENT_KINDS)[number];
 
 /**
@@ -116,6 +120,8 @@ export interface PaymentIncident {
   /** The provider's payment it is about. */
   transactionId?: string;
   note?: string;
+  /** A `med_return`'s `natureza` as the API Pix gives it (`MED_FRAUDE`, ...). */
+  natureza?: string;
 }
 
 /**

@@ -1,8 +1,15 @@
 import { errorMessage } from '../errors';
-import type { PaymentStatus } from '../payments/payment-provider';
+import type { MedReturn, PaymentStatus } from '../payments/payment-provider';
 import type { CheckoutDeps } from './checkout-deps';
 import type { CheckoutRecord, IncidentKind, PaymentIncident } from './checkout-record';
 import { incidentRecord } from './payment-record';
+
+/** Whether the record holds a late payment of this transaction. */
+function lateOf(record: CheckoutRecord, transactionId: string | undefined): boolean {
+  return (record.incidents ?? []).some(
+    (incident) => incident.kind === 'late_payment' && incident.transactionId === transactionId,
+  );
+}
 
 function isKnown(record: CheckoutRecord, found: Pick<PaymentIncident, 'kind' | 'transactionId'>) {
   return (record.incidents ?? []).some(
@@ -10,10 +17,23 @@ function isKnown(record: CheckoutRecord, found: Pick<PaymentIncident, 'kind' | '
   );
 }
 
+/** A MED return's incident: its natureza, and what the bank did, for the shop to answer it. */
+function medIncident(medReturn: MedReturn, transactionId: string | undefined) {
+  const { natureza, id, amount, status } = medReturn;
+  const state = status === 'DEVOLVIDO' ? 'returned' : 'blocked, being returned';
+  const money = `${amount.currency} ${(amount.amountMinor / 100).toFixed(2)}`;
+  return {
+    kind: 'med_return' as const,
+    ...(transactionId ? { transactionId } : {}),
+    natureza,
+    note: `${natureza}: ${money} ${state} through the MED (devolução ${id})`,
+  };
+}
+
 /**
  * The incident a provider's status means for a checkout whose outcome was recorded, if any: a
- * paid checkout refunded or charged back; a payment arriving after a cancel or an expiry; and the
- * refund of such a late payment.
+ * paid checkout returned through the MED, refunded or charged back; a payment arriving after a
+ * cancel or an expiry; and the return of such a late payment.
  */
 export function incidentOf(
   record: CheckoutRecord,
@@ -28,6 +48,13 @@ export function incidentOf(
     ...(transactionId ? { transactionId } : {}),
     ...(note ? { note } : {}),
   });
+  const med = status.medReturn;
+  if (med && (outcome === 'paid' || lateOf(record, transactionId))) {
+    // Whatever else the Pix says after its MED return (a full one reads as refunded) is that
+    // return: once it is known, nothing more is told of this Pix.
+    const incident = medIncident(med, transactionId);
+    return isKnown(record, incident) ? undefined : incident;
+  }
   if (outcome === 'paid') {
     if (status.state === 'refunded') return said('refund', status.reason ?? 'refunded');
     if (status.state === 'charged_back') return said('chargeback', status.reason ?? 'charged back');
@@ -38,10 +65,10 @@ export function incidentOf(
     const note = `paid after the checkout ${outcome}: the platform was told cancel`;
     return said('late_payment', latePaymentNote ? `${note}; ${latePaymentNote}` : note);
   }
-  const lateOne = record.incidents?.some(
-    (incident) => incident.kind === 'late_payment' && incident.transactionId === transactionId,
-  );
-  if (lateOne && (status.state === 'refunded' || status.state === 'charged_back')) {
+  if (
+    lateOf(record, transactionId) &&
+    (status.state === 'refunded' || status.state === 'charged_back')
+  ) {
     return said(status.state === 'refunded' ? 'refund' : 'chargeback', 'of the late payment');
   }
   return undefined;

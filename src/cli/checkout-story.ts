@@ -34,7 +34,13 @@ export interface CheckoutStory {
   checkout_url: string | undefined;
   expires_at: string;
   requests: number | undefined;
-  incidents: Array<{ kind: string; at: string; transaction_id?: string; note?: string }>;
+  incidents: Array<{
+    kind: string;
+    at: string;
+    transaction_id?: string;
+    natureza?: string;
+    note?: string;
+  }>;
   steps: StoryStep[];
   deliveries: Array<{
     kind: string;
@@ -180,6 +186,7 @@ export function checkoutStory(
       kind: incident.kind,
       at: incident.at,
       ...(incident.transactionId ? { transaction_id: incident.transactionId } : {}),
+      ...(incident.natureza ? { natureza: incident.natureza } : {}),
       ...(incident.note ? { note: incident.note } : {}),
     })),
     steps: storySteps(record, deliveries),

@@ -65,7 +65,7 @@ export function createMetrics(): Metrics {
     ...notificationMetrics(registers),
     paymentIncidents: new Counter({
       name: 'connector_payment_incidents_total',
-      help: 'What providers said after an outcome was recorded, by kind: refund, chargeback, late_payment (never a second finish or a cancel: the shop must act; docs/payment-providers.md, "Incidents after the outcome")',
+      help: 'What providers said after an outcome was recorded, by kind: refund, chargeback, late_payment, med_return (never a second finish or a cancel: the shop must act; docs/payment-providers.md, "Incidents after the outcome")',
       labelNames: ['kind'] as const,
       registers,
     }),

@@ -62,6 +62,22 @@ export interface PaymentStatus {
    * in its hints' terms (a Pix's end-to-end id and its returns), kept as the event handled.
    */
   eventId?: string;
+  /**
+   * A return of this payment through the Central Bank's MED, under way or made (the API Pix's
+   * devolução with a `natureza` MED_*): an incident of its own after a paid outcome.
+   */
+  medReturn?: MedReturn;
+}
+
+/** A MED return as the provider reports it. */
+export interface MedReturn {
+  /** `MED_OPERACIONAL`, `MED_FRAUDE` or `MED_PIX_AUTOMATICO`. */
+  natureza: string;
+  /** The provider's id of the return (the devolução's). */
+  id: string;
+  amount: Money;
+  /** `EM_PROCESSAMENTO` (the money blocked) or `DEVOLVIDO`. */
+  status: string;
 }
 
 /** A payment's money as its provider reports it, for the ERP; each figure absent when unsaid. */

@@ -302,6 +302,44 @@ export class FakePix implements ProviderFake {
     return structuredClone(devolucao);
   }
 
+  /**
+   * A devolução the receiver asks outside the connector (its bank's app): `ORIGINAL`, the whole
+   * Pix unless `valor` says; EM_PROCESSAMENTO until `settleDevolucao`.
+   */
+  receiverReturn(endToEndId: string, valor?: string): FakeDevolucao {
+    const pix = this.payments.get(endToEndId);
+    if (!pix) throw new Error(`FakePix: no Pix ${endToEndId}`);
+    const id = `app${alnum(20)}`;
+    return structuredClone(
+      this.createDevolucao(pix, id, { valor: valor ?? pix.valor, natureza: 'ORIGINAL' }),
+    );
+  }
+
+  /**
+   * A return the receiver did not ask for: the MED (Mecanismo Especial de Devolução). The payer's
+   * PSP contests the Pix, the Central Bank's system blocks and returns the money, and the Pix
+   * shows a devolução whose `natureza` is `MED_OPERACIONAL` (BE08), `MED_FRAUDE` (FR01) or
+   * `MED_PIX_AUTOMATICO` (REFU), the spec's `DevolucaoNatureza`; it starts EM_PROCESSAMENTO and
+   * ends through `settleDevolucao`. `valor` defaults to what is left of the Pix.
+   */
+  medReturn(
+    endToEndId: string,
+    natureza: 'MED_OPERACIONAL' | 'MED_FRAUDE' | 'MED_PIX_AUTOMATICO',
+    valor?: string,
+  ): FakeDevolucao {
+    const pix = this.payments.get(endToEndId);
+    if (!pix) throw new Error(`FakePix: no Pix ${endToEndId}`);
+    const left =
+      cents(pix.valor) -
+      pix.devolucoes
+        .filter((d) => d.status !== 'NAO_REALIZADO')
+        .reduce((sum, d) => sum + cents(d.valor), 0);
+    const id = `MED${alnum(20)}`;
+    return structuredClone(
+      this.createDevolucao(pix, id, { valor: valor ?? (left / 100).toFixed(2), natureza }),
+    );
+  }
+
   /** The PSP removes an ATIVA cob itself (REMOVIDA_PELO_PSP). */
   removeByPsp(txid: string): void {
     const cob = this.cobs.get(txid);

@@ -18,6 +18,7 @@ import {
   devolucaoSchema,
   eventIdOf,
   pixSchema,
+  medReturnOf,
   returnedOf,
   settlementOf,
   webhookHintOf,
@@ -159,11 +160,13 @@ export class PixProvider implements PaymentProvider {
         settlement: settlementOf(pix),
         eventId: eventIdOf(pix),
       };
+      const medReturn = medReturnOf(pix);
+      const told = { ...paid, ...(medReturn ? { medReturn } : {}) };
       const { returned } = returnedOf(pix);
       if (returned > 0 && returned >= centavos) {
-        return { ...paid, state: 'refunded', reason: 'returned to the payer (devolução)' };
+        return { ...told, state: 'refunded', reason: 'returned to the payer (devolução)' };
       }
-      return { ...paid, state: 'paid' };
+      return { ...told, state: 'paid' };
     }
     // Concluded with no Pix in the answer (a bank that leaves `pix` out): paid, but the Pix is
     // not known yet; under way, so nothing closes it, until a read names it.

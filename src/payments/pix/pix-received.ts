@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { brasiliaDay } from '../money';
-import type { Settlement, SingleHint, WebhookHint } from '../payment-provider';
+import type { MedReturn, Settlement, SingleHint, WebhookHint } from '../payment-provider';
 import { centavosOf, isTxid } from './pix-api';
 
 /** The charges one webhook call may make the connector look up (the rest: the sweep's). */
@@ -10,6 +10,8 @@ export const devolucaoSchema = z.looseObject({
   id: z.string(),
   valor: z.string(),
   status: z.string(),
+  /** Absent: `ORIGINAL` (the spec's DevolucaoNatureza). */
+  natureza: z.string().nullish(),
 });
 
 /** A Pix received, as the API shows it (`GET /cob/{txid}`'s `pix`, `GET /pix`). */
@@ -45,6 +47,27 @@ export function returnedOf(pix: ReceivedPix): { returned: number; pending: numbe
     else if (devolucao.status === 'EM_PROCESSAMENTO') pending += centavos;
   }
   return { returned, pending };
+}
+
+/** The naturezas of a return made through the MED (the spec's DevolucaoNatureza). */
+const MED_NATUREZAS = new Set(['MED_OPERACIONAL', 'MED_FRAUDE', 'MED_PIX_AUTOMATICO']);
+
+/**
+ * The Pix's return through the MED, if any: the first one under way or made (one refused,
+ * NAO_REALIZADO, returned nothing). The receiver cannot ask one (only ORIGINAL or RETIRADA):
+ * its bank makes it when the payer's PSP contests the Pix.
+ */
+export function medReturnOf(pix: ReceivedPix): MedReturn | undefined {
+  const med = (pix.devolucoes ?? []).find(
+    (d) => MED_NATUREZAS.has(d.natureza ?? '') && d.status !== 'NAO_REALIZADO',
+  );
+  if (!med) return undefined;
+  return {
+    natureza: med.natureza ?? '',
+    id: med.id,
+    amount: { amountMinor: centavosOf(med.valor), currency: 'BRL' },
+    status: med.status,
+  };
 }
 
 /**

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { txidOf } from '../../../src/payments/pix/pix-api';
+import { runCliCaptured } from '../../support/cli';
+import { FakeErp } from '../../support/fake-erp';
+import { eventually, settled, WAIT_DEADLINE_MS } from '../../support/harness';
+import { PixWorld } from '../../support/pix-world';
+import { providerSuite } from '../../support/provider-suite';
+
+/*
+ * The MED (Mecanismo Especial de Devolução) on a Pix the connector reported paid: the payer's PSP
+ * contests it and the shop's bank returns the money, a devolução whose `natureza` is MED_* (the
+ * API Pix's DevolucaoNatureza). An incident of its own kind, `med_return`: counted, logged at
+ * error, in `checkout status` with its natureza, a payment record to the ERP; never a `refund`,
+ * never a second finish or a cancel. A devolução the shop asked for (ORIGINAL) is a refund as
+ * before.
+ */
+const SECRET = `erp-${randomBytes(12).toString('hex')}`;
+const erp = new FakeErp(SECRET);
+beforeAll(() => erp.start());
+afterAll(() => erp.stop());
+
+const suite = providerSuite(() => new PixWorld(), {
+  fakeEnv: (fake) => ({
+    ...fake.env(),
+    ERP_SINK: 'webhook',
+    ERP_WEBHOOK_URL: erp.url,
+    ERP_WEBHOOK_SECRET: SECRET,
+  }),
+});
+
+interface Told {
+  incidents: Array<{ kind: string; natureza?: string; note?: string; transaction_id?: string }>;
+  steps: Array<{ step: string; note?: string }>;
+}
+
+const counted = async (kind: string): Promise<number> => {
+  const text = await (await fetch(`${suite.h.url}/metrics`)).text();
+  const line = new RegExp(`^connector_payment_incidents_total\\{kind="${kind}"\\} (\\d+)$`, 'm');
+  return Number(line.exec(text)?.[1] ?? 0);
+};
+
+/** A Pix checkout of `serviceId` paid, its finish delivered and its paid record at the ERP. */
+async function paidPix(serviceId: number) {
+  const { checkoutId } = await suite.open(serviceId);
+  const paid = suite.fake.pix.pay(txidOf(checkoutId));
+  await suite.fake.pix.deliverWebhook(paid);
+  await eventually(
+    () => suite.accepted('finish-checkout', serviceId)[0],
+    WAIT_DEADLINE_MS,
+    'finish',
+  );
+  await eventually(() => erp.payments(checkoutId, 'paid')[0], WAIT_DEADLINE_MS, 'paid record');
+  return { checkoutId, endToEndId: paid.endToEndId };
+}
+
+async function status(serviceId: number): Promise<{ told: Told; text: string }> {
+  const env = { REDIS_URL: suite.h.redis.url, QUEUE_PREFIX: suite.h.prefix };
+  const json = await runCliCaptured(
+    ['checkout', 'status', String(serviceId), '--format', 'json'],
+    env,
+  );
+  const text = await runCliCaptured(['checkout', 'status', String(serviceId)], env);
+  expect(json).toMatchObject({ code: 0 });
+  expect(text).toMatchObject({ code: 0 });
+  return { told: (JSON.parse(json.stdout) as Told[])[0]!, text: text.stdout };
+}
+
+describe('a MED return of a Pix reported paid (the API Pix, against a fake PSP)', () => {
+  it('is a med_return incident with its natureza: counted, logged, told, sent to the ERP; no second outcome', async () => {
+    const { pix } = suite.fake;
+    const before = { med: await counted('med_return'), refund: await counted('refund') };
+    const { checkoutId, endToEndId } = await paidPix(1001);
+
+    // The payer's bank contests the Pix (fraud): the shop's bank blocks and returns it all.
+    const med = pix.medReturn(endToEndId, 'MED_FRAUDE');
+    pix.settleDevolucao(endToEndId, med.id, 'DEVOLVIDO');
+    const answer = await pix.deliverWebhook(pix.receivedPix(endToEndId));
+    expect(answer.body).toMatchObject({ checkout_id: checkoutId, incident: 'med_return' });
+    // The same news again (the bank retrying its call): one incident still.
+    await pix.deliverWebhook(pix.receivedPix(endToEndId));
+
+    const record = await suite.h.connector.deps.store.get(checkoutId);
+    expect(record?.incidents).toEqual([
+      expect.objectContaining({
+        kind: 'med_return',
+        transactionId: endToEndId,
+        natureza: 'MED_FRAUDE',
+        note: expect.stringContaining(med.id),
+      }),
+    ]);
+    expect(await counted('med_return')).toBe(before.med + 1);
+    expect(await counted('refund')).toBe(before.refund);
+    const logged = suite.h.log
+      .entries()
+      .filter((entry) => entry.kind === 'med_return' && entry.checkoutId === checkoutId);
+    expect(logged).toEqual([expect.objectContaining({ level: 'error', natureza: 'MED_FRAUDE' })]);
+
+    const sent = await eventually(
+      () => erp.payments(checkoutId, 'med_return')[0],
+      WAIT_DEADLINE_MS,
+      'the MED record at the ERP',
+    );
+    expect(sent.body).toMatchObject({
+      event: 'med_return',
+      checkout_id: checkoutId,
+      provider: 'pix',
+      method: 'pix',
+      provider_ids: { pix_e2e: endToEndId },
+      note: expect.stringContaining('MED_FRAUDE'),
+    });
+
+    const { told, text } = await status(1001);
+    expect(told.incidents).toEqual([
+      expect.objectContaining({ kind: 'med_return', natureza: 'MED_FRAUDE' }),
+    ]);
+    expect(text).toContain('MED_FRAUDE');
+
+    await settled(suite.h.connector.jobs);
+    expect(erp.incidents(checkoutId)).toHaveLength(1);
+    expect(suite.accepted('finish-checkout', 1001)).toHaveLength(1);
+    expect(suite.accepted('cancel-checkout', 1001)).toEqual([]);
+    expect((await suite.h.connector.deps.store.get(checkoutId))?.state).toBe('reported');
+  });
+
+  it('is told while the bank still holds the money (EM_PROCESSAMENTO), and once', async () => {
+    const { pix } = suite.fake;
+    const { checkoutId, endToEndId } = await paidPix(1002);
+    const med = pix.medReturn(endToEndId, 'MED_OPERACIONAL');
+    const first = await pix.deliverWebhook(pix.receivedPix(endToEndId));
+    expect(first.body).toMatchObject({ incident: 'med_return' });
+    pix.settleDevolucao(endToEndId, med.id, 'DEVOLVIDO');
+    await pix.deliverWebhook(pix.receivedPix(endToEndId));
+    const record = await suite.h.connector.deps.store.get(checkoutId);
+    expect(record?.incidents?.map((i) => [i.kind, i.natureza])).toEqual([
+      ['med_return', 'MED_OPERACIONAL'],
+    ]);
+    await settled(suite.h.connector.jobs);
+    expect(suite.accepted('cancel-checkout', 1002)).toEqual([]);
+  });
+
+  it('a devolução the shop asked (ORIGINAL) is a refund, as before', async () => {
+    const { pix } = suite.fake;
+    const { checkoutId, endToEndId } = await paidPix(1003);
+    // The shop returns the whole Pix from its bank's app.
+    const asked = pix.receiverReturn(endToEndId);
+    pix.settleDevolucao(endToEndId, asked.id, 'DEVOLVIDO');
+    const answer = await pix.deliverWebhook(pix.receivedPix(endToEndId));
+    expect(answer.body).toMatchObject({ checkout_id: checkoutId, incident: 'refund' });
+    const record = await suite.h.connector.deps.store.get(checkoutId);
+    expect(record?.incidents?.map((i) => [i.kind, i.natureza])).toEqual([['refund', undefined]]);
+  });
+});
