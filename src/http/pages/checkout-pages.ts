@@ -45,7 +45,8 @@ const PROCESSING_BY_METHOD: Record<Method, PageText> = {
     // Processing also means the Pix code was issued and not yet paid (Mercado Pago's and Asaas's
     // pending): the page never tells a customer who has not paid that there is nothing to do.
     title: 'Aguardando o Pix',
-    text: 'Se você ainda não pagou, pague o Pix pelo código antes que ele expire. Depois de pago, a confirmação costuma chegar em minutos e a loja é avisada; não é preciso pagar de novo.',
+    // A Pix paid may also be held for checking (Asaas's precautionary hold, up to 72 hours).
+    text: 'Se você ainda não pagou, pague o Pix pelo código antes que ele expire. Depois de pago, a confirmação costuma chegar em minutos; às vezes o banco confere o Pix antes de liberá-lo, o que leva até 3 dias. A loja é avisada assim que for confirmado; não é preciso pagar de novo.',
     tone: '',
   },
   boleto: {

@@ -50,6 +50,9 @@ describe('the return page', () => {
     const pix = returnPage(record({ state: 'processing', method: 'pix' }));
     expect(title(pix)).toBe('Aguardando o Pix');
     expect(pix).toMatch(/Pix[^<]*minutos/);
+    // A Pix paid may be held for checking (Asaas's precautionary hold, up to 72 hours): the
+    // customer who paid is told it may take that long, and not to pay again.
+    expect(pix).toMatch(/até 3 dias[^<]*não é preciso pagar de novo/);
     // Processing is also a Pix code issued and not paid yet: never "nothing to do" alone.
     expect(pix).toContain('Se você ainda não pagou, pague o Pix');
     expect(pix).not.toMatch(/boleto/i);
