@@ -20,7 +20,7 @@ const SLOW_LANE = [
   '<rootDir>/test/integration/infra/redis-cluster.test.ts',
   '<rootDir>/test/integration/infra/redis-cluster-drill.test.ts',
   '<rootDir>/test/integration/infra/replica-wait.test.ts',
-  // 10,000 checkouts (~30 s).
+  // 3,000 checkouts (~20 s).
   '<rootDir>/test/integration/checkout/reconciler-at-scale.test.ts',
   // A replica joining and leaving (~15 s).
   '<rootDir>/test/integration/http/checkout-replica-reads.test.ts',
