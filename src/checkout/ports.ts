@@ -136,6 +136,14 @@ export interface ReconcileLine {
   inLine(checkoutId: string): Promise<boolean>;
   /** Takes a checkout off the reconciler's line (nothing left to do for it), with a note. */
   retire(checkoutId: string, note?: { field: 'cancelDropped'; value: string }): Promise<void>;
+  /** Ids of the paid Pix in the watch due for a read by `now`, the most overdue first. */
+  dueWatches(now: Date, limit: number): Promise<string[]>;
+  /** Sets when each watched Pix is next read (one no longer watched stays out). */
+  scheduleWatches(reads: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void>;
+  /** Takes checkouts out of the watch. */
+  endWatches(checkoutIds: readonly string[]): Promise<void>;
+  /** How many Pix the watch holds. */
+  watchSize(): Promise<number>;
 }
 
 /** The provider webhook events already handled: a duplicate changes nothing. */

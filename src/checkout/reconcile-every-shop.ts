@@ -11,6 +11,8 @@ export type ReconciledShops = Pick<ShopDirectory<{ deps: CheckoutDeps }>, 'ids' 
 export interface EveryShopOptions {
   /** How often passes run: a pass keeps to four fifths of it. */
   intervalMs: number;
+  /** PIX_WATCH_DAYS (92 unless said). */
+  watchDays?: number;
   /** Runs one shop's part of the pass with the shop named on its log lines, as a job's are. */
   inShopContext<T>(shop: string, run: () => Promise<T>): Promise<T>;
   /** Counts the records each shop's part found unreadable and parked. */
@@ -57,6 +59,7 @@ export async function reconcileEveryShop(
     const report = await options.inShopContext(shop, () =>
       reconcileCheckouts(runtime.deps, {
         intervalMs: options.intervalMs,
+        watchDays: options.watchDays,
         budgetMs: Math.max(0, deadline - nowMs()),
       }),
     );

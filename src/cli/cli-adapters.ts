@@ -32,11 +32,13 @@ export interface SyncAccess {
 export interface CliAdapters {
   migrate(
     redis: RedisConfig,
-    options: { dryRun: boolean; retentionMs: number },
+    options: { dryRun: boolean; retentionMs: number; pixWatchDays: number },
   ): Promise<{
     moved: { checkouts: number; queues: number; ledger: number; rateLimits: number };
     conflicts: Array<{ from: string; to: string }>;
     retention: { extended: number; seen: number };
+    /** Paid Pix of the previous release put in the watch. */
+    watch: { watched: number };
     connect: { moved: number; dropped: number };
   }>;
   /** The registry's verbs and the credential check they run before storing (doctor's too). */

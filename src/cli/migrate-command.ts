@@ -7,13 +7,13 @@ import { CliFailure, EXIT, write, type CliIo } from './cli-io';
 export function migrateCommand(io: CliIo): Command {
   return new Command('migrate')
     .description(
-      "move the previous release's data in Redis (checkouts, queues, sync ledger, connections under way) to the current layout, and keep checkout records CHECKOUT_RETENTION_DAYS after their outcome; stop the connector first",
+      "move the previous release's data in Redis (checkouts, queues, sync ledger, connections under way) to the current layout, keep checkout records CHECKOUT_RETENTION_DAYS after their outcome, and put the checkouts paid by Pix in the last PIX_WATCH_DAYS in the watch; stop the connector first",
     )
     .option('--dry-run', 'say what would move, and move nothing')
     .action(async (options: { dryRun?: boolean }) => {
       const dryRun = options.dryRun === true;
-      const { redis, retentionMs } = readConfig(migrateConfig, io.env);
-      const report = await io.adapters.migrate(redis, { dryRun, retentionMs });
+      const { redis, retentionMs, pixWatchDays } = readConfig(migrateConfig, io.env);
+      const report = await io.adapters.migrate(redis, { dryRun, retentionMs, pixWatchDays });
       await write(io.stdout, reportLines(report, { dryRun, retentionMs, prefix: redis.prefix }));
       if (report.conflicts.length > 0) {
         for (const { from, to } of report.conflicts.slice(0, 20))
@@ -35,15 +35,20 @@ function reportLines(
   const { checkouts, queues, ledger, rateLimits } = report.moved;
   const total = checkouts + queues + ledger + rateLimits;
   const { extended } = report.retention;
+  const { watched } = report.watch;
   const connect = report.connect.moved + report.connect.dropped;
   const lines = [
-    total === 0 && report.conflicts.length === 0 && extended === 0 && connect === 0
+    total === 0 && report.conflicts.length === 0 && extended === 0 && connect === 0 && watched === 0
       ? `nothing to migrate: the data under QUEUE_PREFIX=${prefix} is in the current layout`
       : `${dryRun ? 'would move' : 'moved'} ${total} keys to the current layout: ${checkouts} of checkouts, ${queues} of queues, ${ledger} of the sync ledger, ${rateLimits} of rate limits`,
   ];
   if (extended > 0)
     lines.push(
       `${dryRun ? 'would keep' : 'kept'} ${extended} checkout records ${retentionMs / 86_400_000} days after their outcome (CHECKOUT_RETENTION_DAYS)`,
+    );
+  if (watched > 0)
+    lines.push(
+      `${dryRun ? 'would put' : 'put'} ${watched} checkouts paid by Pix in the watch, read again until PIX_WATCH_DAYS after their payment`,
     );
   if (connect > 0)
     lines.push(

@@ -23,10 +23,11 @@ export const queueConfig = z.object(redisShape).transform((raw) => ({ redis: red
 
 /** `connector migrate`'s: Redis, and how long checkout records are kept. */
 export const migrateConfig = z
-  .object({ ...redisShape, ...pick('CHECKOUT_RETENTION_DAYS') })
+  .object({ ...redisShape, ...pick('CHECKOUT_RETENTION_DAYS', 'PIX_WATCH_DAYS') })
   .transform((raw) => ({
     redis: redisConfig(raw),
     retentionMs: raw.CHECKOUT_RETENTION_DAYS * 86_400_000,
+    pixWatchDays: raw.PIX_WATCH_DAYS,
   }));
 
 /** CURRENCY alone (`services get` prices a service as a checkout would). */

@@ -44,7 +44,11 @@ function toConfig(raw: ServerEnv) {
     checkout: checkoutConfig(raw),
     dashboard: dashboardOf(raw),
     notify: { maxAttempts: raw.NOTIFY_MAX_ATTEMPTS, backoffMs: raw.NOTIFY_BACKOFF_MS },
-    jobs: { lockMs: raw.JOB_LOCK_MS, reconcileIntervalMs: raw.RECONCILE_INTERVAL_MS },
+    jobs: {
+      lockMs: raw.JOB_LOCK_MS,
+      reconcileIntervalMs: raw.RECONCILE_INTERVAL_MS,
+      pixWatchDays: raw.PIX_WATCH_DAYS,
+    },
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     http: httpConfig(raw),
     metrics:

@@ -107,6 +107,15 @@ export const serverShape = {
     .describe(
       'Milliseconds between reconciler passes, which heal lost webhooks, jobs and Redis writes (a checkout is first looked at half an interval after it changed, by a pass that works for at most 0.8 of one: a lost webhook heals within 2.3 intervals; docs/operating.md "Operations").',
     ),
+  PIX_WATCH_DAYS: z.coerce
+    .number({ error: 'must be a whole number of days' })
+    .int('must be a whole number of days')
+    .min(0, 'must be 0 to 365 (days)')
+    .max(365, 'must be 0 to 365 (days)')
+    .prefault(92)
+    .describe(
+      'Days a checkout paid by Pix is read again at its provider after the payment (0 to 365; 0 turns the watch off): once a day for 14 days, then once a week, so a return through the Central Bank\'s MED (up to 80 days to contest, 11 more to return) becomes a `med_return` incident. Keep it within `CHECKOUT_RETENTION_DAYS`: a record gone ends its watch. docs/payment-providers.md "Incidents after the outcome".',
+    ),
   SHUTDOWN_TIMEOUT_MS: positiveInt
     .prefault('15000')
     .describe(

@@ -51,6 +51,8 @@ export interface WorkerOptions {
   /** Longest a job may run before another worker may take it over. */
   lockDurationMs: number;
   reconcileIntervalMs: number;
+  /** PIX_WATCH_DAYS: how long the reconciler reads paid Pix again. */
+  pixWatchDays: number;
   logger: Logger;
   metrics: Metrics;
   /** Each shop's circuit breaker, in front of every job that calls the shop's platform. */
@@ -70,6 +72,7 @@ function checkoutHandlers(
 ): Handlers<'checkout'> {
   const reconcile = everyShopReconciler(shops, {
     intervalMs: options.reconcileIntervalMs,
+    watchDays: options.pixWatchDays,
     inShopContext: (shop, run) => runWithLogContext({ shop }, run),
     countUnreadable: (count) => options.metrics.unreadableRecords.inc(count),
   });

@@ -16,6 +16,7 @@ import { PlatformClient } from '../platform/platform-client';
 import { Layout1OnClusterError, migrateToLayout2 } from '../store/layout-migration';
 import { migrateConnectStates } from '../store/connect-migration';
 import { extendRetention } from '../store/retention-migration';
+import { watchPaidPixOfBefore } from '../store/watch-migration';
 import { redisCheckoutPorts } from '../store/redis-checkout-ports';
 import { RedisShopRegistry } from '../store/redis-shop-registry';
 import { registryServices } from './registry-services';
@@ -32,7 +33,10 @@ export const cliAdapters: CliAdapters = {
         dryRun: options.dryRun || layout.conflicts.length > 0,
       });
       const connect = await migrateConnectStates(redis, redisConfig.prefix, options);
-      return { ...layout, retention, connect };
+      const watch = await watchPaidPixOfBefore(redis, redisConfig.prefix, options.pixWatchDays, {
+        dryRun: options.dryRun || layout.conflicts.length > 0,
+      });
+      return { ...layout, retention, connect, watch };
     } catch (error) {
       if (error instanceof Layout1OnClusterError) throw new CliFailure(error.message, EXIT.failure);
       throw error;

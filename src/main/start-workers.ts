@@ -69,6 +69,7 @@ function checkoutWorkers(
     ...common,
     notifyBackoffMs: config.notify.backoffMs,
     reconcileIntervalMs: config.jobs.reconcileIntervalMs,
+    pixWatchDays: config.jobs.pixWatchDays,
     metrics,
     breaker,
   });

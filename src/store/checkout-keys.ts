@@ -17,6 +17,8 @@ import { shopTag } from '../redis/keyspace';
  *                             of an older bug), scored by when the reconciler took them out of
  *                             its line: `checkout status --unreadable` shows them
  *   chk-event:<provider>:<id> a provider's webhook event already handled (7 days)
+ *   chk-watch                 zset of checkouts paid by Pix, scored by when the watch next
+ *                             reads them (PIX_WATCH_DAYS after the payment: a MED return)
  */
 export function checkoutKeys(prefix: string, shop: string) {
   const tag = shopTag(prefix, shop);
@@ -29,6 +31,7 @@ export function checkoutKeys(prefix: string, shop: string) {
     event: (provider: string, eventId: string) => `${tag}:chk-event:${provider}:${eventId}`,
     parked: `${tag}:chk-parked`,
     unreadable: `${tag}:chk-unreadable`,
+    watch: `${tag}:chk-watch`,
   };
 }
 

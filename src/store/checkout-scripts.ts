@@ -51,14 +51,16 @@ if not redis.call('HGET', KEYS[1], 'providerRef') then
 end
 return redis.call('HGETALL', KEYS[1])`;
 
-// KEYS[1] record, KEYS[2] due line, KEYS[3] parked set, KEYS[4] (an outcome's, optional) the
-// provider index, kept as long as the record.
-// ARGV: to, isOutcome, now, retentionMs, first look (ms), then allowed from-states, '--', field pairs.
-// Moving to 'reported' (the platform acknowledged) takes the checkout out of both lines.
+// KEYS[1] record, KEYS[2] due line, KEYS[3] parked set, KEYS[4] the Pix watch, KEYS[5] (an
+// outcome's, optional) the provider index, kept as long as the record.
+// ARGV: to, isOutcome, now, retentionMs, first look (ms), first watch (ms), then allowed
+// from-states, '--', field pairs.
+// Moving to 'reported' (the platform acknowledged) takes the checkout out of both lines; to
+// 'paid' by Pix puts it in the watch, in the same write.
 export const TRANSITION = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {0, false} end
-local i = 6
+local i = 7
 local allowed = false
 while ARGV[i] ~= '--' do
   if ARGV[i] == state then allowed = true end
@@ -72,7 +74,7 @@ redis.call('HSETNX', KEYS[1], 'at_' .. ARGV[1], ARGV[3])
 if ARGV[2] == '1' then
   redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  if KEYS[4] then redis.call('PEXPIRE', KEYS[4], ARGV[4]) end
+  if KEYS[5] then redis.call('PEXPIRE', KEYS[5], ARGV[4]) end
 end
 if ARGV[1] == 'reported' then
   redis.call('ZREM', KEYS[2], id)
@@ -84,6 +86,9 @@ i = i + 1
 while ARGV[i] do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   i = i + 2
+end
+if ARGV[1] == 'paid' and redis.call('HGET', KEYS[1], 'method') == 'pix' then
+  redis.call('ZADD', KEYS[4], 'NX', ARGV[6], id)
 end
 return {1, ARGV[1]}`;
 

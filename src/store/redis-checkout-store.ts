@@ -14,6 +14,7 @@ import type {
   OutcomeFields,
   ProviderCheckoutAttach,
 } from '../checkout/ports';
+import { firstWatchAt } from '../checkout/pix-watch';
 import { runScript } from '../redis/redis-scripts';
 import {
   fieldsOf,
@@ -157,8 +158,9 @@ export class RedisCheckoutStore implements CheckoutRecords {
     const pairs = Object.entries(fields).flatMap(([k, v]) =>
       v === undefined ? [] : [k, typeof v === 'object' ? JSON.stringify(v) : String(v)],
     );
-    const keys = [this.keys.record(checkoutId), this.keys.due, this.keys.parked, ...ref];
-    const times = [now.toISOString(), this.retentionMs, lookAt.getTime()];
+    const lines = [this.keys.due, this.keys.parked, this.keys.watch];
+    const keys = [this.keys.record(checkoutId), ...lines, ...ref];
+    const times = [now.toISOString(), this.retentionMs, lookAt.getTime(), +firstWatchAt(now)];
     const args = [to, isOutcome(to) ? '1' : '0', ...times, ...statesLeadingTo(to), '--', ...pairs];
     const answer = await runScript(this.redis, TRANSITION, keys.length, ...keys, ...args);
     const [moved, state] = answer as [number, string | null];

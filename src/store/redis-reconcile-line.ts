@@ -72,6 +72,24 @@ export class RedisReconcileLine implements ReconcileLine {
     });
   }
 
+  async dueWatches(now: Date, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.watch, '-inf', now.getTime(), 'LIMIT', 0, limit);
+  }
+
+  async scheduleWatches(reads: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void> {
+    if (reads.length === 0) return;
+    const pairs = reads.flatMap((read) => [read.at.getTime(), read.checkoutId]);
+    await this.redis.zadd(this.keys.watch, 'XX', ...pairs);
+  }
+
+  async endWatches(checkoutIds: readonly string[]): Promise<void> {
+    if (checkoutIds.length > 0) await this.redis.zrem(this.keys.watch, ...checkoutIds);
+  }
+
+  async watchSize(): Promise<number> {
+    return this.redis.zcard(this.keys.watch);
+  }
+
   async retire(
     checkoutId: string,
     note?: { field: 'cancelDropped'; value: string },

@@ -33,7 +33,7 @@ return 1`;
 const SLACK_MS = 3_600_000;
 
 /** The scope a record key is of (`{P:shop:<scope>}:chk:<id>`); undefined for any other key. */
-function scopeOf(prefix: string, key: string): string | undefined {
+export function scopeOf(prefix: string, key: string): string | undefined {
   const head = `{${prefix}:shop:`;
   const end = key.indexOf('}:chk:');
   return key.startsWith(head) && end > head.length ? key.slice(head.length, end) : undefined;

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { watchPaidPix, WATCH_READS_PER_PASS } from '../../../src/checkout/pix-watch';
+import { reconcileCheckouts } from '../../../src/checkout/reconcile-checkouts';
 import { txidOf } from '../../../src/payments/pix/pix-api';
+import { checkoutKeys } from '../../../src/store/checkout-keys';
+import { closeRedis, createRedis, waitForRedis } from '../../../src/redis/redis';
 import { runCliCaptured } from '../../support/cli';
 import { FakeErp } from '../../support/fake-erp';
 import { eventually, settled, WAIT_DEADLINE_MS } from '../../support/harness';
@@ -15,6 +19,7 @@ import { providerSuite } from '../../support/provider-suite';
  * before.
  */
 const SECRET = `erp-${randomBytes(12).toString('hex')}`;
+const DAY_MS = 86_400_000;
 const erp = new FakeErp(SECRET);
 beforeAll(() => erp.start());
 afterAll(() => erp.stop());
@@ -38,6 +43,13 @@ const counted = async (kind: string): Promise<number> => {
   const line = new RegExp(`^connector_payment_incidents_total\\{kind="${kind}"\\} (\\d+)$`, 'm');
   return Number(line.exec(text)?.[1] ?? 0);
 };
+
+/** A client of the suite's Redis, ready. */
+async function openRedis() {
+  const redis = createRedis(suite.h.redis.url, 'producer', 'pix-watch-test');
+  await waitForRedis(redis, WAIT_DEADLINE_MS);
+  return redis;
+}
 
 /** A Pix checkout of `serviceId` paid, its finish delivered and its paid record at the ERP. */
 async function paidPix(serviceId: number) {
@@ -136,6 +148,83 @@ describe('a MED return of a Pix reported paid (the API Pix, against a fake PSP)'
     ]);
     await settled(suite.h.connector.jobs);
     expect(suite.accepted('cancel-checkout', 1002)).toEqual([]);
+  });
+
+  it('40 days after the payment, its webhook lost, the watch sees it (a moved clock)', async () => {
+    const { pix } = suite.fake;
+    const { h } = suite;
+    const { checkoutId, endToEndId } = await paidPix(1004);
+    // In the shop's watch from the write that recorded it paid: first read a day later.
+    const redis = await openRedis();
+    try {
+      const watch = checkoutKeys(h.prefix, 'default').watch;
+      const paidAt = Date.parse((await h.connector.deps.store.get(checkoutId))!.reachedAt!.paid!);
+      expect(Number(await redis.zscore(watch, checkoutId))).toBe(paidAt + DAY_MS);
+
+      // Day 40: the payer's bank contested it; the shop's bank returned it and its call was lost.
+      const med = pix.medReturn(endToEndId, 'MED_FRAUDE');
+      pix.settleDevolucao(endToEndId, med.id, 'DEVOLVIDO');
+      const day40 = new Date(paidAt + 40 * DAY_MS);
+      const deps = { ...h.connector.deps, clock: () => day40 };
+      // The reconciler's pass of the shop reads its watch.
+      const pass = await reconcileCheckouts(deps, { intervalMs: 60_000, budgetMs: 30_000 });
+      expect(pass.watched).toBeGreaterThanOrEqual(1);
+      expect(pass.watchErrors).toBe(0);
+      const record = await h.connector.deps.store.get(checkoutId);
+      expect(record?.incidents).toEqual([
+        expect.objectContaining({
+          kind: 'med_return',
+          natureza: 'MED_FRAUDE',
+          at: day40.toISOString(),
+        }),
+      ]);
+      // Past 14 days: read again a week later; day 92 ends the watch.
+      expect(Number(await redis.zscore(watch, checkoutId))).toBe(day40.getTime() + 7 * DAY_MS);
+      const day92 = new Date(paidAt + 92 * DAY_MS);
+      await watchPaidPix({ ...h.connector.deps, clock: () => day92 }, { watchDays: 92 });
+      expect(await redis.zscore(watch, checkoutId)).toBeNull();
+    } finally {
+      await closeRedis(redis);
+    }
+    await settled(h.connector.jobs);
+    expect(suite.accepted('finish-checkout', 1004)).toHaveLength(1);
+    expect(suite.accepted('cancel-checkout', 1004)).toEqual([]);
+  });
+
+  it(`reads a bounded part of a shop's watch in a pass (${WATCH_READS_PER_PASS} by default), the most overdue first`, async () => {
+    const { h } = suite;
+    await paidPix(1005);
+    const { checkoutId } = await paidPix(1006);
+    const paidAt = Date.parse((await h.connector.deps.store.get(checkoutId))!.reachedAt!.paid!);
+    const now = new Date(paidAt + 2 * DAY_MS);
+    const reads: string[] = [];
+    const { provider } = h.connector.deps;
+    const deps = {
+      ...h.connector.deps,
+      clock: () => now,
+      provider: {
+        ...provider,
+        getStatus: (ref: { providerRef: string; checkoutId: string }) => {
+          reads.push(ref.checkoutId);
+          return provider.getStatus(ref);
+        },
+      },
+    };
+    const redis = await openRedis();
+    try {
+      const watch = checkoutKeys(h.prefix, 'default').watch;
+      const due = await redis.zrangebyscore(watch, '-inf', now.getTime());
+      expect(due.length).toBeGreaterThanOrEqual(2);
+      expect(await watchPaidPix(deps, { watchDays: 92, limit: 1 })).toEqual({
+        watched: 1,
+        watchErrors: 0,
+      });
+      expect(reads).toEqual([due[0]]);
+      await watchPaidPix(deps, { watchDays: 92, limit: 1 });
+      expect(reads).toEqual([due[0], due[1]]);
+    } finally {
+      await closeRedis(redis);
+    }
   });
 
   it('a devolução the shop asked (ORIGINAL) is a refund, as before', async () => {
