@@ -4,18 +4,15 @@ import type { CheckoutDeps } from './checkout-deps';
 import type { CheckoutRecord, IncidentKind, PaymentIncident } from './checkout-record';
 import { incidentRecord } from './payment-record';
 
-/** Whether the record holds a late payment of this transaction. */
-function lateOf(record: CheckoutRecord, transactionId: string | undefined): boolean {
-  return (record.incidents ?? []).some(
-    (incident) => incident.kind === 'late_payment' && incident.transactionId === transactionId,
-  );
-}
-
 function isKnown(record: CheckoutRecord, found: Pick<PaymentIncident, 'kind' | 'transactionId'>) {
   return (record.incidents ?? []).some(
     (known) => known.kind === found.kind && known.transactionId === found.transactionId,
   );
 }
+
+/** Whether the record holds a late payment of this transaction. */
+const lateOf = (record: CheckoutRecord, transactionId: string | undefined) =>
+  isKnown(record, { kind: 'late_payment', transactionId });
 
 /** A MED return's incident: its natureza, and what the bank did, for the shop to answer it. */
 function medIncident(medReturn: MedReturn, transactionId: string | undefined) {

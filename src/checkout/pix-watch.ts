@@ -46,6 +46,8 @@ export interface WatchOptions {
   watchDays: number;
   /** Reads in this pass, at most (WATCH_READS_PER_PASS unless said). */
   limit?: number;
+  /** Whether the pass has time left: no read starts once it says no. */
+  inTime?: () => boolean;
 }
 
 /** When the checkout was recorded paid (its story's time; its last write for older records). */
@@ -53,11 +55,53 @@ function paidAtOf(record: CheckoutRecord): number {
   return Date.parse(record.reachedAt?.paid ?? record.updatedAt);
 }
 
+/** What became of one watched Pix in a pass: its next read, or out of the watch, or untouched. */
+type WatchStep = { next: Date; failed?: true } | { ended: true; failed?: true } | { skipped: true };
+
 /**
- * One pass over a shop's watch: the Pix due are read at their provider, a bounded number, and
- * each is given its next read or leaves the watch (its record gone, not a paid Pix, or the watch
- * over). A read that fails is tried again an hour later. Returns how many were read, and how many
- * failed.
+ * One watched Pix read at its provider. Leaves the watch: a record gone, unreadable, not paid, or
+ * of another provider than the shop's now (it is not this provider's to read). A failed read
+ * keeps its schedule; the last one is tried again hourly for a day.
+ */
+async function watchOne(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  record: CheckoutRecord | UnreadableRecord | undefined,
+  pass: { now: Date } & WatchOptions,
+): Promise<WatchStep> {
+  if (pass.inTime && !pass.inTime()) return { skipped: true };
+  if (record instanceof UnreadableRecord)
+    deps.log.warn('the Pix watch let go of an unreadable record', { checkoutId });
+  if (
+    !record ||
+    record instanceof UnreadableRecord ||
+    record.outcome !== 'paid' ||
+    record.provider !== deps.provider.name
+  )
+    return { ended: true };
+  const nowMs = pass.now.getTime();
+  const paidAt = paidAtOf(record);
+  const at = nextWatchAt(paidAt, nowMs, pass.watchDays);
+  try {
+    await followUpAfterOutcome(deps, record);
+  } catch (error) {
+    deps.log.warn('the Pix watch could not read a payment; read again later', {
+      checkoutId,
+      errMessage: errorMessage(error),
+    });
+    if (at) return { next: at, failed: true };
+    const lastTry = nowMs < paidAt + pass.watchDays * DAY_MS + DAY_MS;
+    return lastTry
+      ? { next: new Date(nowMs + HOUR_MS), failed: true }
+      : { ended: true, failed: true };
+  }
+  return at ? { next: at } : { ended: true };
+}
+
+/**
+ * One pass over a shop's watch: the Pix due are read at their provider, a bounded number, none
+ * started past the deadline, and each is given its next read or leaves the watch. Returns how
+ * many were read, and how many reads failed.
  */
 export async function watchPaidPix(
   deps: CheckoutDeps,
@@ -72,34 +116,17 @@ export async function watchPaidPix(
     return { watched: 0, watchErrors: 0 };
   }
   const records = await deps.store.getMany(ids);
-  const next: Array<{ checkoutId: string; at: Date }> = [];
-  const ended: string[] = [];
-  let watchErrors = 0;
+  const steps = new Map<string, WatchStep>();
   const batch = ids.map((checkoutId, i) => ({ checkoutId, record: records[i] }));
   await forEachLimited(batch, WATCH_CONCURRENCY, async ({ checkoutId, record }) => {
-    if (!record || record instanceof UnreadableRecord || record.outcome !== 'paid') {
-      ended.push(checkoutId);
-      return;
-    }
-    const at = nextWatchAt(paidAtOf(record), now.getTime(), options.watchDays);
-    const read = await followUpAfterOutcome(deps, record).then(
-      () => true,
-      (error: unknown) => {
-        watchErrors += 1;
-        deps.log.warn('the Pix watch could not read a payment; read again in an hour', {
-          checkoutId,
-          errMessage: errorMessage(error),
-        });
-        return false;
-      },
-    );
-    // A failed read is tried again in an hour, but never past the watch's end.
-    const retry = !read && at ? new Date(now.getTime() + HOUR_MS) : undefined;
-    const then = retry ?? at;
-    if (then) next.push({ checkoutId, at: then });
-    else ended.push(checkoutId);
+    steps.set(checkoutId, await watchOne(deps, checkoutId, record, { ...options, now }));
   });
+  const done = [...steps].filter(([, step]) => !('skipped' in step));
+  const next = done.flatMap(([checkoutId, step]) =>
+    'next' in step ? [{ checkoutId, at: step.next }] : [],
+  );
   await deps.line.scheduleWatches(next);
-  await deps.line.endWatches(ended);
-  return { watched: ids.length, watchErrors };
+  await deps.line.endWatches(done.filter(([, step]) => 'ended' in step).map(([id]) => id));
+  const watchErrors = done.filter(([, step]) => 'failed' in step && step.failed).length;
+  return { watched: done.length, watchErrors };
 }

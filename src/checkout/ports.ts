@@ -117,15 +117,24 @@ export interface CheckoutRecords {
  * The reconciler's line: the checkouts not yet reported, by when each is next due for a look,
  * and the sets of those taken out of it. The records' writes put a checkout in line.
  */
+export interface ReconcileBacklog {
+  due: number;
+  oldestDueAt: Date | undefined;
+  unreadable: number;
+  watched: number;
+  watchDue: number;
+}
+
 export interface ReconcileLine {
   /** Ids of the checkouts in line due for a look by `now`, the most overdue first. */
   dueCheckouts(now: Date, limit: number): Promise<string[]>;
   /** Sets when each checkout is next due for a look (one not in line stays out). */
   scheduleLooks(looks: ReadonlyArray<{ checkoutId: string; at: Date }>): Promise<void>;
-  /** How many are due by `now`, since when the most overdue one is, how many are unreadable. */
-  reconcileBacklog(
-    now: Date,
-  ): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }>;
+  /**
+   * How many are due by `now`, since when the most overdue one is, how many are unreadable; and
+   * of the Pix watch, how many it holds and how many are due for a read by `now`.
+   */
+  reconcileBacklog(now: Date): Promise<ReconcileBacklog>;
   /** Takes a checkout whose notification failed for good out of line (the failed set owns it). */
   parkFailedDelivery(checkoutId: string, now: Date): Promise<void>;
   /** Takes a checkout whose record cannot be read out of line, into the shop's unreadable set. */

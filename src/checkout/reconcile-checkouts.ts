@@ -11,7 +11,6 @@ import { expireCheckout } from './expire-checkout';
 import { queuePaidRecord, syncFromProvider } from './settle-checkout';
 import { sweepReceived } from './sweep-received';
 import { forEachLimited } from './for-each-limited';
-import { PIX_WATCH_DAYS, watchPaidPix } from './pix-watch';
 
 export interface ReconcileReport {
   looked: number;
@@ -28,9 +27,6 @@ export interface ReconcileReport {
   backlog: number;
   /** Payments the provider received that the sweep found unknown to it (webhooks lost). */
   swept: number;
-  /** Paid Pix the watch read again (a MED return, a refund), and reads of them that failed. */
-  watched: number;
-  watchErrors: number;
 }
 
 export interface ReconcileOptions {
@@ -43,8 +39,6 @@ export interface ReconcileOptions {
   /** Ids read from the line at a time. */
   batchSize?: number;
   concurrency?: number;
-  /** PIX_WATCH_DAYS (92 unless said). */
-  watchDays?: number;
 }
 
 /** Default of `maxWaitMs`: a checkout silent for hours is still asked about every 15 minutes. */
@@ -78,8 +72,6 @@ export async function reconcileCheckouts(
     unreadable: 0,
     backlog: 0,
     swept: 0,
-    watched: 0,
-    watchErrors: 0,
   };
   const started = deps.clock();
   while (deps.clock().getTime() - started.getTime() < options.budgetMs) {
@@ -87,15 +79,9 @@ export async function reconcileCheckouts(
     if (ids.length === 0) break;
     await reconcileBatch(deps, ids, options, report);
   }
-  // The watch after the line, in what is left of the budget, and a bounded part of it.
-  if (deps.clock().getTime() - started.getTime() < options.budgetMs) {
-    const watchDays = options.watchDays ?? PIX_WATCH_DAYS;
-    Object.assign(report, await watchPaidPix(deps, { watchDays }));
-  }
   report.swept = await sweepReceived(deps);
   report.backlog = (await deps.line.reconcileBacklog(started)).due;
-  const { looked, unreadable, backlog, swept, watched } = report;
-  if (looked > 0 || unreadable > 0 || backlog > 0 || swept > 0 || watched > 0) {
+  if (report.looked > 0 || report.unreadable > 0 || report.backlog > 0 || report.swept > 0) {
     const durationMs = deps.clock().getTime() - started.getTime();
     deps.log.info('reconciler pass', { ...report, durationMs });
   }

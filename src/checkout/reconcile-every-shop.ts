@@ -1,4 +1,5 @@
 import type { CheckoutDeps } from './checkout-deps';
+import { PIX_WATCH_DAYS, watchPaidPix } from './pix-watch';
 import { reconcileCheckouts } from './reconcile-checkouts';
 import type { ShopDirectory } from './shop-directory';
 
@@ -33,7 +34,8 @@ export function shopsInTurn(ids: readonly string[], turns: { next: number }): st
 
 /**
  * A reconciler of every shop's line: each call is one pass, within one budget, the shops in turn
- * (`shopsInTurn`, the turn kept from pass to pass). Returns the shops' reports added up.
+ * (`shopsInTurn`, the turn kept from pass to pass), then every shop's watch of paid Pix in what
+ * is left of it. Returns the shops' reports added up.
  */
 export function everyShopReconciler(
   shops: ReconciledShops,
@@ -52,19 +54,32 @@ export async function reconcileEveryShop(
   // Leave the rest of the interval free, so passes do not pile up.
   const deadline = nowMs() + Math.round(options.intervalMs * 0.8);
   const total: Record<string, number> = {};
-  for (const shop of shopsInTurn(shops.ids(), turns)) {
+  const add = (report: object) => {
+    for (const [key, value] of Object.entries(report) as Array<[string, number]>)
+      total[key] = (total[key] ?? 0) + value;
+  };
+  const order = shopsInTurn(shops.ids(), turns);
+  for (const shop of order) {
     // The shop as stored now: one removed since the last poll is not reconciled with its account.
     const runtime = await shops.byId(shop);
     if (!runtime) continue;
     const report = await options.inShopContext(shop, () =>
       reconcileCheckouts(runtime.deps, {
         intervalMs: options.intervalMs,
-        watchDays: options.watchDays,
         budgetMs: Math.max(0, deadline - nowMs()),
       }),
     );
     options.countUnreadable(report.unreadable);
-    for (const [key, value] of Object.entries(report)) total[key] = (total[key] ?? 0) + value;
+    add(report);
+  }
+  // Every shop's line first; then the watches of paid Pix, in the same turn, in what is left.
+  const watch = {
+    watchDays: options.watchDays ?? PIX_WATCH_DAYS,
+    inTime: () => nowMs() < deadline,
+  };
+  for (const shop of order) {
+    const runtime = nowMs() < deadline ? await shops.byId(shop) : undefined;
+    if (runtime) add(await options.inShopContext(shop, () => watchPaidPix(runtime.deps, watch)));
   }
   return total;
 }

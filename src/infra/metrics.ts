@@ -122,13 +122,15 @@ export function observeQueues(
 }
 
 /**
- * What the reconciler gauges read: checkouts due for a look, the longest-waiting one, and the
- * records parked as unreadable.
+ * What the reconciler gauges read: checkouts due for a look, the longest-waiting one, the records
+ * parked as unreadable, and the Pix watch's size and its reads due.
  */
 export type ReadBacklog = () => Promise<{
   due: number;
   oldestDueAt: Date | undefined;
   unreadable: number;
+  watched: number;
+  watchDue: number;
 }>;
 
 /**
@@ -163,6 +165,24 @@ export function observeReconciler(
       if (!backlog) return;
       const since = backlog.oldestDueAt?.getTime();
       this.set(since === undefined ? 0 : Math.max(0, (now() - since) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'connector_pix_watched_checkouts',
+    help: 'Checkouts paid by Pix the reconciler reads again until PIX_WATCH_DAYS after their payment (a MED return), every shop together',
+    registers: [metrics.registry],
+    async collect() {
+      const backlog = await read().catch(() => undefined);
+      if (backlog) this.set(backlog.watched);
+    },
+  });
+  new Gauge({
+    name: 'connector_pix_watch_due_checkouts',
+    help: 'Paid Pix due for a watch read that no pass has reached yet: near 0 while passes keep up (each shop reads at most 50 a pass)',
+    registers: [metrics.registry],
+    async collect() {
+      const backlog = await read().catch(() => undefined);
+      if (backlog) this.set(backlog.watchDue);
     },
   });
   new Gauge({

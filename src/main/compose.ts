@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { CheckoutDeps } from '../checkout/checkout-deps';
+import type { ReconcileBacklog } from '../checkout/ports';
 import type { ShopDirectory } from '../checkout/shop-directory';
 import type { Config } from '../config';
 import { createMetricsApp } from '../http/app';
@@ -212,14 +213,18 @@ function runningConnector(
 async function reconcileBacklog(
   shops: Pick<ShopDirectory, 'ids' | 'cached'>,
   now: Date,
-): Promise<{ due: number; oldestDueAt: Date | undefined; unreadable: number }> {
+): Promise<ReconcileBacklog> {
   const read = shops.ids().map((id) => shops.cached(id)?.deps.line.reconcileBacklog(now));
   const lines = (await Promise.all(read)).filter((line) => line !== undefined);
   const oldest = Math.min(...lines.map((line) => line.oldestDueAt?.getTime() ?? Infinity));
+  const sum = (of: (line: ReconcileBacklog) => number) =>
+    lines.reduce((total, line) => total + of(line), 0);
   return {
-    due: lines.reduce((sum, line) => sum + line.due, 0),
+    due: sum((line) => line.due),
     oldestDueAt: oldest === Infinity ? undefined : new Date(oldest),
-    unreadable: lines.reduce((sum, line) => sum + line.unreadable, 0),
+    unreadable: sum((line) => line.unreadable),
+    watched: sum((line) => line.watched),
+    watchDue: sum((line) => line.watchDue),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { RedisCommands } from '../redis/redis';
 import { runScript } from '../redis/redis-scripts';
 import { UnreadableRecord } from '../checkout/checkout-record';
-import type { ParkedUnreadable, ReconcileLine } from '../checkout/ports';
+import type { ParkedUnreadable, ReconcileBacklog, ReconcileLine } from '../checkout/ports';
 import type { CheckoutKeys } from './checkout-keys';
 import { pairsOf } from './checkout-codec';
 import { PARK } from './checkout-scripts';
@@ -32,14 +32,16 @@ export class RedisReconcileLine implements ReconcileLine {
     return (await this.redis.zscore(this.keys.due, checkoutId)) !== null;
   }
 
-  async reconcileBacklog(now: Date): ReturnType<ReconcileLine['reconcileBacklog']> {
-    const [due, first, unreadable] = await Promise.all([
+  async reconcileBacklog(now: Date): Promise<ReconcileBacklog> {
+    const [due, first, unreadable, watched, watchDue] = await Promise.all([
       this.redis.zcount(this.keys.due, '-inf', now.getTime()),
       this.redis.zrange(this.keys.due, 0, 0, 'WITHSCORES'),
       this.redis.zcard(this.keys.unreadable),
+      this.redis.zcard(this.keys.watch),
+      this.redis.zcount(this.keys.watch, '-inf', now.getTime()),
     ]);
     const oldestDueAt = due > 0 && first[1] !== undefined ? new Date(Number(first[1])) : undefined;
-    return { due, oldestDueAt, unreadable };
+    return { due, oldestDueAt, unreadable, watched, watchDue };
   }
 
   async parkFailedDelivery(checkoutId: string, now: Date): Promise<void> {

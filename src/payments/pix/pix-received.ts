@@ -10,8 +10,8 @@ export const devolucaoSchema = z.looseObject({
   id: z.string(),
   valor: z.string(),
   status: z.string(),
-  /** Absent: `ORIGINAL` (the spec's DevolucaoNatureza). */
-  natureza: z.string().nullish(),
+  /** Absent: `ORIGINAL` (the spec's DevolucaoNatureza); one that does not read, as absent. */
+  natureza: z.string().nullish().catch(undefined),
 });
 
 /** A Pix received, as the API shows it (`GET /cob/{txid}`'s `pix`, `GET /pix`). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { watchPaidPix, WATCH_READS_PER_PASS } from '../../../src/checkout/pix-watch';
-import { reconcileCheckouts } from '../../../src/checkout/reconcile-checkouts';
+import { reconcileEveryShop } from '../../../src/checkout/reconcile-every-shop';
 import { txidOf } from '../../../src/payments/pix/pix-api';
 import { checkoutKeys } from '../../../src/store/checkout-keys';
 import { closeRedis, createRedis, waitForRedis } from '../../../src/redis/redis';
@@ -38,11 +38,13 @@ interface Told {
   steps: Array<{ step: string; note?: string }>;
 }
 
-const counted = async (kind: string): Promise<number> => {
+/** A series' value at /metrics (`name` with its labels, as written there), 0 when absent. */
+const metric = async (series: string): Promise<number> => {
   const text = await (await fetch(`${suite.h.url}/metrics`)).text();
-  const line = new RegExp(`^connector_payment_incidents_total\\{kind="${kind}"\\} (\\d+)$`, 'm');
-  return Number(line.exec(text)?.[1] ?? 0);
+  const at = text.split('\n').find((line) => line.startsWith(`${series} `));
+  return Number(at?.slice(series.length + 1) ?? 0);
 };
+const counted = (kind: string) => metric(`connector_payment_incidents_total{kind="${kind}"}`);
 
 /** A client of the suite's Redis, ready. */
 async function openRedis() {
@@ -160,14 +162,19 @@ describe('a MED return of a Pix reported paid (the API Pix, against a fake PSP)'
       const watch = checkoutKeys(h.prefix, 'default').watch;
       const paidAt = Date.parse((await h.connector.deps.store.get(checkoutId))!.reachedAt!.paid!);
       expect(Number(await redis.zscore(watch, checkoutId))).toBe(paidAt + DAY_MS);
+      expect(await metric('connector_pix_watched_checkouts')).toBe(await redis.zcard(watch));
 
       // Day 40: the payer's bank contested it; the shop's bank returned it and its call was lost.
       const med = pix.medReturn(endToEndId, 'MED_FRAUDE');
       pix.settleDevolucao(endToEndId, med.id, 'DEVOLVIDO');
       const day40 = new Date(paidAt + 40 * DAY_MS);
       const deps = { ...h.connector.deps, clock: () => day40 };
-      // The reconciler's pass of the shop reads its watch.
-      const pass = await reconcileCheckouts(deps, { intervalMs: 60_000, budgetMs: 30_000 });
+      // The reconciler's pass reads the shop's watch, after its line.
+      const pass = await reconcileEveryShop(
+        { ids: () => ['default'], byId: async () => ({ deps }) },
+        { intervalMs: 60_000, inShopContext: (_, run) => run(), countUnreadable: () => undefined },
+        { next: 0 },
+      );
       expect(pass.watched).toBeGreaterThanOrEqual(1);
       expect(pass.watchErrors).toBe(0);
       const record = await h.connector.deps.store.get(checkoutId);
@@ -222,6 +229,47 @@ describe('a MED return of a Pix reported paid (the API Pix, against a fake PSP)'
       expect(reads).toEqual([due[0]]);
       await watchPaidPix(deps, { watchDays: 92, limit: 1 });
       expect(reads).toEqual([due[0], due[1]]);
+    } finally {
+      await closeRedis(redis);
+    }
+  });
+
+  it("a failed read keeps its schedule; none starts out of time; another provider's Pix leaves", async () => {
+    const { h } = suite;
+    const { checkoutId } = await paidPix(1007);
+    const paidAt = Date.parse((await h.connector.deps.store.get(checkoutId))!.reachedAt!.paid!);
+    const now = new Date(paidAt + 3 * DAY_MS);
+    const { provider } = h.connector.deps;
+    const at = (changes: object) => ({ ...h.connector.deps, clock: () => now, ...changes });
+    const redis = await openRedis();
+    try {
+      const watch = checkoutKeys(h.prefix, 'default').watch;
+      const score = async () => redis.zscore(watch, checkoutId);
+      // Only this one due: the others of the file are moved a year ahead.
+      const others = (await redis.zrange(watch, 0, -1)).filter((id) => id !== checkoutId);
+      for (const id of others) await redis.zadd(watch, 'XX', now.getTime() + 365 * DAY_MS, id);
+
+      // Out of time: nothing read, nothing moved.
+      const late = await watchPaidPix(at({}), { watchDays: 92, inTime: () => false });
+      expect(late).toEqual({ watched: 0, watchErrors: 0 });
+      expect(Number(await score())).toBe(paidAt + DAY_MS);
+
+      // The bank away: the read fails, and the Pix keeps its daily read (not an hourly one).
+      const away = {
+        ...provider,
+        getStatus: () => Promise.reject(new Error('PSP away')),
+      };
+      expect(await watchPaidPix(at({ provider: away }), { watchDays: 92 })).toEqual({
+        watched: 1,
+        watchErrors: 1,
+      });
+      expect(Number(await score())).toBe(now.getTime() + DAY_MS);
+
+      // The shop on another provider now: its Pix is not that provider's to read, and leaves.
+      const later = new Date(now.getTime() + DAY_MS);
+      const other = { ...provider, name: 'stripe' };
+      await watchPaidPix(at({ provider: other, clock: () => later }), { watchDays: 92 });
+      expect(await score()).toBeNull();
     } finally {
       await closeRedis(redis);
     }

@@ -17,7 +17,13 @@ const ROOT = path.join(__dirname, '..', '..', '..');
 async function exportedNames(): Promise<Set<string>> {
   const metrics = createMetrics();
   observeQueues(metrics, []);
-  observeReconciler(metrics, async () => ({ due: 0, oldestDueAt: undefined, unreadable: 0 }));
+  observeReconciler(metrics, async () => ({
+    due: 0,
+    oldestDueAt: undefined,
+    unreadable: 0,
+    watched: 0,
+    watchDue: 0,
+  }));
   observeRedis(metrics, async () => true);
   observeBreakers(metrics, async () => []);
   observeConnections(metrics, () => []);
