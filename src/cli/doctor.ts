@@ -14,6 +14,7 @@ import {
   findingsJson,
   findingsTable,
   ok,
+  warn,
   withoutSecrets,
   type Finding,
 } from './doctor-findings';
@@ -23,7 +24,8 @@ import { checkShops } from './doctor-shops';
 
 const HELP = `
 Checks, in this order (a line a finding: ok, warn, FAIL, or skip when a FAIL stops a check):
-  config     every variable, read as the server reads it at start (it exits 78 on a wrong one)
+  config     every variable, read as the server reads it at start (it exits 78 on a wrong one);
+             a warning when PIX_WATCH_DAYS outlasts CHECKOUT_RETENTION_DAYS
   redis      REDIS_URL answers (one attempt, 3 s), its topology, version and role,
              maxmemory-policy noeviction, appendonly
   platform   the env shop's account (PLATFORM_EMAIL...): one read of PLATFORM_BASE_URL
@@ -89,6 +91,7 @@ async function diagnose(io: CliIo, config: DoctorConfig): Promise<Finding[]> {
   ]);
   return [
     ...problems('config'),
+    ...watchFindings(config),
     ...problems('redis'),
     ...redis.findings,
     ...problems('platform'),
@@ -112,6 +115,19 @@ async function platformFindings(
     ok(
       'platform',
       `PLATFORM_BASE_URL ${config.platform.baseUrl}; no env shop (PLATFORM_EMAIL is unset): each registry shop's account is checked on its line`,
+    ),
+  ];
+}
+
+/** The Pix watch reads a checkout's record: one kept shorter than the watch ends it early. */
+function watchFindings({ kept }: DoctorConfig): Finding[] {
+  if (!kept || kept.PIX_WATCH_DAYS <= kept.CHECKOUT_RETENTION_DAYS) return [];
+  const { PIX_WATCH_DAYS: watch, CHECKOUT_RETENTION_DAYS: retention } = kept;
+  return [
+    warn(
+      'config',
+      `PIX_WATCH_DAYS ${watch} is longer than CHECKOUT_RETENTION_DAYS ${retention}: a paid Pix leaves the watch when its record goes, before a MED return may come`,
+      `set CHECKOUT_RETENTION_DAYS=${watch} or more (or PIX_WATCH_DAYS=${retention})`,
     ),
   ];
 }

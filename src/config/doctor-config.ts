@@ -42,6 +42,7 @@ export function readDoctorConfig(env: Env = process.env, cwd?: string) {
     platformAccount: quietly(z.object(platformAccountShape).transform(platformAccountOf)),
     envShop: read(envShopSchema) ?? (raw.PLATFORM_EMAIL ? 'invalid' : 'none'),
     shops: read(shopsConfig({ keys: false, platform: false })),
+    kept: quietly(z.object(pick('CHECKOUT_RETENTION_DAYS', 'PIX_WATCH_DAYS'))),
     secrets: [...secretsIn(raw), redisPassword(url)].filter((value) => value !== ''),
   } as const;
   return { ...config, problems: problems() };

@@ -185,6 +185,20 @@ describe('connector doctor', () => {
     }
   });
 
+  it('warns when the Pix watch outlasts the checkout records (they go first), exits 0', async () => {
+    const run = await doctor({ ...deployment(), CHECKOUT_RETENTION_DAYS: '60' });
+    expect(run.code).toBe(0);
+    expect(lineOf(run.stdout, /PIX_WATCH_DAYS/)).toMatch(
+      /^warn +config +PIX_WATCH_DAYS 92 is longer than CHECKOUT_RETENTION_DAYS 60: .*; fix: .*CHECKOUT_RETENTION_DAYS=92/,
+    );
+    const within = await doctor({
+      ...deployment(),
+      CHECKOUT_RETENTION_DAYS: '60',
+      PIX_WATCH_DAYS: '60',
+    });
+    expect(lineOf(within.stdout, /PIX_WATCH_DAYS/)).toBeUndefined();
+  });
+
   it('says the platform refused the account, with the variables to check, and exits 1', async () => {
     const wrong = `wrong-${randomBytes(6).toString('hex')}`;
     const run = await doctor({ ...deployment(), PLATFORM_PASSWORD: wrong });
