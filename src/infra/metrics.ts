@@ -144,56 +144,46 @@ export function observeReconciler(
   now: () => number = Date.now,
 ): void {
   let last: ReturnType<ReadBacklog> | undefined;
-  // Both gauges are read in one scrape: one read of Redis serves them.
+  // The gauges are read in one scrape: one read of Redis serves them all.
   const read = (): ReturnType<ReadBacklog> =>
     (last ??= readBacklog().finally(() => (last = undefined)));
-  new Gauge({
-    name: 'connector_reconcile_due_checkouts',
-    help: 'Checkouts due for a reconciler look that no pass has reached yet',
-    registers: [metrics.registry],
-    async collect() {
-      const backlog = await read().catch(() => undefined);
-      if (backlog) this.set(backlog.due);
-    },
-  });
-  new Gauge({
-    name: 'connector_reconcile_oldest_due_seconds',
-    help: 'How long the most overdue checkout has been due for a reconciler look (0 when none is)',
-    registers: [metrics.registry],
-    async collect() {
-      const backlog = await read().catch(() => undefined);
-      if (!backlog) return;
-      const since = backlog.oldestDueAt?.getTime();
-      this.set(since === undefined ? 0 : Math.max(0, (now() - since) / 1000));
-    },
-  });
-  new Gauge({
-    name: 'connector_pix_watched_checkouts',
-    help: 'Checkouts paid by Pix the reconciler reads again until PIX_WATCH_DAYS after their payment (a MED return), every shop together',
-    registers: [metrics.registry],
-    async collect() {
-      const backlog = await read().catch(() => undefined);
-      if (backlog) this.set(backlog.watched);
-    },
-  });
-  new Gauge({
-    name: 'connector_pix_watch_due_checkouts',
-    help: 'Paid Pix due for a watch read that no pass has reached yet: near 0 while passes keep up (each shop reads at most 50 a pass)',
-    registers: [metrics.registry],
-    async collect() {
-      const backlog = await read().catch(() => undefined);
-      if (backlog) this.set(backlog.watchDue);
-    },
-  });
-  new Gauge({
-    name: 'connector_unreadable_checkout_records',
-    help: "Checkout records parked as unreadable, every shop together: out of the reconciler's line until a person mends or deletes them (`connector checkout status --unreadable --shop <shop>`)",
-    registers: [metrics.registry],
-    async collect() {
-      const backlog = await read().catch(() => undefined);
-      if (backlog) this.set(backlog.unreadable);
-    },
-  });
+  type Backlog = Awaited<ReturnType<ReadBacklog>>;
+  const gauge = (name: string, help: string, valueOf: (backlog: Backlog) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [metrics.registry],
+      async collect() {
+        const backlog = await read().catch(() => undefined);
+        if (backlog) this.set(valueOf(backlog));
+      },
+    });
+  gauge(
+    'connector_reconcile_due_checkouts',
+    'Checkouts due for a reconciler look that no pass has reached yet',
+    (backlog) => backlog.due,
+  );
+  gauge(
+    'connector_reconcile_oldest_due_seconds',
+    'How long the most overdue checkout has been due for a reconciler look (0 when none is)',
+    ({ oldestDueAt }) =>
+      oldestDueAt === undefined ? 0 : Math.max(0, (now() - oldestDueAt.getTime()) / 1000),
+  );
+  gauge(
+    'connector_pix_watched_checkouts',
+    'Checkouts paid by Pix the reconciler reads again until PIX_WATCH_DAYS after their payment (a MED return), every shop together',
+    (backlog) => backlog.watched,
+  );
+  gauge(
+    'connector_pix_watch_due_checkouts',
+    'Paid Pix due for a watch read that no pass has reached yet: near 0 while passes keep up (each shop reads at most 50 a pass)',
+    (backlog) => backlog.watchDue,
+  );
+  gauge(
+    'connector_unreadable_checkout_records',
+    "Checkout records parked as unreadable, every shop together: out of the reconciler's line until a person mends or deletes them (`connector checkout status --unreadable --shop <shop>`)",
+    (backlog) => backlog.unreadable,
+  );
 }
 
 /**
