@@ -58,11 +58,13 @@ export async function reconcileEveryShop(
     for (const [key, value] of Object.entries(report) as Array<[string, number]>)
       total[key] = (total[key] ?? 0) + value;
   };
-  const order = shopsInTurn(shops.ids(), turns);
-  for (const shop of order) {
+  // Each shop read once a pass, for its line and its watch.
+  const served: Array<[string, { deps: CheckoutDeps }]> = [];
+  for (const shop of shopsInTurn(shops.ids(), turns)) {
     // The shop as stored now: one removed since the last poll is not reconciled with its account.
     const runtime = await shops.byId(shop);
     if (!runtime) continue;
+    served.push([shop, runtime]);
     const report = await options.inShopContext(shop, () =>
       reconcileCheckouts(runtime.deps, {
         intervalMs: options.intervalMs,
@@ -77,9 +79,9 @@ export async function reconcileEveryShop(
     watchDays: options.watchDays ?? PIX_WATCH_DAYS,
     inTime: () => nowMs() < deadline,
   };
-  for (const shop of order) {
-    const runtime = nowMs() < deadline ? await shops.byId(shop) : undefined;
-    if (runtime) add(await options.inShopContext(shop, () => watchPaidPix(runtime.deps, watch)));
+  for (const [shop, runtime] of served) {
+    if (nowMs() >= deadline) break;
+    add(await options.inShopContext(shop, () => watchPaidPix(runtime.deps, watch)));
   }
   return total;
 }
