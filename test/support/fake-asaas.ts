@@ -8,7 +8,8 @@ import { LoopbackFake } from './loopback-server';
  * CREDIT_CARD, chargeTypes DETACHED and INSTALLMENT with installment.maxInstallmentCount, items
  * whose name is at most 30 characters, minutesToExpire, callback, splits), cancel it
  * (`POST /v3/checkouts/{id}/cancel`, only while ACTIVE), list payments (`GET /v3/payments`, filtered
- * by checkoutSession or externalReference, Asaas's list shape), read the balance; `access_token`
+ * by checkoutSession or externalReference, Asaas's list shape), read one payment
+ * (`GET /v3/payments/{id}`) and its customer (`GET /v3/customers/{id}`), read the balance; `access_token`
  * auth and Asaas's error shape (`{"errors": [{"code", "description"}]}`). Test controls play the
  * customer (a Pix, a card in installments) and Asaas's webhooks, which carry the webhook's token
  * in the `asaas-access-token` header.
@@ -73,8 +74,58 @@ export interface FakePayment {
   anticipated: boolean;
   /** The Pix transaction that paid it (a Pix received), as `pixTransactions` holds it. */
   pixTransaction: string | null;
+  /**
+   * The dates of https://docs.asaas.com/reference/retrieve-a-single-payment (Asaas's example:
+   * `"confirmedDate": "2021-01-01", "paymentDate": "2021-01-01", "clientPaymentDate":
+   * "2021-01-01"`), days in Brasília's time by the fake's clock: `confirmedDate` and
+   * `clientPaymentDate` (the day the customer paid) once the payment is CONFIRMED or RECEIVED,
+   * `paymentDate` once it is RECEIVED; null until then.
+   */
+  confirmedDate: string | null;
+  paymentDate: string | null;
+  clientPaymentDate: string | null;
+  /**
+   * A card payment's card, as the same reference shows it: `"creditCard": {"creditCardNumber":
+   * "8829", "creditCardBrand": "MASTERCARD", "creditCardToken": "a75a1d98-…"}` (the number's last
+   * four digits, the brand: VISA, MASTERCARD, ELO, HIPERCARD, AMEX, DINERS...). Asaas documents no
+   * authorization code or NSU on a payment (its `transactionReceiptUrl` is a receipt page, not a
+   * field), so the fake reports none. Absent on a Pix.
+   */
+  creditCard?: { creditCardNumber: string; creditCardBrand: string; creditCardToken: string };
   /** Only on a payment of a checkout with splits, as the reference's payment shows it. */
   split?: FakePaymentSplit[];
+}
+
+/**
+ * The customer a payment names (`customer`), as https://docs.asaas.com/reference/retrieve-a-single-customer
+ * answers it (`GET /v3/customers/{id}`). Asaas's checkout makes it from what the buyer types in;
+ * the payer of a Pix is known only through it (a payment has no payer fields of its own).
+ */
+export interface FakeCustomer {
+  object: 'customer';
+  id: string;
+  dateCreated: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  mobilePhone: string | null;
+  address: string | null;
+  addressNumber: string | null;
+  complement: string | null;
+  province: string | null;
+  postalCode: string | null;
+  cpfCnpj: string;
+  /** FISICA for a CPF (11 digits), JURIDICA for a CNPJ (14). */
+  personType: 'FISICA' | 'JURIDICA';
+  deleted: boolean;
+  additionalEmails: string | null;
+  externalReference: string | null;
+  notificationDisabled: boolean;
+  observations: string | null;
+  city: number | null;
+  cityName: string | null;
+  state: string | null;
+  country: string;
 }
 
 /** One entry of a checkout's `splits` ("Checkout com Split de Pagamento"). */
@@ -220,6 +271,9 @@ export class FakeAsaas extends LoopbackFake {
   readonly payments = new Map<string, FakePayment>();
   /** The Pix received, by id (a payment's `pixTransaction`). */
   readonly pixTransactions = new Map<string, FakePixTransaction>();
+  /** The buyers checkouts were paid by, by id (a payment's `customer`), and their accounts. */
+  readonly customers = new Map<string, FakeCustomer>();
+  private readonly customerAccounts = new Map<string, string>();
   /** Asaas's fees, taken from each payment as it is made (`netValue`). */
   fees: FakeAsaasFees = ASAAS_PUBLIC_FEES;
   /** Every call to the API, with the `access_token` it came with (`apiKey`: whose key it used). */
@@ -323,6 +377,23 @@ export class FakeAsaas extends LoopbackFake {
           (reference === undefined || p.externalReference === reference),
       );
       listOf(res, req.query, found);
+    });
+    // "Recuperar uma única cobrança": only the account whose checkout it paid sees it.
+    api.get('/payments/:id', (req, res) => {
+      const payment = this.payments.get(req.params.id);
+      const owner = payment && this.checkouts.get(payment.checkoutSession)?.accountId;
+      if (!payment || owner !== callerOf(res).id) {
+        return asaasError(res, 404, 'not_found', 'Cobrança não encontrada.');
+      }
+      return res.json(payment);
+    });
+    // "Recuperar um único cliente": only the account it is a customer of sees it.
+    api.get('/customers/:id', (req, res) => {
+      const customer = this.customers.get(req.params.id);
+      if (!customer || this.customerAccounts.get(customer.id) !== callerOf(res).id) {
+        return asaasError(res, 404, 'not_found', 'Cliente não encontrado.');
+      }
+      return res.json(customer);
     });
     api.get('/finance/balance', (_req, res) => res.json({ balance: 0 }));
     // "Recuperar uma única transação" (Pix): only the account that received it sees it.
@@ -510,7 +581,10 @@ export class FakeAsaas extends LoopbackFake {
    * interest on top when the buyer pays some. Throws when the checkout can no longer be paid,
    * unless `late`: a Pix code the customer copied while the checkout was active, paid after it
    * closed (Asaas's reference does not say it refuses one; the connector's late-payment path
-   * exists for it). A checkout with splits gives each payment its `split`.
+   * exists for it). A checkout with splits gives each payment its `split`. The buyer becomes a
+   * customer of the checkout's account (`payer`: Maria Souza, CPF 529.982.247-25 by default), whom
+   * each payment names; a card payment carries its `creditCard` (`card`: last four digits `8829`
+   * and brand `MASTERCARD` by default, as Asaas's reference example).
    */
   pay(
     checkout: FakeCheckout,
@@ -521,6 +595,8 @@ export class FakeAsaas extends LoopbackFake {
       interestMinor?: number;
       valueMinor?: number;
       late?: boolean;
+      card?: { last4?: string; brand?: string };
+      payer?: { name?: string; cpfCnpj?: string; email?: string };
     },
   ): FakePayment[] {
     if (this.statusOf(checkout) !== 'ACTIVE' && !how.late) {
@@ -538,6 +614,15 @@ export class FakeAsaas extends LoopbackFake {
     const plan = count > 1 ? randomUUID() : null;
     const status = how.status ?? (how.billingType === 'PIX' ? 'PENDING' : 'CONFIRMED');
     const today = new Date(this.now()).toISOString().slice(0, 10);
+    const customer = this.addCustomer(checkout.accountId, how.payer ?? {});
+    const creditCard =
+      how.billingType === 'CREDIT_CARD'
+        ? {
+            creditCardNumber: how.card?.last4 ?? '8829',
+            creditCardBrand: how.card?.brand ?? 'MASTERCARD',
+            creditCardToken: randomUUID(),
+          }
+        : undefined;
     const made: FakePayment[] = [];
     for (let n = 1; n <= count; n++) {
       const share = (total: number) =>
@@ -548,7 +633,7 @@ export class FakeAsaas extends LoopbackFake {
         object: 'payment',
         id: `pay_${randomBytes(8).toString('hex')}`,
         dateCreated: today,
-        customer: 'cus_000005219613',
+        customer: customer.id,
         checkoutSession: checkout.id,
         installment: plan,
         installmentNumber: plan ? n : null,
@@ -566,6 +651,10 @@ export class FakeAsaas extends LoopbackFake {
         creditDate: null,
         anticipated: false,
         pixTransaction: null,
+        confirmedDate: null,
+        paymentDate: null,
+        clientPaymentDate: null,
+        ...(creditCard ? { creditCard: { ...creditCard } } : {}),
       };
       this.settle(payment);
       if (checkout.splits) payment.split = paymentSplits(checkout.splits, payment, share);
@@ -714,6 +803,12 @@ export class FakeAsaas extends LoopbackFake {
    */
   private settle(payment: FakePayment): void {
     const paid = payment.status === 'CONFIRMED' || payment.status === 'RECEIVED';
+    const day = brtDate(this.now());
+    if (paid) {
+      payment.confirmedDate ??= day;
+      payment.clientPaymentDate ??= day;
+    }
+    if (payment.status === 'RECEIVED') payment.paymentDate ??= day;
     if (!paid || payment.estimatedCreditDate) {
       if (payment.status === 'RECEIVED') payment.creditDate ??= payment.estimatedCreditDate;
       return;
@@ -746,6 +841,43 @@ export class FakeAsaas extends LoopbackFake {
     this.pixTransactions.set(transaction.id, transaction);
     payment.pixTransaction = transaction.id;
     return transaction;
+  }
+
+  /** A new customer of the account, from what the buyer typed in (defaults: Maria Souza's). */
+  private addCustomer(
+    accountId: string,
+    payer: { name?: string; cpfCnpj?: string; email?: string },
+  ): FakeCustomer {
+    const cpfCnpj = payer.cpfCnpj ?? '52998224725';
+    const customer: FakeCustomer = {
+      object: 'customer',
+      // Like the reference's cus_000005219613.
+      id: `cus_${String(randomBytes(6).readUIntBE(0, 6) % 1e12).padStart(12, '0')}`,
+      dateCreated: brtDate(this.now()),
+      name: payer.name ?? 'Maria Souza',
+      email: payer.email ?? 'maria@example.com',
+      phone: null,
+      mobilePhone: null,
+      address: null,
+      addressNumber: null,
+      complement: null,
+      province: null,
+      postalCode: null,
+      cpfCnpj,
+      personType: cpfCnpj.replace(/\D/g, '').length === 14 ? 'JURIDICA' : 'FISICA',
+      deleted: false,
+      additionalEmails: null,
+      externalReference: null,
+      notificationDisabled: false,
+      observations: null,
+      city: null,
+      cityName: null,
+      state: null,
+      country: 'Brasil',
+    };
+    this.customers.set(customer.id, customer);
+    this.customerAccounts.set(customer.id, accountId);
+    return customer;
   }
 
   private addAccount(

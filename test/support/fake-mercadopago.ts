@@ -74,7 +74,77 @@ export interface FakePayment {
   collector_id?: number;
   /** A marketplace's payment: its fee, also listed in fee_details as an `application_fee`. */
   marketplace_fee?: number;
+  /**
+   * The card of a card payment (credit_card, debit_card, prepaid_card), `{}` for another type: its
+   * `first_six_digits`, `last_four_digits`, expiration, dates and `cardholder` (`name`,
+   * `identification: { type, number }`), as "Get payment" reports them
+   * (https://www.mercadopago.com.br/developers/en/reference/online-payments/checkout-pro-preferences/get-payment/get;
+   * the fields as Mercado Pago's own SDK types its answer, `Card` and `Cardholder` in
+   * github.com/mercadopago/sdk-nodejs src/clients/payment/commonTypes.ts).
+   */
+  card: FakeMercadoPagoCard | Record<string, never>;
+  /**
+   * The issuer's authorization code of an approved card payment (a string, `PaymentsResponse.
+   * authorization_code` of the same SDK types); null for a Pix, a boleto, the account's balance, or
+   * a card payment not approved (yet).
+   */
+  authorization_code: string | null;
+  /**
+   * Who paid: `id`, `email`, `first_name`, `last_name`, `identification: { type, number }` (the
+   * SDK's `Payer`; CPF or CNPJ in Brazil).
+   */
+  payer: {
+    id: string;
+    email: string;
+    first_name: string;
+    last_name: string;
+    identification: { type: string; number: string };
+  };
 }
+
+/** A payment's `card` (see FakePayment.card). */
+export interface FakeMercadoPagoCard {
+  id: string | null;
+  first_six_digits: string;
+  last_four_digits: string;
+  expiration_month: number;
+  expiration_year: number;
+  date_created: string;
+  date_last_updated: string;
+  cardholder: { name: string; identification: { type: string; number: string } };
+}
+
+/**
+ * The card a test pays with (`pay`'s `how.card`): by default Mercado Pago's Brazilian test card of
+ * the payment's method (https://www.mercadopago.com.br/developers/pt/docs/your-integrations/test/cards:
+ * Mastercard 5031 4332 1540 6351, Visa 4235 6477 2802 5682, American Express 3753 651535 56885,
+ * Elo debit 5067 7667 8388 8311, all valid through 11/30), its holder the payer.
+ */
+export interface FakeCardGiven {
+  lastFour?: string;
+  firstSix?: string;
+  holderName?: string;
+  holderDocument?: { type: 'CPF' | 'CNPJ'; number: string };
+}
+
+/** The payer a test pays as (`pay`'s `how.payer`); Maria Souza, CPF 529.982.247-25 by default. */
+export interface FakePayerGiven {
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  identification?: { type: 'CPF' | 'CNPJ'; number: string };
+}
+
+/** The test cards above: first six and last four digits of each method's. */
+const TEST_CARDS: Record<string, { firstSix: string; lastFour: string }> = {
+  master: { firstSix: '503143', lastFour: '6351' },
+  visa: { firstSix: '423564', lastFour: '5682' },
+  amex: { firstSix: '375365', lastFour: '6885' },
+  debelo: { firstSix: '506776', lastFour: '8311' },
+};
+
+/** The kinds of payment that are paid by card (a payment's `payment_type_id`). */
+const CARD_TYPES = new Set(['credit_card', 'debit_card', 'prepaid_card']);
 
 /**
  * What Mercado Pago charges the collector on a payment of one type, and when the money is released:
@@ -135,6 +205,8 @@ export interface FakeTokenRequest {
  */
 const METHOD_OF_TYPE: Record<string, string> = {
   credit_card: 'master',
+  // Brazil's debit cards are debvisa, debmaster, debelo...: the test debit card is an Elo.
+  debit_card: 'debelo',
   bank_transfer: 'pix',
   ticket: 'bolbradesco',
   account_money: 'account_money',
@@ -209,6 +281,9 @@ export class FakeMercadoPago extends LoopbackFake {
   private readonly tokens = new Map<string, Token>();
   private readonly tokenFailures: Array<number | 'drop' | 'lose-answer'> = [];
   private nextPaymentId = 1_300_000_001;
+  private nextPayerId = 1_600_000_001;
+  /** A card payment's authorization code, given when it is approved. */
+  private readonly authorizations = new Map<number, string | null>();
   private nextUserId = 1_500_000_001;
 
   constructor(
@@ -342,13 +417,15 @@ export class FakeMercadoPago extends LoopbackFake {
   /**
    * The customer pays a preference: a payment with this status (approved, pending, rejected...),
    * of a payment type (credit_card by default; bank_transfer is Pix, ticket a boleto) and method
-   * (`paymentMethod`, or one of the type: master, pix, bolbradesco) in `installments`, with `interest` (reais) of financing on top when the buyer pays some (Mercado
+   * (`paymentMethod`, or one of the type: master, debelo, pix, bolbradesco) in `installments`, with `interest` (reais) of financing on top when the buyer pays some (Mercado
    * Pago keeps `transaction_amount` the price, adds the financing to
    * `transaction_details.total_paid_amount`, and lists it as a `financing_fee`). Checkout Pro
    * offers only the types the preference does not exclude, and at most its `installments`.
    * A marketplace's payment carries its `marketplace_fee`, listed in fee_details as an
    * `application_fee` the collector pays (as Mercado Libre's orders docs show a payment).
    * An approved payment is settled at once (see `settle`); a pending one when `update` approves it.
+   * `payer` is who pays (FakePayerGiven), `card` the card of a card payment (FakeCardGiven), and
+   * `authorizationCode` the issuer's code (six random digits by default; null for none).
    */
   pay(
     preference: FakePreference,
@@ -359,6 +436,9 @@ export class FakeMercadoPago extends LoopbackFake {
       paymentMethod?: string;
       installments?: number;
       interest?: number;
+      card?: FakeCardGiven;
+      authorizationCode?: string | null;
+      payer?: FakePayerGiven;
     } = {},
   ): FakePayment {
     if (!this.payable(preference)) throw new Error('this preference has expired');
@@ -377,6 +457,31 @@ export class FakeMercadoPago extends LoopbackFake {
     const price = amount ?? (item ? item.unit_price * item.quantity : 0);
     const total = Math.round((price + (how.interest ?? 0)) * 100) / 100;
     const fee = preference.marketplace_fee ?? 0;
+    const now = this.clock();
+    const payer = {
+      id: String(this.nextPayerId++),
+      email: how.payer?.email ?? 'maria@example.com',
+      first_name: how.payer?.firstName ?? 'Maria',
+      last_name: how.payer?.lastName ?? 'Souza',
+      identification: { ...(how.payer?.identification ?? { type: 'CPF', number: '52998224725' }) },
+    };
+    const byCard = CARD_TYPES.has(paymentType);
+    const test = TEST_CARDS[paymentMethod] ?? TEST_CARDS.master!;
+    const card: FakeMercadoPagoCard | Record<string, never> = byCard
+      ? {
+          id: null,
+          first_six_digits: how.card?.firstSix ?? test.firstSix,
+          last_four_digits: how.card?.lastFour ?? test.lastFour,
+          expiration_month: 11,
+          expiration_year: 2030,
+          date_created: mercadoPagoDate(now),
+          date_last_updated: mercadoPagoDate(now),
+          cardholder: {
+            name: how.card?.holderName ?? `${payer.first_name} ${payer.last_name}`.toUpperCase(),
+            identification: { ...(how.card?.holderDocument ?? payer.identification) },
+          },
+        }
+      : {};
     const payment: FakePayment = {
       id: this.nextPaymentId++,
       status,
@@ -403,7 +508,16 @@ export class FakeMercadoPago extends LoopbackFake {
       ],
       collector_id: preference.collector_id ?? OWN_USER_ID,
       ...(isMarketplace(preference) ? { marketplace_fee: fee } : {}),
+      card,
+      authorization_code: null,
+      payer,
     };
+    if (byCard) {
+      this.authorizations.set(
+        payment.id,
+        how.authorizationCode === undefined ? sixDigits() : how.authorizationCode,
+      );
+    }
     if (status === 'approved') this.settle(payment);
     this.payments.set(payment.id, payment);
     this.preferenceOf.set(payment.id, preference);
@@ -437,6 +551,8 @@ export class FakeMercadoPago extends LoopbackFake {
    */
   private settle(payment: FakePayment): void {
     if (payment.date_approved) return;
+    // The issuer authorizes a card payment when it is approved.
+    payment.authorization_code = this.authorizations.get(payment.id) ?? null;
     const fee =
       this.fees[payment.payment_type_id] ?? this.fees.credit_card ?? DEFAULT_FEES.credit_card!;
     const priceMinor = Math.round(payment.transaction_amount * 100);
@@ -840,6 +956,11 @@ export class FakeMercadoPago extends LoopbackFake {
  */
 function mercadoPagoDate(date: Date): string {
   return `${new Date(date.getTime() - 4 * 3_600_000).toISOString().replace('Z', '')}-04:00`;
+}
+
+/** An issuer's authorization code: six digits. */
+function sixDigits(): string {
+  return String(randomBytes(4).readUInt32BE() % 1_000_000).padStart(6, '0');
 }
 
 function mpError(res: Response, status: number, error: string, message: string): void {

@@ -7,7 +7,7 @@ import { LoopbackFake } from './loopback-server';
  * A small fake of Stripe's API on loopback, written from Stripe's public API reference for the
  * calls the connector makes: create, retrieve (with expand[] paths: payment_intent, its
  * latest_charge and payment_method, the charge's balance_transaction) and expire a Checkout
- * Session, retrieve a balance transaction, Bearer-key auth, Idempotency-Key replay and mismatch,
+ * Session, retrieve a balance transaction, a charge and a PaymentMethod, Bearer-key auth, Idempotency-Key replay and mismatch,
  * Stripe's error shape. Test controls play the customer (pay by card, in installments or not, Pix
  * or boleto) and Stripe's webhooks, signed the way Stripe signs them (the SDK's test header
  * helper). A charge's balance transaction carries Stripe's fee at the fake's `pricing`, the
@@ -43,7 +43,107 @@ export interface FakeSession {
    * the customer pays. Not a field of Stripe's Session: kept here for tests to assert.
    */
   application_fee_amount: number | null;
+  /**
+   * https://docs.stripe.com/api/checkout/sessions/object#checkout_session_object-tax_id_collection:
+   * as created (`tax_id_collection[enabled]`, `[required]`; off and `never` by default).
+   */
+  tax_id_collection: { enabled: boolean; required: 'if_supported' | 'never' };
+  /**
+   * https://docs.stripe.com/api/checkout/sessions/object#checkout_session_object-customer_details:
+   * "The customer details including the customer's tax exempt status and the customer's tax IDs",
+   * null until the customer submits the payment form (`pay`).
+   */
+  customer_details: FakeCustomerDetails | null;
 }
+
+/**
+ * A completed Session's `customer_details` (Checkout/Sessions.d.ts, `Session.CustomerDetails`):
+ * `tax_ids` holds what Checkout's tax ID form collected, which it shows only when the session was
+ * created with `tax_id_collection[enabled]=true` ("To enable tax ID collection for new customers,
+ * set tax_id_collection[enabled] to true", https://docs.stripe.com/tax/checkout/tax-ids), typed
+ * `br_cpf` or `br_cnpj` for Brazil (https://docs.stripe.com/billing/customer/tax-ids).
+ */
+export interface FakeCustomerDetails {
+  address: FakeAddress | null;
+  business_name: string | null;
+  email: string | null;
+  individual_name: string | null;
+  name: string | null;
+  phone: string | null;
+  tax_exempt: 'none';
+  tax_ids: Array<{ type: 'br_cpf' | 'br_cnpj'; value: string }>;
+}
+
+/** https://docs.stripe.com/api/charges/object#charge_object-billing_details-address */
+export interface FakeAddress {
+  city: string | null;
+  country: string | null;
+  line1: string | null;
+  line2: string | null;
+  postal_code: string | null;
+  state: string | null;
+}
+
+/**
+ * https://docs.stripe.com/api/charges/object#charge_object-billing_details (and the PaymentMethod's
+ * own `billing_details`): what Checkout collected of the payer. `tax_id`, "Taxpayer identification
+ * number. Used only for transactions between LATAM buyers and non-LATAM sellers" (Charges.d.ts);
+ * https://docs.stripe.com/changelog/basil/2025-04-30/add-tax-id-to-billing-details: "Checkout and
+ * the Payment Element collect the tax_id automatically" for those, and "Populating this field is
+ * prohibited in all other circumstances". So a Brazilian account's charge has it null.
+ */
+export interface FakeBillingDetails {
+  address: FakeAddress | null;
+  email: string | null;
+  name: string | null;
+  phone: string | null;
+  tax_id: string | null;
+}
+
+/**
+ * The card the customer pays with (`pay`'s `options.card`): its brand in Stripe's lowercase codes
+ * (visa, mastercard, amex, diners, discover, jcb, unionpay... `visa` by default), last four digits
+ * (`4242`, Stripe's test Visa), funding (credit, debit, prepaid or unknown; `credit`) and the
+ * issuer's authorization code (six random digits by default; null: none reported).
+ */
+export interface FakeStripeCard {
+  brand?: string;
+  last4?: string;
+  funding?: string;
+  authorizationCode?: string | null;
+}
+
+/**
+ * The payer as they fill in Checkout's form (`pay`'s `options.payer`): by default Maria Souza,
+ * maria@example.com, CPF 529.982.247-25 (digits only). A null name or tax id: none given.
+ */
+export interface FakeStripePayer {
+  name?: string | null;
+  email?: string;
+  taxId?: string | null;
+}
+
+const DEFAULT_PAYER = { name: 'Maria Souza', email: 'maria@example.com', taxId: '52998224725' };
+
+/**
+ * The boleto's address, which Stripe's boleto guide has Checkout collect with the name, email and
+ * tax ID (https://docs.stripe.com/payments/boleto/accept-a-payment: "The full address of the
+ * customer"); the fake's choice of one.
+ */
+const BOLETO_ADDRESS: FakeAddress = {
+  city: 'São Paulo',
+  country: 'BR',
+  line1: 'Avenida Paulista, 1000',
+  line2: null,
+  postal_code: '01310-100',
+  state: 'SP',
+};
+
+/**
+ * Countries of Latin America, whose buyers give Stripe their tax ID when they pay a seller outside
+ * it (the changelog above). The fake's list.
+ */
+const LATAM = new Set('AR BO BR CL CO CR DO EC GT HN MX NI PA PE PY SV UY VE'.split(' '));
 
 /** https://docs.stripe.com/api/payment_intents/object: the fields the connector reads. */
 interface FakeIntent {
@@ -85,9 +185,21 @@ export interface FakeCharge {
   /** Time at which the charge was made (seconds): the fake's `clock`. */
   created: number;
   payment_method: string | null;
+  /** What Checkout collected of the payer (see FakeBillingDetails). */
+  billing_details: FakeBillingDetails;
   /**
-   * The method's details at the time of the charge: its `type`, and a hash named after it (a
-   * card's `installments`, a Pix's `bank_transaction_id`).
+   * The method's details at the time of the charge: its `type`, and a hash named after it. Per
+   * https://docs.stripe.com/api/charges/object#charge_object-payment_method_details and Charges.d.ts
+   * (`PaymentMethodDetails.Card`, `.Boleto`, `.Pix`): a card's `brand`, `last4`, `funding`,
+   * `authorization_code` ("Authorization code on the charge", on the card hash since
+   * https://docs.stripe.com/changelog/acacia/2024-09-30/displays-authorization-code-for-charges),
+   * `exp_month`, `exp_year`, `country`, `network`, `amount_authorized` and `installments`; a
+   * boleto's `tax_id` ("The tax ID of the customer (CPF for individuals consumers or CNPJ for
+   * businesses consumers)"); a Pix's `bank_transaction_id` ("Unique transaction id generated by
+   * BCB"). Charges.d.ts also has an optional top-level `authorization_code`; the fake writes none
+   * there: stripe-go's PR adding it (github.com/stripe/stripe-go/pull/669) says "this property is
+   * internal and not usually returned in the API", and Stripe's changelog gives card charges theirs
+   * in `payment_method_details.card`.
    */
   payment_method_details: { type: string; [details: string]: unknown };
   /** The charge's balance transaction (expandable), made with the charge. */
@@ -229,6 +341,11 @@ export class FakeStripe extends LoopbackFake {
   /** The platform's Connect application, which earns the application fees. */
   readonly application = 'ca_fake_0123456789';
   /**
+   * The platform's own account's country (https://docs.stripe.com/api/accounts/object `country`):
+   * a charge made as the platform is a seller's of that country (a connected account's, its own).
+   */
+  country = 'BR';
+  /**
    * Stripe's now: when sessions are created (and the 30 minutes to 24 hours their `expires_at`
    * must be from it), and charges made (their `created`, their funds' `available_on`).
    */
@@ -258,6 +375,11 @@ export class FakeStripe extends LoopbackFake {
   private readonly idempotent = new Map<string, { body: string; answer: unknown }>();
   /** The connected account an object was created as (sessions, intents, charges...). */
   private readonly owners = new Map<string, string>();
+  /** What the customer gave for an intent (billing details, the method's details), by intent id. */
+  private readonly given = new Map<
+    string,
+    { billing: FakeBillingDetails; details: Record<string, unknown> }
+  >();
 
   constructor(
     readonly secretKey = 'sk_test_fake_0123456789',
@@ -450,6 +572,18 @@ export class FakeStripe extends LoopbackFake {
       if (!found) return missing(res, req.params.id, 'balance_transaction');
       return res.json(found);
     });
+    // https://docs.stripe.com/api/charges/retrieve
+    app.get('/v1/charges/:id', (req, res) => {
+      const charge = this.owned(this.charges, req.params.id, req.header('stripe-account'));
+      if (!charge) return missing(res, req.params.id, 'charge');
+      return res.json(charge);
+    });
+    // https://docs.stripe.com/api/payment_methods/retrieve
+    app.get('/v1/payment_methods/:id', (req, res) => {
+      const method = this.owned(this.paymentMethods, req.params.id, req.header('stripe-account'));
+      if (!method) return missing(res, req.params.id, 'payment_method');
+      return res.json(method);
+    });
     // https://docs.stripe.com/api/payment_intents/retrieve
     app.get('/v1/payment_intents/:id', (req, res) => {
       const intent = this.owned(this.intents, req.params.id, req.header('stripe-account'));
@@ -616,6 +750,7 @@ export class FakeStripe extends LoopbackFake {
       metadata?: Record<string, string>;
       application_fee_amount?: string;
     };
+    const taxIds = (body.tax_id_collection ?? {}) as { enabled?: unknown; required?: unknown };
     const fee = this.applicationFee(intentData.application_fee_amount, amount, account);
     if (typeof fee === 'object' && fee !== null) return fee;
     // https://docs.stripe.com/connect/direct-charges: only an account that can take card payments
@@ -647,6 +782,11 @@ export class FakeStripe extends LoopbackFake {
       payment_intent: null,
       payment_intent_metadata: intentData.metadata ?? {},
       application_fee_amount: fee,
+      tax_id_collection: {
+        enabled: String(taxIds.enabled) === 'true',
+        required: taxIds.required === 'if_supported' ? 'if_supported' : 'never',
+      },
+      customer_details: null,
     };
     this.sessions.set(id, session);
     if (account) this.owners.set(id, account);
@@ -788,23 +928,65 @@ export class FakeStripe extends LoopbackFake {
   /**
    * The customer pays: by card (paid at once; in `installments` monthly ones when given, a
    * fixed_count plan) or by Pix or boleto (processing until `settle`), with a PaymentMethod of that
-   * type attached to the intent.
+   * type attached to the intent. `card` is the card (FakeStripeCard), `payer` what the payer types
+   * into Checkout (FakeStripePayer); where Stripe reports them is said at FakeCharge,
+   * FakeBillingDetails and FakeCustomerDetails.
    */
   pay(
     sessionId: string,
     method: 'card' | 'pix' | 'boleto' = 'card',
-    options: { installments?: number } = {},
+    options: { installments?: number; card?: FakeStripeCard; payer?: FakeStripePayer } = {},
   ): FakeSession {
     const session = this.session(sessionId);
     if (session.status !== 'open') throw new Error(`session ${sessionId} is ${session.status}`);
     // Checkout shows only the allowed types (when the session names some).
     const allowed = session.allowed_payment_method_types;
     if (allowed && !allowed.includes(method)) throw new Error(`${method} is not offered`);
+    const payer = {
+      name: options.payer?.name === undefined ? DEFAULT_PAYER.name : options.payer.name,
+      email: options.payer?.email ?? DEFAULT_PAYER.email,
+      taxId: options.payer?.taxId === undefined ? DEFAULT_PAYER.taxId : options.payer.taxId,
+    };
+    // https://docs.stripe.com/payments/boleto/accept-a-payment: a boleto needs the payer's name,
+    // email, tax ID (CPF or CNPJ) and address; the charge's boleto.tax_id is never null.
+    if (method === 'boleto' && (!payer.taxId || !payer.name)) {
+      throw new Error("a boleto needs the payer's name and CPF or CNPJ");
+    }
+    const now = this.clock();
+    const owner = this.owners.get(session.id);
+    const sellerCountry = (owner ? this.accounts.get(owner)?.country : this.country) ?? 'BR';
+    const billing: FakeBillingDetails = {
+      address: method === 'boleto' ? { ...BOLETO_ADDRESS } : null,
+      email: payer.email,
+      // The card form asks the cardholder's name and the boleto guide the customer's; Stripe's Pix
+      // guide (https://docs.stripe.com/payments/pix/accept-a-payment) lists nothing Checkout
+      // collects of the payer for a Pix but the email every Session asks: no name.
+      name: method === 'pix' ? null : payer.name,
+      phone: null,
+      // A Brazilian buyer's tax ID only for a seller outside Latin America (see FakeBillingDetails).
+      tax_id: LATAM.has(sellerCountry) ? null : payer.taxId,
+    };
+    const card = {
+      brand: options.card?.brand ?? 'visa',
+      last4: options.card?.last4 ?? '4242',
+      funding: options.card?.funding ?? 'credit',
+      exp_month: 12,
+      exp_year: now.getUTCFullYear() + 3,
+      country: 'BR',
+    };
+    // https://docs.stripe.com/api/payment_methods/object: the `card` hash (brand, last4, funding,
+    // exp_month, exp_year, country), the `boleto` one (tax_id, "Uniquely identifies the customer
+    // tax id (CNPJ or CPF)"), an empty `pix`; and the PaymentMethod's billing_details.
+    const methodHash: Record<string, unknown> =
+      method === 'card' ? { ...card } : method === 'boleto' ? { tax_id: payer.taxId } : {};
     const paymentMethod: FakePaymentMethod = {
       id: `pm_${randomBytes(12).toString('hex')}`,
       object: 'payment_method',
       type: method,
-      [method]: {},
+      billing_details: billing,
+      created: Math.floor(now.getTime() / 1000),
+      livemode: false,
+      [method]: methodHash,
     };
     this.paymentMethods.set(paymentMethod.id, paymentMethod);
     const intent: FakeIntent = {
@@ -821,18 +1003,52 @@ export class FakeStripe extends LoopbackFake {
     };
     this.intents.set(intent.id, intent);
     // A direct charge's objects are the connected account's, as its session is.
-    const owner = this.owners.get(session.id);
     if (owner) for (const id of [paymentMethod.id, intent.id]) this.owners.set(id, owner);
     // https://docs.stripe.com/api/charges/object#charge_object-payment_method_details-card-installments
     const plan = options.installments
       ? { count: options.installments, interval: 'month', type: 'fixed_count' }
       : null;
-    if (intent.status === 'succeeded') this.charge(intent, { installments: plan && { plan } });
+    const authorization = options.card?.authorizationCode;
+    this.given.set(intent.id, {
+      billing,
+      details:
+        method === 'card'
+          ? {
+              ...card,
+              amount_authorized: intent.amount,
+              authorization_code: authorization === undefined ? sixDigits() : authorization,
+              network: card.brand,
+              installments: plan && { plan },
+            }
+          : method === 'boleto'
+            ? { tax_id: payer.taxId }
+            : {},
+    });
+    if (intent.status === 'succeeded') this.charge(intent);
     Object.assign(session, {
       status: 'complete',
       payment_status: method === 'card' ? 'paid' : 'unpaid',
       payment_intent: intent.id,
       url: null,
+      customer_details: {
+        address: billing.address,
+        business_name: null,
+        email: payer.email,
+        individual_name: null,
+        name: billing.name,
+        phone: null,
+        tax_exempt: 'none',
+        // Checkout's tax ID form only where the session enabled it (FakeCustomerDetails).
+        tax_ids:
+          session.tax_id_collection.enabled && payer.taxId
+            ? [
+                {
+                  type: payer.taxId.replace(/\D/g, '').length > 11 ? 'br_cnpj' : 'br_cpf',
+                  value: payer.taxId,
+                },
+              ]
+            : [],
+      } satisfies FakeCustomerDetails,
     });
     return session;
   }
@@ -869,6 +1085,7 @@ export class FakeStripe extends LoopbackFake {
 
   private charge(intent: FakeIntent, details: Record<string, unknown> = {}): FakeCharge {
     const type = this.paymentMethods.get(intent.payment_method ?? '')?.type ?? 'card';
+    const given = this.given.get(intent.id);
     const charge: FakeCharge = {
       id: `ch_${randomBytes(12).toString('hex')}`,
       object: 'charge',
@@ -880,9 +1097,19 @@ export class FakeStripe extends LoopbackFake {
       currency: intent.currency,
       created: Math.floor(this.clock().getTime() / 1000),
       payment_method: intent.payment_method,
+      billing_details: given?.billing ?? {
+        address: null,
+        email: null,
+        name: null,
+        phone: null,
+        tax_id: null,
+      },
       payment_method_details: {
         type,
-        [type]: type === 'card' ? { installments: null, ...details } : details,
+        [type]:
+          type === 'card'
+            ? { installments: null, ...given?.details, ...details }
+            : { ...given?.details, ...details },
       },
       balance_transaction: null,
     };
@@ -1052,6 +1279,11 @@ export class FakeStripe extends LoopbackFake {
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
+}
+
+/** An issuer's authorization code, as card networks give it: six digits. */
+function sixDigits(): string {
+  return String(randomBytes(4).readUInt32BE() % 1_000_000).padStart(6, '0');
 }
 
 function stripeError(
