@@ -4,8 +4,10 @@ import { isPaidWith, type PaidWith, type Settlement } from '../payments/payment-
 import { namedShop, shopOrEnv } from '../shop/shop-id';
 
 export type { ChargeLine, Money, PaidWith, Settlement };
-// A stored record's `method` field is read with it (store/ may not import payments/).
+// A stored record's `method` field and its settlement's payer, card and time are read with these
+// (store/ may not import payments/).
 export { isPaidWith };
+export { cardOf, paidAtOf, payerOf } from '../payments/payment-facts';
 
 /**
  * The checkout state machine. A checkout is one attempt to collect payment for one service.

@@ -12,6 +12,7 @@ import {
   type PaidWith,
   type PaymentIncident,
 } from './checkout-record';
+import { tBandOf, tPagOf } from './nfe-payment';
 
 /*
  * The payment record the ERP receives (docs/payments-to-the-erp.md): when a checkout is paid and
@@ -27,11 +28,19 @@ export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
 const centavos = z.number().int().nullable();
 
+/** The record's layout; docs/payments-to-the-erp.md says what each version added. */
+export const PAYMENT_RECORD_VERSION = 2;
+
 /**
  * The record, as the ERP receives it (JSON, snake_case as the services) and as its job carries
  * it: the keys in this order are the order on the wire.
  */
 export const paymentRecordSchema = z.object({
+  /**
+   * 2 since the invoice's fields (`paid_at`, `payer`, `card`, `pix_txid`, `nfe`). A record the
+   * previous release queued, delivered by this one, is a version 2 with those fields null.
+   */
+  schema_version: z.literal(PAYMENT_RECORD_VERSION).default(PAYMENT_RECORD_VERSION),
   event: z.enum(PAYMENT_EVENTS),
   /** The same for every delivery of one event: the ERP dedupes on it. */
   record_id: z.string().regex(/^pay_[0-9a-f]{32}$/, 'not a record id'),
@@ -57,13 +66,45 @@ export const paymentRecordSchema = z.object({
   currency: z.string().nullable(),
   /** The day the net is available to the shop, `YYYY-MM-DD`. */
   release_date: z.string().nullable(),
-  provider_ids: z.object({ payment: z.string().nullable(), pix_e2e: z.string().nullable() }),
+  provider_ids: z.object({
+    payment: z.string().nullable(),
+    pix_e2e: z.string().nullable(),
+    pix_txid: z.string().nullable().default(null),
+  }),
+  /**
+   * When the provider says the money moved: ISO-8601, or a day `YYYY-MM-DD` where the provider
+   * gives only the day (Asaas).
+   */
+  paid_at: z.string().nullable().default(null),
+  /** The payer as the provider reports them; null when it reports neither. */
+  payer: z
+    .object({ name: z.string().nullable(), document: z.string().nullable() })
+    .nullable()
+    .default(null),
+  /** A card payment's card; null for another method, or a card the provider told nothing of. */
+  card: z
+    .object({
+      brand: z.string().nullable(),
+      last4: z.string().nullable(),
+      authorization_code: z.string().nullable(),
+    })
+    .nullable()
+    .default(null),
+  /** The NF-e's payment group, ready to copy (src/checkout/nfe-payment.ts). */
+  nfe: z
+    .object({
+      tPag: z.string().nullable(),
+      tBand: z.string().nullable(),
+      cAut: z.string().nullable(),
+      CNPJ: z.string().nullable(),
+    })
+    .default({ tPag: null, tBand: null, cAut: null, CNPJ: null }),
   /** When the connector learned it (ISO-8601). */
   occurred_at: z.string(),
   /** An incident's note: what the provider said, what was done (a late Pix returned). */
   note: z.string().optional(),
 });
-export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
+export type PaymentRecord = z.output<typeof paymentRecordSchema>;
 type PaymentAmounts = PaymentRecord['amounts'];
 
 /**
@@ -122,7 +163,9 @@ function recordOf(
   },
 ): PaymentRecord {
   const { settlement } = facts;
+  const card = facts.method === 'card' ? settlement?.card : undefined;
   return {
+    schema_version: PAYMENT_RECORD_VERSION,
     event,
     record_id: recordIdOf(record.checkoutId, event, facts.transactionId),
     shop: record.shop,
@@ -137,6 +180,24 @@ function recordOf(
     provider_ids: {
       payment: facts.transactionId ?? null,
       pix_e2e: settlement?.pixE2e ?? null,
+      pix_txid: settlement?.pixTxid ?? null,
+    },
+    paid_at: settlement?.paidAt ?? null,
+    payer: settlement?.payer
+      ? { name: settlement.payer.name ?? null, document: settlement.payer.document ?? null }
+      : null,
+    card: card
+      ? {
+          brand: card.brand ?? null,
+          last4: card.last4 ?? null,
+          authorization_code: card.authorizationCode ?? null,
+        }
+      : null,
+    nfe: {
+      tPag: tPagOf(facts.method, card),
+      tBand: tBandOf(card),
+      cAut: card?.authorizationCode ?? null,
+      CNPJ: settlement?.institutionCnpj ?? null,
     },
     occurred_at: facts.occurredAt,
     ...(facts.note ? { note: facts.note } : {}),

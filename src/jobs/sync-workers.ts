@@ -1,6 +1,6 @@
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { ShopDirectory } from '../checkout/shop-directory';
-import { recordIdOf, type PaymentRecord } from '../checkout/payment-record';
+import { PAYMENT_RECORD_VERSION, recordIdOf, type PaymentRecord } from '../checkout/payment-record';
 import { AppError, errorMessage } from '../errors';
 import type { Logger } from '../infra/logger';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
@@ -59,6 +59,7 @@ function passShops(shops: SyncShops): JobShop[] {
 export function recordOfIncidentJob(data: SyncIncidentJob): PaymentRecord {
   const { incident } = data;
   return {
+    schema_version: PAYMENT_RECORD_VERSION,
     event: incident.kind,
     record_id: recordIdOf(incident.checkout_id, incident.kind, incident.transaction_id),
     shop: data.shop ?? 'default',
@@ -77,7 +78,11 @@ export function recordOfIncidentJob(data: SyncIncidentJob): PaymentRecord {
     },
     currency: incident.amount?.currency ?? null,
     release_date: null,
-    provider_ids: { payment: incident.transaction_id ?? null, pix_e2e: null },
+    provider_ids: { payment: incident.transaction_id ?? null, pix_e2e: null, pix_txid: null },
+    paid_at: null,
+    payer: null,
+    card: null,
+    nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
     occurred_at: incident.at,
     ...(incident.note ? { note: incident.note } : {}),
   };

@@ -92,7 +92,41 @@ export interface Settlement {
   installments?: number;
   /** A Pix's end-to-end id (`E` and 31 characters). */
   pixE2e?: string;
+  /** A Pix's txid: the charge's id at the receiver's PSP (the API Pix's `txid`). */
+  pixTxid?: string;
+  /** When the provider says the money moved (ISO-8601): approved, captured, received. */
+  paidAt?: string;
+  /** The payer as the provider reports them: the card's holder, the account that paid. */
+  payer?: Payer;
+  /** A card payment's details, as the provider reports them. */
+  card?: CardDetails;
+  /**
+   * The CNPJ (14 digits) of the institution that took the payment (the acquirer, the payment
+   * institution, the Pix PSP): the provider's public fact, for the NF-e's payment group.
+   */
+  institutionCnpj?: string;
 }
+
+/** The payer, each part absent when the provider does not say it. */
+export interface Payer {
+  name?: string;
+  /** A CPF (11 digits) or a CNPJ (14), digits only when it reads as one; else as reported. */
+  document?: string;
+}
+
+export interface CardDetails {
+  /** The brand, in the connector's words (`cardBrandOf`): `visa`, `mastercard`, `elo`... */
+  brand?: string;
+  /** The card's last four digits. */
+  last4?: string;
+  /** The issuer's authorization code (the NF-e's `cAut`). */
+  authorizationCode?: string;
+  /** Credit, debit or prepaid: the NF-e's `tPag` tells credit (03) from debit (04). */
+  funding?: CardFunding;
+}
+
+export const CARD_FUNDINGS = ['credit', 'debit', 'prepaid'] as const;
+export type CardFunding = (typeof CARD_FUNDINGS)[number];
 
 /**
  * A verified event's word that the provider's checkout was closed there (a provider with no read

@@ -1,5 +1,6 @@
 import { AppError } from '../errors';
 import {
+  cardOf,
   CHECKOUT_STATES,
   INCIDENT_KINDS,
   isOutcome,
@@ -8,6 +9,8 @@ import {
   type CheckoutRecord,
   type CheckoutState,
   type Money,
+  paidAtOf,
+  payerOf,
   type PaymentIncident,
   type Settlement,
   shopOfCheckout,
@@ -165,6 +168,8 @@ function incidentsOf(h: Record<string, string>): { incidents?: PaymentIncident[]
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** The API Pix's txid: 26 to 35 letters or digits (a `cob`'s), or up to 35 (a received Pix's). */
+const PIX_TXID = /^[A-Za-z0-9]{1,35}$/;
 
 function moneyOf(value: unknown): Money | undefined {
   const money = value as Partial<Money> | undefined;
@@ -182,7 +187,10 @@ function settlementOf(text: string | undefined): { settlement?: Settlement } {
   if (!parsed || typeof parsed !== 'object') return {};
   const providerFee = moneyOf(parsed.providerFee);
   const net = moneyOf(parsed.net);
-  const { releaseDate, installments, pixE2e } = parsed;
+  const { releaseDate, installments, pixE2e, pixTxid, paidAt, institutionCnpj } = parsed;
+  const payer = (parsed.payer ?? {}) as Record<string, unknown>;
+  const card = (parsed.card ?? {}) as Record<string, unknown>;
+  const textOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const settlement: Settlement = {
     ...(providerFee ? { providerFee } : {}),
     ...(net ? { net } : {}),
@@ -191,6 +199,18 @@ function settlementOf(text: string | undefined): { settlement?: Settlement } {
       ? { installments: installments as number }
       : {}),
     ...(typeof pixE2e === 'string' && pixE2e.length <= 64 ? { pixE2e } : {}),
+    ...(typeof pixTxid === 'string' && PIX_TXID.test(pixTxid) ? { pixTxid } : {}),
+    ...paidAtOf(textOf(paidAt)),
+    ...payerOf(textOf(payer.name), textOf(payer.document)),
+    ...cardOf({
+      brand: textOf(card.brand),
+      last4: textOf(card.last4),
+      authorizationCode: textOf(card.authorizationCode),
+      funding: textOf(card.funding),
+    }),
+    ...(typeof institutionCnpj === 'string' && /^\d{14}$/.test(institutionCnpj)
+      ? { institutionCnpj }
+      : {}),
   };
   return Object.keys(settlement).length > 0 ? { settlement } : {};
 }

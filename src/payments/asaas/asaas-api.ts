@@ -12,6 +12,12 @@ export const ASAAS_API: ProviderApi = {
   production: 'https://api.asaas.com/v3',
   sandbox: 'https://api-sandbox.asaas.com/v3',
   alsoOfficial: ['https://sandbox.asaas.com'],
+  institution: {
+    name: 'ASAAS Gestão Financeira Instituição de Pagamento S.A.',
+    cnpj: '19540550000121',
+    source:
+      'https://ajuda.asaas.com/pt-BR/articles/1369992-termo-aditivo-antecipacao-de-recebiveis ("inscrita no CNPJ sob o nº 19.540.550/0001-21")',
+  },
 };
 
 export const ASAAS_OFFER: ProviderOffer = {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { minorOf } from '../money';
+import { cardOf, paidAtOf } from '../payment-facts';
 import type { PaidWith, PaymentState, PaymentStatus, Settlement } from '../payment-provider';
+import { ASAAS_API } from './asaas-api';
 
 /**
  * Asaas's payment statuses (docs.asaas.com, "Payment status"), as docs/payment-providers.md maps
@@ -50,6 +52,22 @@ const settlementFields = {
   /** The Pix transaction that paid it (GET /v3/pix/transactions/{id} tells its end-to-end id). */
   pixTransaction: z.string().nullish().catch(null),
   split: z.array(splitSchema).nullish().catch(null),
+  /** The day the customer paid (`YYYY-MM-DD`): a card's confirmation, a Pix's receipt. */
+  clientPaymentDate: z.string().nullish().catch(null),
+  /** The day a card payment was confirmed (`YYYY-MM-DD`). */
+  confirmedDate: z.string().nullish().catch(null),
+  /** The day the payment was received (`YYYY-MM-DD`). */
+  paymentDate: z.string().nullish().catch(null),
+  /** A card's last four digits (`creditCardNumber`) and brand (`creditCardBrand`, VISA...). */
+  creditCard: z
+    .looseObject({
+      creditCardNumber: z.string().nullish(),
+      creditCardBrand: z.string().nullish(),
+    })
+    .nullish()
+    .catch(null),
+  /** The customer who paid (`cus_...`): GET /v3/customers/{id} names them. */
+  customer: z.string().nullish().catch(null),
 };
 
 const paymentSchema = z.looseObject({
@@ -89,6 +107,8 @@ export function groupByPlan(payments: Payment[]): Map<string, Payment[]> {
  */
 const METHODS = new Map<string, PaidWith>([
   ['CREDIT_CARD', 'card'],
+  // Asaas's invoice lets a CREDIT_CARD payment be paid by a debit card ("Credit Card Charges").
+  ['DEBIT_CARD', 'card'],
   ['PIX', 'pix'],
   ['BOLETO', 'boleto'],
 ]);
@@ -142,19 +162,29 @@ const SETTLED: ReadonlySet<PaymentState> = new Set(['paid', 'refunded', 'charged
  * - `net`: `netValue` less what the splits take (`splitTaken`), summed.
  * - `releaseDate`: `creditDate`, else `estimatedCreditDate`; of a plan, the last installment's.
  * - `installments`: `installmentsOf`.
+ * - `paidAt`: the day the customer paid (`clientPaymentDate`, else `confirmedDate`, else
+ *   `paymentDate`): Asaas gives the day only. Of a plan, its first payment's.
+ * - `card`: `cardOfPayment`; the payer is read apart (the customer, asaas-provider.ts).
+ * - `institutionCnpj`: Asaas's (ASAAS_API): it takes every payment made through it.
  * No money figure of an anticipated payment nor of one received in cash. A refunded or charged
  * back payment keeps the figures it was paid with.
  */
 export function settlementOf(payments: readonly Payment[]): Settlement | undefined {
   const installments = installmentsOf(payments);
+  const first = payments[0];
   const settlement: Settlement = {
     ...moneyOf(payments),
     ...(installments !== undefined ? { installments } : {}),
+    ...paidAtOf(first?.clientPaymentDate ?? first?.confirmedDate ?? first?.paymentDate),
+    ...(first && METHODS.get(first.billingType ?? '') === 'card' ? cardOfPayment(first) : {}),
+    ...(first && ASAAS_API.institution ? { institutionCnpj: ASAAS_API.institution.cnpj } : {}),
   };
   return Object.keys(settlement).length > 0 ? settlement : undefined;
 }
 
-function moneyOf(payments: readonly Payment[]): Omit<Settlement, 'installments' | 'pixE2e'> {
+function moneyOf(
+  payments: readonly Payment[],
+): Pick<Settlement, 'providerFee' | 'net' | 'releaseDate'> {
   const untold = payments.some((p) => p.anticipated || p.status === 'RECEIVED_IN_CASH');
   if (untold || payments.length === 0) return {};
   const nets = payments.map((p) => (typeof p.netValue === 'number' ? minorOf(p.netValue) : NaN));
@@ -209,4 +239,17 @@ function installmentsOf(payments: readonly Payment[]): number | undefined {
   if (!payments[0]?.installment) return payments.length === 1 ? 1 : undefined;
   const numbers = payments.map((p) => p.installmentNumber ?? NaN).sort((a, b) => a - b);
   return numbers.every((n, i) => n === i + 1) ? payments.length : undefined;
+}
+
+/**
+ * A card's details as the payment reports them (`creditCard`: `creditCardNumber`, the last four
+ * digits; `creditCardBrand`), the funding its `billingType`. Asaas's payment object has no
+ * authorization code: none is told.
+ */
+function cardOfPayment(payment: Payment): Pick<Settlement, 'card'> {
+  return cardOf({
+    brand: payment.creditCard?.creditCardBrand,
+    last4: payment.creditCard?.creditCardNumber,
+    funding: payment.billingType === 'DEBIT_CARD' ? 'debit' : 'credit',
+  });
 }

@@ -3,6 +3,7 @@ import { AppError } from '../../errors';
 import { secretMatcher } from '../../secrets/token-match';
 import type { CreatedCheckouts } from '../created-checkouts';
 import { singleItemOf } from '../money';
+import { payerOf } from '../payment-facts';
 import {
   checkoutStatusOf,
   webhookHeader,
@@ -170,7 +171,26 @@ export class AsaasProvider implements PaymentProvider {
     const plans = [...groupByPlan(found.data.filter((p) => !p.deleted)).values()];
     const statuses = plans.map(planStatus);
     const status = checkoutStatusOf(statuses);
-    return this.withPixE2e(status, plans[statuses.indexOf(status)]);
+    const plan = plans[statuses.indexOf(status)];
+    return this.withPayer(await this.withPixE2e(status, plan), plan);
+  }
+
+  /**
+   * A settled payment's payer: the customer it names (GET /v3/customers/{id}: `name`,
+   * `cpfCnpj`), the person Asaas's checkout registered as paying (a customer deleted since still
+   * paid). Left out when that read fails or names no one: a receipt's detail never holds a paid
+   * checkout.
+   */
+  private async withPayer(status: PaymentStatus, plan?: Payment[]): Promise<PaymentStatus> {
+    const customer = plan?.[0]?.customer;
+    if (!status.settlement || !customer) return status;
+    const read = await this.call(
+      'read the customer',
+      { method: 'GET', url: `/customers/${encodeURIComponent(customer)}` },
+      customerSchema,
+    ).catch(() => undefined);
+    if (!read) return status;
+    return { ...status, settlement: { ...status.settlement, ...payerOf(read.name, read.cpfCnpj) } };
   }
 
   /**
@@ -244,3 +264,9 @@ const pixTransactionSchema = z.looseObject({
 
 /** The Central Bank's end-to-end id of a Pix: `E`, the ISPB, date and time, a sequence (32). */
 const E2E_ID = /^E[0-9A-Za-z]{31}$/;
+
+/** A customer (docs.asaas.com, "Retrieve a single customer"): the fields the payer is read from. */
+const customerSchema = z.looseObject({
+  name: z.string().nullish().catch(undefined),
+  cpfCnpj: z.string().nullish().catch(undefined),
+});

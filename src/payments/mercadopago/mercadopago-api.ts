@@ -15,6 +15,12 @@ export const MERCADOPAGO_API: ProviderApi = {
   production: 'https://api.mercadopago.com',
   noSandbox:
     'Mercado Pago has one API host (https://api.mercadopago.com): test credentials select its test environment',
+  institution: {
+    name: 'Mercado Pago Instituição de Pagamento Ltda.',
+    cnpj: '10573521000191',
+    source:
+      'https://www.mercadopago.com.br/ajuda/condicoes-gerais-da-antecipacao-de-dinheiro_2584 ("inscrita no CNPJ sob nº 10.573.521/0001-91")',
+  },
 };
 
 export const MERCADOPAGO_OFFER: ProviderOffer = {

@@ -3,6 +3,8 @@
  * the adapter (src/payments/pix/pix-provider.ts) has no branch per bank. Each profile is written
  * from that PSP's public documentation, named in `sources`.
  */
+import type { Institution } from '../payment-facts';
+
 export type PixPsp =
   'efi' | 'sicredi' | 'sicoob' | 'bb' | 'inter' | 'itau' | 'santander' | 'generic';
 
@@ -47,6 +49,12 @@ export interface PixProfile {
   applicationKeyParam?: string;
   /** Extra header the webhook registration needs (Efí: `x-skip-mtls-checking`), if any. */
   webhookHeaders?: Readonly<Record<string, string>>;
+  /**
+   * The institution that receives the Pix (the NF-e's payment group's CNPJ); absent where it is
+   * not one institution for every account (a cooperative system: each cooperative its own CNPJ)
+   * or not known (`generic`). Its source is its own.
+   */
+  institution?: Institution;
   /** Where each value above comes from: the PSP's public pages, and the bacen/pix-api issues. */
   sources: readonly string[];
   /** What was checked against what, and what was assumed, in a sentence or two. */

@@ -17,6 +17,12 @@ const ISSUE_LIST = 'https://github.com/bacen/pix-api/issues/76';
 export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   efi: {
     psp: 'efi',
+    institution: {
+      name: 'EFÍ S.A. - Instituição de Pagamento',
+      cnpj: '09089356000118',
+      source:
+        'https://gerencianet.com.br/termos-e-contratos/termos-e-condicoes-de-uso-modalidade-empresas ("EFÍ S.A. - IP, ... CNPJ 09.089.356/0001-18")',
+    },
     label: 'Efí Bank (formerly Gerencianet)',
     production: {
       api: 'https://pix.api.efipay.com.br/v2',
@@ -48,6 +54,8 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   },
   sicredi: {
     psp: 'sicredi',
+    // No institution: a Sicredi account is held at one of its cooperatives, each with its own
+    // CNPJ (a cooperative's bylaws name its own); the API does not say which (docs/pix-profiles.md).
     label: 'Sicredi',
     production: {
       api: 'https://api-pix.sicredi.com.br/api/v2',
@@ -77,6 +85,8 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   },
   sicoob: {
     psp: 'sicoob',
+    // No institution: a Sicoob account is held at one of its cooperatives (the system's account
+    // terms name the cooperative as the party), each with its own CNPJ; the API does not say which.
     label: 'Sicoob',
     production: {
       api: 'https://api.sicoob.com.br/pix/api/v2',
@@ -107,6 +117,12 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   },
   bb: {
     psp: 'bb',
+    institution: {
+      name: 'Banco do Brasil S.A.',
+      cnpj: '00000000000191',
+      source:
+        'Banco do Brasil\'s shareholders\' meeting minutes of 25 April 2018 ("Banco do Brasil S.A. (CNPJ: 00.000.000/0001-91"), a copy at https://document.onl/documents/ata-das-assembleias-gerais-ordinaria-e-social-da-empresa-no-setor-de-autarquias.html',
+    },
     label: 'Banco do Brasil',
     production: {
       api: 'https://api-pix.bb.com.br/pix/v2',
@@ -137,6 +153,12 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   },
   inter: {
     psp: 'inter',
+    institution: {
+      name: 'Banco Inter S.A.',
+      cnpj: '00416968000101',
+      source:
+        'https://inter.co/pra-voce/global-account/contratos-cartoes ("BANCO INTER S.A. ... inscrito no CNPJ sob o nº 00.416.968/0001-01")',
+    },
     label: 'Banco Inter',
     production: {
       api: 'https://cdpj.partners.bancointer.com.br/pix/v2',
@@ -166,6 +188,12 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   },
   itau: {
     psp: 'itau',
+    institution: {
+      name: 'Itaú Unibanco S.A.',
+      cnpj: '60701190000104',
+      source:
+        'Itaú\'s "Itaú as a Service" terms ("Itaú Unibanco S.A. ... inscrito no CNPJ sob o nº 60.701.190/0001-04"), a copy at http://download.postoaki.com.br/termouso/termo-uso-itau-openfinance/termos_condicoes_itau.html',
+    },
     label: 'Itaú',
     production: {
       api: 'https://secure.api.itau/pix_recebimentos/v2',
@@ -195,6 +223,12 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   },
   santander: {
     psp: 'santander',
+    institution: {
+      name: 'Banco Santander (Brasil) S.A.',
+      cnpj: '90400888000142',
+      source:
+        'Santander\'s general conditions of the current account ("Banco Santander (Brasil) S.A. ... inscrito no CNPJ/MF sob nº 90.400.888/0001-42"), a copy at https://fdocumentos.com/document/condicoesgerais-contacorrente-santander.html',
+    },
     label: 'Santander',
     production: {
       api: 'https://trust-pix.santander.com.br/api/v1',
@@ -223,6 +257,7 @@ export const PIX_PROFILES: { readonly [P in PixPsp]: PixProfile } = {
   },
   generic: {
     psp: 'generic',
+    // No institution: any PSP; the connector cannot know which.
     label: 'API Pix (generic PSP)',
     tokenPath: '/oauth/token',
     scopes: SPEC_SCOPES,

@@ -157,7 +157,10 @@ export class PixProvider implements PaymentProvider {
         transactionId: pix.endToEndId,
         amount: { amountMinor: centavos, currency: 'BRL' },
         method: 'pix' as const,
-        settlement: settlementOf(pix),
+        settlement: settlementOf(
+          { ...pix, txid: pix.txid ?? ref.providerRef },
+          this.settings.profile.institution?.cnpj,
+        ),
         eventId: eventIdOf(pix),
       };
       const medReturn = medReturnOf(pix);

@@ -25,16 +25,21 @@ export const pixSchema = z.looseObject({
 export type ReceivedPix = z.output<typeof pixSchema>;
 
 /**
- * A received Pix's money for the payment record: one payment, its end-to-end id, credited to the
- * shop's account as it arrives (a Pix settles at once: its release date is the day of its
- * `horario`, in Brasília). The bank's fee is not in the API Pix: no fee, no net (never a guess).
+ * A received Pix's money for the payment record: one payment, its end-to-end id and txid,
+ * credited to the shop's account as it arrives (a Pix settles at once: it was paid at its
+ * `horario`, and its release date is that day in Brasília), taken by the shop's PSP (`cnpj`, its
+ * profile's institution). The bank's fee is not in the API Pix: no fee, no net; nor the payer (the
+ * Pix object carries only `infoPagador`, a free text): never a guess.
  */
-export function settlementOf(pix: ReceivedPix): Settlement {
+export function settlementOf(pix: ReceivedPix, cnpj: string | undefined): Settlement {
   const at = pix.horario ? new Date(pix.horario) : undefined;
+  const valid = at !== undefined && !Number.isNaN(at.getTime());
   return {
     installments: 1,
     pixE2e: pix.endToEndId,
-    ...(at && !Number.isNaN(at.getTime()) ? { releaseDate: brasiliaDay(at) } : {}),
+    ...(pix.txid && /^[A-Za-z0-9]{1,35}$/.test(pix.txid) ? { pixTxid: pix.txid } : {}),
+    ...(valid ? { releaseDate: brasiliaDay(at), paidAt: at.toISOString() } : {}),
+    ...(cnpj ? { institutionCnpj: cnpj } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { cardOf } from '../payment-facts';
 import { randomBytes } from 'node:crypto';
 import { sandboxKey } from './sandbox-keys';
 import { runScript } from '../../redis/redis-scripts';
@@ -31,6 +32,8 @@ export interface SandboxPayment {
   cancelUrl: string;
   /** How the customer may pay (absent in payments made before the options existed). */
   options?: PaymentOptions;
+  /** When it was paid (milliseconds, the hash's `paidAt`; absent before this release kept it). */
+  paidAt?: string;
 }
 
 // Creates once, so a re-run of the checkout job returns the same payment.
@@ -54,6 +57,7 @@ if state == 'pending' or (state == 'processing' and ARGV[1] ~= 'processing') the
     return 'expired'
   end
   redis.call('HSET', KEYS[1], 'state', ARGV[1], 'transactionId', ARGV[2])
+  if ARGV[1] == 'paid' then redis.call('HSET', KEYS[1], 'paidAt', ARGV[3]) end
   if state == 'pending' and ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'method', ARGV[5]) end
   return ARGV[1]
 end
@@ -71,7 +75,7 @@ if (ARGV[1] == 'refunded' or ARGV[1] == 'charged_back') and state == 'paid' then
   return ARGV[1]
 end
 if ARGV[1] == 'paid' and (expired or state == 'expired' or state == 'failed' or state == 'canceled') then
-  redis.call('HSET', KEYS[1], 'state', 'paid', 'transactionId', ARGV[2])
+  redis.call('HSET', KEYS[1], 'state', 'paid', 'transactionId', ARGV[2], 'paidAt', ARGV[3])
   return 'paid'
 end
 return state`;
@@ -141,6 +145,7 @@ export class SandboxProvider implements PaymentProvider {
       state: expired ? 'expired' : (fields.state as PaymentState),
       transactionId: fields.transactionId,
       ...(method ? { method } : {}),
+      ...(fields.paidAt ? { paidAt: fields.paidAt } : {}),
     };
   }
 
@@ -209,9 +214,18 @@ export class SandboxProvider implements PaymentProvider {
     return { state: payment.state, transactionId: payment.transactionId, ...method, ...money };
   }
 
-  /** What the sandbox collected: every figure of a payment record filled, for a developer. */
+  /**
+   * What the sandbox collected: the figures of a payment record filled, for a developer (a card
+   * is the test Visa ending 4242, its authorization code made of the payment's id). No payer and
+   * no institution: the sandbox knows no one, and no money moves.
+   */
   private money(payment: SandboxPayment): Pick<PaymentStatus, 'amount' | 'settlement'> {
     const { amount } = payment;
+    const paidAt = payment.paidAt ? new Date(Number(payment.paidAt)) : undefined;
+    const code = payment.transactionId
+      ?.replace(/^sbx_pay_/, '')
+      .slice(0, 6)
+      .toUpperCase();
     return {
       amount,
       settlement: {
@@ -219,6 +233,10 @@ export class SandboxProvider implements PaymentProvider {
         net: amount,
         releaseDate: brasiliaDay(this.now()),
         installments: 1,
+        ...(paidAt && !Number.isNaN(paidAt.getTime()) ? { paidAt: paidAt.toISOString() } : {}),
+        ...(payment.method === 'card'
+          ? cardOf({ brand: 'visa', last4: '4242', funding: 'credit', authorizationCode: code })
+          : {}),
       },
     };
   }

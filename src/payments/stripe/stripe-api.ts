@@ -10,6 +10,15 @@ export const STRIPE_API: ProviderApi = {
   production: 'https://api.stripe.com',
   noSandbox:
     'Stripe has one API host (https://api.stripe.com): a test key (sk_test_...) selects test mode',
+  // Stripe's Brazilian payment institution, which processes a Brazilian account's payments in
+  // BRL. Stripe's own pages name it ("Stripe Brasil Soluções de Pagamento Ltda.", its risk and
+  // capital policy) without its CNPJ; the CNPJ is the Central Bank's register's.
+  institution: {
+    name: 'Stripe Brasil Soluções de Pagamento – Instituição de Pagamento Ltda.',
+    cnpj: '22121209000146',
+    source:
+      "Banco Central do Brasil's register of payment institutions (STRIPE BRASIL SOLUCOES DE PAGAMENTO INSTITUICAO DE PAGAMENTO LTDA, 22.121.209/0001-46)",
+  },
 };
 
 /** What Stripe Checkout offers in BRL. */

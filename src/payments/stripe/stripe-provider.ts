@@ -195,7 +195,7 @@ function paidStatus(
   paid: Pick<PaymentStatus, 'transactionId' | 'amount' | 'method'>,
 ): PaymentStatus {
   const charge = typeof intent?.latest_charge === 'object' ? intent.latest_charge : null;
-  const settled = { ...paid, ...settledBy(charge, session.currency) };
+  const settled = { ...paid, ...settledBy(charge, session) };
   if (charge?.disputed) return { state: 'charged_back', reason: 'disputed at Stripe', ...settled };
   if (charge && charge.amount_refunded > 0) {
     const part = charge.refunded ? '' : ` (${charge.amount_refunded} of ${charge.amount})`;

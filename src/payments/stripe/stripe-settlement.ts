@@ -1,11 +1,13 @@
 import type Stripe from 'stripe';
+import { cardOf, paidAtOf, payerOf } from '../payment-facts';
 import type { Settlement } from '../payment-provider';
+import { STRIPE_API } from './stripe-api';
 
 export function settledBy(
   charge: Stripe.Charge | null,
-  currency: string | null,
+  session: Pick<Stripe.Checkout.Session, 'currency' | 'customer_details'>,
 ): { settlement?: Settlement } {
-  const settlement = charge ? settlementOf(charge, currency) : undefined;
+  const settlement = charge ? settlementOf(charge, session.currency, session) : undefined;
   return settlement ? { settlement } : {};
 }
 
@@ -16,11 +18,16 @@ export function settledBy(
  * - `releaseDate`: the transaction's `available_on`, read as a day in UTC (Stripe gives midnight
  *   UTC of that day: in Brazil's time it would be the day before).
  * - `installments` and `pixE2e` from the charge's `payment_method_details`.
+ * - `paidAt`: when the money moved, the balance transaction's `created` (an asynchronous
+ *   method's is made when it succeeds), else the charge's.
+ * - `payer` and `card`: `payerOf` and `cardOf` below.
+ * - `institutionCnpj`: Stripe Brasil's (STRIPE_API), for a charge in BRL.
  * A refund's or dispute's own balance transactions are not read here.
  */
 export function settlementOf(
   charge: Stripe.Charge,
   currency: string | null | undefined,
+  session?: Pick<Stripe.Checkout.Session, 'customer_details'>,
 ): Settlement | undefined {
   const transaction =
     typeof charge.balance_transaction === 'object' ? charge.balance_transaction : null;
@@ -35,6 +42,12 @@ export function settlementOf(
       : {}),
     ...installmentsOf(charge),
     ...pixE2eOf(charge),
+    ...paidAtOf(transaction?.created ?? charge.created),
+    ...payerOfCharge(charge, session?.customer_details ?? null),
+    ...cardOfCharge(charge),
+    ...((currency ?? charge.currency ?? '').toLowerCase() === 'brl' && STRIPE_API.institution
+      ? { institutionCnpj: STRIPE_API.institution.cnpj }
+      : {}),
   };
   return Object.keys(settlement).length > 0 ? settlement : undefined;
 }
@@ -90,4 +103,43 @@ function pixE2eOf(charge: Stripe.Charge): Pick<Settlement, 'pixE2e'> {
   const details = charge.payment_method_details;
   const id = details?.type === 'pix' ? details.pix?.bank_transaction_id : undefined;
   return typeof id === 'string' && PIX_E2E.test(id) ? { pixE2e: id } : {};
+}
+
+/**
+ * The payer as Stripe reports them: the name the customer gave Checkout (the Session's
+ * `customer_details.name`, else the charge's `billing_details.name`); the document a boleto's
+ * `payment_method_details.boleto.tax_id` ("CPF for individuals consumers or CNPJ for businesses
+ * consumers"), else a `br_cpf` or `br_cnpj` in the Session's `customer_details.tax_ids` (collected
+ * when the Session asks for tax ids), else `billing_details.tax_id`.
+ */
+function payerOfCharge(
+  charge: Stripe.Charge,
+  customer: Stripe.Checkout.Session.CustomerDetails | null,
+): Pick<Settlement, 'payer'> {
+  const details = charge.payment_method_details;
+  const taxId = customer?.tax_ids?.find((id) => id.type === 'br_cpf' || id.type === 'br_cnpj');
+  return payerOf(
+    customer?.name ?? charge.billing_details?.name,
+    (details?.type === 'boleto' ? details.boleto?.tax_id : undefined) ??
+      taxId?.value ??
+      charge.billing_details?.tax_id,
+  );
+}
+
+/**
+ * A card's details from the charge's `payment_method_details.card`: `brand` (visa, mastercard,
+ * amex, diners...), `last4`, `funding` (credit, debit, prepaid, unknown) and
+ * `authorization_code` ("Authorization code on the charge"; the charge's own when the card's
+ * details carry none).
+ */
+function cardOfCharge(charge: Stripe.Charge): Pick<Settlement, 'card'> {
+  const details = charge.payment_method_details;
+  const card = details?.type === 'card' ? details.card : undefined;
+  if (!card) return {};
+  return cardOf({
+    brand: card.brand,
+    last4: card.last4,
+    funding: card.funding,
+    authorizationCode: card.authorization_code ?? charge.authorization_code,
+  });
 }

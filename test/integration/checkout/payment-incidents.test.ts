@@ -100,8 +100,12 @@ describe('incidents after the outcome, end to end: the metric, the story, the ER
       expect(delivered.deliveryId).toBe(`payment-${body.record_id}`);
       const paid = erp.payments(checkoutId, 'paid');
       expect(paid).toHaveLength(1);
-      // The incident's record: the same payment as the provider reports it after the refund.
+      // The incident's record: the same payment as the provider reports it after the refund,
+      // its invoice fields the paid record's (the sandbox's test Visa).
+      const invoice = paid[0]!.body as Record<string, unknown>;
+      expect(invoice.card).toMatchObject({ brand: 'visa', last4: '4242' });
       expect(delivered.body).toEqual({
+        schema_version: 2,
         event: kind,
         record_id: body.record_id,
         shop: 'default',
@@ -120,7 +124,11 @@ describe('incidents after the outcome, end to end: the metric, the story, the ER
         },
         currency: 'BRL',
         release_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
-        provider_ids: { payment: record?.transactionId, pix_e2e: null },
+        provider_ids: { payment: record?.transactionId, pix_e2e: null, pix_txid: null },
+        paid_at: invoice.paid_at,
+        payer: null,
+        card: invoice.card,
+        nfe: invoice.nfe,
         occurred_at: body.occurred_at,
         note,
       });

@@ -70,11 +70,12 @@ describe.each(WITH_RECORD)('%s, %s: the payment record', (_name, _what, row, pay
     return { checkoutId, order, payment, says: paying.says(fake, payment, order) };
   }
 
-  it('tells what the provider reported: the method, the order, the interest, the fee, the net, the release day, its ids', async () => {
+  it('tells what the provider reported: the method, the order, the interest, the fee, the net, the release day, its ids, the payer, the card and the NF-e fields', async () => {
     const { checkoutId, order, says } = await paidCheckout(1031);
     const paid = await record(checkoutId, 'paid');
     const { transactionId, ...told } = says;
     expect(paid).toEqual({
+      schema_version: 2,
       event: 'paid',
       record_id: recordIdOf(checkoutId, 'paid', transactionId),
       shop: 'default',

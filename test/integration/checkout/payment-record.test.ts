@@ -28,6 +28,7 @@ interface Body {
   record_id: string;
   event: string;
   occurred_at: string;
+  paid_at?: string | null;
 }
 
 /** A sandbox checkout of `serviceId` opened; the page's URL. */
@@ -80,7 +81,9 @@ describe('the payment record, through the webhook sink', () => {
     // Every attempt of the one delivery carries the same id and the same bytes.
     expect(refused.deliveryId).toBe(delivered.deliveryId);
     expect(refused.raw).toBe(delivered.raw);
+    const code = record.transactionId!.replace('sbx_pay_', '').slice(0, 6).toUpperCase();
     expect(body).toEqual({
+      schema_version: 2,
       event: 'paid',
       record_id: recordIdOf(checkoutId, 'paid', record.transactionId),
       shop: 'default',
@@ -99,9 +102,15 @@ describe('the payment record, through the webhook sink', () => {
       },
       currency: 'BRL',
       release_date: expect.stringMatching(DAY),
-      provider_ids: { payment: record.transactionId, pix_e2e: null },
+      provider_ids: { payment: record.transactionId, pix_e2e: null, pix_txid: null },
+      paid_at: record.settlement?.paidAt,
+      // The sandbox knows no payer; its card is the test Visa, its code the payment's id's.
+      payer: null,
+      card: { brand: 'visa', last4: '4242', authorization_code: code },
+      nfe: { tPag: '03', tBand: '01', cAut: code, CNPJ: null },
       occurred_at: record.reachedAt?.paid,
     });
+    expect(Date.parse(body.paid_at ?? '')).toBeLessThanOrEqual(Date.parse(body.occurred_at));
     expect(record.amount!.amountMinor).toBeGreaterThan(0);
 
     // The finish reached the platform, and nothing more reaches the ERP however long one waits
@@ -156,6 +165,7 @@ describe('the payment record, through the webhook sink', () => {
     });
     const delivered = await eventually(() => erp.payments(checkoutId)[0], WAIT_DEADLINE_MS, 'it');
     expect(delivered.body).toEqual({
+      schema_version: 2,
       event: 'refund',
       record_id: recordIdOf(checkoutId, 'refund', '1234567890'),
       shop: 'default',
@@ -174,9 +184,55 @@ describe('the payment record, through the webhook sink', () => {
       },
       currency: 'BRL',
       release_date: null,
-      provider_ids: { payment: '1234567890', pix_e2e: null },
+      provider_ids: { payment: '1234567890', pix_e2e: null, pix_txid: null },
+      paid_at: null,
+      payer: null,
+      card: null,
+      nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
       occurred_at: '2026-11-01T12:00:00.000Z',
       note: 'refunded at Mercado Pago',
+    });
+  });
+
+  it('a record the previous release queued (version 1, no invoice fields) reaches the ERP as a version 2 with them null', async () => {
+    const checkoutId = `chk_${randomBytes(12).toString('hex')}`;
+    const v1 = {
+      event: 'paid',
+      record_id: recordIdOf(checkoutId, 'paid', '987654321'),
+      shop: 'default',
+      service_id: 1015,
+      checkout_id: checkoutId,
+      provider: 'mercadopago',
+      method: 'card',
+      installments: 3,
+      amounts: {
+        order: 100_000,
+        interest: 0,
+        paid: 100_000,
+        provider_fee: 4_990,
+        vendor_fee: 0,
+        net: 95_010,
+      },
+      currency: 'BRL',
+      release_date: '2026-12-01',
+      provider_ids: { payment: '987654321', pix_e2e: null },
+      occurred_at: '2026-11-01T12:00:00.000Z',
+    };
+    // As the previous release added it: its own job id, its record as it wrote it.
+    await h.connector.syncQueue!.queue.add(
+      'payment',
+      { shop: 'default', record: v1 },
+      { jobId: jobIds.syncPayment(v1.record_id) },
+    );
+    const delivered = await eventually(() => erp.payments(checkoutId)[0], WAIT_DEADLINE_MS, 'it');
+    expect(delivered.body).toEqual({
+      schema_version: 2,
+      ...v1,
+      provider_ids: { ...v1.provider_ids, pix_txid: null },
+      paid_at: null,
+      payer: null,
+      card: null,
+      nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
     });
   });
 });

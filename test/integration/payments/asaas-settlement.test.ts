@@ -18,6 +18,22 @@ import { FakeAsaas, type FakeCheckout, type FakePayment } from '../../support/fa
 /** Noon in Brasília (15:00 UTC): the fake's and the adapter's time, so Asaas's dates are known. */
 const NOW = new Date('2025-03-10T15:00:00Z');
 const BRL = (amountMinor: number) => ({ amountMinor, currency: 'BRL' });
+/** Asaas takes every payment made through it. */
+const ASAAS = { institutionCnpj: '19540550000121' };
+/**
+ * What a payment of the fake's default customer tells besides its money: the day it was paid (the
+ * day only, as Asaas writes it), its customer (GET /v3/customers/{id}), Asaas.
+ */
+const PAID_BY = {
+  paidAt: '2025-03-10',
+  payer: { name: 'Maria Souza', document: '52998224725' },
+  ...ASAAS,
+};
+/** ... and a card's: the fake's default, Asaas's own example (a Mastercard ending 8829). */
+const CARD_FACTS = {
+  ...PAID_BY,
+  card: { brand: 'mastercard', last4: '8829', funding: 'credit' },
+};
 
 /** The adapter as a shop's settings build it: Pix and card in up to 12 installments. */
 function adapter(asaas: FakeAsaas, vendorWalletId?: string): AsaasProvider {
@@ -116,6 +132,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
       // Not yet credited: the last installment's estimatedCreditDate (32, 62 and 92 days on).
       releaseDate: '2025-06-10',
       installments: 3,
+      ...CARD_FACTS,
     });
     expect(plan.map((p) => [p.estimatedCreditDate, p.creditDate])).toEqual([
       ['2025-04-11', null],
@@ -151,6 +168,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
       releaseDate: '2025-03-10',
       installments: 1,
       pixE2e: transaction!.endToEndIdentifier,
+      ...PAID_BY,
     });
     expect(
       pixReads()
@@ -201,6 +219,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
         net: BRL(4_124),
         releaseDate: '2024-11-06',
         installments: 1,
+        ...ASAAS,
       },
     });
   });
@@ -214,6 +233,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
       net: BRL(28_054),
       releaseDate: '2025-04-11',
       installments: 1,
+      ...CARD_FACTS,
     };
     expect((await status()).settlement).toEqual(settlement);
     asaas.update(paid, 'REFUNDED');
@@ -260,6 +280,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
         releaseDate: '2025-03-10',
         installments: 1,
         pixE2e: asaas.pixTransactions.get(pix!.pixTransaction!)!.endToEndIdentifier,
+        ...PAID_BY,
       },
     });
   });
@@ -286,6 +307,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
         net: BRL(29_054),
         releaseDate: '2025-04-11',
         installments: 1,
+        ...CARD_FACTS,
       });
     });
 
@@ -297,6 +319,7 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
           providerFee: BRL(946),
           releaseDate: '2025-04-11',
           installments: 1,
+          ...CARD_FACTS,
         });
       }
     });
@@ -304,13 +327,32 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
     it('an anticipated payment: no fee, net nor date (the anticipation has its own)', async () => {
       const { payment, status } = await paidByCard();
       payment.anticipated = true;
-      expect((await status()).settlement).toEqual({ installments: 1 });
+      expect((await status()).settlement).toEqual({ installments: 1, ...CARD_FACTS });
     });
 
     it('a paid payment that reports no net value nor credit date: its installments only', async () => {
       const { payment, status } = await paidByCard();
       Object.assign(payment, { netValue: null, creditDate: null, estimatedCreditDate: null });
-      expect((await status()).settlement).toEqual({ installments: 1 });
+      expect((await status()).settlement).toEqual({ installments: 1, ...CARD_FACTS });
+    });
+
+    it('a payment whose customer Asaas does not answer, and that tells no day nor card: those left out', async () => {
+      const { payment, status } = await paidByCard();
+      asaas.customers.delete(payment.customer);
+      Object.assign(payment, {
+        clientPaymentDate: null,
+        confirmedDate: null,
+        paymentDate: null,
+        creditCard: null,
+      });
+      expect((await status()).settlement).toEqual({
+        providerFee: BRL(946),
+        net: BRL(28_054),
+        releaseDate: '2025-04-11',
+        installments: 1,
+        card: { funding: 'credit' },
+        ...ASAAS,
+      });
     });
 
     it('a plan of which an installment is missing: no count of installments', () => {
@@ -328,6 +370,8 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
         providerFee: BRL(698),
         net: BRL(19_302),
         releaseDate: '2025-06-11',
+        card: { funding: 'credit' },
+        ...ASAAS,
       });
     });
 

@@ -118,11 +118,25 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
    * vendor's) = R$ 1.116,24; approved at 22:30 on 9 March (-04:00), released 30 days later: 8 April
    * as Mercado Pago writes it (9 April in UTC).
    */
+  /** What every payment of the fake's default payer tells besides its money. */
+  const PAID_BY = {
+    paidAt: NOW.toISOString(),
+    payer: { name: 'Maria Souza', document: '52998224725' },
+    institutionCnpj: '10573521000191',
+  };
   const CARD_SETTLEMENT = {
     providerFee: BRL(4_776),
     net: BRL(111_624),
     releaseDate: '2025-04-08',
     installments: 6,
+    ...PAID_BY,
+    // Mercado Pago's `master`, a credit_card: its test Mastercard ending 6351.
+    card: {
+      brand: 'mastercard',
+      last4: '6351',
+      funding: 'credit',
+      authorizationCode: expect.stringMatching(/^\d{6}$/),
+    },
   };
 
   it('reports a card in 6 installments on a connected account: fee, net, release day, installments', async () => {
@@ -167,6 +181,7 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
       net: BRL(52_510),
       releaseDate: '2025-03-09',
       installments: 1,
+      ...PAID_BY,
     });
   });
 
@@ -198,9 +213,17 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
     paid.fee_details = paid.fee_details.filter((fee) => fee.type !== 'mercadopago_fee');
     (paid.transaction_details as { net_received_amount?: number }).net_received_amount = undefined;
     paid.money_release_date = 'pending';
+    // Nor who paid, nor when, nor the card's details.
+    Object.assign(paid, { date_approved: null, card: {}, authorization_code: null });
+    Object.assign(paid.payer, { first_name: '', last_name: '', identification: {} });
     const read = await status();
     expect(read).toMatchObject({ state: 'paid', transactionId: String(paid.id) });
     expect(read.transactionId).not.toBe(String(refused.id));
-    expect(read.settlement).toEqual({ installments: 3 });
+    // The card's brand and funding are its method's and type's; Mercado Pago took it.
+    expect(read.settlement).toEqual({
+      installments: 3,
+      card: { brand: 'mastercard', funding: 'credit' },
+      institutionCnpj: '10573521000191',
+    });
   });
 });

@@ -63,6 +63,22 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
   });
 
   const brl = (amountMinor: number): Money => ({ amountMinor, currency: 'BRL' });
+  /**
+   * What the fake's default card payment tells besides the money: paid at its clock, by Maria
+   * Souza (Checkout asked no tax id: the name only), a credit Visa ending 4242 with its code, taken
+   * by Stripe Brasil (a charge in BRL).
+   */
+  const CARD_FACTS = {
+    paidAt: PAID_AT.toISOString(),
+    payer: { name: 'Maria Souza' },
+    card: {
+      brand: 'visa',
+      last4: '4242',
+      funding: 'credit',
+      authorizationCode: expect.stringMatching(/^\d{6}$/),
+    },
+    institutionCnpj: '22121209000146',
+  };
 
   function request(amount: Money, vendorFee?: Money): CheckoutRequest {
     const checkoutId = newCheckoutId();
@@ -105,6 +121,7 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
         net: brl(50_380),
         releaseDate: '2025-04-10',
         installments: 3,
+        ...CARD_FACTS,
       },
     });
     // Read as the connected account, with the charge's balance transaction expanded.
@@ -150,8 +167,14 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
         releaseDate: '2025-03-12',
         installments: 1,
         pixE2e: e2e,
+        paidAt: PAID_AT.toISOString(),
+        institutionCnpj: '22121209000146',
       },
     });
+    // Checkout collects no name for a Pix (only the email): no payer; a Pix has no card.
+    const { settlement } = await status();
+    expect(settlement).not.toHaveProperty('payer');
+    expect(settlement).not.toHaveProperty('card');
   });
 
   it("a card without a plan, and Stripe's tax on its fee: the tax is the provider's, installments absent", async () => {
@@ -163,6 +186,7 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
       providerFee: brl(921),
       net: brl(19_079),
       releaseDate: '2025-04-10',
+      ...CARD_FACTS,
     });
   });
 
@@ -172,7 +196,9 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
     stripe.pay(providerRef, 'card', { installments: 2 });
     const paid = await status();
     expect(paid).toMatchObject({ state: 'paid', amount: { amountMinor: 10_000, currency: 'USD' } });
-    expect(paid.settlement).toEqual({ releaseDate: '2025-04-10', installments: 2 });
+    // A charge in USD: not Stripe Brasil's to name.
+    const { institutionCnpj: _brasil, ...usd } = CARD_FACTS;
+    expect(paid.settlement).toEqual({ releaseDate: '2025-04-10', installments: 2, ...usd });
     const charge = stripe.chargeOf(providerRef);
     expect(stripe.balanceTransactions.get(charge.balance_transaction ?? '')).toMatchObject({
       amount: 54_321,
@@ -193,6 +219,7 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
       providerFee: brl(438),
       net: brl(9_562),
       releaseDate: '2025-04-10',
+      ...CARD_FACTS,
     });
   });
 
@@ -247,9 +274,12 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
     net: 10_000 - fee,
   });
 
-  it('no balance transaction expanded and a card without a plan: no settlement at all', () => {
-    expect(sessionStatus(paidSession({ balance_transaction: 'txn_1' }))).not.toHaveProperty(
-      'settlement',
+  /** A charge in BRL is taken by Stripe Brasil: the one figure that needs no word from Stripe. */
+  const STRIPE_BRASIL = { institutionCnpj: '22121209000146' };
+
+  it('no balance transaction expanded and a card told nothing of: only who took it (a BRL charge)', () => {
+    expect(sessionStatus(paidSession({ balance_transaction: 'txn_1' })).settlement).toEqual(
+      STRIPE_BRASIL,
     );
   });
 
@@ -266,6 +296,7 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
       expect(settled).toEqual({
         net: { amountMinor: 9_550, currency: 'BRL' },
         releaseDate: '2025-03-11',
+        ...STRIPE_BRASIL,
       });
     }
   });
@@ -299,7 +330,7 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
         payment_method_details: { type: 'pix', pix: { bank_transaction_id: 'abc123' } },
       }),
     ).settlement;
-    expect(settled).toEqual({ installments: 1 });
+    expect(settled).toEqual({ installments: 1, ...STRIPE_BRASIL });
   });
 
   it('a revolving plan (no count) leaves the installments absent', () => {
@@ -311,6 +342,6 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
         },
       }),
     ).settlement;
-    expect(settled).toBeUndefined();
+    expect(settled).toEqual(STRIPE_BRASIL);
   });
 });

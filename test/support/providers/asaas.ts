@@ -114,13 +114,24 @@ export const asaasRow = testProvider({
       const net = minorOf(payment.netValue);
       const transaction = fake.pixTransactions.get(payment.pixTransaction ?? '');
       if (!transaction) throw new Error(`no Pix transaction of ${payment.id}`);
+      const customer = fake.customers.get(payment.customer);
+      if (!customer) throw new Error(`no customer of ${payment.id}`);
       return {
         transactionId: payment.id,
         method: 'pix',
         installments: 1,
         amounts: { order, interest: 0, paid: order, provider_fee: order - net, vendor_fee: 0, net },
         release_date: payment.creditDate,
-        provider_ids: { payment: payment.id, pix_e2e: transaction.endToEndIdentifier },
+        provider_ids: {
+          payment: payment.id,
+          pix_e2e: transaction.endToEndIdentifier,
+          pix_txid: null,
+        },
+        // Asaas tells the day only.
+        paid_at: payment.clientPaymentDate,
+        payer: { name: customer.name, document: customer.cpfCnpj },
+        card: null,
+        nfe: { tPag: '17', tBand: null, cAut: null, CNPJ: '19540550000121' },
       };
     },
     fee: (order) => Math.min(order, PIX_FEE_MINOR),

@@ -110,6 +110,9 @@ export const mercadoPagoRow = testProvider({
     says: (_fake, payment, order) => {
       const fee = payment.fee_details.find((f) => f.type === 'mercadopago_fee');
       if (!fee) throw new Error('Mercado Pago charged no fee');
+      const { card } = payment;
+      if (!('last_four_digits' in card)) throw new Error('Mercado Pago told no card');
+      if (payment.payment_method_id !== 'master') throw new Error('not the Mastercard paid with');
       return {
         transactionId: String(payment.id),
         method: 'card',
@@ -123,7 +126,24 @@ export const mercadoPagoRow = testProvider({
           net: minorOf(payment.transaction_details.net_received_amount),
         },
         release_date: payment.money_release_date?.slice(0, 10),
-        provider_ids: { payment: String(payment.id), pix_e2e: null },
+        provider_ids: { payment: String(payment.id), pix_e2e: null, pix_txid: null },
+        paid_at: new Date(payment.date_approved ?? NaN).toISOString(),
+        payer: {
+          name: `${payment.payer.first_name} ${payment.payer.last_name}`,
+          document: payment.payer.identification.number,
+        },
+        // A credit card of Mercado Pago's `master`: the NF-e's 03 (credit) and 02 (Mastercard).
+        card: {
+          brand: 'mastercard',
+          last4: card.last_four_digits,
+          authorization_code: payment.authorization_code,
+        },
+        nfe: {
+          tPag: '03',
+          tBand: '02',
+          cAut: payment.authorization_code,
+          CNPJ: '10573521000191',
+        },
       };
     },
     // Mercado Pago's rate on the order; the buyer's interest is not the seller's.

@@ -72,7 +72,17 @@ export const pixRow = testProvider({
       release_date: new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
         new Date(pix.horario),
       ),
-      provider_ids: { payment: pix.endToEndId, pix_e2e: pix.endToEndId },
+      provider_ids: {
+        payment: pix.endToEndId,
+        pix_e2e: pix.endToEndId,
+        pix_txid: pix.txid ?? null,
+      },
+      paid_at: new Date(pix.horario).toISOString(),
+      // The API Pix's Pix names no payer.
+      payer: null,
+      card: null,
+      // The fake stands for Efí (its env's PIX_PSP): Efí's CNPJ.
+      nfe: { tPag: '17', tBand: null, cAut: null, CNPJ: '09089356000118' },
     }),
     // The bank's fee is the bank's: the API Pix does not tell it.
     fee: () => null,

@@ -71,6 +71,48 @@ export const stripeRow = testProvider({
         );
     },
   },
+  record: {
+    what: 'a debit card',
+    pay: async (fake, connectorUrl, checkoutId) => {
+      const session = fake.pay(sessionOf(fake, checkoutId).id, 'card', {
+        card: { brand: 'mastercard', last4: '5556', funding: 'debit', authorizationCode: 'A1B2C3' },
+        payer: { name: 'João da Silva' },
+      });
+      await fake.deliver(
+        `${connectorUrl}/webhooks/stripe`,
+        fake.event('checkout.session.completed', session),
+      );
+      return session;
+    },
+    says: (fake, session, order) => {
+      const charge = fake.chargeOf(session.id);
+      const transaction = fake.balanceTransactions.get(charge.balance_transaction ?? '');
+      if (!transaction) throw new Error(`no balance transaction of ${charge.id}`);
+      return {
+        transactionId: String(session.payment_intent),
+        method: 'card',
+        // A card with no installment plan: Stripe does not say it is one payment.
+        installments: null,
+        amounts: {
+          order,
+          interest: 0,
+          paid: order,
+          provider_fee: transaction.fee,
+          vendor_fee: 0,
+          net: transaction.net,
+        },
+        release_date: new Date(transaction.available_on * 1000).toISOString().slice(0, 10),
+        provider_ids: { payment: String(session.payment_intent), pix_e2e: null, pix_txid: null },
+        paid_at: new Date(transaction.created * 1000).toISOString(),
+        // Checkout asked no tax id (no tax_id_collection): the name only.
+        payer: { name: 'João da Silva', document: null },
+        card: { brand: 'mastercard', last4: '5556', authorization_code: 'A1B2C3' },
+        // A debit Mastercard (04, 02) taken by Stripe Brasil.
+        nfe: { tPag: '04', tBand: '02', cAut: 'A1B2C3', CNPJ: '22121209000146' },
+      };
+    },
+    fee: (order) => Math.round((order * 3.99) / 100) + 39,
+  },
   // The session's success_url and cancel_url.
   returns: {
     paid: (fake, checkoutId) => fake.pay(sessionOf(fake, checkoutId).id, 'card').success_url,

@@ -79,7 +79,7 @@ export interface RecordSays {
   /** The payment's id at the provider: the record's id is made of it. */
   transactionId: string;
   method: PaidWith;
-  installments: number;
+  installments: number | null;
   amounts: {
     order: number;
     interest: number;
@@ -89,7 +89,12 @@ export interface RecordSays {
     net: number | null;
   };
   release_date: string | null | undefined;
-  provider_ids: { payment: string; pix_e2e: string | null };
+  provider_ids: { payment: string; pix_e2e: string | null; pix_txid: string | null };
+  /** Version 2's: when the money moved, who paid, the card, the NF-e's payment group. */
+  paid_at: string | null;
+  payer: { name: string | null; document: string | null } | null;
+  card: { brand: string | null; last4: string | null; authorization_code: string | null } | null;
+  nfe: { tPag: string | null; tBand: string | null; cAut: string | null; CNPJ: string | null };
 }
 
 /** A payment whose record the ERP gets: how the customer pays, and what its record must say. */

@@ -49,6 +49,7 @@ describe('the paid record', () => {
       NOW,
     );
     expect(record).toEqual({
+      schema_version: 2,
       event: 'paid',
       record_id: recordIdOf(base.checkoutId, 'paid', '987654321'),
       shop: 'acme',
@@ -67,10 +68,70 @@ describe('the paid record', () => {
       },
       currency: 'BRL',
       release_date: '2026-12-28',
-      provider_ids: { payment: '987654321', pix_e2e: null },
+      provider_ids: { payment: '987654321', pix_e2e: null, pix_txid: null },
+      paid_at: null,
+      payer: null,
+      card: null,
+      nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
       occurred_at: '2026-11-28T11:04:00.000Z',
     });
     expect(paymentRecordSchema.safeParse(record).success).toBe(true);
+  });
+
+  it('the invoice fields: when it was paid, who paid, the card, and the NF-e group ready to copy', () => {
+    const record = paidRecord(
+      {
+        ...base,
+        method: 'card',
+        settlement: {
+          paidAt: '2026-11-28T11:03:59.000Z',
+          payer: { name: 'Maria Souza', document: '52998224725' },
+          card: { brand: 'elo', last4: '8311', authorizationCode: '123456', funding: 'debit' },
+          institutionCnpj: '10573521000191',
+        },
+      },
+      NOW,
+    );
+    expect(record).toMatchObject({
+      schema_version: 2,
+      paid_at: '2026-11-28T11:03:59.000Z',
+      payer: { name: 'Maria Souza', document: '52998224725' },
+      card: { brand: 'elo', last4: '8311', authorization_code: '123456' },
+      nfe: { tPag: '04', tBand: '06', cAut: '123456', CNPJ: '10573521000191' },
+    });
+    expect(paymentRecordSchema.parse(record)).toEqual(record);
+  });
+
+  it.each([
+    ['a Pix', 'pix', undefined, '17', null],
+    ['a boleto', 'boleto', undefined, '15', null],
+    ['a credit Visa', 'card', { brand: 'visa', funding: 'credit' }, '03', '01'],
+    ['a debit Mastercard', 'card', { brand: 'mastercard', funding: 'debit' }, '04', '02'],
+    ['an Amex', 'card', { brand: 'amex', funding: 'credit' }, '03', '03'],
+    ['a Diners', 'card', { brand: 'diners', funding: 'credit' }, '03', '05'],
+    ['a Hipercard', 'card', { brand: 'hipercard', funding: 'credit' }, '03', '07'],
+    [
+      'a prepaid card of another brand',
+      'card',
+      { brand: 'discover', funding: 'prepaid' },
+      '99',
+      '99',
+    ],
+    ['a card whose funding was not told', 'card', { brand: 'visa' }, null, '01'],
+    ['a card told nothing of', 'card', undefined, null, null],
+    ['no method told', undefined, undefined, null, null],
+  ] as const)('%s: tPag %s, tBand %s', (_, method, card, tPag, tBand) => {
+    const record = paidRecord({ ...base, method, settlement: card ? { card } : undefined }, NOW);
+    expect(record.nfe).toMatchObject({ tPag, tBand });
+  });
+
+  it("a card's details are the card's: a Pix's record has none, whatever the settlement holds", () => {
+    const record = paidRecord(
+      { ...base, method: 'pix', settlement: { card: { brand: 'visa', last4: '4242' } } },
+      NOW,
+    );
+    expect(record.card).toBeNull();
+    expect(record.nfe).toEqual({ tPag: '17', tBand: null, cAut: null, CNPJ: null });
   });
 
   it('a provider that reports nothing: nulls, never a guess (but no vendor fee was asked: 0)', () => {
@@ -175,6 +236,11 @@ describe('the settlement as the store keeps it', () => {
       releaseDate: '2026-12-01',
       installments: 3,
       pixE2e: 'E1',
+      pixTxid: 'chk0123456789abcdef01234567',
+      paidAt: '2026-11-28T11:03:59.000Z',
+      payer: { name: 'Maria Souza', document: '52998224725' },
+      card: { brand: 'visa', last4: '4242', authorizationCode: 'A1B2C3', funding: 'credit' },
+      institutionCnpj: '22121209000146',
     };
     const read = readRecord(base.checkoutId, {
       ...fields,
@@ -195,6 +261,22 @@ describe('the settlement as the store keeps it', () => {
       'one good figure among bad ones',
       JSON.stringify({ releaseDate: 'tomorrow', net: BRL(5) }),
       { net: BRL(5) },
+    ],
+    [
+      'invoice fields of the wrong shapes',
+      JSON.stringify({
+        paidAt: 'yesterday',
+        payer: 'Maria',
+        card: { last4: '42', authorizationCode: '<script>', funding: 'gift', brand: 7 },
+        pixTxid: 'not a txid!',
+        institutionCnpj: '10.573.521/0001-91',
+      }),
+      undefined,
+    ],
+    [
+      'a payer with one part that reads',
+      JSON.stringify({ payer: { name: 42, document: '529.982.247-25' } }),
+      { payer: { document: '52998224725' } },
     ],
   ])('%s: what does not read is left out, the record still reads', (_, text, expected) => {
     const read = readRecord(base.checkoutId, { ...fields, settlement: text }) as CheckoutRecord;
