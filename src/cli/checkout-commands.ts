@@ -3,10 +3,18 @@ import { Command } from 'commander';
 import { isOpen, UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
 import { checkoutRouteConfig, readConfig } from '../config';
 import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story';
+import {
+  checkoutEvidence,
+  evidenceText,
+  recordIdsOf,
+  serviceEvidence,
+  type Evidence,
+  type ServiceEvidence,
+} from './checkout-evidence';
 import type { CheckoutRecords } from '../checkout/ports';
 import { CliFailure, EXIT, formatOption, withQueues, write, type CliIo } from './cli-io';
-import { parsePositiveInt, parseServiceId } from './services-commands';
-import { shopOption } from './shop-option';
+import { parsePositiveInt, parseServiceId, platformClient } from './services-commands';
+import { shopOption, shopPlatform } from './shop-option';
 import {
   listUnreadable,
   statusUsage,
@@ -148,6 +156,69 @@ async function tellStory(
   );
 }
 
+interface EvidenceOptions {
+  format: 'text' | 'json';
+  shop: string;
+}
+
+/** The platform's service for the evidence; what kept it from being read, when it was not. */
+async function readServiceEvidence(
+  io: CliIo,
+  serviceId: number,
+  shop: string,
+): Promise<ServiceEvidence> {
+  try {
+    const lookup = await platformClient(io, await shopPlatform(io, shop)).getServiceAsSent(
+      serviceId,
+    );
+    return lookup.found
+      ? serviceEvidence(lookup.sent)
+      : { read: false, reason: 'the platform has no such service now' };
+  } catch (error) {
+    return { read: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function showEvidence(io: CliIo, serviceId: number, options: EvidenceOptions) {
+  const { shop } = options;
+  const { checkouts, unreadable } = await withQueues(
+    io,
+    async (access) => {
+      const records = await access.store.checkoutsOfService(serviceId);
+      const readable = records.filter((r): r is CheckoutRecord => !(r instanceof UnreadableRecord));
+      return {
+        unreadable: records.length - readable.length,
+        checkouts: await Promise.all(
+          readable.map(async (record) =>
+            checkoutEvidence(
+              record,
+              await access.deliveryHistory.ofCheckout(record.checkoutId),
+              await access.deliveryHistory.ofRecords(recordIdsOf(record).map((r) => r.id)),
+            ),
+          ),
+        ),
+      };
+    },
+    shop,
+  );
+  if (checkouts.length === 0) {
+    throw new CliFailure(
+      `no checkout of service ${serviceId} in shop ${shop}${unreadable > 0 ? ` that can be read (${unreadable} cannot: checkout status --unreadable)` : ''}: kept CHECKOUT_RETENTION_DAYS after their outcome; are REDIS_URL, QUEUE_PREFIX and --shop right?`,
+      EXIT.failure,
+    );
+  }
+  const evidence: Evidence = {
+    shop,
+    service_id: serviceId,
+    service: await readServiceEvidence(io, serviceId, shop),
+    checkouts,
+  };
+  await write(
+    io.stdout,
+    options.format === 'json' ? `${JSON.stringify(evidence, null, 2)}\n` : evidenceText(evidence),
+  );
+}
+
 /** `checkout start|status`: ask the connector for a checkout as the platform does; tell its story. */
 export function checkoutCommand(io: CliIo): Command {
   const checkout = new Command('checkout').description('checkouts for platform services');
@@ -184,5 +255,14 @@ export function checkoutCommand(io: CliIo): Command {
         ? listUnreadable(io, options)
         : tellStory(io, serviceId, options);
     });
+  checkout
+    .command('evidence')
+    .description(
+      "what a shop needs to answer a MED claim or a chargeback: the service as the platform describes it (customer, ERP order), each checkout's items and amounts, the provider's ids (payment, Pix txid and end-to-end id, authorization code), the card, the payer's name and document, every step with its time, and the ERP's acknowledgements; reads Redis and the platform, writes nothing",
+    )
+    .argument('<service_id>', 'the service', parseServiceId)
+    .addOption(formatOption(['text', 'json']))
+    .addOption(shopOption())
+    .action((serviceId: number, options: EvidenceOptions) => showEvidence(io, serviceId, options));
   return checkout;
 }

@@ -27,7 +27,7 @@ function parseFilter(value: string, previous: ServiceFilters | undefined): Servi
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
-function platformClient(
+export function platformClient(
   io: CliIo,
   config: Awaited<ReturnType<typeof shopPlatform>>,
 ): PlatformClient {

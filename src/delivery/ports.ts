@@ -43,9 +43,19 @@ export interface DeliveryProgress {
   nextAttemptAt: string | undefined;
 }
 
+/** A payment record's delivery to the ERP (its `payment-<record id>` job), for the evidence. */
+export interface RecordDelivery extends Omit<DeliveryProgress, 'kind'> {
+  recordId: string;
+}
+
 /** The deliveries of a checkout, for its story. */
 export interface DeliveryHistory {
   ofCheckout(checkoutId: string): Promise<DeliveryProgress[]>;
+  /**
+   * The ERP's deliveries of these payment records, those whose job is still kept (7 days once
+   * delivered, like the others; the failed set until retried).
+   */
+  ofRecords(recordIds: readonly string[]): Promise<RecordDelivery[]>;
 }
 
 /** Where a shop's breaker stands, as the store answers a job about to call the shop's platform. */

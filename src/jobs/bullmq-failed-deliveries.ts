@@ -6,6 +6,7 @@ import type {
   DeliveryProgress,
   FailedDeliveries,
   FailedDelivery,
+  RecordDelivery,
 } from '../delivery/ports';
 import { jobIds } from './queue-names';
 
@@ -123,9 +124,15 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
   }
 }
 
-/** A checkout's finish and cancel jobs, as its story shows them (kept 7 days when delivered). */
+/**
+ * A checkout's finish and cancel jobs, as its story shows them (kept 7 days when delivered), and
+ * its payment records' deliveries to the ERP (the sync queue's `payment` jobs), read only.
+ */
 export class BullmqDeliveryHistory implements DeliveryHistory {
-  constructor(private readonly queue: Queue) {}
+  constructor(
+    private readonly queue: Queue,
+    private readonly sync?: Queue,
+  ) {}
 
   async ofCheckout(checkoutId: string): Promise<DeliveryProgress[]> {
     const kinds = ['finish', 'cancel'] as const;
@@ -134,24 +141,35 @@ export class BullmqDeliveryHistory implements DeliveryHistory {
     );
     const found = jobs.flatMap((job, i) => (job ? [{ job, kind: kinds[i] ?? 'finish' }] : []));
     return Promise.all(
-      found.map(async ({ job, kind }) => {
-        const state = await job.getState();
-        // BullMQ scores a delayed job by its due time in ms, shifted left by 12 bits.
-        const score =
-          state === 'delayed'
-            ? await (await this.queue.client).zscore(this.queue.keys.delayed ?? '', job.id ?? '')
-            : null;
-        return {
-          kind,
-          state,
-          attempts: job.attemptsMade,
-          lastError: job.failedReason || undefined,
-          finishedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined,
-          nextAttemptAt: score
-            ? new Date(Math.floor(Number(score) / 4096)).toISOString()
-            : undefined,
-        };
-      }),
+      found.map(async ({ job, kind }) => ({ kind, ...(await progressOf(this.queue, job)) })),
     );
   }
+
+  async ofRecords(recordIds: readonly string[]): Promise<RecordDelivery[]> {
+    const { sync } = this;
+    if (!sync) return [];
+    const jobs = await Promise.all(recordIds.map((id) => sync.getJob(jobIds.syncPayment(id))));
+    return Promise.all(
+      jobs.flatMap((job, i) =>
+        job ? [progressOf(sync, job).then((p) => ({ recordId: recordIds[i] ?? '', ...p }))] : [],
+      ),
+    );
+  }
+}
+
+/** Where a job stands, as a story tells it. */
+async function progressOf(queue: Queue, job: Job): Promise<Omit<DeliveryProgress, 'kind'>> {
+  const state = await job.getState();
+  // BullMQ scores a delayed job by its due time in ms, shifted left by 12 bits.
+  const score =
+    state === 'delayed'
+      ? await (await queue.client).zscore(queue.keys.delayed ?? '', job.id ?? '')
+      : null;
+  return {
+    state,
+    attempts: job.attemptsMade,
+    lastError: job.failedReason || undefined,
+    finishedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined,
+    nextAttemptAt: score ? new Date(Math.floor(Number(score) / 4096)).toISOString() : undefined,
+  };
 }

@@ -62,6 +62,9 @@ export const cliAdapters: CliAdapters = {
     // The queue as it is: opening it writes nothing (notifications retry moves its own jobs).
     const queue = connectorQueue(QUEUES.notifications, redis, prefix, { readOnly: true });
     queue.on('error', () => undefined);
+    // The ERP's payment records, for a checkout's evidence.
+    const sync = connectorQueue(QUEUES.sync, redis, prefix, { readOnly: true });
+    sync.on('error', () => undefined);
     // A shop's data as it is now: the keys of its current incarnation, never a predecessor's.
     // Each shop's incarnation is read once, and its ports made once, for the whole command.
     const incarnationOf = oncePerKey((id) => storedIncarnation(redis, prefix, id));
@@ -76,9 +79,10 @@ export const cliAdapters: CliAdapters = {
       store,
       line,
       failedDeliveries: new BullmqFailedDeliveries(queue, storeOf, incarnationOf),
-      deliveryHistory: new BullmqDeliveryHistory(queue),
+      deliveryHistory: new BullmqDeliveryHistory(queue, sync),
       close: async () => {
         await queue.close();
+        await sync.close();
         await closeRedis(redis);
       },
     };
