@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { recordIdOf } from '../../../src/checkout/payment-record';
+import { countIn, recordsIn } from '../../support/erp-folder';
 import { eventually, WAIT_DEADLINE_MS } from '../../support/harness';
 import { providerSuite } from '../../support/provider-suite';
 import { TEST_PROVIDER_LIST } from '../../support/providers';
@@ -14,32 +15,6 @@ import { TEST_PROVIDER_LIST } from '../../support/providers';
  * Every field of each record is asserted against what the provider's fake reported.
  */
 const BRL_DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** The records the ERP's folder holds for `checkoutId`, by event. */
-function recordsIn(dir: string, checkoutId: string): Map<string, Record<string, unknown>> {
-  const found = new Map<string, Record<string, unknown>>();
-  for (const name of readdirSync(dir)) {
-    if (!name.startsWith('payment-')) continue;
-    const record = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    if (record.checkout_id === checkoutId) found.set(String(record.event), record);
-  }
-  return found;
-}
-
-/** How many records of `checkoutId` the ERP's folder holds, whatever their event. */
-function countIn(dir: string, checkoutId: string): number {
-  return readdirSync(dir)
-    .filter((name) => name.startsWith('payment-'))
-    .filter((name) => {
-      const record = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as {
-        checkout_id?: unknown;
-      };
-      return record.checkout_id === checkoutId;
-    }).length;
-}
 
 /** Each provider whose row says how its payment's record reads (the registry's with `record`). */
 const WITH_RECORD = TEST_PROVIDER_LIST.flatMap((row) =>

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
@@ -7,6 +7,7 @@ import type { Evidence } from '../../../src/cli/checkout-evidence';
 import { waitForRedis } from '../../../src/redis/redis';
 import { DEMO_CREDENTIALS } from '../../../src/simulator/platform-simulator';
 import { runCliCaptured } from '../../support/cli';
+import { recordsIn } from '../../support/erp-folder';
 import { eventually, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
 import { providerSuite } from '../../support/provider-suite';
 import { TEST_PROVIDER_LIST } from '../../support/providers';
@@ -19,17 +20,7 @@ import { TEST_PROVIDER_LIST } from '../../support/providers';
  */
 
 /** The paid record the ERP's folder holds for `checkoutId`. */
-function paidRecordIn(dir: string, checkoutId: string): Record<string, unknown> | undefined {
-  for (const name of readdirSync(dir)) {
-    if (!name.startsWith('payment-')) continue;
-    const record = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    if (record.checkout_id === checkoutId && record.event === 'paid') return record;
-  }
-  return undefined;
-}
+const paidRecordIn = (dir: string, checkoutId: string) => recordsIn(dir, checkoutId).get('paid');
 
 /**
  * The CLI's variables, its Redis user one that may read and not write (`-@write`): a command
