@@ -90,6 +90,8 @@ export interface CheckoutRecord {
   trace?: string;
   /** The paid outcome's payment record is queued for the ERP (src/checkout/payment-record.ts). */
   paidRecordQueued?: boolean;
+  /** When the ERP first acknowledged each of its payment records, by record id (ISO-8601). */
+  erpAcknowledged?: Record<string, string>;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;

@@ -38,9 +38,10 @@ export const PAYMENT_RECORD_VERSION = 2;
 export const paymentRecordSchema = z.object({
   /**
    * 2 since the invoice's fields (`paid_at`, `payer`, `card`, `pix_txid`, `nfe`). A record the
-   * previous release queued, delivered by this one, is a version 2 with those fields null.
+   * previous release queued (no version), delivered by this one, says 1, those fields null: the
+   * ERP tells "queued before the upgrade" from "the provider does not say".
    */
-  schema_version: z.literal(PAYMENT_RECORD_VERSION).default(PAYMENT_RECORD_VERSION),
+  schema_version: z.union([z.literal(1), z.literal(PAYMENT_RECORD_VERSION)]).default(1),
   event: z.enum(PAYMENT_EVENTS),
   /** The same for every delivery of one event: the ERP dedupes on it. */
   record_id: z.string().regex(/^pay_[0-9a-f]{32}$/, 'not a record id'),
@@ -238,7 +239,9 @@ export function incidentRecord(
     method: status.method ?? paid?.method,
     collected: status.amount ?? paid?.collected,
     interest: status.amount ? status.interest : paid?.interest,
-    settlement: status.settlement ?? paid?.settlement,
+    // Field by field: what the provider no longer tells (a payer whose read failed) is what it
+    // told when the payment was made.
+    settlement: paid?.settlement ? { ...paid.settlement, ...status.settlement } : status.settlement,
     occurredAt: incident.at,
     ...(incident.note ? { note: incident.note } : {}),
   });

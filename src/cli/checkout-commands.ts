@@ -1,5 +1,6 @@
 import axios, { type AxiosResponse } from 'axios';
 import { Command } from 'commander';
+import { AppError } from '../errors';
 import { isOpen, UnreadableRecord, type CheckoutRecord } from '../checkout/checkout-record';
 import { checkoutRouteConfig, readConfig } from '../config';
 import { checkoutStory, storyTable, type CheckoutStory } from './checkout-story';
@@ -175,7 +176,9 @@ async function readServiceEvidence(
       ? serviceEvidence(lookup.sent)
       : { read: false, reason: 'the platform has no such service now' };
   } catch (error) {
-    return { read: false, reason: error instanceof Error ? error.message : String(error) };
+    // The connector's own messages (its errors and the CLI's) name no secret; another's might.
+    const told = error instanceof AppError || error instanceof CliFailure;
+    return { read: false, reason: told ? error.message : 'the platform could not be read' };
   }
 }
 
@@ -187,7 +190,9 @@ async function showEvidence(io: CliIo, serviceId: number, options: EvidenceOptio
       const records = await access.store.checkoutsOfService(serviceId);
       const readable = records.filter((r): r is CheckoutRecord => !(r instanceof UnreadableRecord));
       return {
-        unreadable: records.length - readable.length,
+        unreadable: records.flatMap((r) =>
+          r instanceof UnreadableRecord ? [{ checkout_id: r.checkoutId, problem: r.problem }] : [],
+        ),
         checkouts: await Promise.all(
           readable.map(async (record) =>
             checkoutEvidence(
@@ -203,7 +208,7 @@ async function showEvidence(io: CliIo, serviceId: number, options: EvidenceOptio
   );
   if (checkouts.length === 0) {
     throw new CliFailure(
-      `no checkout of service ${serviceId} in shop ${shop}${unreadable > 0 ? ` that can be read (${unreadable} cannot: checkout status --unreadable)` : ''}: kept CHECKOUT_RETENTION_DAYS after their outcome; are REDIS_URL, QUEUE_PREFIX and --shop right?`,
+      `no checkout of service ${serviceId} in shop ${shop}${unreadable.length > 0 ? ` that can be read (${unreadable.length} cannot: checkout status --unreadable)` : ''}: kept CHECKOUT_RETENTION_DAYS after their outcome; are REDIS_URL, QUEUE_PREFIX and --shop right?`,
       EXIT.failure,
     );
   }
@@ -212,6 +217,7 @@ async function showEvidence(io: CliIo, serviceId: number, options: EvidenceOptio
     service_id: serviceId,
     service: await readServiceEvidence(io, serviceId, shop),
     checkouts,
+    unreadable,
   };
   await write(
     io.stdout,

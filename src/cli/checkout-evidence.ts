@@ -39,7 +39,10 @@ export interface PaymentEvidence {
 export interface ErpRecordEvidence {
   event: PaymentEvent;
   record_id: string;
-  /** The sync queue's word (completed: the ERP acknowledged it), or `not kept`. */
+  /**
+   * The sync queue's word (completed: the ERP acknowledged it), or `not kept` (its job trimmed
+   * and no acknowledgement noted: never delivered, or by a release before this one noted it).
+   */
   state: string;
   acknowledged_at: string | null;
   attempts: number | null;
@@ -71,6 +74,8 @@ export interface Evidence {
   service_id: number;
   service: ServiceEvidence;
   checkouts: CheckoutEvidence[];
+  /** Checkouts of the service whose record cannot be read (`checkout status --unreadable`). */
+  unreadable: Array<{ checkout_id: string; problem: string }>;
 }
 
 /** The payment records the connector sent (or sends) the ERP for this checkout, by event. */
@@ -98,11 +103,14 @@ const money = (value: { amountMinor: number; currency: string } | undefined) =>
 function erpRecordsOf(record: CheckoutRecord, deliveries: RecordDelivery[]): ErpRecordEvidence[] {
   return recordIdsOf(record).map(({ event, id }) => {
     const delivery = deliveries.find((d) => d.recordId === id);
+    // Kept on the checkout by the worker that delivered it; the job, 7 days at most.
+    const kept = record.erpAcknowledged?.[id];
+    const finished = delivery?.state === 'completed' ? delivery.finishedAt : undefined;
     return {
       event,
       record_id: id,
-      state: delivery?.state ?? 'not kept',
-      acknowledged_at: delivery?.state === 'completed' ? (delivery.finishedAt ?? null) : null,
+      state: delivery?.state ?? (kept ? 'completed' : 'not kept'),
+      acknowledged_at: kept ?? finished ?? null,
       attempts: delivery?.attempts ?? null,
       last_error: delivery?.lastError ?? null,
     };
@@ -246,5 +254,8 @@ export function evidenceText(evidence: Evidence): string {
     ];
     return lines.join('\n');
   });
-  return `${[head.join('\n'), ...checkouts].join('\n\n')}\n`;
+  const unreadable = evidence.unreadable.map(
+    (u) => `checkout ${u.checkout_id}  cannot be read: ${u.problem} (checkout status --unreadable)`,
+  );
+  return `${[head.join('\n'), ...checkouts, ...unreadable].join('\n\n')}\n`;
 }

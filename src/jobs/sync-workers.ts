@@ -1,6 +1,6 @@
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { ShopDirectory } from '../checkout/shop-directory';
-import { PAYMENT_RECORD_VERSION, recordIdOf, type PaymentRecord } from '../checkout/payment-record';
+import { recordIdOf, type PaymentRecord } from '../checkout/payment-record';
 import { AppError, errorMessage } from '../errors';
 import type { Logger } from '../infra/logger';
 import { deliverBatch, deliverService } from '../sync/deliver-service';
@@ -59,7 +59,8 @@ function passShops(shops: SyncShops): JobShop[] {
 export function recordOfIncidentJob(data: SyncIncidentJob): PaymentRecord {
   const { incident } = data;
   return {
-    schema_version: PAYMENT_RECORD_VERSION,
+    // The previous release's: what it carried, the rest null.
+    schema_version: 1,
     event: incident.kind,
     record_id: recordIdOf(incident.checkout_id, incident.kind, incident.transaction_id),
     shop: data.shop ?? 'default',
@@ -95,7 +96,14 @@ async function deliverPayment(
   record: PaymentRecord,
   deliveryId: string,
 ): Promise<void> {
-  await syncDepsOf(shops, data).sink.deliverPayment({ record, deliveryId });
+  const deps = syncDepsOf(shops, data);
+  await deps.sink.deliverPayment({ record, deliveryId });
+  // Kept on the checkout as long as it is (its evidence), not only while the job is.
+  await deps.acknowledgements.markRecordAcknowledged(
+    record.checkout_id,
+    record.record_id,
+    new Date(),
+  );
   logger.info('payment record delivered to the ERP', {
     checkoutId: record.checkout_id,
     event: record.event,

@@ -2,6 +2,7 @@ import type { ErpSinkConfig, SyncConfig } from '../config';
 import { createErpSink } from '../erp/erp-sink';
 import type { Logger } from '../infra/logger';
 import type { ConnectorConnection } from '../redis/redis';
+import { RedisCheckoutStore } from '../store/redis-checkout-store';
 import { RedisSyncLedger } from '../store/redis-sync-ledger';
 import type { SyncDeps, SyncPlatform } from '../sync/ports';
 
@@ -22,6 +23,12 @@ export function syncDeps(
     platform: runtime.platform,
     ledger: new RedisSyncLedger(runtime.redis, runtime.prefix, runtime.scope ?? runtime.shop),
     sink: createErpSink(sync.sink, runtime.logger, runtime.shop),
+    acknowledgements: new RedisCheckoutStore(
+      runtime.redis,
+      runtime.prefix,
+      runtime.shop,
+      runtime.scope === undefined ? {} : { scope: runtime.scope },
+    ),
     statuses: sync.statuses,
     log: runtime.logger,
   };

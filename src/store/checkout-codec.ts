@@ -144,6 +144,7 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     ...settlementOf(h.settlement),
     ...(h.trace && TRACEPARENT.test(h.trace) ? { trace: h.trace } : {}),
     ...(h.paidRecordQueued === '1' ? { paidRecordQueued: true } : {}),
+    ...erpAcknowledgedOf(h),
     createdAt: h.createdAt ?? '',
     updatedAt: h.updatedAt ?? '',
     expiresAt: h.expiresAt ?? '',
@@ -152,6 +153,21 @@ function recordFrom(h: Record<string, string>, lines: ChargeLine[] | undefined):
     cancelDroppedFor: h.cancelDropped,
     ...incidentsOf(h),
   };
+}
+
+/** The hash's field of when the ERP acknowledged a payment record: `erp:<record id>`. */
+export const ERP_ACK_FIELD = 'erp:';
+
+/** When the ERP acknowledged each of the checkout's payment records, by record id. */
+function erpAcknowledgedOf(h: Record<string, string>): Pick<CheckoutRecord, 'erpAcknowledged'> {
+  const acknowledged = Object.fromEntries(
+    Object.entries(h).flatMap(([field, at]) =>
+      field.startsWith(ERP_ACK_FIELD) && !Number.isNaN(Date.parse(at))
+        ? [[field.slice(ERP_ACK_FIELD.length), at]]
+        : [],
+    ),
+  );
+  return Object.keys(acknowledged).length > 0 ? { erpAcknowledged: acknowledged } : {};
 }
 
 /** The incidents (`inc:<kind>:<transaction>` fields), oldest first; one that does not read is left out. */

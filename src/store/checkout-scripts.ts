@@ -9,7 +9,8 @@ const luaSet = (values: readonly string[]): string =>
 // KEYS[5] the record the pointer named when the caller read it (KEYS[2] when it named none).
 // ARGV: the id the pointer named when read ('' for none), newId, serviceId, provider, now,
 // expiresAt, first look (ms), now (ms), how long the service's list of checkouts is kept (ms),
-// the shop, the trace ('' for none).
+// the shop, the trace ('' for none), how many of the service's checkouts the list keeps (its
+// newest; a read of it never writes, so the writer bounds it).
 // Returns {'retry'} when the pointer moved since it was read, else {kind, checkout id, request
 // number, the record's fields (HGETALL)}.
 export const OPEN_FOR_SERVICE = `
@@ -33,6 +34,7 @@ if ARGV[11] and ARGV[11] ~= '' then redis.call('HSET', KEYS[2], 'trace', ARGV[11
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[7], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[8], ARGV[2])
+redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[12]) + 1))
 redis.call('PEXPIRE', KEYS[4], ARGV[9])
 return {'created', ARGV[2], 1, redis.call('HGETALL', KEYS[2])}`;
 
@@ -121,6 +123,12 @@ for i = 1, #KEYS do
   local ttl = redis.call('PTTL', KEYS[i])
   if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 end
+return 1`;
+
+// KEYS[1] record. Notes when the ERP first acknowledged one of its payment records (field
+// ARGV[1], `erp:<record id>`, the time ARGV[2]); a gone record stays gone.
+export const MARK_RECORD_ACKNOWLEDGED = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) end
 return 1`;
 
 // KEYS[1] record. Notes that its payment record is queued for the ERP; a gone record stays gone.

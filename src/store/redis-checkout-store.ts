@@ -17,6 +17,7 @@ import type {
 import { firstWatchAt } from '../checkout/pix-watch';
 import { runScript } from '../redis/redis-scripts';
 import {
+  ERP_ACK_FIELD,
   fieldsOf,
   openResult,
   readRecord,
@@ -29,6 +30,7 @@ import {
   ADD_INCIDENT,
   ATTACH,
   MARK_PAID_RECORD,
+  MARK_RECORD_ACKNOWLEDGED,
   OPEN_FOR_SERVICE,
   TRANSITION,
   UPDATE_METHOD,
@@ -40,7 +42,7 @@ import { readRecords } from './read-records';
  * pages, support, and what follows a payment (refunds, chargebacks, late payments).
  */
 const DEFAULT_RETENTION_MS = 180 * 86_400_000;
-/** The most checkouts of one service a story shows. */
+/** The most checkouts of one service a story shows, and the service's list keeps. */
 const HISTORY_SHOWN = 100;
 /** Reads of a service's pointer that a concurrent change may invalidate before one succeeds. */
 const OPEN_TRIES = 5;
@@ -103,6 +105,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
       2 * this.retentionMs,
       this.shop,
       input.trace ?? '',
+      HISTORY_SHOWN,
     )) as ['retry'] | OpenAnswer;
   }
 
@@ -167,6 +170,12 @@ export class RedisCheckoutStore implements CheckoutRecords {
     return { moved: moved === 1, state: (state ?? undefined) as CheckoutState | undefined };
   }
 
+  async markRecordAcknowledged(checkoutId: string, recordId: string, at: Date): Promise<void> {
+    const field = `${ERP_ACK_FIELD}${recordId}`;
+    const key = this.keys.record(checkoutId);
+    await runScript(this.redis, MARK_RECORD_ACKNOWLEDGED, 1, key, field, at.toISOString());
+  }
+
   async markPaidRecordQueued(checkoutId: string): Promise<void> {
     await runScript(this.redis, MARK_PAID_RECORD, 1, this.keys.record(checkoutId));
   }
@@ -206,10 +215,9 @@ export class RedisCheckoutStore implements CheckoutRecords {
       this.redis.get(this.keys.service(serviceId)),
     ]);
     const ids = latest && !listed.includes(latest) ? [...listed, latest] : listed;
+    // Records past their retention are gone, their ids left in the list: a read writes nothing
+    // (the CLI's, as a Redis user that may not write); the list is bounded as checkouts open.
     const records = await this.getMany(ids);
-    // Records past their retention are gone: their ids leave the list too.
-    const gone = ids.filter((_, i) => records[i] === undefined);
-    if (gone.length > 0) await this.redis.zrem(key, ...gone);
     const unreadable = records.filter((r): r is UnreadableRecord => r instanceof UnreadableRecord);
     const readable = records.filter(
       (r): r is CheckoutRecord => r !== undefined && !(r instanceof UnreadableRecord),

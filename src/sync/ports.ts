@@ -69,10 +69,17 @@ export type SyncPlatform = Pick<
 >;
 
 /** Everything the sync use cases work with, given by the composition root. */
+/** Where the ERP's acknowledgement of a payment record is kept: on its checkout's record. */
+export interface PaymentAcknowledgements {
+  markRecordAcknowledged(checkoutId: string, recordId: string, at: Date): Promise<void>;
+}
+
 export interface SyncDeps {
   platform: SyncPlatform;
   ledger: SyncLedger;
   sink: ErpSink;
+  /** The checkouts' records, told when the ERP acknowledged one of their payment records. */
+  acknowledgements: PaymentAcknowledgements;
   /** Status codes whose services are synced (SYNC_STATUSES). */
   statuses: readonly number[];
   log: Log;

@@ -460,6 +460,16 @@ export class FakeStripe extends LoopbackFake {
       }
       return res.json(created);
     });
+    // https://docs.stripe.com/api/accounts/retrieve: with no id, the account of the key (the
+    // platform's own, or the Stripe-Account header's).
+    app.get('/v1/account', (req, res) => {
+      const id = req.header('stripe-account');
+      if (id) {
+        const account = this.accounts.get(id);
+        return account ? res.json(account) : this.noAccess(res, id);
+      }
+      return res.json({ id: 'acct_platform', object: 'account', country: this.country });
+    });
     // https://docs.stripe.com/api/accounts/retrieve. An account id in the URL implies the
     // Stripe-Account header (https://docs.stripe.com/connect/authentication): the same refusal.
     app.get('/v1/accounts/:id', (req, res) => {

@@ -107,8 +107,6 @@ export function groupByPlan(payments: Payment[]): Map<string, Payment[]> {
  */
 const METHODS = new Map<string, PaidWith>([
   ['CREDIT_CARD', 'card'],
-  // Asaas's invoice lets a CREDIT_CARD payment be paid by a debit card ("Credit Card Charges").
-  ['DEBIT_CARD', 'card'],
   ['PIX', 'pix'],
   ['BOLETO', 'boleto'],
 ]);
@@ -243,13 +241,12 @@ function installmentsOf(payments: readonly Payment[]): number | undefined {
 
 /**
  * A card's details as the payment reports them (`creditCard`: `creditCardNumber`, the last four
- * digits; `creditCardBrand`), the funding its `billingType`. Asaas's payment object has no
- * authorization code: none is told.
+ * digits; `creditCardBrand`). Asaas tells neither an authorization code nor credit from debit
+ * (its invoice lets a CREDIT_CARD payment be paid by a debit card, "Credit Card Charges"): none.
  */
 function cardOfPayment(payment: Payment): Pick<Settlement, 'card'> {
   return cardOf({
     brand: payment.creditCard?.creditCardBrand,
     last4: payment.creditCard?.creditCardNumber,
-    funding: payment.billingType === 'DEBIT_CARD' ? 'debit' : 'credit',
   });
 }

@@ -9,6 +9,7 @@ import {
   webhookHeader,
   type CheckoutRequest,
   type CreatedCheckout,
+  type Payer,
   type PaymentProvider,
   type PaymentStatus,
   type WebhookHint,
@@ -184,14 +185,30 @@ export class AsaasProvider implements PaymentProvider {
   private async withPayer(status: PaymentStatus, plan?: Payment[]): Promise<PaymentStatus> {
     const customer = plan?.[0]?.customer;
     if (!status.settlement || !customer) return status;
+    const payer = await this.payerOf(customer);
+    return payer ? { ...status, settlement: { ...status.settlement, payer } } : status;
+  }
+
+  /**
+   * A customer as the payer, read once a process (a payer does not change; the Pix watch reads a
+   * paid checkout for months): the last PAYERS_KEPT read are kept; a failed read is not.
+   */
+  private async payerOf(customer: string): Promise<Payer | undefined> {
+    const known = this.payers.get(customer);
+    if (known) return known;
     const read = await this.call(
       'read the customer',
       { method: 'GET', url: `/customers/${encodeURIComponent(customer)}` },
       customerSchema,
     ).catch(() => undefined);
-    if (!read) return status;
-    return { ...status, settlement: { ...status.settlement, ...payerOf(read.name, read.cpfCnpj) } };
+    const { payer } = read ? payerOf(read.name, read.cpfCnpj) : {};
+    if (!payer) return undefined;
+    if (this.payers.size >= PAYERS_KEPT) this.payers.delete(this.payers.keys().next().value ?? '');
+    this.payers.set(customer, payer);
+    return payer;
   }
+
+  private readonly payers = new Map<string, Payer>();
 
   /**
    * A settled Pix's end-to-end id, from its `pixTransaction` (GET /v3/pix/transactions/{id},
@@ -264,6 +281,9 @@ const pixTransactionSchema = z.looseObject({
 
 /** The Central Bank's end-to-end id of a Pix: `E`, the ISPB, date and time, a sequence (32). */
 const E2E_ID = /^E[0-9A-Za-z]{31}$/;
+
+/** The payers an adapter keeps, by customer: the oldest read leaves first. */
+const PAYERS_KEPT = 1000;
 
 /** A customer (docs.asaas.com, "Retrieve a single customer"): the fields the payer is read from. */
 const customerSchema = z.looseObject({

@@ -1,5 +1,5 @@
-import { cardOf } from '../payment-facts';
 import { randomBytes } from 'node:crypto';
+import { cardOf } from '../payment-facts';
 import { sandboxKey } from './sandbox-keys';
 import { runScript } from '../../redis/redis-scripts';
 import type { RedisCommands } from '../../redis/redis';

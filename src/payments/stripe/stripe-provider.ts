@@ -12,6 +12,7 @@ import {
 } from '../payment-provider';
 import { idempotencyKey, sessionParams, type SessionSettings } from './stripe-session';
 import { settledBy } from './stripe-settlement';
+import { STRIPE_API } from './stripe-api';
 
 export interface StripeSettings extends SessionSettings {
   secretKey: string;
@@ -125,7 +126,38 @@ export class StripeProvider implements PaymentProvider {
     } catch (error) {
       throw asAppError(error, 'read the Checkout Session');
     }
-    return sessionStatus(session);
+    const status = sessionStatus(session);
+    if (!status.settlement) return status;
+    const institutionCnpj = await this.institutionCnpj();
+    return institutionCnpj
+      ? { ...status, settlement: { ...status.settlement, institutionCnpj } }
+      : status;
+  }
+
+  /**
+   * Stripe Brasil's CNPJ when the account that took the payment is Brazilian (its `country`,
+   * read once: GET /v1/account, or the connected account's), else none: another country's
+   * payments are another Stripe entity's. A failed read names none, and is tried again later.
+   */
+  private async institutionCnpj(): Promise<string | undefined> {
+    this.country ??= this.accountCountry();
+    const country = await this.country;
+    if (country === undefined) this.country = undefined;
+    return country === 'BR' ? STRIPE_API.institution?.cnpj : undefined;
+  }
+
+  private country: Promise<string | undefined> | undefined;
+
+  private async accountCountry(): Promise<string | undefined> {
+    const { stripeAccount } = this.settings;
+    try {
+      const account = stripeAccount
+        ? await this.stripe.accounts.retrieve(stripeAccount)
+        : await this.stripe.accounts.retrieveCurrent();
+      return typeof account.country === 'string' ? account.country : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async parseWebhook(input: WebhookInput): Promise<WebhookHint> {

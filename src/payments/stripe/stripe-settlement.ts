@@ -1,7 +1,6 @@
 import type Stripe from 'stripe';
 import { cardOf, paidAtOf, payerOf } from '../payment-facts';
 import type { Settlement } from '../payment-provider';
-import { STRIPE_API } from './stripe-api';
 
 export function settledBy(
   charge: Stripe.Charge | null,
@@ -21,7 +20,7 @@ export function settledBy(
  * - `paidAt`: when the money moved, the balance transaction's `created` (an asynchronous
  *   method's is made when it succeeds), else the charge's.
  * - `payer` and `card`: `payerOf` and `cardOf` below.
- * - `institutionCnpj`: Stripe Brasil's (STRIPE_API), for a charge in BRL.
+ * (`institutionCnpj` is the account's country's: the provider adds it, StripeProvider.)
  * A refund's or dispute's own balance transactions are not read here.
  */
 export function settlementOf(
@@ -45,9 +44,6 @@ export function settlementOf(
     ...paidAtOf(transaction?.created ?? charge.created),
     ...payerOfCharge(charge, session?.customer_details ?? null),
     ...cardOfCharge(charge),
-    ...((currency ?? charge.currency ?? '').toLowerCase() === 'brl' && STRIPE_API.institution
-      ? { institutionCnpj: STRIPE_API.institution.cnpj }
-      : {}),
   };
   return Object.keys(settlement).length > 0 ? settlement : undefined;
 }

@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import type { Evidence } from '../../../src/cli/checkout-evidence';
 import { waitForRedis } from '../../../src/redis/redis';
 import { DEMO_CREDENTIALS } from '../../../src/simulator/platform-simulator';
+import { jobIds } from '../../../src/jobs/queue-names';
 import { runCliCaptured } from '../../support/cli';
 import { recordsIn } from '../../support/erp-folder';
 import { eventually, type Harness, WAIT_DEADLINE_MS } from '../../support/harness';
@@ -138,10 +139,28 @@ describe.each(WITH_RECORD)('%s, %s: checkout evidence', (_name, _what, row, payi
     }
     expect(checkout!.steps.every((step) => typeof step.at === 'string')).toBe(true);
 
+    // The job is trimmed (7 days after it completed): the acknowledgement stays, on the checkout.
+    const { record_id: recordId, acknowledged_at: acknowledgedAt } = checkout!.erp_records[0]!;
+    expect(await h.connector.syncQueue!.queue.remove(jobIds.syncPayment(recordId))).toBe(1);
+    const later = await runCliCaptured(
+      ['checkout', 'evidence', String(serviceId), '--format', 'json'],
+      env,
+    );
+    expect((JSON.parse(later.stdout) as Evidence).checkouts[0]?.erp_records).toEqual([
+      {
+        event: 'paid',
+        record_id: recordId,
+        state: 'completed',
+        acknowledged_at: acknowledgedAt,
+        attempts: null,
+        last_error: null,
+      },
+    ]);
+
     // The text form says the same to a person.
     const text = await runCliCaptured(['checkout', 'evidence', String(serviceId)], env);
     expect(text.code).toBe(0);
-    for (const told of [
+    const told = [
       checkoutId,
       says.provider_ids.payment,
       says.provider_ids.pix_e2e,
@@ -152,9 +171,10 @@ describe.each(WITH_RECORD)('%s, %s: checkout evidence', (_name, _what, row, payi
       says.payer?.document,
       says.nfe.CNPJ,
       'ERP acknowledged paid',
-    ]) {
-      if (told) expect(text.stdout).toContain(told);
-    }
+    ].filter((value): value is string => typeof value === 'string');
+    // What every provider tells (the ids, the time, the ERP), and what each tells besides.
+    expect(told.length).toBeGreaterThanOrEqual(4);
+    for (const value of told) expect(text.stdout).toContain(value);
   });
 });
 
@@ -198,6 +218,64 @@ describe('checkout evidence, the sandbox and what is not there', () => {
     expect(none.code).toBe(1);
     expect(none.stdout).toBe('');
     expect(none.stderr).toContain('no checkout of service 1038 in shop default');
+  });
+
+  it('reads a service whose history names a checkout past its retention and one unreadable, writing nothing', async () => {
+    const { h } = suite;
+    const serviceId = 1040;
+    /** A checkout of the service, declined and told to the platform. */
+    const declined = async (nth: number) => {
+      const opened = await suite.open(serviceId);
+      // Its own page (the simulator names the service's first URL).
+      const url = await eventually(
+        async () => (await h.connector.deps.store.get(opened.checkoutId))?.url,
+        WAIT_DEADLINE_MS,
+        'its URL',
+      );
+      await fetch(`${url}/decline`, { method: 'POST', redirect: 'manual' });
+      await eventually(
+        () => suite.accepted('cancel-checkout', serviceId)[nth],
+        WAIT_DEADLINE_MS,
+        'the cancel',
+      );
+      return opened.checkoutId;
+    };
+    const gone = await declined(0);
+    const unreadable = await declined(1);
+    const last = (await suite.open(serviceId)).checkoutId;
+    const admin = new Redis(h.redis.url, { lazyConnect: true });
+    await admin.connect();
+    await waitForRedis(admin, WAIT_DEADLINE_MS);
+    const recordKey = async (checkoutId: string) => {
+      const [, keys] = await admin.scan('0', 'MATCH', `*:chk:${checkoutId}`, 'COUNT', 100_000);
+      expect(keys).toHaveLength(1);
+      return keys[0]!;
+    };
+    // The first record expired (its retention over), the service's history still naming it; the
+    // second holds a state no release wrote.
+    await admin.del(await recordKey(gone));
+    await admin.hset(await recordKey(unreadable), 'state', 'no-such-state');
+    const env = await readOnlyEnv(h);
+
+    const run = await runCliCaptured(
+      ['checkout', 'evidence', String(serviceId), '--format', 'json'],
+      env,
+    );
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const evidence = JSON.parse(run.stdout) as Evidence;
+    expect(evidence.checkouts.map((c) => c.checkout_id)).toEqual([last]);
+    expect(evidence.unreadable).toEqual([
+      { checkout_id: unreadable, problem: expect.stringContaining('state') },
+    ]);
+    const text = await runCliCaptured(['checkout', 'evidence', String(serviceId)], env);
+    expect(text.stdout).toContain(`checkout ${unreadable}  cannot be read`);
+
+    // None left that reads: exit 1, saying how many cannot.
+    await admin.hset(await recordKey(last), 'state', 'no-such-state');
+    await admin.quit();
+    const none = await runCliCaptured(['checkout', 'evidence', String(serviceId)], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('that can be read (2 cannot: checkout status --unreadable)');
   });
 
   it('prints the rest when the platform cannot be read, saying why', async () => {

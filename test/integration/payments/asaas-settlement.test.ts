@@ -32,7 +32,8 @@ const PAID_BY = {
 /** ... and a card's: the fake's default, Asaas's own example (a Mastercard ending 8829). */
 const CARD_FACTS = {
   ...PAID_BY,
-  card: { brand: 'mastercard', last4: '8829', funding: 'credit' },
+  // No authorization code, nor credit or debit: Asaas's payment tells neither.
+  card: { brand: 'mastercard', last4: '8829' },
 };
 
 /** The adapter as a shop's settings build it: Pix and card in up to 12 installments. */
@@ -146,6 +147,11 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
     expect((await status()).settlement).toEqual(confirmed.settlement);
     // No Pix here: no read of a Pix transaction.
     expect(pixReads()).toHaveLength(pixReadsBefore);
+    // The payer read once, however often the payment is read again (the watch, an incident).
+    const customerReads = asaas.requests.filter(
+      (r) => r.path === `/customers/${plan[0]!.customer}`,
+    );
+    expect(customerReads).toHaveLength(1);
   });
 
   it("a Pix: Asaas's fixed fee, the split, credited the same day, and its end-to-end id read once", async () => {
@@ -350,7 +356,6 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
         net: BRL(28_054),
         releaseDate: '2025-04-11',
         installments: 1,
-        card: { funding: 'credit' },
         ...ASAAS,
       });
     });
@@ -370,7 +375,6 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
         providerFee: BRL(698),
         net: BRL(19_302),
         releaseDate: '2025-06-11',
-        card: { funding: 'credit' },
         ...ASAAS,
       });
     });

@@ -196,15 +196,37 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
     stripe.pay(providerRef, 'card', { installments: 2 });
     const paid = await status();
     expect(paid).toMatchObject({ state: 'paid', amount: { amountMinor: 10_000, currency: 'USD' } });
-    // A charge in USD: not Stripe Brasil's to name.
-    const { institutionCnpj: _brasil, ...usd } = CARD_FACTS;
-    expect(paid.settlement).toEqual({ releaseDate: '2025-04-10', installments: 2, ...usd });
+    // A Brazilian account's charge, in whatever money: Stripe Brasil's.
+    expect(paid.settlement).toEqual({ releaseDate: '2025-04-10', installments: 2, ...CARD_FACTS });
     const charge = stripe.chargeOf(providerRef);
     expect(stripe.balanceTransactions.get(charge.balance_transaction ?? '')).toMatchObject({
       amount: 54_321,
       currency: 'brl',
       exchange_rate: 5.4321,
     });
+  });
+
+  it("a charge taken by an account outside Brazil names no institution: not Stripe Brasil's", async () => {
+    const sdk = new Stripe(stripe.secretKey, { maxNetworkRetries: 0, ...hostOptions(stripe.url) });
+    const created = await sdk.accounts.create({
+      type: 'express',
+      country: 'US',
+      capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+    });
+    await stripe.completeOnboarding(created.id);
+    const abroad = new StripeProvider({
+      secretKey: stripe.secretKey,
+      webhookSecret: stripe.webhookSecret,
+      clock: () => PAID_AT,
+      apiUrl: stripe.url,
+      stripeAccount: created.id,
+    });
+    const { providerRef, status } = await open(abroad, brl(10_000));
+    stripe.pay(providerRef, 'card');
+    const paid = await status();
+    expect(paid.state).toBe('paid');
+    expect(paid.settlement).toMatchObject({ card: { brand: 'visa', last4: '4242' } });
+    expect(paid.settlement).not.toHaveProperty('institutionCnpj');
   });
 
   it("a dispute carries the payment's settlement too", async () => {
@@ -274,12 +296,9 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
     net: 10_000 - fee,
   });
 
-  /** A charge in BRL is taken by Stripe Brasil: the one figure that needs no word from Stripe. */
-  const STRIPE_BRASIL = { institutionCnpj: '22121209000146' };
-
-  it('no balance transaction expanded and a card told nothing of: only who took it (a BRL charge)', () => {
-    expect(sessionStatus(paidSession({ balance_transaction: 'txn_1' })).settlement).toEqual(
-      STRIPE_BRASIL,
+  it('no balance transaction expanded and a card without a plan: no settlement at all', () => {
+    expect(sessionStatus(paidSession({ balance_transaction: 'txn_1' }))).not.toHaveProperty(
+      'settlement',
     );
   });
 
@@ -296,7 +315,6 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
       expect(settled).toEqual({
         net: { amountMinor: 9_550, currency: 'BRL' },
         releaseDate: '2025-03-11',
-        ...STRIPE_BRASIL,
       });
     }
   });
@@ -330,7 +348,23 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
         payment_method_details: { type: 'pix', pix: { bank_transaction_id: 'abc123' } },
       }),
     ).settlement;
-    expect(settled).toEqual({ installments: 1, ...STRIPE_BRASIL });
+    expect(settled).toEqual({ installments: 1 });
+  });
+
+  it("the charge's own authorization_code where the card's details carry none; values of another type left out", () => {
+    const settled = sessionStatus(
+      paidSession({
+        authorization_code: 'T0P123',
+        billing_details: { name: 42, tax_id: { value: 'x' } },
+        payment_method_details: {
+          type: 'card',
+          card: { installments: null, brand: 'elo', last4: '0004', funding: 'debit' },
+        },
+      }),
+    ).settlement;
+    expect(settled).toEqual({
+      card: { brand: 'elo', last4: '0004', funding: 'debit', authorizationCode: 'T0P123' },
+    });
   });
 
   it('a revolving plan (no count) leaves the installments absent', () => {
@@ -342,6 +376,6 @@ describe('settlementOf through sessionStatus: what Stripe does not say stays abs
         },
       }),
     ).settlement;
-    expect(settled).toEqual(STRIPE_BRASIL);
+    expect(settled).toBeUndefined();
   });
 });

@@ -183,7 +183,7 @@ describe('an incident record', () => {
     settlement: { providerFee: BRL(4_990), net: BRL(95_010), releaseDate: '2026-12-28' },
   };
 
-  it("a refund: the provider's figures now, else the paid outcome's", () => {
+  it("a refund: the provider's figures now, each it no longer tells the paid outcome's", () => {
     const incident = { kind: 'refund' as const, at: NOW.toISOString(), transactionId: '987654321' };
     const now = incidentRecord(paid, incident, {
       amount: BRL(100_000),
@@ -193,7 +193,8 @@ describe('an incident record', () => {
       event: 'refund',
       method: 'card',
       amounts: { paid: 100_000, provider_fee: 4_990, net: 0 },
-      release_date: null,
+      // Not told after the refund: the day it was told at payment.
+      release_date: '2026-12-28',
       occurred_at: NOW.toISOString(),
     });
     const kept = incidentRecord(paid, incident, {});
@@ -202,6 +203,31 @@ describe('an incident record', () => {
       release_date: '2026-12-28',
     });
     expect(kept.record_id).toBe(recordIdOf(base.checkoutId, 'refund', '987654321'));
+  });
+
+  it("a refund's record keeps, field by field, what the provider told at payment and no longer tells", () => {
+    const record = incidentRecord(
+      {
+        ...base,
+        method: 'card',
+        settlement: {
+          net: BRL(95_000),
+          paidAt: '2026-11-28T11:03:59.000Z',
+          payer: { name: 'Maria Souza', document: '52998224725' },
+          card: { brand: 'visa', last4: '4242', funding: 'credit' },
+        },
+      },
+      { kind: 'refund', at: '2026-12-01T10:00:00.000Z', transactionId: '987654321' },
+      // The read after the refund: the money as it stands, the payer's read failed.
+      { settlement: { net: BRL(0), institutionCnpj: '19540550000121' } },
+    );
+    expect(record).toMatchObject({
+      amounts: { net: 0 },
+      paid_at: '2026-11-28T11:03:59.000Z',
+      payer: { name: 'Maria Souza', document: '52998224725' },
+      card: { brand: 'visa', last4: '4242' },
+      nfe: { tPag: '03', tBand: '01', CNPJ: '19540550000121' },
+    });
   });
 
   it("a late payment is another payment: nothing of the checkout's own is told as its", () => {

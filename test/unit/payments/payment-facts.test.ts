@@ -26,6 +26,8 @@ describe("a card's brand, in each provider's spelling", () => {
     ['hipercard', 'hipercard'],
     ['discover', 'discover'], // a brand the NF-e's table does not list: kept, its code 99
     ['unknown', undefined], // Stripe's word for none
+    ['link', undefined], // Stripe's wallet: no card brand
+    [42, undefined], // an answer of an unexpected shape
     ['', undefined],
     [null, undefined],
   ])('%s is %s', (word, brand) => {
@@ -62,6 +64,11 @@ describe('a card', () => {
     expect(
       cardOf({ brand: 'unknown', last4: '12345', authorizationCode: 'a b', funding: 'unknown' }),
     ).toEqual({});
+    // Values of another type than the reference's: left out, never a thrown read.
+    expect(cardOf({ brand: {}, last4: 4242, authorizationCode: ['A1'], funding: true })).toEqual(
+      {},
+    );
+    expect(payerOf({ first: 'Maria' }, 52998224725)).toEqual({});
   });
 });
 
