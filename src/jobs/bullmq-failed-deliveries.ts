@@ -131,7 +131,8 @@ export class BullmqFailedDeliveries implements FailedDeliveries {
 export class BullmqDeliveryHistory implements DeliveryHistory {
   constructor(
     private readonly queue: Queue,
-    private readonly sync?: Queue,
+    /** The sync queue, opened when first asked for (the CLI reads it for the evidence only). */
+    private readonly sync?: () => Queue,
   ) {}
 
   async ofCheckout(checkoutId: string): Promise<DeliveryProgress[]> {
@@ -146,7 +147,7 @@ export class BullmqDeliveryHistory implements DeliveryHistory {
   }
 
   async ofRecords(recordIds: readonly string[]): Promise<RecordDelivery[]> {
-    const { sync } = this;
+    const sync = this.sync?.();
     if (!sync) return [];
     const jobs = await Promise.all(recordIds.map((id) => sync.getJob(jobIds.syncPayment(id))));
     return Promise.all(

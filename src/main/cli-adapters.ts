@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import type { CliAdapters, QueueAccess } from '../cli/cli-adapters';
 import { CliFailure, EXIT } from '../cli/cli-io';
 import { closeRedis, createRedis, waitForRedis, type RedisEndpoint } from '../redis/redis';
@@ -62,9 +63,15 @@ export const cliAdapters: CliAdapters = {
     // The queue as it is: opening it writes nothing (notifications retry moves its own jobs).
     const queue = connectorQueue(QUEUES.notifications, redis, prefix, { readOnly: true });
     queue.on('error', () => undefined);
-    // The ERP's payment records, for a checkout's evidence.
-    const sync = connectorQueue(QUEUES.sync, redis, prefix, { readOnly: true });
-    sync.on('error', () => undefined);
+    // The ERP's payment records, for a checkout's evidence: opened when first read. A queue
+    // closed while BullMQ still readies its connection (a Cluster's version check) fails that
+    // step after the close, with no listener left: each is closed once it is ready.
+    let sync: Queue | undefined;
+    const syncQueue = () => {
+      sync ??= connectorQueue(QUEUES.sync, redis, prefix, { readOnly: true });
+      sync.on('error', () => undefined);
+      return sync;
+    };
     // A shop's data as it is now: the keys of its current incarnation, never a predecessor's.
     // Each shop's incarnation is read once, and its ports made once, for the whole command.
     const incarnationOf = oncePerKey((id) => storedIncarnation(redis, prefix, id));
@@ -79,10 +86,12 @@ export const cliAdapters: CliAdapters = {
       store,
       line,
       failedDeliveries: new BullmqFailedDeliveries(queue, storeOf, incarnationOf),
-      deliveryHistory: new BullmqDeliveryHistory(queue, sync),
+      deliveryHistory: new BullmqDeliveryHistory(queue, syncQueue),
       close: async () => {
-        await queue.close();
-        await sync.close();
+        for (const opened of [queue, sync]) {
+          await opened?.waitUntilReady().catch(() => undefined);
+          await opened?.close();
+        }
         await closeRedis(redis);
       },
     };

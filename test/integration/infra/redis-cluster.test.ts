@@ -108,6 +108,15 @@ describe('the connector on a Redis Cluster', () => {
     expect(JSON.parse(story.stdout)).toEqual([
       expect.objectContaining({ outcome: 'paid', state: 'reported' }),
     ]);
+    // Its evidence too: the CLI opens the sync queue as well, and closes both once ready.
+    const evidence = await runCliCaptured(
+      ['checkout', 'evidence', '1001', '--format', 'json'],
+      cliEnv,
+    );
+    expect(evidence).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(evidence.stdout)).toMatchObject({
+      checkouts: [expect.objectContaining({ outcome: 'paid', erp_records: [expect.anything()] })],
+    });
     const failed = await runCliCaptured(['notifications', 'failed', '--format', 'json'], cliEnv);
     expect(failed).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(failed.stdout)).toEqual([]);
