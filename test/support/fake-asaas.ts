@@ -9,8 +9,10 @@ import { LoopbackFake } from './loopback-server';
  * whose name is at most 30 characters, minutesToExpire, callback, splits), cancel it
  * (`POST /v3/checkouts/{id}/cancel`, only while ACTIVE), list payments (`GET /v3/payments`, filtered
  * by checkoutSession or externalReference, Asaas's list shape), read one payment
- * (`GET /v3/payments/{id}`) and its customer (`GET /v3/customers/{id}`), read the balance; `access_token`
- * auth and Asaas's error shape (`{"errors": [{"code", "description"}]}`). Test controls play the
+ * (`GET /v3/payments/{id}`) and its customer (`GET /v3/customers/{id}`), refund a payment in full or
+ * in part (`POST /v3/payments/{id}/refund`) or a card plan (`POST /v3/installments/{id}/refund`),
+ * read the balance; `access_token` auth and Asaas's error shape
+ * (`{"errors": [{"code", "description"}]}`). Test controls play the
  * customer (a Pix, a card in installments) and Asaas's webhooks, which carry the webhook's token
  * in the `asaas-access-token` header.
  *
@@ -94,6 +96,22 @@ export interface FakePayment {
   creditCard?: { creditCardNumber: string; creditCardBrand: string; creditCardToken: string };
   /** Only on a payment of a checkout with splits, as the reference's payment shows it. */
   split?: FakePaymentSplit[];
+  /**
+   * "After a payment undergoes refunds, the refunds attribute is returned in the object of the
+   * payment" (https://docs.asaas.com/docs/refunds): absent until its first refund.
+   */
+  refunds?: FakeAsaasRefund[];
+}
+
+/** One of a payment's `refunds`, as https://docs.asaas.com/docs/refunds shows it. */
+export interface FakeAsaasRefund {
+  /** "2022-02-21 10:28:40": Brasília's time. */
+  dateCreated: string;
+  /** "The available status ... PENDING, CANCELLED, and DONE". */
+  status: 'PENDING' | 'CANCELLED' | 'DONE';
+  value: number;
+  description: string | null;
+  transactionReceiptUrl: string | null;
 }
 
 /**
@@ -266,6 +284,9 @@ const BRT_MS = -3 * 3600_000;
 
 type Problem = [code: string, description: string];
 
+/** The statuses of a payment Asaas has the money of: the ones a refund may start from. */
+const PAID = new Set(['RECEIVED', 'CONFIRMED']);
+
 export class FakeAsaas extends LoopbackFake {
   readonly checkouts = new Map<string, FakeCheckout>();
   readonly payments = new Map<string, FakePayment>();
@@ -386,6 +407,46 @@ export class FakeAsaas extends LoopbackFake {
         return asaasError(res, 404, 'not_found', 'Cobrança não encontrada.');
       }
       return res.json(payment);
+    });
+    // "Refund payment" (https://docs.asaas.com/reference/refund-payment): `value` (all that is
+    // left when absent) and `description`; answers the payment. Only the account whose checkout it
+    // paid finds it.
+    api.post('/payments/:id/refund', (req, res) => {
+      const payment = this.payments.get(req.params.id);
+      const owner = payment && this.checkouts.get(payment.checkoutSession)?.accountId;
+      if (!payment || owner !== callerOf(res).id) {
+        return asaasError(res, 404, 'not_found', 'Cobrança não encontrada.');
+      }
+      const body = (req.body ?? {}) as { value?: unknown; description?: unknown };
+      const problem = this.refundPayment(payment, body.value, body.description);
+      if (problem) return asaasErrors(res, 400, [problem]);
+      return res.json(payment);
+    });
+    // "Refund installment" (https://docs.asaas.com/reference/refund-installment): "an installment
+    // received or confirmed via credit card", every installment of it Asaas has the money of,
+    // each in full; answers the installment.
+    api.post('/installments/:id/refund', (req, res) => {
+      const mine = callerOf(res).id;
+      const plan = [...this.payments.values()].filter(
+        (p) =>
+          p.installment === req.params.id &&
+          this.checkouts.get(p.checkoutSession)?.accountId === mine,
+      );
+      if (!plan.length) return asaasError(res, 404, 'not_found', 'Parcelamento não encontrado.');
+      const body = (req.body ?? {}) as { description?: unknown };
+      const refundable = plan.filter((p) => p.billingType === 'CREDIT_CARD' && PAID.has(p.status));
+      if (!refundable.length) {
+        return asaasError(
+          res,
+          400,
+          'invalid_action',
+          'Nenhuma parcela deste parcelamento pode ser estornada.',
+        );
+      }
+      for (const payment of refundable) {
+        this.refundPayment(payment, undefined, body.description);
+      }
+      return res.json(installmentView(plan));
     });
     // "Recuperar um único cliente": only the account it is a customer of sees it.
     api.get('/customers/:id', (req, res) => {
@@ -678,9 +739,17 @@ export class FakeAsaas extends LoopbackFake {
     return checkout;
   }
 
-  /** Payments change status (a Pix received, a refund, a chargeback...), and their splits with them. */
+  /**
+   * Payments change status (a Pix received, a refund, a chargeback...), and their splits with them.
+   * A payment Asaas has the money of made REFUNDED is refunded as `refund` does it (a `refunds`
+   * entry of all that was left), at once (a held Pix, too).
+   */
   update(payments: FakePayment[], status: string): FakePayment[] {
     for (const payment of payments) {
+      if (status === 'REFUNDED' && PAID.has(payment.status)) {
+        this.applyRefund(payment, this.leftMinor(payment), null, false);
+        continue;
+      }
       payment.status = status;
       this.settle(payment);
       for (const split of payment.split ?? []) followPayment(split, status);
@@ -689,6 +758,119 @@ export class FakeAsaas extends LoopbackFake {
     const paid = status === 'RECEIVED' || status === 'CONFIRMED';
     if (checkout && paid && this.statusOf(checkout) === 'ACTIVE') checkout.status = 'PAID';
     return payments;
+  }
+
+  /**
+   * Whether a payment's refund waits for its settlement: REFUND_IN_PROGRESS, "Estorno em
+   * processamento (liquidação já está agendada, cobrança será estornada após executar a
+   * liquidação)" (https://docs.asaas.com/docs/webhook-para-cobrancas), until `finishRefund`. The
+   * reference does not say which payments' settlements are scheduled: none by default; a test
+   * names them (a card's, say).
+   */
+  refundAwaitsSettlement: (payment: FakePayment) => boolean = () => false;
+
+  /**
+   * The shop refunds payments in Asaas's panel: each of all that is left, or `value` (reais), as
+   * `POST /v3/payments/{id}/refund` does it. Throws what Asaas would refuse.
+   */
+  refund(
+    payments: FakePayment[],
+    options: { value?: number; description?: string } = {},
+  ): FakePayment[] {
+    for (const payment of payments) {
+      const problem = this.refundPayment(payment, options.value, options.description);
+      if (problem) throw new Error(`Asaas refuses the refund: ${problem[1]}`);
+    }
+    return payments;
+  }
+
+  /** The settlement runs: REFUND_IN_PROGRESS payments become REFUNDED, their refunds DONE. */
+  finishRefund(payments: FakePayment[]): FakePayment[] {
+    for (const payment of payments) {
+      if (payment.status !== 'REFUND_IN_PROGRESS') {
+        throw new Error(`payment ${payment.id} is ${payment.status}`);
+      }
+      for (const refund of payment.refunds ?? []) {
+        if (refund.status === 'PENDING') refund.status = 'DONE';
+      }
+      payment.status = 'REFUNDED';
+      for (const split of payment.split ?? []) followPayment(split, 'REFUNDED');
+    }
+    return payments;
+  }
+
+  /**
+   * A refund of a payment, or why Asaas refuses it ("Refund payment"): a card "received or
+   * confirmed", a Pix received ("Billings received via Pix allow for a full refund or multiple
+   * partial refunds. The sum of these refunds cannot exceed the total amount"); `value` all that
+   * is left by default ("If no value is provided, the full amount of the billing will be used"),
+   * a positive number no more than what is left. The reference names no error codes for a
+   * refusal: the fake says `invalid_action` (a payment it cannot refund) and `invalid_value`. It
+   * keeps no balance, so never refuses a refund for one (the reference's "increase your balance").
+   */
+  private refundPayment(
+    payment: FakePayment,
+    value: unknown,
+    description: unknown,
+  ): Problem | null {
+    const allowed =
+      payment.billingType === 'CREDIT_CARD'
+        ? PAID.has(payment.status)
+        : payment.status === 'RECEIVED';
+    if (!allowed) {
+      return [
+        'invalid_action',
+        `A cobrança ${payment.id} não pode ser estornada: sua situação é ${payment.status}.`,
+      ];
+    }
+    const left = this.leftMinor(payment);
+    if (value !== undefined && (typeof value !== 'number' || !(value > 0))) {
+      return ['invalid_value', 'O valor do estorno deve ser maior que zero.'];
+    }
+    const minor = value === undefined ? left : Math.round(value * 100);
+    if (minor > left) {
+      return [
+        'invalid_value',
+        `O valor do estorno (R$ ${(minor / 100).toFixed(2)}) excede o valor disponível para estorno (R$ ${(left / 100).toFixed(2)}).`,
+      ];
+    }
+    const text = typeof description === 'string' ? description : null;
+    this.applyRefund(payment, minor, text, this.refundAwaitsSettlement(payment));
+    return null;
+  }
+
+  /**
+   * The refund made: a `refunds` entry; the payment REFUNDED once all of it is refunded (its
+   * splits follow) or REFUND_IN_PROGRESS when it waits for the settlement (the entry PENDING);
+   * refunded in part, it keeps its status.
+   */
+  private applyRefund(
+    payment: FakePayment,
+    minor: number,
+    description: string | null,
+    waits: boolean,
+  ): void {
+    const whole = minor === this.leftMinor(payment);
+    const inProgress = whole && waits;
+    const receipt = String(randomBytes(6).readUIntBE(0, 6)).padStart(16, '0');
+    (payment.refunds ??= []).push({
+      dateCreated: brtDateTime(this.now()),
+      status: inProgress ? 'PENDING' : 'DONE',
+      value: minor / 100,
+      description,
+      transactionReceiptUrl: `${this.url}/comprovantes/${receipt}`,
+    });
+    if (!whole) return;
+    payment.status = inProgress ? 'REFUND_IN_PROGRESS' : 'REFUNDED';
+    if (!inProgress) for (const split of payment.split ?? []) followPayment(split, 'REFUNDED');
+  }
+
+  /** What is left to refund of a payment, in centavos (refunds not CANCELLED count). */
+  private leftMinor(payment: FakePayment): number {
+    const refunded = (payment.refunds ?? [])
+      .filter((r) => r.status !== 'CANCELLED')
+      .reduce((sum, r) => sum + Math.round(r.value * 100), 0);
+    return Math.round(payment.value * 100) - refunded;
   }
 
   paymentsOf(checkout: FakeCheckout): FakePayment[] {
@@ -1268,6 +1450,33 @@ function accountView(account: FakeAccount): Record<string, unknown> {
     site: or('site'),
     walletId: account.walletId,
     accountNumber: { agency: '0001', account: account.id.slice(0, 6), accountDigit: '0' },
+  };
+}
+
+/**
+ * An installment (a card plan) as Asaas answers it ("Refund installment" answers it; the fields of
+ * its installment object, "Recuperar um único parcelamento"): its total `value` and `netValue`,
+ * each installment's `paymentValue`, `installmentCount`, and what its payments share.
+ */
+function installmentView(plan: FakePayment[]): Record<string, unknown> {
+  const first = plan[0]!;
+  const sum = (pick: (p: FakePayment) => number) =>
+    plan.reduce((total, p) => total + Math.round(pick(p) * 100), 0) / 100;
+  return {
+    object: 'installment',
+    id: first.installment,
+    value: sum((p) => p.value),
+    netValue: sum((p) => p.netValue),
+    paymentValue: first.value,
+    installmentCount: plan.length,
+    billingType: first.billingType,
+    paymentDate: null,
+    description: null,
+    expirationDay: null,
+    dateCreated: first.dateCreated,
+    customer: first.customer,
+    checkoutSession: first.checkoutSession,
+    deleted: false,
   };
 }
 

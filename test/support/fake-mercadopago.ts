@@ -6,7 +6,8 @@ import { LoopbackFake } from './loopback-server';
 /**
  * A small fake of Mercado Pago's API on loopback, written from its public reference for the
  * calls the connector makes: create a Checkout Pro preference (X-Idempotency-Key), read a
- * payment, search payments by external_reference; Bearer-token auth; its error shape. Test
+ * payment, search payments by external_reference, refund a payment in full or in part and read its
+ * refunds (X-Idempotency-Key); Bearer-token auth; its error shape. Test
  * controls play the customer (a payment with a status) and the notifications, signed as
  * Mercado Pago signs them (x-signature over `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`).
  *
@@ -100,6 +101,43 @@ export interface FakePayment {
     last_name: string;
     identification: { type: string; number: string };
   };
+  /**
+   * What was refunded of it, in reais, and its refunds ("Get payment",
+   * https://www.mercadopago.com.br/developers/en/reference/online-payments/checkout-pro-preferences/get-payment/get):
+   * 0 and none until a refund.
+   */
+  transaction_amount_refunded: number;
+  refunds: FakeMercadoPagoRefund[];
+}
+
+/**
+ * A refund as "Create refund" answers it
+ * (https://www.mercadopago.com.br/developers/en/reference/chargebacks/_payments_id_refunds/post),
+ * its fields as Mercado Pago's own SDK types them (`RefundResponse` in github.com/mercadopago/
+ * sdk-nodejs src/clients/paymentRefund/commonTypes.ts): the refunding `source` is the collector;
+ * `refund_mode` `standard`, no `adjustment_amount`, the whole amount back to the payer, `approved`.
+ */
+export interface FakeMercadoPagoRefund {
+  id: number;
+  payment_id: number;
+  amount: number;
+  metadata: Record<string, unknown>;
+  source: { id: string; name: string; type: 'collector' };
+  date_created: string;
+  unique_sequence_number: string | null;
+  refund_mode: 'standard';
+  adjustment_amount: number;
+  status: 'approved';
+  reason: string | null;
+  amount_refunded_to_payer: number;
+}
+
+/** A refund Mercado Pago refuses: its status, error, message and cause's code. */
+interface RefundRefusal {
+  status: number;
+  error: string;
+  message: string;
+  code?: number;
 }
 
 /** A payment's `card` (see FakePayment.card). */
@@ -281,6 +319,9 @@ export class FakeMercadoPago extends LoopbackFake {
   private readonly tokens = new Map<string, Token>();
   private readonly tokenFailures: Array<number | 'drop' | 'lose-answer'> = [];
   private nextPaymentId = 1_300_000_001;
+  private nextRefundId = 1_800_000_001;
+  /** A refund's answer by its X-Idempotency-Key (the seller's own). */
+  private readonly idempotentRefunds = new Map<string, FakeMercadoPagoRefund>();
   private nextPayerId = 1_600_000_001;
   /** A card payment's authorization code, given when it is approved. */
   private readonly authorizations = new Map<number, string | null>();
@@ -385,8 +426,121 @@ export class FakeMercadoPago extends LoopbackFake {
       }
       return res.json(payment);
     });
+    // "Create refund"
+    // (https://www.mercadopago.com.br/developers/en/reference/chargebacks/_payments_id_refunds/post):
+    // no body or no `amount`, all that is left; an `amount`, that much. X-Idempotency-Key is
+    // REQUIRED there (4292 "Header X-Idempotency-Key can't be null"); the same key (the seller's
+    // own) answers the refund it made, whatever the body. Another seller's payment: 404 (2000).
+    app.post('/v1/payments/:id/refunds', (req, res) => {
+      const caller = callerOf(res);
+      const header = req.header('x-idempotency-key');
+      if (!header) {
+        return mpError(res, 400, 'bad_request', "Header X-Idempotency-Key can't be null", 4292);
+      }
+      const key = `${caller.userId}:${header}`;
+      const earlier = this.idempotentRefunds.get(key);
+      if (earlier) return res.status(201).json(earlier);
+      const payment = this.payments.get(Number(req.params.id));
+      if (payment?.collector_id !== caller.userId) {
+        return mpError(res, 404, 'not_found', 'Payment not found', 2000);
+      }
+      const body = (req.body ?? {}) as { amount?: unknown };
+      const made = this.makeRefund(payment, body.amount);
+      if ('error' in made) return mpError(res, made.status, made.error, made.message, made.code);
+      this.idempotentRefunds.set(key, made);
+      return res.status(201).json(made);
+    });
+    // "Get refunds list" (.../reference/chargebacks/_payments_id_refunds/get): every refund of it.
+    app.get('/v1/payments/:id/refunds', (req, res) => {
+      const payment = this.payments.get(Number(req.params.id));
+      if (payment?.collector_id !== callerOf(res).userId) {
+        return mpError(res, 404, 'not_found', 'Payment not found', 2000);
+      }
+      return res.json(payment.refunds);
+    });
+    // "Get specific refund" (.../reference/chargebacks/_payments_id_refunds_refund_id/get).
+    app.get('/v1/payments/:id/refunds/:refundId', (req, res) => {
+      const payment = this.payments.get(Number(req.params.id));
+      if (payment?.collector_id !== callerOf(res).userId) {
+        return mpError(res, 404, 'not_found', 'Payment not found', 2000);
+      }
+      const refund = payment.refunds.find((r) => r.id === Number(req.params.refundId));
+      if (!refund) return mpError(res, 404, 'not_found', 'Refund not found', 2032);
+      return res.json(refund);
+    });
     app.use((_req, res) => mpError(res, 404, 'not_found', 'resource not found'));
     return app;
+  }
+
+  /**
+   * The seller refunds a payment from Mercado Pago's panel: all that is left of it, or `amount`
+   * (reais); the same refund "Create refund" makes. Throws what Mercado Pago would refuse.
+   */
+  refund(payment: FakePayment, amount?: number): FakeMercadoPagoRefund {
+    const made = this.makeRefund(payment, amount);
+    if ('error' in made) throw new Error(`Mercado Pago refuses the refund: ${made.message}`);
+    return made;
+  }
+
+  /**
+   * A refund of an approved payment, or Mercado Pago's refusal: an `amount` not a number (4041) or
+   * not positive (4040); a payment not approved, a refunded one among them (2063, "The action
+   * requested is not valid for the current payment state"); more than is left (the reference
+   * names no error for it: the fake answers 400 bad_request, no cause code). Refunded in full, the
+   * payment is `refunded` (`status_detail` `refunded`); in part it stays `approved`,
+   * `partially_refunded` ("The payment has at least one partial refund",
+   * https://www.mercadopago.com.br/developers/en/docs/checkout-api-payments/response-handling/collection-results).
+   */
+  private makeRefund(payment: FakePayment, amount: unknown): FakeMercadoPagoRefund | RefundRefusal {
+    const refuse = (message: string, code?: number): RefundRefusal => ({
+      status: 400,
+      error: 'bad_request',
+      message,
+      code,
+    });
+    if (amount !== undefined && (typeof amount !== 'number' || !Number.isFinite(amount))) {
+      return refuse('amount attribute must be numeric', 4041);
+    }
+    if (amount !== undefined && amount <= 0)
+      return refuse('amount attribute must be positive', 4040);
+    if (payment.status !== 'approved') {
+      return refuse('The action requested is not valid for the current payment state', 2063);
+    }
+    const leftMinor =
+      Math.round(payment.transaction_amount * 100) -
+      Math.round(payment.transaction_amount_refunded * 100);
+    const minor = amount === undefined ? leftMinor : Math.round(amount * 100);
+    if (minor > leftMinor) {
+      return refuse(
+        `Invalid refund amount: ${(minor / 100).toFixed(2)} is more than the ${(leftMinor / 100).toFixed(2)} left to refund`,
+      );
+    }
+    const source = this.sellers.get(payment.collector_id ?? OWN_USER_ID);
+    const refund: FakeMercadoPagoRefund = {
+      id: this.nextRefundId++,
+      payment_id: payment.id,
+      amount: minor / 100,
+      metadata: {},
+      source: {
+        id: String(payment.collector_id ?? OWN_USER_ID),
+        name: source?.nickname ?? 'TESTFAKE',
+        type: 'collector',
+      },
+      date_created: mercadoPagoDate(this.clock()),
+      unique_sequence_number: null,
+      refund_mode: 'standard',
+      adjustment_amount: 0,
+      status: 'approved',
+      reason: null,
+      amount_refunded_to_payer: minor / 100,
+    };
+    payment.refunds.push(refund);
+    const refundedMinor = Math.round(payment.transaction_amount_refunded * 100) + minor;
+    payment.transaction_amount_refunded = refundedMinor / 100;
+    const whole = minor === leftMinor;
+    payment.status = whole ? 'refunded' : 'approved';
+    payment.status_detail = whole ? 'refunded' : 'partially_refunded';
+    return refund;
   }
 
   /** The variables that aim the connector at this fake. */
@@ -511,6 +665,8 @@ export class FakeMercadoPago extends LoopbackFake {
       card,
       authorization_code: null,
       payer,
+      transaction_amount_refunded: 0,
+      refunds: [],
     };
     if (byCard) {
       this.authorizations.set(
@@ -526,9 +682,15 @@ export class FakeMercadoPago extends LoopbackFake {
 
   /**
    * A payment's status changes (a Pix is approved, a payment refunded...). A payment approved now
-   * is settled now; one refunded or charged back keeps what its settlement said.
+   * is settled now; one refunded or charged back keeps what its settlement said. An approved
+   * payment `refunded` is refunded as `refund` does it (its `refunds`, transaction_amount_refunded).
    */
   update(payment: FakePayment, status: string): FakePayment {
+    // Refunded from the panel: the refund "Create refund" makes, of all that is left.
+    if (status === 'refunded' && payment.status === 'approved') {
+      this.refund(payment);
+      return payment;
+    }
     payment.status = status;
     if (status === 'approved') {
       payment.status_detail = 'accredited';
@@ -963,8 +1125,16 @@ function sixDigits(): string {
   return String(randomBytes(4).readUInt32BE() % 1_000_000).padStart(6, '0');
 }
 
-function mpError(res: Response, status: number, error: string, message: string): void {
-  res.status(status).json({ message, error, status, cause: [] });
+/** Mercado Pago's error; `code` the `cause`'s code where the reference names one. */
+function mpError(
+  res: Response,
+  status: number,
+  error: string,
+  message: string,
+  code?: number,
+): void {
+  const cause = code === undefined ? [] : [{ code, description: message, data: null }];
+  res.status(status).json({ message, error, status, cause });
 }
 
 function callerOf(res: Response): Caller {

@@ -7,8 +7,9 @@ import { LoopbackFake } from './loopback-server';
  * A small fake of Stripe's API on loopback, written from Stripe's public API reference for the
  * calls the connector makes: create, retrieve (with expand[] paths: payment_intent, its
  * latest_charge and payment_method, the charge's balance_transaction) and expire a Checkout
- * Session, retrieve a balance transaction, a charge and a PaymentMethod, Bearer-key auth, Idempotency-Key replay and mismatch,
- * Stripe's error shape. Test controls play the customer (pay by card, in installments or not, Pix
+ * Session, retrieve a balance transaction, a charge and a PaymentMethod, refund a charge or a
+ * PaymentIntent and read its refunds (`/v1/refunds`), Bearer-key auth, Idempotency-Key replay and
+ * mismatch, Stripe's error shape. Test controls play the customer (pay by card, in installments or not, Pix
  * or boleto) and Stripe's webhooks, signed the way Stripe signs them (the SDK's test header
  * helper). A charge's balance transaction carries Stripe's fee at the fake's `pricing`, the
  * application fee, and a conversion when `conversion` is set.
@@ -207,6 +208,52 @@ export interface FakeCharge {
 }
 
 /**
+ * https://docs.stripe.com/api/refunds/object (Refunds.d.ts, `Refund`): a refund of a charge, all
+ * or part of what is left of it. `status` is `succeeded` for a card; a Pix refund is `pending`
+ * (`pending_reason: 'processing'`, https://docs.stripe.com/changelog/basil/2025-04-30/refund-pending-reason)
+ * until the test settles it (`settleRefund`), as the Pix network pays it back. The fake makes no
+ * balance transaction for a refund: `balance_transaction` is null.
+ */
+export interface FakeRefund {
+  id: string;
+  object: 'refund';
+  amount: number;
+  balance_transaction: string | null;
+  charge: string;
+  created: number;
+  currency: string;
+  customer: string | null;
+  metadata: Record<string, string>;
+  payment_intent: string;
+  payment_method: string | null;
+  reason: 'duplicate' | 'fraudulent' | 'requested_by_customer' | null;
+  receipt_number: string | null;
+  source_transfer_reversal: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Only while `pending` (Refunds.d.ts: `processing`, `insufficient_funds`, `charge_pending`). */
+  pending_reason?: 'processing';
+  /** Only once `failed` (Refunds.d.ts lists `declined`, `unknown`...). */
+  failure_reason?: string;
+  transfer_reversal: string | null;
+}
+
+/** What a refund is made of: as `POST /v1/refunds` takes it, or the dashboard hook gives it. */
+export interface FakeRefundParams {
+  amount?: number;
+  reason?: FakeRefund['reason'];
+  metadata?: Record<string, string>;
+}
+
+/** https://docs.stripe.com/api/refunds/create: the reasons a caller may give. */
+const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'];
+
+/** A refund Stripe refuses: its status and Stripe's error (https://docs.stripe.com/error-codes). */
+interface RefundRefusal {
+  status: number;
+  error: { type: string; code?: string; param?: string; message: string };
+}
+
+/**
  * https://docs.stripe.com/api/balance_transactions/object: a charge's movement of the balance of
  * the account it was made as. `fee` is the sum of `fee_details`; `net` is `amount - fee`; with a
  * conversion, `amount`, `fee` and `net` are in the balance's `currency` and `exchange_rate` is set.
@@ -372,7 +419,16 @@ export class FakeStripe extends LoopbackFake {
     idempotencyKey?: string;
     stripeAccount?: string;
   }> = [];
-  private readonly idempotent = new Map<string, { body: string; answer: unknown }>();
+  /** Refunds, by id (`re_…`), made by `POST /v1/refunds` or the `refund` hook. */
+  readonly refunds = new Map<string, FakeRefund>();
+  /**
+   * https://docs.stripe.com/api/idempotent_requests: what the first request with a key (scoped to
+   * the account it acted as) was, `endpoint params`, and the status and body it was answered.
+   */
+  private readonly idempotent = new Map<
+    string,
+    { body: string; status: number; answer: unknown }
+  >();
   /** The connected account an object was created as (sessions, intents, charges...). */
   private readonly owners = new Map<string, string>();
   /** What the customer gave for an intent (billing details, the method's details), by intent id. */
@@ -538,7 +594,9 @@ export class FakeStripe extends LoopbackFake {
       const key = req.header('idempotency-key');
       // A key is the account's own: the same key as another account is another request.
       const scoped = key && `${account ?? ''} ${key}`;
-      const body = JSON.stringify(req.body);
+      // The endpoint is part of what a key was first used with ("does not match the first
+      // request's API endpoint and parameters", idempotency_error).
+      const body = `${req.path} ${JSON.stringify(req.body)}`;
       const earlier = scoped ? this.idempotent.get(scoped) : undefined;
       if (earlier && earlier.body !== body) {
         return stripeError(
@@ -554,8 +612,55 @@ export class FakeStripe extends LoopbackFake {
         const { error, ...details } = created;
         return stripeError(res, 400, 'invalid_request_error', error, details);
       }
-      if (scoped) this.idempotent.set(scoped, { body, answer: created });
+      if (scoped) this.idempotent.set(scoped, { body, status: 200, answer: created });
       return res.json(created);
+    });
+    // https://docs.stripe.com/api/refunds/create: a refund of a charge, named by it or by its
+    // PaymentIntent; Idempotency-Key as https://docs.stripe.com/api/idempotent_requests says: the
+    // first answer (success or refusal) saved once the endpoint runs, a parameter that fails
+    // validation saved not; the same key with other parameters is an idempotency_error.
+    app.post('/v1/refunds', (req, res) => {
+      const account = req.header('stripe-account');
+      const key = req.header('idempotency-key');
+      const scoped = key && `${account ?? ''} ${key}`;
+      const body = `${req.path} ${JSON.stringify(req.body)}`;
+      const earlier = scoped ? this.idempotent.get(scoped) : undefined;
+      if (earlier && earlier.body !== body) {
+        return stripeError(
+          res,
+          400,
+          'idempotency_error',
+          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+        );
+      }
+      if (earlier) return res.status(earlier.status).json(earlier.answer);
+      const asked = this.refundAsked((req.body ?? {}) as Record<string, unknown>, account);
+      if ('error' in asked) return res.status(asked.status).json({ error: asked.error });
+      const made = this.makeRefund(asked.charge, asked.params);
+      const status = 'error' in made ? made.status : 200;
+      const answer = 'error' in made ? { error: made.error } : structuredClone(made);
+      if (scoped) this.idempotent.set(scoped, { body, status, answer });
+      return res.status(status).json(answer);
+    });
+    // https://docs.stripe.com/api/refunds/retrieve
+    app.get('/v1/refunds/:id', (req, res) => {
+      const refund = this.owned(this.refunds, req.params.id, req.header('stripe-account'));
+      if (!refund) return missing(res, req.params.id, 'refund');
+      return res.json(refund);
+    });
+    // https://docs.stripe.com/api/refunds/list: newest first, by `charge` or `payment_intent`.
+    app.get('/v1/refunds', (req, res) => {
+      const account = req.header('stripe-account') ?? null;
+      const { charge, payment_intent: intent } = req.query as Record<string, unknown>;
+      const data = [...this.refunds.values()]
+        .filter(
+          (r) =>
+            this.accountOf(r.id) === account &&
+            (charge === undefined || r.charge === charge) &&
+            (intent === undefined || r.payment_intent === intent),
+        )
+        .reverse();
+      return res.json({ object: 'list', data, has_more: false, url: '/v1/refunds' });
     });
     app.get('/v1/checkout/sessions/:id', (req, res) => {
       const session = this.owned(this.sessions, req.params.id, req.header('stripe-account'));
@@ -586,7 +691,15 @@ export class FakeStripe extends LoopbackFake {
     app.get('/v1/charges/:id', (req, res) => {
       const charge = this.owned(this.charges, req.params.id, req.header('stripe-account'));
       if (!charge) return missing(res, req.params.id, 'charge');
-      return res.json(charge);
+      // Charges.d.ts: `refunds?: ApiList<Refund>`, a list given only when expanded
+      // (https://docs.stripe.com/api/charges/object#charge_object-refunds).
+      const expand = ([] as unknown[]).concat((req.query.expand as unknown) ?? []);
+      if (!expand.includes('refunds')) return res.json(charge);
+      const data = this.refundsOf(charge.id).reverse();
+      return res.json({
+        ...charge,
+        refunds: { object: 'list', data, has_more: false, url: `/v1/charges/${charge.id}/refunds` },
+      });
     });
     // https://docs.stripe.com/api/payment_methods/retrieve
     app.get('/v1/payment_methods/:id', (req, res) => {
@@ -1196,11 +1309,192 @@ export class FakeStripe extends LoopbackFake {
     return charge;
   }
 
-  /** The shop refunds the payment in full from the dashboard (charge.refunded follows). */
-  refund(sessionId: string): FakeCharge {
+  /**
+   * The shop refunds the payment from the dashboard: what is left of it by default, or `amount`;
+   * the same refund `POST /v1/refunds` makes (charge.amount_refunded and charge.refunded follow).
+   * A charge already refunded in full is left as it is; a refund Stripe refuses (a disputed
+   * charge, a boleto, more than is left) throws.
+   */
+  refund(sessionId: string, params: FakeRefundParams = {}): FakeCharge {
     const charge = this.chargeOf(sessionId);
-    Object.assign(charge, { refunded: true, amount_refunded: charge.amount });
+    if (charge.refunded) return charge;
+    const made = this.makeRefund(charge, params);
+    if ('error' in made) throw new Error(`Stripe refuses the refund: ${made.error.message}`);
     return charge;
+  }
+
+  /**
+   * A pending refund (a Pix's) ends: `succeeded`, or `failed` (`failure_reason` `unknown`), when
+   * its amount counts as refunded no more (charge.amount_refunded falls back, refunded with it).
+   */
+  settleRefund(refundId: string, succeeded = true): FakeRefund {
+    const refund = this.refunds.get(refundId);
+    if (!refund) throw new Error(`no refund ${refundId}`);
+    if (refund.status !== 'pending') throw new Error(`refund ${refundId} is ${refund.status}`);
+    delete refund.pending_reason;
+    refund.status = succeeded ? 'succeeded' : 'failed';
+    if (!succeeded) {
+      refund.failure_reason = 'unknown';
+      const charge = this.charges.get(refund.charge);
+      if (charge) {
+        charge.amount_refunded -= refund.amount;
+        charge.refunded = charge.amount_refunded === charge.amount;
+      }
+    }
+    return refund;
+  }
+
+  /** The refunds of a charge, oldest first. */
+  refundsOf(chargeId: string): FakeRefund[] {
+    return [...this.refunds.values()].filter((r) => r.charge === chargeId);
+  }
+
+  /**
+   * `POST /v1/refunds`'s parameters checked (those refused here are not saved under an
+   * Idempotency-Key): `payment_intent` or `charge` of the account, a positive integer `amount`, a
+   * known `reason`. A PaymentIntent's charge is its succeeded one (`latest_charge`).
+   */
+  private refundAsked(
+    body: Record<string, unknown>,
+    account: string | undefined,
+  ): { charge: FakeCharge; params: FakeRefundParams } | RefundRefusal {
+    const refuse = (status: number, message: string, details: Record<string, string> = {}) => ({
+      status,
+      error: { type: 'invalid_request_error', ...details, message },
+    });
+    const intentId = typeof body.payment_intent === 'string' ? body.payment_intent : undefined;
+    const chargeId = typeof body.charge === 'string' ? body.charge : undefined;
+    if (!intentId && !chargeId) {
+      return refuse(
+        400,
+        'One of the following params should be provided for this request: payment_intent or charge.',
+        { code: 'parameter_missing' },
+      );
+    }
+    const amount = body.amount;
+    if (amount !== undefined && (typeof amount !== 'string' || !/^[1-9]\d*$/.test(amount))) {
+      return refuse(400, 'Invalid positive integer', {
+        code: 'parameter_invalid_integer',
+        param: 'amount',
+      });
+    }
+    const reason = body.reason;
+    if (reason !== undefined && (typeof reason !== 'string' || !REFUND_REASONS.includes(reason))) {
+      return refuse(
+        400,
+        'Invalid reason: must be one of duplicate, fraudulent, or requested_by_customer',
+        { param: 'reason' },
+      );
+    }
+    let charge: FakeCharge | undefined;
+    if (intentId) {
+      const intent = this.owned(this.intents, intentId, account);
+      if (!intent) {
+        return refuse(404, `No such payment_intent: '${intentId}'`, {
+          code: 'resource_missing',
+          param: 'payment_intent',
+        });
+      }
+      charge = intent.latest_charge ? this.charges.get(intent.latest_charge) : undefined;
+      if (intent.status !== 'succeeded' || !charge) {
+        return refuse(400, 'This PaymentIntent does not have a successful charge to refund.', {
+          code: 'payment_intent_unexpected_state',
+          param: 'payment_intent',
+        });
+      }
+    }
+    if (chargeId) {
+      const named = this.owned(this.charges, chargeId, account);
+      if (!named) {
+        return refuse(404, `No such charge: '${chargeId}'`, {
+          code: 'resource_missing',
+          param: 'charge',
+        });
+      }
+      if (charge && charge !== named) {
+        return refuse(400, `The charge ${chargeId} is not the charge of ${intentId}.`, {
+          param: 'charge',
+        });
+      }
+      charge = named;
+    }
+    const metadata = body.metadata;
+    return {
+      charge: charge!,
+      params: {
+        amount: amount === undefined ? undefined : Number(amount),
+        reason: (reason as FakeRefund['reason'] | undefined) ?? null,
+        metadata:
+          metadata && typeof metadata === 'object' ? (metadata as Record<string, string>) : {},
+      },
+    };
+  }
+
+  /**
+   * A refund of `charge` (by default of what is left of it), or Stripe's refusal
+   * (https://docs.stripe.com/error-codes): `charge_disputed` ("The charge you're attempting to
+   * refund has been charged back"), `charge_already_refunded`, `charge_not_refundable` for a
+   * boleto ("Boleto payments can't be refunded", https://docs.stripe.com/payments/boleto#refunds),
+   * `amount_too_large` for more than is left (Refunds.d.ts: "This method will raise an error ...
+   * when trying to refund more money than is left on a charge"). Made, it counts at once in the
+   * charge's `amount_refunded` (pending or not) and `refunded` once all is refunded ("If the charge
+   * is only partially refunded, this attribute will still be false", Charges.d.ts).
+   */
+  private makeRefund(charge: FakeCharge, params: FakeRefundParams): FakeRefund | RefundRefusal {
+    const refuse = (code: string, message: string, param?: string): RefundRefusal => ({
+      status: 400,
+      error: { type: 'invalid_request_error', code, ...(param ? { param } : {}), message },
+    });
+    const type = charge.payment_method_details.type;
+    if (charge.disputed) {
+      return refuse(
+        'charge_disputed',
+        `Charge ${charge.id} has been charged back; cannot issue a refund.`,
+      );
+    }
+    if (charge.refunded) {
+      return refuse('charge_already_refunded', `Charge ${charge.id} has already been refunded.`);
+    }
+    if (type === 'boleto') {
+      return refuse('charge_not_refundable', 'Boleto payments cannot be refunded.');
+    }
+    const left = charge.amount - charge.amount_refunded;
+    const amount = params.amount ?? left;
+    if (amount > left) {
+      const money = (minor: number) =>
+        `${charge.currency.toUpperCase()} ${(minor / 100).toFixed(2)}`;
+      return refuse(
+        'amount_too_large',
+        `Refund amount (${money(amount)}) is greater than unrefunded amount on charge (${money(left)})`,
+        'amount',
+      );
+    }
+    const pending = type === 'pix';
+    const refund: FakeRefund = {
+      id: `re_${randomBytes(12).toString('hex')}`,
+      object: 'refund',
+      amount,
+      balance_transaction: null,
+      charge: charge.id,
+      created: Math.floor(this.clock().getTime() / 1000),
+      currency: charge.currency,
+      customer: null,
+      metadata: params.metadata ?? {},
+      payment_intent: charge.payment_intent,
+      payment_method: charge.payment_method,
+      reason: params.reason ?? null,
+      receipt_number: null,
+      source_transfer_reversal: null,
+      status: pending ? 'pending' : 'succeeded',
+      ...(pending ? { pending_reason: 'processing' as const } : {}),
+      transfer_reversal: null,
+    };
+    this.refunds.set(refund.id, refund);
+    const owner = this.owners.get(charge.id);
+    if (owner) this.owners.set(refund.id, owner);
+    charge.amount_refunded += amount;
+    charge.refunded = charge.amount_refunded === charge.amount;
+    return refund;
   }
 
   /** The buyer disputes the payment with the card's issuer (charge.dispute.created follows). */
