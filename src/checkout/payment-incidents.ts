@@ -81,9 +81,10 @@ async function returnLatePayment(
   providerRef: string,
   record: CheckoutRecord,
 ): Promise<string | undefined> {
-  if (!deps.provider.returnLatePayment) return undefined;
-  return deps.provider
-    .returnLatePayment({ providerRef, checkoutId: record.checkoutId })
+  const { provider } = deps;
+  if (!provider.returnsLatePayments || !provider.refundPayment) return undefined;
+  return provider
+    .refundPayment({ providerRef, checkoutId: record.checkoutId }, 'late_payment')
     .catch((error: unknown) => {
       deps.log.error('could not return a late payment to the payer; tried again later', {
         checkoutId: record.checkoutId,

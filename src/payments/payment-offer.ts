@@ -29,7 +29,12 @@ export interface ProviderOffer {
   methods: readonly PaymentMethod[];
   maxInstallments: number;
   maxExpiryMinutes: number;
-  why: { methods?: string; installments?: string; expiry?: string };
+  /**
+   * Whether the connector can give a paid payment back through the provider's API (its adapter's
+   * `refundPayment`): a plan's parts are refunded when its checkout expires undone.
+   */
+  refunds: boolean;
+  why: { methods?: string; installments?: string; expiry?: string; refunds?: string };
 }
 
 /** What `provider` (its name, as messages say it) cannot honour of `choice`, one problem per part. */

@@ -69,6 +69,12 @@ export interface PaymentStatus {
   medReturn?: MedReturn;
 }
 
+/**
+ * Why the connector gives a payment back: it arrived after its checkout closed, or it is a part
+ * of a plan whose checkout expired undone.
+ */
+export type RefundReason = 'late_payment' | 'plan_expired';
+
 /** A MED return as the provider reports it. */
 export interface MedReturn {
   /** `MED_OPERACIONAL`, `MED_FRAUDE` or `MED_PIX_AUTOMATICO`. */
@@ -218,10 +224,18 @@ export interface PaymentProvider {
   /** What the provider does by itself with a late payment, told in the incident's story. */
   readonly latePaymentNote?: string;
   /**
-   * Returns a late payment to the payer where the provider can and the shop wants it (a Pix's
-   * `devolucao`): what was done, or undefined when it is kept. Safe to call again.
+   * Gives the checkout's paid payment back to the payer, in full, through the provider's API (a
+   * Pix's `devolucao`, the sandbox's refund): what was asked, for the story, or undefined when
+   * nothing was paid to give back. Safe to call again: a refund under way or made is not asked
+   * twice. Absent: the provider cannot refund through the connector (the shop refunds at its
+   * provider's dashboard).
    */
-  returnLatePayment?(ref: { providerRef: string; checkoutId: string }): Promise<string | undefined>;
+  refundPayment?(
+    ref: { providerRef: string; checkoutId: string },
+    reason: RefundReason,
+  ): Promise<string | undefined>;
+  /** A late payment is given back by itself (`refundPayment`): the shop's choice, where it can. */
+  readonly returnsLatePayments?: boolean;
   /** The payments received since the last sweep (the API Pix's `GET /pix`); undefined: not due. */
   receivedPayments?(): Promise<ReceivedSweep | undefined>;
   /** Registers the connector's webhook by API (the API Pix's): the URL, or undefined. */

@@ -21,11 +21,18 @@ export function renewingProvider(
       return call(next);
     }
   }
-  const { cancelCheckout, verifyCredentials } = inner;
+  const { cancelCheckout, verifyCredentials, refundPayment } = inner;
   return {
     name: inner.name,
     ...(inner.latePaymentNote ? { latePaymentNote: inner.latePaymentNote } : {}),
     ...(inner.unsignedWebhooks ? { unsignedWebhooks: true } : {}),
+    ...(inner.returnsLatePayments ? { returnsLatePayments: true } : {}),
+    ...(refundPayment
+      ? {
+          refundPayment: (ref, reason) =>
+            once((provider) => provider.refundPayment?.(ref, reason) ?? Promise.resolve(undefined)),
+        }
+      : {}),
     createCheckout: (request) => once((provider) => provider.createCheckout(request)),
     getStatus: (ref) => once((provider) => provider.getStatus(ref)),
     parseWebhook: (input: WebhookInput) => once((provider) => provider.parseWebhook(input)),

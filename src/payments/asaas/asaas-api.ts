@@ -24,5 +24,8 @@ export const ASAAS_OFFER: ProviderOffer = {
   methods: ['pix', 'card'],
   maxInstallments: MAX_INSTALLMENTS,
   maxExpiryMinutes: MAX_EXPIRY_MINUTES,
-  why: { methods: 'Asaas Checkout offers Pix and card only' },
+  refunds: true,
+  why: {
+    methods: 'Asaas Checkout offers Pix and card only',
+  },
 };

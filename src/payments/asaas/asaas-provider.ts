@@ -12,6 +12,7 @@ import {
   type Payer,
   type PaymentProvider,
   type PaymentStatus,
+  type RefundReason,
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
@@ -230,6 +231,40 @@ export class AsaasProvider implements PaymentProvider {
     return { ...status, settlement: { ...status.settlement, pixE2e: e2e } };
   }
 
+  /**
+   * The checkout's paid payment given back in full: a card's plan of installments all of it
+   * (POST /v3/installments/{id}/refund), else the payment (POST /v3/payments/{id}/refund). Asaas
+   * takes no idempotency key: the status is read first, and a refusal read again (a refund made
+   * meanwhile is done). None paid, nothing; a Pix Asaas holds (CONFIRMED) is not paid yet.
+   */
+  async refundPayment(
+    ref: { providerRef: string; checkoutId: string },
+    reason: RefundReason,
+  ): Promise<string | undefined> {
+    const status = await this.getStatus(ref);
+    const id = status.transactionId;
+    if (status.state === 'refunded' && id) return `refunded at Asaas (${id})`;
+    if (status.state !== 'paid' || !id) return undefined;
+    // A payment's id is `pay_...`; a plan of installments (the status's id when there is one) is
+    // Asaas's installment id.
+    const plan = id.startsWith('pay_') ? 'payments' : 'installments';
+    try {
+      await this.call(
+        'refund the payment',
+        {
+          method: 'POST',
+          url: `/${plan}/${encodeURIComponent(id)}/refund`,
+          data: { description: REFUND_DESCRIPTIONS[reason] },
+        },
+        z.looseObject({}),
+      );
+    } catch (error) {
+      if ((await this.getStatus(ref)).state === 'refunded') return `refunded at Asaas (${id})`;
+      throw error;
+    }
+    return `refund asked at Asaas (${id})`;
+  }
+
   /** Closes the checkout; Asaas's refusal of one no longer active means nothing to close. */
   async cancelCheckout(ref: { providerRef: string }): Promise<void> {
     try {
@@ -281,6 +316,12 @@ const pixTransactionSchema = z.looseObject({
 
 /** The Central Bank's end-to-end id of a Pix: `E`, the ISPB, date and time, a sequence (32). */
 const E2E_ID = /^E[0-9A-Za-z]{31}$/;
+
+/** What the customer's statement and Asaas's receipt say of a refund. */
+const REFUND_DESCRIPTIONS: Readonly<Record<RefundReason, string>> = {
+  late_payment: 'Pagamento recebido após o prazo do pedido',
+  plan_expired: 'Pedido não concluído no prazo: valor devolvido',
+};
 
 /** The payers an adapter keeps, by customer: the oldest read leaves first. */
 const PAYERS_KEPT = 1000;

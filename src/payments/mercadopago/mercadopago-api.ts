@@ -27,5 +27,6 @@ export const MERCADOPAGO_OFFER: ProviderOffer = {
   methods: PAYMENT_METHODS,
   maxInstallments: MAX_INSTALLMENTS,
   maxExpiryMinutes: MAX_EXPIRY_MINUTES,
+  refunds: true,
   why: {},
 };

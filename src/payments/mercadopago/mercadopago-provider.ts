@@ -7,6 +7,7 @@ import {
   type CreatedCheckout,
   type PaymentProvider,
   type PaymentStatus,
+  type RefundReason,
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
@@ -166,6 +167,32 @@ export class MercadoPagoProvider implements PaymentProvider {
     // approved attempt wins, then one under way; refused ones alone leave the checkout payable
     // (it ends at its expiry, which closes the preference first).
     return checkoutStatusOf(found.results.map(paymentStatus));
+  }
+
+  /**
+   * The checkout's approved payment refunded in full (POST /v1/payments/{id}/refunds, "Create
+   * refund"), keyed by the checkout and the reason (X-Idempotency-Key): a retry is the same
+   * refund. A payment already refunded asks nothing; none paid, nothing.
+   */
+  async refundPayment(
+    ref: { providerRef: string; checkoutId: string },
+    reason: RefundReason,
+  ): Promise<string | undefined> {
+    const status = await this.getStatus(ref);
+    if (status.state === 'refunded')
+      return `refunded at Mercado Pago (payment ${status.transactionId})`;
+    if (status.state !== 'paid' || !status.transactionId) return undefined;
+    const refund = await this.call(
+      'refund the payment',
+      {
+        method: 'POST',
+        url: `/v1/payments/${encodeURIComponent(status.transactionId)}/refunds`,
+        headers: { 'x-idempotency-key': `refund:${ref.checkoutId}:${reason}` },
+        data: {},
+      },
+      z.looseObject({ id: z.union([z.number(), z.string()]).transform(String) }),
+    );
+    return `refund asked at Mercado Pago (refund ${refund.id} of payment ${status.transactionId})`;
   }
 
   async cancelCheckout(ref: { providerRef: string }): Promise<void> {

@@ -25,6 +25,8 @@ export const PIX_OFFER: ProviderOffer = {
   methods: ['pix'],
   maxInstallments: 1,
   maxExpiryMinutes: MAX_EXPIRY_MINUTES,
+  // A Pix's devolução (PUT /pix/{e2eid}/devolucao/{id}).
+  refunds: true,
   why: {
     methods: 'the API Pix takes Pix only',
     installments: 'a Pix is paid at once',

@@ -7,6 +7,7 @@ import type {
   PaymentProvider,
   PaymentStatus,
   ReceivedSweep,
+  RefundReason,
   WebhookHint,
   WebhookInput,
 } from '../payment-provider';
@@ -47,6 +48,18 @@ const cobSchema = z.looseObject({
   pix: z.array(pixSchema).nullish(),
 });
 type Cob = z.output<typeof cobSchema>;
+
+/** A devolução's id starts with its reason's (the rest: the Pix's digest). */
+const REFUND_ID_PREFIX: Readonly<Record<RefundReason, string>> = {
+  late_payment: 'late',
+  plan_expired: 'plan',
+};
+
+/** What the payer's bank shows of the return (`descricao`, up to 140 characters). */
+const REFUND_DESCRIPTIONS: Readonly<Record<RefundReason, string>> = {
+  late_payment: 'Pagamento recebido após o prazo do pedido',
+  plan_expired: 'Pedido não concluído no prazo: valor devolvido',
+};
 
 /**
  * A shop's Pix straight to its bank, through the Central Bank's API Pix: a `cob` per checkout,
@@ -204,31 +217,39 @@ export class PixProvider implements PaymentProvider {
     }
   }
 
+  /** A late Pix is returned unless the shop keeps late Pix (`refundLatePix`). */
+  get returnsLatePayments(): boolean {
+    return this.settings.refundLatePix;
+  }
+
   /**
-   * A late Pix returned in full with `PUT /pix/{e2eid}/devolucao/{id}`, unless the shop keeps
-   * late Pix. Its id is derived from the Pix and from how many of the connector's returns of it
-   * the bank did not make (`NAO_REALIZADO`): asking again while one is under way or done asks
-   * nothing (the charge read shows it), and after a refusal a new id asks again, since the
-   * specification refuses an id used before.
+   * A Pix returned in full with `PUT /pix/{e2eid}/devolucao/{id}`. Its id is derived from the
+   * reason, the Pix and how many of the connector's returns of it the bank did not make
+   * (`NAO_REALIZADO`): asking again while one is under way or done asks nothing (the charge read
+   * shows it), and after a refusal a new id asks again, since the specification refuses an id
+   * used before.
    */
-  async returnLatePayment(ref: { providerRef: string }): Promise<string | undefined> {
-    if (!this.settings.refundLatePix) return undefined;
+  async refundPayment(
+    ref: { providerRef: string },
+    reason: RefundReason,
+  ): Promise<string | undefined> {
     const [pix] = (await this.readCob(ref.providerRef)).pix ?? [];
     if (!pix) return undefined;
     const { returned, pending } = returnedOf(pix);
     const left = centavosOf(pix.valor) - returned - pending;
-    const base = `late${createHash('sha256').update(pix.endToEndId).digest('hex').slice(0, 24)}`;
+    const digest = createHash('sha256').update(pix.endToEndId).digest('hex').slice(0, 24);
+    const base = `${REFUND_ID_PREFIX[reason]}${digest}`;
     const refused = (pix.devolucoes ?? []).filter(
       (devolucao) => devolucao.id.startsWith(base) && devolucao.status === 'NAO_REALIZADO',
     ).length;
     const id = refused === 0 ? base : `${base}n${refused}`;
     if (left <= 0) return `returned to the payer (devolução ${id})`;
     await this.call(
-      'return the late Pix',
+      'return the Pix',
       {
         method: 'PUT',
         url: `/pix/${encodeURIComponent(pix.endToEndId)}/devolucao/${id}`,
-        data: { valor: valorOf(left), descricao: 'Pagamento recebido após o prazo do pedido' },
+        data: { valor: valorOf(left), descricao: REFUND_DESCRIPTIONS[reason] },
       },
       devolucaoSchema,
     );

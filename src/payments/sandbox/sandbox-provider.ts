@@ -187,6 +187,15 @@ export class SandboxProvider implements PaymentProvider {
     return state ?? undefined;
   }
 
+  /**
+   * Gives a paid payment back, as a real provider's refund API does: the payment reads refunded
+   * after it (and asking again changes nothing); undefined when nothing was paid.
+   */
+  async refundPayment(ref: { checkoutId: string }): Promise<string | undefined> {
+    const state = await this.after(ref.checkoutId, 'refunded');
+    return state === 'refunded' ? 'refunded in the sandbox' : undefined;
+  }
+
   private async expiresAtMs(checkoutId: string): Promise<number> {
     const data = await this.redis.hget(this.key(checkoutId), 'data');
     return data ? Date.parse((JSON.parse(data) as SandboxPayment).expiresAt) : 0;

@@ -26,6 +26,7 @@ export const STRIPE_OFFER: ProviderOffer = {
   methods: PAYMENT_METHODS,
   maxInstallments: 1,
   maxExpiryMinutes: 24 * 60,
+  refunds: true,
   why: {
     installments:
       'Stripe cannot split a card payment in BRL (its installments exist only for cards of Mexico and Japan)',

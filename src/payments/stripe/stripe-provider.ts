@@ -7,6 +7,7 @@ import {
   type PaidWith,
   type PaymentProvider,
   type PaymentStatus,
+  type RefundReason,
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
@@ -132,6 +133,35 @@ export class StripeProvider implements PaymentProvider {
     return institutionCnpj
       ? { ...status, settlement: { ...status.settlement, institutionCnpj } }
       : status;
+  }
+
+  /**
+   * The session's payment given back, what is left of it (POST /v1/refunds with its
+   * PaymentIntent), keyed by the checkout and the reason (Idempotency-Key): a retry within
+   * Stripe's 24 h is the same refund, and after it Stripe's `charge_already_refunded` means done.
+   * None paid (or disputed: the dispute decides), nothing.
+   */
+  async refundPayment(
+    ref: { providerRef: string; checkoutId: string },
+    reason: RefundReason,
+  ): Promise<string | undefined> {
+    const status = await this.getStatus(ref);
+    const { transactionId } = status;
+    if ((status.state !== 'paid' && status.state !== 'refunded') || !transactionId) {
+      return undefined;
+    }
+    try {
+      const refund = await this.stripe.refunds.create(
+        { payment_intent: transactionId, metadata: { checkout_id: ref.checkoutId, reason } },
+        { idempotencyKey: `refund:${ref.checkoutId}:${reason}`, ...this.as },
+      );
+      return `refund asked at Stripe (${refund.id})`;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'charge_already_refunded') {
+        return `refunded at Stripe (${transactionId})`;
+      }
+      throw asAppError(error, 'refund the payment');
+    }
   }
 
   /**

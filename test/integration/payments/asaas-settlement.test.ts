@@ -104,7 +104,8 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
     const payments: PaymentProvider = provider;
     const status = (): Promise<PaymentStatus> =>
       payments.getStatus({ checkoutId, providerRef: created.providerRef });
-    return { checkout, status };
+    const ref = { checkoutId, providerRef: created.providerRef };
+    return { checkout, status, ref };
   }
 
   const pixReads = () => asaas.requests.filter((r) => r.path.startsWith('/pix/transactions/'));
@@ -289,6 +290,26 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
         ...PAID_BY,
       },
     });
+  });
+
+  it('a card plan given back by the connector: every installment, by the plan, once; a held Pix not', async () => {
+    const { checkout, status, ref } = await open(alone);
+    const plan = asaas.pay(checkout, { billingType: 'CREDIT_CARD', installments: 3 });
+    const refunds = () =>
+      asaas.requests.filter((r) => r.method === 'POST' && /refund$/.test(r.path));
+    expect(await alone.refundPayment(ref, 'plan_expired')).toMatch(/^refund asked at Asaas/);
+    expect(refunds().map((r) => r.path)).toEqual([`/installments/${plan[0]!.installment}/refund`]);
+    expect(plan.map((p) => p.status)).toEqual(['REFUNDED', 'REFUNDED', 'REFUNDED']);
+    expect(await status()).toMatchObject({ state: 'refunded' });
+    // Asked again (a retried job): read first, nothing more asked.
+    expect(await alone.refundPayment(ref, 'plan_expired')).toMatch(/^refunded at Asaas/);
+    expect(refunds()).toHaveLength(1);
+
+    // A Pix Asaas holds (CONFIRMED) is not paid yet: nothing to give back.
+    const held = await open(alone);
+    asaas.pay(held.checkout, { billingType: 'PIX', status: 'CONFIRMED' });
+    expect(await alone.refundPayment(held.ref, 'plan_expired')).toBeUndefined();
+    expect(refunds()).toHaveLength(1);
   });
 
   describe('a figure Asaas does not settle is left out, never guessed', () => {

@@ -78,7 +78,11 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
     provider: PaymentProvider,
     amountMinor: number,
     vendorFee?: number,
-  ): Promise<{ checkoutId: string; status: () => Promise<PaymentStatus> }> {
+  ): Promise<{
+    checkoutId: string;
+    status: () => Promise<PaymentStatus>;
+    refund: () => Promise<string | undefined> | undefined;
+  }> {
     const checkoutId = `chk_${randomBytes(12).toString('hex')}`;
     const request: CheckoutRequest = {
       checkoutId,
@@ -96,6 +100,7 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
     return {
       checkoutId,
       status: () => provider.getStatus({ providerRef, checkoutId }),
+      refund: () => provider.refundPayment?.({ providerRef, checkoutId }, 'plan_expired'),
     };
   }
 
@@ -225,5 +230,19 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
       card: { brand: 'mastercard', funding: 'credit' },
       institutionCnpj: '10573521000191',
     });
+  });
+
+  it('gives an approved payment back in full when the connector asks, once, keyed by the checkout', async () => {
+    const { checkoutId, status, refund } = await open(own, 20_000);
+    const posts = () =>
+      mp.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/refunds'));
+    expect(await refund()).toBeUndefined();
+    const payment = mp.pay(mp.preferenceFor(checkoutId)!, 'approved');
+    expect(await refund()).toMatch(/^refund asked at Mercado Pago/);
+    expect(await status()).toMatchObject({ state: 'refunded', transactionId: String(payment.id) });
+    expect(posts().map((r) => r.idempotencyKey)).toEqual([`refund:${checkoutId}:plan_expired`]);
+    // Asked again: the payment reads refunded, nothing more is asked.
+    expect(await refund()).toMatch(/^refunded at Mercado Pago/);
+    expect(posts()).toHaveLength(1);
   });
 });

@@ -11,6 +11,7 @@ import type {
   PaymentProvider,
   WebhookHint,
 } from '../../../src/payments/payment-provider';
+import { PROVIDERS, type ProviderName } from '../../../src/payments/providers';
 import type { ProviderFake } from '../../support/provider-suite';
 import {
   providerModuleOf,
@@ -163,6 +164,34 @@ describe.each(TEST_PROVIDER_LIST.map((row) => [row.name, row] as const))(
         reason: expect.any(String),
       });
     });
+
+    it('declares in its offer whether it gives payments back, as its adapter does', () => {
+      expect(typeof world.provider.refundPayment === 'function').toBe(
+        PROVIDERS[row.name as ProviderName].offer.refunds,
+      );
+    });
+
+    if (PROVIDERS[row.name as ProviderName].offer.refunds) {
+      it('gives a paid payment back when asked: nothing when unpaid, refunded after, once', async () => {
+        const c = await created();
+        const ref = { checkoutId: c.checkoutId, providerRef: c.providerRef };
+        expect(await world.provider.refundPayment?.(ref, 'plan_expired')).toBeUndefined();
+        await driver.pay(c.checkoutId, c.providerRef);
+        const paid = await status(c);
+        expect(await world.provider.refundPayment?.(ref, 'plan_expired')).toEqual(
+          expect.any(String),
+        );
+        await driver.settleRefunds?.(c.checkoutId, c.providerRef);
+        const refunded = await status(c);
+        expect(refunded).toMatchObject({ state: 'refunded', transactionId: paid.transactionId });
+        // Asked again (a retried job): still one refund, the payment as it was.
+        expect(await world.provider.refundPayment?.(ref, 'plan_expired')).toEqual(
+          expect.any(String),
+        );
+        await driver.settleRefunds?.(c.checkoutId, c.providerRef);
+        expect(await status(c)).toEqual(refunded);
+      });
+    }
 
     it('can no longer be paid once the connector closes it', async () => {
       const c = await created();

@@ -99,8 +99,10 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
   async function open(provider: PaymentProvider, amount: Money, vendorFee?: Money) {
     const asked = request(amount, vendorFee);
     const { providerRef } = await provider.createCheckout(asked);
-    const status = () => provider.getStatus({ providerRef, checkoutId: asked.checkoutId });
-    return { providerRef, status };
+    const ref = { providerRef, checkoutId: asked.checkoutId };
+    const status = () => provider.getStatus(ref);
+    const refund = () => provider.refundPayment?.(ref, 'plan_expired');
+    return { providerRef, status, refund };
   }
 
   it('a card in 3 installments on a connected account with the vendor fee: every figure, still there once refunded', async () => {
@@ -227,6 +229,34 @@ describe("Stripe's settlement of a payment, against a loopback Stripe", () => {
     expect(paid.state).toBe('paid');
     expect(paid.settlement).toMatchObject({ card: { brand: 'visa', last4: '4242' } });
     expect(paid.settlement).not.toHaveProperty('institutionCnpj');
+  });
+
+  it('gives a payment back when the connector asks: once, done when refunded before, a boleto refused', async () => {
+    const refunds = () =>
+      stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    const before = refunds().length;
+    const card = await open(connected, brl(10_000));
+    expect(await card.refund()).toBeUndefined();
+    stripe.pay(card.providerRef, 'card');
+    expect(await card.refund()).toMatch(/^refund asked at Stripe \(re_/);
+    expect(await card.status()).toMatchObject({ state: 'refunded', reason: 'refunded at Stripe' });
+    // Asked again (a retried job): the same refund, by its idempotency key.
+    expect(await card.refund()).toMatch(/^refund asked at Stripe/);
+    expect(stripe.refundsOf(stripe.chargeOf(card.providerRef).id)).toHaveLength(1);
+    expect(refunds().length - before).toBe(2);
+
+    // Refunded in Stripe's dashboard before: Stripe's charge_already_refunded means done.
+    const dashboard = await open(platform, brl(10_000));
+    stripe.pay(dashboard.providerRef, 'card');
+    stripe.refund(dashboard.providerRef);
+    expect(await dashboard.refund()).toMatch(/^refunded at Stripe/);
+
+    const boleto = await open(platform, brl(10_000));
+    stripe.pay(boleto.providerRef, 'boleto', {
+      payer: { name: 'Maria Souza', taxId: '52998224725' },
+    });
+    stripe.settle(boleto.providerRef, true);
+    await expect(boleto.refund()).rejects.toMatchObject({ code: 'PROVIDER_REJECTED' });
   });
 
   it("a dispute carries the payment's settlement too", async () => {

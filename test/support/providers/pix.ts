@@ -31,7 +31,12 @@ export const pixRow = testProvider({
         confirmPix: async (_id, ref) => void pix.pay(ref),
         refund: async (_id, ref) => {
           const paid = paidOf(ref);
-          await (built.provider as PixProvider).returnLatePayment({ providerRef: ref });
+          await (built.provider as PixProvider).refundPayment({ providerRef: ref }, 'late_payment');
+          for (const devolucao of pix.receivedPix(paid.endToEndId).devolucoes ?? [])
+            pix.settleDevolucao(paid.endToEndId, devolucao.id);
+        },
+        settleRefunds: async (_id, ref) => {
+          const paid = paidOf(ref);
           for (const devolucao of pix.receivedPix(paid.endToEndId).devolucoes ?? [])
             pix.settleDevolucao(paid.endToEndId, devolucao.id);
         },

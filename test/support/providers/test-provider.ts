@@ -32,6 +32,11 @@ export interface ContractDriver {
   issueBoleto?(checkoutId: string, providerRef: string): Promise<void>;
   /** The shop refunds a paid payment (from the provider's dashboard, or its bank's API). */
   refund(checkoutId: string, providerRef: string): Promise<void>;
+  /**
+   * The provider completes the refunds under way (a Pix's devolução made by the bank); absent
+   * where a refund the connector asks is made at once.
+   */
+  settleRefunds?(checkoutId: string, providerRef: string): Promise<void>;
   /** Undefined for a provider without webhooks (the sandbox: its page reports directly). */
   webhook?(checkoutId: string, providerRef: string, forgery?: Forgery): Promise<WebhookInput>;
 }
