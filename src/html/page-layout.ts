@@ -79,15 +79,36 @@ const STYLE = `
   @media (scripting: none) { button.pix-copy, .pix-status { display:none; } }
   @media (prefers-reduced-motion: reduce) { .pix-status::before { animation:none; } }
   @media (max-width:420px) { .card.pix { padding:20px 16px; } }
+  .part { border-top:1px solid var(--line); margin-top:8px; padding-top:12px; }
+  .part h2 { font-size:18px; margin:0; }
+  .part table { margin:0 0 8px; }
+  .part td { border-bottom:none; }
+  .part .state { font-size:14px; color:var(--muted); }
+  .part .state.ok { color:var(--brand); } .part .state.bad { color:var(--bad); }
+  .part .actions form { flex:1 1 100%; }
+  details.split { margin:12px 0 0; }
+  details.split summary { cursor:pointer; font-weight:600; color:var(--brand); padding:10px 0; }
+  @media (max-width:420px) { .card.plan { padding:20px 16px; } }
 `;
 
-/** A complete page; `notice` is a banner above the content (the sandbox takes no money, say). */
-export function renderPage(title: string, body: string, notice?: string): string {
+/**
+ * A complete page; `notice` is a banner above the content (the sandbox takes no money, say);
+ * `refreshSeconds` reloads it by itself, without script (a payment awaited).
+ */
+export function renderPage(
+  title: string,
+  body: string,
+  notice?: string,
+  options: { refreshSeconds?: number } = {},
+): string {
+  const refresh = options.refreshSeconds
+    ? `\n<meta http-equiv="refresh" content="${Math.floor(options.refreshSeconds)}">`
+    : '';
   return `<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
