@@ -1,38 +1,15 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { planPage, type PlanPageView } from '../../src/http/pages/plan-page';
+import { planPage } from '../../src/http/pages/plan-page';
 import { ARTIFACTS, launchBrowser } from '../support/browser';
+import { DEPOSIT_PLAN } from '../support/plan-views';
 
 /*
  * The connector's own payment page (src/http/pages/plan-page.ts) in a real browser, on a phone
  * (390×844, touch) and a desktop (1280×800): nothing runs off the screen's width, every button is
  * a thumb's size, the split's form opens without script, and the page makes no request of its
- * own. Its screenshots, test-artifacts/plan-page-{390,1280}.png, are docs/images'.
+ * own. Its screenshots are test-artifacts/plan-page-{390,1280}.png.
  */
-const BRL = (amountMinor: number) => ({ amountMinor, currency: 'BRL' });
-
-const VIEW: PlanPageView = {
-  checkoutId: 'chk_marcenaria-demo_0123456789abcdef01234567',
-  serviceId: 1004,
-  storefront: { name: 'Marcenaria Demo', siteUrl: 'https://marcenaria.example/pedidos' },
-  order: BRL(1_500_000),
-  parts: [
-    {
-      part: 'deposit',
-      amount: BRL(450_000),
-      state: 'due',
-      methods: [{ method: 'pix' }, { method: 'card', maxInstallments: 12 }],
-      splitTender: true,
-    },
-    {
-      part: 'balance',
-      amount: BRL(1_050_000),
-      state: 'due',
-      dueDate: '2027-01-15',
-      methods: [{ method: 'pix' }, { method: 'card', maxInstallments: 12 }],
-    },
-  ],
-};
 
 describe('the payment page of a plan, in a browser', () => {
   let browser: Browser;
@@ -57,7 +34,7 @@ describe('the payment page of a plan, in a browser', () => {
         const page = await context.newPage();
         const requests: string[] = [];
         page.on('request', (request) => requests.push(request.url()));
-        await page.setContent(planPage(VIEW), { waitUntil: 'load' });
+        await page.setContent(planPage(DEPOSIT_PLAN), { waitUntil: 'load' });
         const boxes = await page.evaluate<Array<{ x: number; width: number; height: number }>>(
           `[...document.querySelectorAll('button')]
           .filter((b) => b.checkVisibility())

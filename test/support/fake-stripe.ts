@@ -429,6 +429,39 @@ export class FakeStripe extends LoopbackFake {
     string,
     { body: string; status: number; answer: unknown }
   >();
+
+  /**
+   * A POST under Stripe's Idempotency-Key (https://docs.stripe.com/api/idempotent_requests), a
+   * key being its account's own: the first answer is saved once the endpoint ran (`keep` false:
+   * a parameter that failed validation, not saved) and replayed for the same key; the same key
+   * with another endpoint or other parameters is an idempotency_error.
+   */
+  private idempotently(
+    req: express.Request,
+    res: Response,
+    handle: (account: string | undefined) => { status: number; answer: unknown; keep?: boolean },
+  ): void {
+    const account = req.header('stripe-account');
+    const key = req.header('idempotency-key');
+    const scoped = key && `${account ?? ''} ${key}`;
+    const body = `${req.path} ${JSON.stringify(req.body)}`;
+    const earlier = scoped ? this.idempotent.get(scoped) : undefined;
+    if (earlier && earlier.body !== body) {
+      return stripeError(
+        res,
+        400,
+        'idempotency_error',
+        'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+      );
+    }
+    if (earlier) {
+      res.status(earlier.status).json(earlier.answer);
+      return;
+    }
+    const { status, answer, keep = true } = handle(account);
+    if (scoped && keep) this.idempotent.set(scoped, { body, status, answer });
+    res.status(status).json(answer);
+  }
   /** The connected account an object was created as (sessions, intents, charges...). */
   private readonly owners = new Map<string, string>();
   /** What the customer gave for an intent (billing details, the method's details), by intent id. */
@@ -589,59 +622,36 @@ export class FakeStripe extends LoopbackFake {
         url: link.url,
       });
     });
-    app.post('/v1/checkout/sessions', (req, res) => {
-      const account = req.header('stripe-account');
-      const key = req.header('idempotency-key');
-      // A key is the account's own: the same key as another account is another request.
-      const scoped = key && `${account ?? ''} ${key}`;
-      // The endpoint is part of what a key was first used with ("does not match the first
-      // request's API endpoint and parameters", idempotency_error).
-      const body = `${req.path} ${JSON.stringify(req.body)}`;
-      const earlier = scoped ? this.idempotent.get(scoped) : undefined;
-      if (earlier && earlier.body !== body) {
-        return stripeError(
-          res,
-          400,
-          'idempotency_error',
-          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
-        );
-      }
-      if (earlier) return res.json(earlier.answer);
-      const created = this.createSession(req.body as Record<string, unknown>, account);
-      if ('error' in created) {
-        const { error, ...details } = created;
-        return stripeError(res, 400, 'invalid_request_error', error, details);
-      }
-      if (scoped) this.idempotent.set(scoped, { body, status: 200, answer: created });
-      return res.json(created);
-    });
+    app.post('/v1/checkout/sessions', (req, res) =>
+      this.idempotently(req, res, (account) => {
+        const created = this.createSession(req.body as Record<string, unknown>, account);
+        if ('error' in created) {
+          const { error, ...details } = created;
+          // A parameter that fails validation is not saved under the key.
+          return {
+            status: 400,
+            answer: stripeErrorBody('invalid_request_error', error, details),
+            keep: false,
+          };
+        }
+        return { status: 200, answer: created };
+      }),
+    );
     // https://docs.stripe.com/api/refunds/create: a refund of a charge, named by it or by its
     // PaymentIntent; Idempotency-Key as https://docs.stripe.com/api/idempotent_requests says: the
     // first answer (success or refusal) saved once the endpoint runs, a parameter that fails
     // validation saved not; the same key with other parameters is an idempotency_error.
-    app.post('/v1/refunds', (req, res) => {
-      const account = req.header('stripe-account');
-      const key = req.header('idempotency-key');
-      const scoped = key && `${account ?? ''} ${key}`;
-      const body = `${req.path} ${JSON.stringify(req.body)}`;
-      const earlier = scoped ? this.idempotent.get(scoped) : undefined;
-      if (earlier && earlier.body !== body) {
-        return stripeError(
-          res,
-          400,
-          'idempotency_error',
-          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
-        );
-      }
-      if (earlier) return res.status(earlier.status).json(earlier.answer);
-      const asked = this.refundAsked((req.body ?? {}) as Record<string, unknown>, account);
-      if ('error' in asked) return res.status(asked.status).json({ error: asked.error });
-      const made = this.makeRefund(asked.charge, asked.params);
-      const status = 'error' in made ? made.status : 200;
-      const answer = 'error' in made ? { error: made.error } : structuredClone(made);
-      if (scoped) this.idempotent.set(scoped, { body, status, answer });
-      return res.status(status).json(answer);
-    });
+    app.post('/v1/refunds', (req, res) =>
+      this.idempotently(req, res, (account) => {
+        const asked = this.refundAsked((req.body ?? {}) as Record<string, unknown>, account);
+        if ('error' in asked)
+          return { status: asked.status, answer: { error: asked.error }, keep: false };
+        const made = this.makeRefund(asked.charge, asked.params);
+        return 'error' in made
+          ? { status: made.status, answer: { error: made.error } }
+          : { status: 200, answer: structuredClone(made) };
+      }),
+    );
     // https://docs.stripe.com/api/refunds/retrieve
     app.get('/v1/refunds/:id', (req, res) => {
       const refund = this.owned(this.refunds, req.params.id, req.header('stripe-account'));
@@ -761,6 +771,18 @@ export class FakeStripe extends LoopbackFake {
   }
 
   /** The variables that aim the connector at this fake. */
+  /** The official SDK aimed at the fake, as a client of the real API: no retries, no telemetry. */
+  client(): Stripe {
+    const { hostname, port } = new URL(this.url);
+    return new Stripe(this.secretKey, {
+      host: hostname,
+      port: Number(port),
+      protocol: 'http',
+      maxNetworkRetries: 0,
+      telemetry: false,
+    });
+  }
+
   env(): Record<string, string> {
     return {
       PAYMENT_PROVIDER: 'stripe',
@@ -1597,7 +1619,15 @@ function stripeError(
   message: string,
   details: { code?: string; param?: string } = {},
 ): void {
-  res.status(status).json({ error: { type, ...details, message } });
+  res.status(status).json(stripeErrorBody(type, message, details));
+}
+
+function stripeErrorBody(
+  type: string,
+  message: string,
+  details: { code?: string; param?: string } = {},
+): { error: Record<string, unknown> } {
+  return { error: { type, ...details, message } };
 }
 
 function missing(res: Response, id: string, kind = 'checkout.session'): void {

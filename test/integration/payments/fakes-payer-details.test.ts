@@ -22,14 +22,7 @@ describe("the fake Stripe's card and payer details", () => {
   beforeAll(async () => {
     await stripe.start();
     stripe.clock = () => NOW;
-    const { hostname, port } = new URL(stripe.url);
-    sdk = new Stripe(stripe.secretKey, {
-      host: hostname,
-      port: Number(port),
-      protocol: 'http',
-      maxNetworkRetries: 0,
-      telemetry: false,
-    });
+    sdk = stripe.client();
   });
   afterAll(() => stripe.stop());
 

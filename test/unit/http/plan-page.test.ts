@@ -3,36 +3,13 @@ import {
   planPage,
   type PlanPageView,
 } from '../../../src/http/pages/plan-page';
+import { DEPOSIT_PLAN } from '../../support/plan-views';
 
 /*
  * The connector's own payment page (CONTRACT "The payment page"), as HTML: each part with its
  * amount, state and due date; a form per way to pay a part still due (usable without script);
  * what is paid and what is left; nothing from another host; a reload while a payment is awaited.
  */
-const BRL = (amountMinor: number) => ({ amountMinor, currency: 'BRL' });
-
-const DEPOSIT_PLAN: PlanPageView = {
-  checkoutId: 'chk_marcenaria-demo_0123456789abcdef01234567',
-  serviceId: 1004,
-  storefront: { name: 'Marcenaria Demo', siteUrl: 'https://marcenaria.example/pedidos' },
-  order: BRL(1_500_000),
-  parts: [
-    {
-      part: 'deposit',
-      amount: BRL(450_000),
-      state: 'due',
-      methods: [{ method: 'pix' }, { method: 'card', maxInstallments: 12 }],
-      splitTender: true,
-    },
-    {
-      part: 'balance',
-      amount: BRL(1_050_000),
-      state: 'due',
-      dueDate: '2027-01-15',
-      methods: [{ method: 'pix' }, { method: 'boleto' }],
-    },
-  ],
-};
 
 /** Every form of the page: where it posts and its hidden fields. */
 function formsOf(html: string): Array<{ action: string; fields: Record<string, string> }> {
