@@ -30,10 +30,11 @@ export interface ProviderOffer {
   maxInstallments: number;
   maxExpiryMinutes: number;
   /**
-   * Whether the connector can give a paid payment back through the provider's API (its adapter's
-   * `refundPayment`): a plan's parts are refunded when its checkout expires undone.
+   * The methods whose payments the connector can give back through the provider's API (its
+   * adapter's `refundPayment`; none: it cannot): a plan's parts are refunded when its checkout
+   * expires undone, so a plan's methods must be among them.
    */
-  refunds: boolean;
+  refunds: readonly PaymentMethod[];
   why: { methods?: string; installments?: string; expiry?: string; refunds?: string };
 }
 

@@ -827,7 +827,9 @@ export class FakeAsaas extends LoopbackFake {
     if (value !== undefined && (typeof value !== 'number' || !(value > 0))) {
       return ['invalid_value', 'O valor do estorno deve ser maior que zero.'];
     }
-    const minor = value === undefined ? left : Math.round(value * 100);
+    // "Caso não seja informado, o estorno considerará o valor integral da cobrança" (Refund
+    // payment): no value is the whole charge, refused once part of it was refunded.
+    const minor = value === undefined ? Math.round(payment.value * 100) : Math.round(value * 100);
     if (minor > left) {
       return [
         'invalid_value',

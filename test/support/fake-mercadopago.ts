@@ -430,14 +430,16 @@ export class FakeMercadoPago extends LoopbackFake {
     // (https://www.mercadopago.com.br/developers/en/reference/chargebacks/_payments_id_refunds/post):
     // no body or no `amount`, all that is left; an `amount`, that much. X-Idempotency-Key is
     // REQUIRED there (4292 "Header X-Idempotency-Key can't be null"); the same key (the seller's
-    // own) answers the refund it made, whatever the body. Another seller's payment: 404 (2000).
+    // own) for the same payment answers the refund it made, whatever the body (the reference says
+    // nothing of a key reused for another payment: the fake takes it as another request).
+    // Another seller's payment: 404 (2000).
     app.post('/v1/payments/:id/refunds', (req, res) => {
       const caller = callerOf(res);
       const header = req.header('x-idempotency-key');
       if (!header) {
         return mpError(res, 400, 'bad_request', "Header X-Idempotency-Key can't be null", 4292);
       }
-      const key = `${caller.userId}:${header}`;
+      const key = `${caller.userId}:${req.params.id}:${header}`;
       const earlier = this.idempotentRefunds.get(key);
       if (earlier) return res.status(201).json(earlier);
       const payment = this.payments.get(Number(req.params.id));

@@ -770,7 +770,6 @@ export class FakeStripe extends LoopbackFake {
     return maps[field]?.get(id);
   }
 
-  /** The variables that aim the connector at this fake. */
   /** The official SDK aimed at the fake, as a client of the real API: no retries, no telemetry. */
   client(): Stripe {
     const { hostname, port } = new URL(this.url);
@@ -783,6 +782,7 @@ export class FakeStripe extends LoopbackFake {
     });
   }
 
+  /** The variables that aim the connector at this fake. */
   env(): Record<string, string> {
     return {
       PAYMENT_PROVIDER: 'stripe',

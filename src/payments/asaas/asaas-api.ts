@@ -24,7 +24,7 @@ export const ASAAS_OFFER: ProviderOffer = {
   methods: ['pix', 'card'],
   maxInstallments: MAX_INSTALLMENTS,
   maxExpiryMinutes: MAX_EXPIRY_MINUTES,
-  refunds: true,
+  refunds: ['pix', 'card'],
   why: {
     methods: 'Asaas Checkout offers Pix and card only',
   },

@@ -68,6 +68,11 @@ const settlementFields = {
     .catch(null),
   /** The customer who paid (`cus_...`): GET /v3/customers/{id} names them. */
   customer: z.string().nullish().catch(null),
+  /** Its refunds, each `value` (reais) and `status` (PENDING, DONE, CANCELLED...): in part or in full. */
+  refunds: z
+    .array(z.looseObject({ value: z.number().nullish(), status: z.string().nullish() }))
+    .nullish()
+    .catch(null),
 };
 
 const paymentSchema = z.looseObject({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../errors';
 import { secretMatcher } from '../../secrets/token-match';
 import type { CreatedCheckouts } from '../created-checkouts';
-import { singleItemOf } from '../money';
+import { minorOf, singleItemOf } from '../money';
 import { payerOf } from '../payment-facts';
 import {
   checkoutStatusOf,
@@ -163,18 +163,28 @@ export class AsaasProvider implements PaymentProvider {
   }
 
   async getStatus(ref: { providerRef: string }): Promise<PaymentStatus> {
+    const { status, plan } = await this.planOf(ref);
+    return this.withPayer(await this.withPixE2e(status, plan), plan);
+  }
+
+  /**
+   * The checkout's payment, as its status and its plan. A card in installments is one payment
+   * per installment, all of one plan: the plan is the payment. A paid one wins, then one under
+   * way (a Pix waiting, a card in analysis).
+   */
+  private async planOf(ref: { providerRef: string }): Promise<{
+    status: PaymentStatus;
+    plan: Payment[] | undefined;
+  }> {
     const found = await this.call(
       'list the checkout payments',
       { method: 'GET', url: '/payments', params: { checkoutSession: ref.providerRef, limit: 100 } },
       listSchema,
     );
-    // A card in installments is one payment per installment, all of one plan: the plan is the
-    // payment. A paid one wins, then one under way (a Pix waiting, a card in analysis).
     const plans = [...groupByPlan(found.data.filter((p) => !p.deleted)).values()];
     const statuses = plans.map(planStatus);
     const status = checkoutStatusOf(statuses);
-    const plan = plans[statuses.indexOf(status)];
-    return this.withPayer(await this.withPixE2e(status, plan), plan);
+    return { status, plan: plans[statuses.indexOf(status)] };
   }
 
   /**
@@ -232,35 +242,36 @@ export class AsaasProvider implements PaymentProvider {
   }
 
   /**
-   * The checkout's paid payment given back in full: a card's plan of installments all of it
-   * (POST /v3/installments/{id}/refund), else the payment (POST /v3/payments/{id}/refund). Asaas
-   * takes no idempotency key: the status is read first, and a refusal read again (a refund made
-   * meanwhile is done). None paid, nothing; a Pix Asaas holds (CONFIRMED) is not paid yet.
+   * The checkout's paid payment given back in full: each payment of its plan (a card's
+   * installments, or the one payment) still holding money, what is left of it
+   * (POST /v3/payments/{id}/refund with its `value`: without one Asaas refunds the whole charge,
+   * refused once part of it was). Asaas takes no idempotency key: what is left is read first, so
+   * asking again asks only what is still there. None paid, nothing; a Pix Asaas holds
+   * (CONFIRMED) is not paid yet.
    */
   async refundPayment(
     ref: { providerRef: string; checkoutId: string },
     reason: RefundReason,
   ): Promise<string | undefined> {
-    const status = await this.getStatus(ref);
+    const { status, plan } = await this.planOf(ref);
     const id = status.transactionId;
-    if (status.state === 'refunded' && id) return `refunded at Asaas (${id})`;
-    if (status.state !== 'paid' || !id) return undefined;
-    // A payment's id is `pay_...`; a plan of installments (the status's id when there is one) is
-    // Asaas's installment id.
-    const plan = id.startsWith('pay_') ? 'payments' : 'installments';
-    try {
+    if ((status.state !== 'paid' && status.state !== 'refunded') || !plan || !id) return undefined;
+    const holding = plan.flatMap((payment) => {
+      const left = leftToRefund(payment);
+      return left > 0 && REFUNDABLE.has(payment.status) ? [{ payment, left }] : [];
+    });
+    if (holding.length === 0)
+      return status.state === 'refunded' ? `refunded at Asaas (${id})` : undefined;
+    for (const { payment, left } of holding) {
       await this.call(
         'refund the payment',
         {
           method: 'POST',
-          url: `/${plan}/${encodeURIComponent(id)}/refund`,
-          data: { description: REFUND_DESCRIPTIONS[reason] },
+          url: `/payments/${encodeURIComponent(payment.id)}/refund`,
+          data: { value: left / 100, description: REFUND_DESCRIPTIONS[reason] },
         },
         z.looseObject({}),
       );
-    } catch (error) {
-      if ((await this.getStatus(ref)).state === 'refunded') return `refunded at Asaas (${id})`;
-      throw error;
     }
     return `refund asked at Asaas (${id})`;
   }
@@ -316,6 +327,17 @@ const pixTransactionSchema = z.looseObject({
 
 /** The Central Bank's end-to-end id of a Pix: `E`, the ISPB, date and time, a sequence (32). */
 const E2E_ID = /^E[0-9A-Za-z]{31}$/;
+
+/** The statuses of a payment whose money may be given back (a card's CONFIRMED too). */
+const REFUNDABLE: ReadonlySet<string> = new Set(['RECEIVED', 'CONFIRMED']);
+
+/** Centavos of a payment not yet refunded: its value less its refunds not cancelled. */
+function leftToRefund(payment: Payment): number {
+  const refunded = (payment.refunds ?? [])
+    .filter((refund) => refund.status !== 'CANCELLED')
+    .reduce((sum, refund) => sum + minorOf(refund.value ?? 0), 0);
+  return minorOf(payment.value) - refunded;
+}
 
 /** What the customer's statement and Asaas's receipt say of a refund. */
 const REFUND_DESCRIPTIONS: Readonly<Record<RefundReason, string>> = {

@@ -27,6 +27,9 @@ export const MERCADOPAGO_OFFER: ProviderOffer = {
   methods: PAYMENT_METHODS,
   maxInstallments: MAX_INSTALLMENTS,
   maxExpiryMinutes: MAX_EXPIRY_MINUTES,
-  refunds: true,
-  why: {},
+  refunds: ['card', 'pix'],
+  why: {
+    refunds:
+      "Mercado Pago's refund reference does not say how a boleto is given back: the shop refunds it in Mercado Pago's dashboard",
+  },
 };

@@ -7,7 +7,6 @@ import {
   type CreatedCheckout,
   type PaymentProvider,
   type PaymentStatus,
-  type RefundReason,
   type WebhookHint,
   type WebhookInput,
 } from '../payment-provider';
@@ -171,13 +170,13 @@ export class MercadoPagoProvider implements PaymentProvider {
 
   /**
    * The checkout's approved payment refunded in full (POST /v1/payments/{id}/refunds, "Create
-   * refund"), keyed by the checkout and the reason (X-Idempotency-Key): a retry is the same
-   * refund. A payment already refunded asks nothing; none paid, nothing.
+   * refund"), keyed by the payment (X-Idempotency-Key): a retry is the same refund, whatever its
+   * reason. A payment already refunded asks nothing; none paid, nothing.
    */
-  async refundPayment(
-    ref: { providerRef: string; checkoutId: string },
-    reason: RefundReason,
-  ): Promise<string | undefined> {
+  async refundPayment(ref: {
+    providerRef: string;
+    checkoutId: string;
+  }): Promise<string | undefined> {
     const status = await this.getStatus(ref);
     if (status.state === 'refunded')
       return `refunded at Mercado Pago (payment ${status.transactionId})`;
@@ -187,7 +186,8 @@ export class MercadoPagoProvider implements PaymentProvider {
       {
         method: 'POST',
         url: `/v1/payments/${encodeURIComponent(status.transactionId)}/refunds`,
-        headers: { 'x-idempotency-key': `refund:${ref.checkoutId}:${reason}` },
+        // Keyed by the payment: one is given back once, whatever asks it.
+        headers: { 'x-idempotency-key': `refund:${status.transactionId}` },
         data: {},
       },
       z.looseObject({ id: z.union([z.number(), z.string()]).transform(String) }),

@@ -26,7 +26,7 @@ export const PIX_OFFER: ProviderOffer = {
   maxInstallments: 1,
   maxExpiryMinutes: MAX_EXPIRY_MINUTES,
   // A Pix's devolução (PUT /pix/{e2eid}/devolucao/{id}).
-  refunds: true,
+  refunds: ['pix'],
   why: {
     methods: 'the API Pix takes Pix only',
     installments: 'a Pix is paid at once',

@@ -22,7 +22,7 @@ export const sandboxProvider = defineProvider({
     methods: PAYMENT_METHODS,
     maxInstallments: MAX_INSTALLMENTS,
     maxExpiryMinutes: MAX_EXPIRY_MINUTES,
-    refunds: true,
+    refunds: PAYMENT_METHODS,
     why: {},
   },
   settings: ({ name }, common) => ({ name, ...common }),

@@ -26,8 +26,9 @@ export const STRIPE_OFFER: ProviderOffer = {
   methods: PAYMENT_METHODS,
   maxInstallments: 1,
   maxExpiryMinutes: 24 * 60,
-  refunds: true,
+  refunds: ['card', 'pix'],
   why: {
+    refunds: 'Stripe does not refund a boleto (the shop returns the money by hand)',
     installments:
       'Stripe cannot split a card payment in BRL (its installments exist only for cards of Mexico and Japan)',
     expiry:

@@ -137,7 +137,7 @@ export class StripeProvider implements PaymentProvider {
 
   /**
    * The session's payment given back, what is left of it (POST /v1/refunds with its
-   * PaymentIntent), keyed by the checkout and the reason (Idempotency-Key): a retry within
+   * PaymentIntent), keyed by the payment (Idempotency-Key): a retry within
    * Stripe's 24 h is the same refund, and after it Stripe's `charge_already_refunded` means done.
    * None paid (or disputed: the dispute decides), nothing.
    */
@@ -153,7 +153,8 @@ export class StripeProvider implements PaymentProvider {
     try {
       const refund = await this.stripe.refunds.create(
         { payment_intent: transactionId, metadata: { checkout_id: ref.checkoutId, reason } },
-        { idempotencyKey: `refund:${ref.checkoutId}:${reason}`, ...this.as },
+        // Keyed by the payment: one is given back once, whatever asks it, whichever checkout.
+        { idempotencyKey: `refund:${transactionId}`, ...this.as },
       );
       return `refund asked at Stripe (${refund.id})`;
     } catch (error) {

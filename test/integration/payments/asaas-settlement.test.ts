@@ -292,24 +292,46 @@ describe("Asaas's settlement of a payment, read from Asaas's payments", () => {
     });
   });
 
-  it('a card plan given back by the connector: every installment, by the plan, once; a held Pix not', async () => {
+  it('a card plan given back by the connector: every installment, what is left of each, once; a held Pix not', async () => {
     const { checkout, status, ref } = await open(alone);
     const plan = asaas.pay(checkout, { billingType: 'CREDIT_CARD', installments: 3 });
     const refunds = () =>
-      asaas.requests.filter((r) => r.method === 'POST' && /refund$/.test(r.path));
+      asaas.requests.filter(
+        (r) => r.method === 'POST' && plan.some((p) => r.path === `/payments/${p.id}/refund`),
+      );
     expect(await alone.refundPayment(ref, 'plan_expired')).toMatch(/^refund asked at Asaas/);
-    expect(refunds().map((r) => r.path)).toEqual([`/installments/${plan[0]!.installment}/refund`]);
+    expect(refunds().map((r) => [r.path, (r.body as { value?: number }).value])).toEqual(
+      plan.map((p) => [`/payments/${p.id}/refund`, p.value]),
+    );
     expect(plan.map((p) => p.status)).toEqual(['REFUNDED', 'REFUNDED', 'REFUNDED']);
     expect(await status()).toMatchObject({ state: 'refunded' });
     // Asked again (a retried job): read first, nothing more asked.
     expect(await alone.refundPayment(ref, 'plan_expired')).toMatch(/^refunded at Asaas/);
-    expect(refunds()).toHaveLength(1);
+    expect(refunds()).toHaveLength(3);
 
     // A Pix Asaas holds (CONFIRMED) is not paid yet: nothing to give back.
     const held = await open(alone);
-    asaas.pay(held.checkout, { billingType: 'PIX', status: 'CONFIRMED' });
+    const [heldPix] = asaas.pay(held.checkout, { billingType: 'PIX', status: 'CONFIRMED' });
     expect(await alone.refundPayment(held.ref, 'plan_expired')).toBeUndefined();
-    expect(refunds()).toHaveLength(1);
+    expect(
+      asaas.requests.filter((r) => r.method === 'POST' && r.path.includes(heldPix!.id)),
+    ).toEqual([]);
+  });
+
+  it('a Pix the shop refunded in part at Asaas: the connector gives back what is left, then nothing', async () => {
+    const { checkout, status, ref } = await open(alone);
+    const [pix] = asaas.pay(checkout, { billingType: 'PIX', status: 'RECEIVED' });
+    asaas.refund([pix!], { value: 100 });
+    expect(pix!.status).toBe('RECEIVED');
+    const before = asaas.requests.length;
+    expect(await alone.refundPayment(ref, 'plan_expired')).toMatch(/^refund asked at Asaas/);
+    const asked = asaas.requests.slice(before).filter((r) => r.method === 'POST');
+    expect(asked.map((r) => [r.path, (r.body as { value?: number }).value])).toEqual([
+      [`/payments/${pix!.id}/refund`, 200],
+    ]);
+    expect(pix!.status).toBe('REFUNDED');
+    expect(await status()).toMatchObject({ state: 'refunded' });
+    expect(await alone.refundPayment(ref, 'plan_expired')).toMatch(/^refunded at Asaas/);
   });
 
   describe('a figure Asaas does not settle is left out, never guessed', () => {

@@ -451,7 +451,7 @@ describe("the fake Asaas's refunds", () => {
     expect(await json(await call(`/payments/${card!.id}`))).toEqual(answer);
   });
 
-  it('refunds part of a Pix (it stays RECEIVED), then the rest (REFUNDED)', async () => {
+  it('refunds part of a Pix (it stays RECEIVED), then the rest by its value (REFUNDED); no value after a part is the whole charge: refused', async () => {
     const [pix] = await paid({ billingType: 'PIX', status: 'RECEIVED' });
     const part = await json(
       await call(`/payments/${pix!.id}/refund`, { value: 30.25, description: 'Item faltante' }),
@@ -460,7 +460,11 @@ describe("the fake Asaas's refunds", () => {
       status: 'RECEIVED',
       refunds: [{ value: 30.25, description: 'Item faltante', status: 'DONE' }],
     });
-    const rest = await json(await call(`/payments/${pix!.id}/refund`, {}));
+    // "Caso não seja informado, o estorno considerará o valor integral da cobrança".
+    expect(await json(await call(`/payments/${pix!.id}/refund`, {}), 400)).toEqual(
+      refused('invalid_value'),
+    );
+    const rest = await json(await call(`/payments/${pix!.id}/refund`, { value: 69.75 }));
     expect(rest.status).toBe('REFUNDED');
     expect((rest.refunds as Array<{ value: number }>).map((r) => r.value)).toEqual([30.25, 69.75]);
     expect(await json(await call(`/payments/${pix!.id}`))).toMatchObject({ status: 'REFUNDED' });

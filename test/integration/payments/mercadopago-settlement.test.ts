@@ -232,17 +232,31 @@ describe('the settlement of a Mercado Pago payment, as the adapter reads it', ()
     });
   });
 
-  it('gives an approved payment back in full when the connector asks, once, keyed by the checkout', async () => {
+  it('gives an approved payment back in full when the connector asks, once, keyed by the payment', async () => {
     const { checkoutId, status, refund } = await open(own, 20_000);
-    const posts = () =>
-      mp.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/refunds'));
     expect(await refund()).toBeUndefined();
     const payment = mp.pay(mp.preferenceFor(checkoutId)!, 'approved');
+    const posts = () =>
+      mp.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/${payment.id}/refunds`));
     expect(await refund()).toMatch(/^refund asked at Mercado Pago/);
     expect(await status()).toMatchObject({ state: 'refunded', transactionId: String(payment.id) });
-    expect(posts().map((r) => r.idempotencyKey)).toEqual([`refund:${checkoutId}:plan_expired`]);
+    expect(posts().map((r) => r.idempotencyKey)).toEqual([`refund:${payment.id}`]);
     // Asked again: the payment reads refunded, nothing more is asked.
     expect(await refund()).toMatch(/^refunded at Mercado Pago/);
     expect(posts()).toHaveLength(1);
+  });
+
+  it('a checkout paid twice (a second approved payment): each given back, by its own key', async () => {
+    const { checkoutId, status, refund } = await open(own, 20_000);
+    const preference = mp.preferenceFor(checkoutId)!;
+    const first = mp.pay(preference, 'approved');
+    const second = mp.pay(preference, 'approved');
+    const posts = (id: number) =>
+      mp.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/${id}/refunds`)).length;
+    expect(await refund()).toMatch(/^refund asked at Mercado Pago/);
+    expect(await refund()).toMatch(/^refund asked at Mercado Pago/);
+    expect([posts(first.id), posts(second.id)]).toEqual([1, 1]);
+    expect([first.status, second.status]).toEqual(['refunded', 'refunded']);
+    expect(await status()).toMatchObject({ state: 'refunded' });
   });
 });

@@ -40,6 +40,8 @@ export const asaasRow = testProvider({
         confirmPix: async (_id, ref) =>
           void fake.update(fake.paymentsOf(checkout(ref)), 'RECEIVED'),
         refund: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'REFUNDED'),
+        refundsMade: async (_id, ref) =>
+          fake.paymentsOf(checkout(ref)).reduce((sum, p) => sum + (p.refunds?.length ?? 0), 0),
         webhook: async (_id, ref, forgery) => {
           const [payment] = fake.paymentsOf(checkout(ref));
           const event = payment

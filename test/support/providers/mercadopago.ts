@@ -63,6 +63,8 @@ export const mercadoPagoRow = testProvider({
         },
         issueBoleto: async (id) =>
           void fake.pay(preference(id), 'pending', undefined, { paymentType: 'ticket' }),
+        refundsMade: async (id) =>
+          paymentsOf(id).reduce((sum, p) => sum + (p.refunds?.length ?? 0), 0),
         refund: async (id) => {
           for (const payment of paymentsOf(id))
             if (payment.status === 'approved') fake.update(payment, 'refunded');

@@ -35,6 +35,8 @@ export const pixRow = testProvider({
           for (const devolucao of pix.receivedPix(paid.endToEndId).devolucoes ?? [])
             pix.settleDevolucao(paid.endToEndId, devolucao.id);
         },
+        refundsMade: async (_id, ref) =>
+          (pix.receivedPix(paidOf(ref).endToEndId).devolucoes ?? []).length,
         settleRefunds: async (_id, ref) => {
           const paid = paidOf(ref);
           for (const devolucao of pix.receivedPix(paid.endToEndId).devolucoes ?? [])

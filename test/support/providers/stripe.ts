@@ -26,6 +26,7 @@ export const stripeRow = testProvider({
       confirmPix: async (_id, ref) => void fake.settle(ref, true),
       issueBoleto: async (_id, ref) => void fake.pay(ref, 'boleto'),
       refund: async (_id, ref) => void fake.refund(ref),
+      refundsMade: async (_id, ref) => fake.refundsOf(fake.chargeOf(ref).id).length,
       webhook: async (_id, ref, forgery) => {
         const event = fake.event('checkout.session.completed', fake.session(ref));
         const signed = fake.signature(event.body, {

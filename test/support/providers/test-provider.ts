@@ -37,6 +37,11 @@ export interface ContractDriver {
    * where a refund the connector asks is made at once.
    */
   settleRefunds?(checkoutId: string, providerRef: string): Promise<void>;
+  /**
+   * How many refunds the provider made of the checkout's payments, as its own records say (a
+   * charge's refunds, a payment's, a Pix's devoluções); absent where a refund is a state alone.
+   */
+  refundsMade?(checkoutId: string, providerRef: string): Promise<number>;
   /** Undefined for a provider without webhooks (the sandbox: its page reports directly). */
   webhook?(checkoutId: string, providerRef: string, forgery?: Forgery): Promise<WebhookInput>;
 }
