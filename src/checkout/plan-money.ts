@@ -24,16 +24,21 @@ export function percentHundredthsOf(percent: number): number {
 }
 
 /**
- * The order cut into a deposit of `percentHundredths` (hundredths of a percent, 1 to 9,999) of
- * it, rounded half up to the centavo, and the balance, the rest. Undefined when a part would be
- * less than MIN_PART_MINOR: an order that small is paid in full.
+ * The order cut into a deposit of `percentHundredths` (hundredths of a percent: 1 % to 99 %, as
+ * CONTRACT's `"percent": 1..99`, two decimals allowed) of it, rounded half up to the centavo, and
+ * the balance, the rest. Undefined when a part would be less than MIN_PART_MINOR: an order that
+ * small is paid in full.
  */
 export function depositParts(
   order: Money,
   percentHundredths: number,
 ): [PlanPart, PlanPart] | undefined {
-  if (!Number.isInteger(percentHundredths) || percentHundredths < 1 || percentHundredths > 9_999) {
-    throw new RangeError(`a deposit is 0.01 to 99.99 percent, not ${percentHundredths / 100}`);
+  if (
+    !Number.isInteger(percentHundredths) ||
+    percentHundredths < 100 ||
+    percentHundredths > 9_900
+  ) {
+    throw new RangeError(`a deposit is 1 to 99 percent, not ${percentHundredths / 100}`);
   }
   const deposit = Math.floor((order.amountMinor * percentHundredths + 5_000) / 10_000);
   const balance = order.amountMinor - deposit;
@@ -84,13 +89,14 @@ export function cutAcross(total: number, weights: readonly number[]): number[] {
   if (weights.some((w) => !Number.isInteger(w) || w < 0) || sum === 0) {
     throw new RangeError('weights are centavos, not all zero');
   }
-  // Integer arithmetic: total * weight stays exact below 2^53 for any real order.
-  const exact = weights.map((w) => total * w);
-  const shares = exact.map((e) => Math.floor(e / sum));
+  // Exact whatever the sizes: total * weight may pass 2^53 (R$ 10 million and its fee).
+  const whole = BigInt(sum);
+  const exact = weights.map((w) => BigInt(total) * BigInt(w));
+  const shares = exact.map((e) => Number(e / whole));
   let left = total - shares.reduce((a, b) => a + b, 0);
   const byRemainder = exact
-    .map((e, i) => ({ i, remainder: e % sum }))
-    .sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+    .map((e, i) => ({ i, remainder: e % whole }))
+    .sort((a, b) => (a.remainder === b.remainder ? a.i - b.i : a.remainder > b.remainder ? -1 : 1));
   for (const { i } of byRemainder) {
     if (left === 0) break;
     shares[i] = (shares[i] ?? 0) + 1;

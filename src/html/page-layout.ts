@@ -93,16 +93,17 @@ const STYLE = `
 
 /**
  * A complete page; `notice` is a banner above the content (the sandbox takes no money, say);
- * `refreshSeconds` reloads it by itself, without script (a payment awaited).
+ * `refresh` loads `url` again after `seconds`, without script (a payment awaited).
  */
 export function renderPage(
   title: string,
   body: string,
   notice?: string,
-  options: { refreshSeconds?: number } = {},
+  options: { refresh?: { seconds: number; url: string } } = {},
 ): string {
-  const refresh = options.refreshSeconds
-    ? `\n<meta http-equiv="refresh" content="${Math.floor(options.refreshSeconds)}">`
+  const { refresh: again } = options;
+  const refresh = again
+    ? `\n<meta http-equiv="refresh" content="${Math.floor(again.seconds)};url=${escapeHtml(again.url)}">`
     : '';
   return `<!doctype html>
 <html lang="pt-BR">

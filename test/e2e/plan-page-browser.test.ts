@@ -40,7 +40,7 @@ describe('the payment page of a plan, in a browser', () => {
           .filter((b) => b.checkVisibility())
           .map((b) => { const r = b.getBoundingClientRect(); return { x: r.x, width: r.width, height: r.height }; })`,
         );
-        // Pix and card for each part; the split's button is folded away.
+        // Two ways to pay each part; the split's button is folded away.
         expect(boxes).toHaveLength(4);
         for (const box of boxes) {
           expect(box.height).toBeGreaterThanOrEqual(44);

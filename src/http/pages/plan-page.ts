@@ -15,7 +15,8 @@ import {
  * order, each of its parts with its amount, state and due date, and per part the ways the shop
  * takes it. pt-BR, phone first, nothing loaded from another host, no script: each choice is a
  * form posted to `POST /pay/:checkoutId/start` (`part`, `method`, and for a split its first
- * `amount` in reais). While a Pix is awaited the page reloads itself (a meta refresh).
+ * `amount` in reais). While a Pix is awaited, and no choice is offered, the page reloads itself
+ * (a meta refresh, to the page's own URL).
  */
 
 /** Where a part stands, as the customer reads it. */
@@ -31,6 +32,8 @@ export interface PlanPartView {
   methods: ReadonlyArray<{ method: PaymentMethod; maxInstallments?: number }>;
   /** It may be paid two ways (split tender): the customer's first amount, the rest another way. */
   splitTender?: boolean;
+  /** The way it is being paid, while `processing` (a Pix awaited reloads the page). */
+  paying?: PaymentMethod;
 }
 
 export interface PlanPageView {
@@ -64,7 +67,7 @@ const METHOD_WORDS: Readonly<Record<PaymentMethod, string>> = {
   boleto: 'boleto',
 };
 
-/** Seconds between the page's reloads while a Pix or a boleto is awaited. */
+/** Seconds between the page's reloads while a Pix is awaited. */
 export const AWAIT_REFRESH_SECONDS = 10;
 
 /** `YYYY-MM-DD` as `dd/mm/aaaa`. */
@@ -80,9 +83,9 @@ function methodLabel(choice: PlanPartView['methods'][number]): string {
   return `Pagar com cartão (até ${choice.maxInstallments}x)`;
 }
 
-/** One way to pay a part: a form of its own, usable without script. */
+/** One way to pay a part: a form of its own, usable without script, its button named with the part. */
 function methodForm(action: string, part: PartName, choice: PlanPartView['methods'][number]) {
-  return `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="part" value="${part}"><input type="hidden" name="method" value="${choice.method}"><button class="${choice.method === 'pix' ? 'pix' : 'pay'}" type="submit" data-testid="pay-${part}-${choice.method}">${escapeHtml(methodLabel(choice))}</button></form>`;
+  return `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="part" value="${part}"><input type="hidden" name="method" value="${choice.method}"><button class="${choice.method === 'pix' ? 'pix' : 'pay'}" type="submit" aria-describedby="title-${part}" data-testid="pay-${part}-${choice.method}">${escapeHtml(methodLabel(choice))}</button></form>`;
 }
 
 /** The split of a part: the first amount and its way; the rest is paid after, another way. */
@@ -101,12 +104,14 @@ function partSection(action: string, view: PlanPartView): string {
   const state = STATE_WORDS[view.state];
   const due =
     view.dueDate && view.state !== 'paid'
-      ? `<p class="note">Vence em ${escapeHtml(dayText(view.dueDate))}</p>`
+      ? `<p class="note">${view.state === 'expired' ? 'Venceu' : 'Vence'} em ${escapeHtml(dayText(view.dueDate))}</p>`
       : '';
   const choices =
-    view.state === 'due'
-      ? `<div class="actions">${view.methods.map((choice) => methodForm(action, view.part, choice)).join('')}</div>${view.splitTender && view.methods.length > 0 ? splitForm(action, view) : ''}`
-      : '';
+    view.state !== 'due'
+      ? ''
+      : view.methods.length === 0
+        ? `<p class="note">Fale com a loja para pagar esta parte.</p>`
+        : `<div class="actions">${view.methods.map((choice) => methodForm(action, view.part, choice)).join('')}</div>${view.splitTender ? splitForm(action, view) : ''}`;
   return `<section class="part" data-testid="part-${view.part}" aria-labelledby="title-${view.part}"><table><tr><td><h2 id="title-${view.part}">${escapeHtml(PART_TITLES[view.part])}</h2><span class="state ${state.tone}" data-testid="state-${view.part}">${escapeHtml(state.text)}</span></td><td class="amount">${escapeHtml(formatMoney(view.amount.amountMinor, view.amount.currency))}</td></tr></table>${due}${choices}</section>`;
 }
 
@@ -116,21 +121,36 @@ export function planPage(view: PlanPageView): string {
   const paid = view.parts
     .filter((part) => part.state === 'paid')
     .reduce((sum, part) => sum + part.amount.amountMinor, 0);
-  const left = view.order.amountMinor - paid;
+  const left = Math.max(0, view.order.amountMinor - paid);
   const awaiting = view.parts.some((part) => part.state === 'processing');
+  // A Pix is confirmed in minutes: the page looks again; a boleto takes days, a card's analysis
+  // hours, and a form being filled would be wiped (nothing reloads while one is shown).
+  const pixAwaited = view.parts.some(
+    (part) => part.state === 'processing' && part.paying === 'pix',
+  );
+  const choosing = view.parts.some((part) => part.state === 'due' && part.methods.length > 0);
   const money = (minor: number) => escapeHtml(formatMoney(minor, view.order.currency));
   const summary = `<table><tr><td>Total do pedido</td><td class="amount">${money(view.order.amountMinor)}</td></tr><tr><td>Pago</td><td class="amount" data-testid="paid">${money(paid)}</td></tr><tr class="total"><td>Falta pagar</td><td class="amount" data-testid="left">${money(left)}</td></tr></table>`;
   const problem = view.problem
     ? `<p class="notice" role="alert" data-testid="problem">${escapeHtml(view.problem)}</p>`
     : '';
+  const reloads = pixAwaited && !choosing;
   const waiting = awaiting
-    ? `<p class="note" data-testid="awaiting">Esta página se atualiza sozinha enquanto aguardamos a confirmação.</p>`
+    ? `<p class="note" data-testid="awaiting">${reloads ? 'Esta página se atualiza sozinha enquanto aguardamos a confirmação do Pix.' : 'Volte a esta página para ver quando o pagamento for confirmado.'}</p>`
     : '';
   const body = `<div class="card plan">${shopEyebrow(view.storefront, `Pedido ${view.serviceId}`)}<h1>Pagamento do pedido</h1>${problem}${summary}${view.parts.map((part) => partSection(action, part)).join('')}${waiting}${wayBack(view.storefront)}</div>`;
   return renderPage(
     'Pagamento do pedido',
     body,
     undefined,
-    awaiting ? { refreshSeconds: AWAIT_REFRESH_SECONDS } : {},
+    // Back to the page itself: a page answered to a refused choice (POST /start) reloads the plan.
+    reloads
+      ? {
+          refresh: {
+            seconds: AWAIT_REFRESH_SECONDS,
+            url: `/pay/${encodeURIComponent(view.checkoutId)}`,
+          },
+        }
+      : {},
   );
 }

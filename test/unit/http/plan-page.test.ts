@@ -56,7 +56,7 @@ describe('the payment page of a plan', () => {
       ...DEPOSIT_PLAN,
       parts: [
         { ...DEPOSIT_PLAN.parts[0]!, state: 'paid' },
-        { ...DEPOSIT_PLAN.parts[1]!, state: 'processing' },
+        { ...DEPOSIT_PLAN.parts[1]!, state: 'processing', paying: 'pix' },
       ],
     };
     const html = planPage(view);
@@ -65,8 +65,21 @@ describe('the payment page of a plan', () => {
     expect(html).toMatch(/data-testid="state-balance">Aguardando confirmação/);
     expect(html).toMatch(/data-testid="paid">R\$\s4\.500,00/);
     expect(html).toMatch(/data-testid="left">R\$\s10\.500,00/);
-    expect(html).toContain(`<meta http-equiv="refresh" content="${AWAIT_REFRESH_SECONDS}">`);
+    expect(html).toContain(
+      `<meta http-equiv="refresh" content="${AWAIT_REFRESH_SECONDS};url=/pay/${DEPOSIT_PLAN.checkoutId}">`,
+    );
     expect(planPage(DEPOSIT_PLAN)).not.toContain('http-equiv="refresh"');
+    // A boleto awaited takes days: no reload; a form on the page is never wiped by one.
+    const boleto = planPage({
+      ...view,
+      parts: [view.parts[0]!, { ...view.parts[1]!, paying: 'boleto' }],
+    });
+    expect(boleto).not.toContain('http-equiv="refresh"');
+    const choosing = planPage({
+      ...view,
+      parts: [{ ...view.parts[0]!, state: 'due' }, view.parts[1]!],
+    });
+    expect(choosing).not.toContain('http-equiv="refresh"');
   });
 
   it("loads nothing from another host and runs no script; the shop's words are escaped", () => {
@@ -79,5 +92,18 @@ describe('the payment page of a plan', () => {
     expect(html).toContain('&#60;script&#62;');
     expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
     expect(html).toMatch(/role="alert" data-testid="problem">O primeiro pagamento deve ser/);
+  });
+
+  it('an expired part says when it fell due; one due with no way to pay says to ask the shop', () => {
+    const html = planPage({
+      ...DEPOSIT_PLAN,
+      parts: [
+        { ...DEPOSIT_PLAN.parts[0]!, methods: [] },
+        { ...DEPOSIT_PLAN.parts[1]!, state: 'expired' },
+      ],
+    });
+    expect(html).toContain('Fale com a loja para pagar esta parte.');
+    expect(html).toContain('Venceu em 15/01/2027');
+    expect(formsOf(html)).toEqual([]);
   });
 });
