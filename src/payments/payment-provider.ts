@@ -75,6 +75,15 @@ export interface PaymentStatus {
  */
 export type RefundReason = 'late_payment' | 'plan_expired';
 
+/**
+ * What the payer's bank statement and the provider's receipt say of a refund, by its reason
+ * (the API Pix's `descricao` takes up to 140 characters).
+ */
+export const REFUND_DESCRIPTIONS: Readonly<Record<RefundReason, string>> = {
+  late_payment: 'Pagamento recebido após o prazo do pedido',
+  plan_expired: 'Pedido não concluído no prazo: valor devolvido',
+};
+
 /** A MED return as the provider reports it. */
 export interface MedReturn {
   /** `MED_OPERACIONAL`, `MED_FRAUDE` or `MED_PIX_AUTOMATICO`. */

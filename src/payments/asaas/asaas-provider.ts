@@ -15,6 +15,7 @@ import {
   type RefundReason,
   type WebhookHint,
   type WebhookInput,
+  REFUND_DESCRIPTIONS,
 } from '../payment-provider';
 import { offeredOptions, type PaymentMethod, type PaymentOptions } from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
@@ -338,12 +339,6 @@ function leftToRefund(payment: Payment): number {
     .reduce((sum, refund) => sum + minorOf(refund.value ?? 0), 0);
   return minorOf(payment.value) - refunded;
 }
-
-/** What the customer's statement and Asaas's receipt say of a refund. */
-const REFUND_DESCRIPTIONS: Readonly<Record<RefundReason, string>> = {
-  late_payment: 'Pagamento recebido após o prazo do pedido',
-  plan_expired: 'Pedido não concluído no prazo: valor devolvido',
-};
 
 /** The payers an adapter keeps, by customer: the oldest read leaves first. */
 const PAYERS_KEPT = 1000;

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../errors';
-import type {
-  CheckoutRequest,
-  CreatedCheckout,
-  PaymentProvider,
-  PaymentStatus,
-  ReceivedSweep,
-  RefundReason,
-  WebhookHint,
-  WebhookInput,
+import {
+  REFUND_DESCRIPTIONS,
+  type CheckoutRequest,
+  type CreatedCheckout,
+  type PaymentProvider,
+  type PaymentStatus,
+  type ReceivedSweep,
+  type RefundReason,
+  type WebhookHint,
+  type WebhookInput,
 } from '../payment-provider';
 import type { ProviderRequest } from '../provider-http';
 import { centavosOf, txidOf, valorOf } from './pix-api';
@@ -53,12 +54,6 @@ type Cob = z.output<typeof cobSchema>;
 const REFUND_ID_PREFIX: Readonly<Record<RefundReason, string>> = {
   late_payment: 'late',
   plan_expired: 'plan',
-};
-
-/** What the payer's bank shows of the return (`descricao`, up to 140 characters). */
-const REFUND_DESCRIPTIONS: Readonly<Record<RefundReason, string>> = {
-  late_payment: 'Pagamento recebido após o prazo do pedido',
-  plan_expired: 'Pedido não concluído no prazo: valor devolvido',
 };
 
 /**
