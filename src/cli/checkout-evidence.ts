@@ -1,9 +1,10 @@
 import { isOpen, type CheckoutRecord } from '../checkout/checkout-record';
-import { recordIdOf, type PaymentEvent } from '../checkout/payment-record';
+import { paidRecord, recordIdOf, type PaymentEvent } from '../checkout/payment-record';
 import type { DeliveryProgress, RecordDelivery } from '../delivery/ports';
 import { formatMoney } from '../html/page-layout';
 import { SERVICE_STATUS_NAMES, statusCodeOf, textOf } from '../platform/schemas';
 import { checkoutStory, type StoryMoney, type StoryStep } from './checkout-story';
+import { asObject } from './service-summary';
 
 /*
  * `connector checkout evidence`: what a shop needs to answer a MED claim or a chargeback, in one
@@ -96,9 +97,6 @@ export function recordIdsOf(record: CheckoutRecord): Array<{ event: PaymentEvent
   return [...paid, ...incidents];
 }
 
-const money = (value: { amountMinor: number; currency: string } | undefined) =>
-  value ? { amount_minor: value.amountMinor, currency: value.currency } : null;
-
 /** Each payment record of the checkout, and where its delivery to the ERP stands. */
 function erpRecordsOf(record: CheckoutRecord, deliveries: RecordDelivery[]): ErpRecordEvidence[] {
   return recordIdsOf(record).map(({ event, id }) => {
@@ -124,8 +122,8 @@ export function checkoutEvidence(
   recordDeliveries: RecordDelivery[],
 ): CheckoutEvidence {
   const story = checkoutStory(record, deliveries);
-  const settlement = record.settlement;
-  const card = record.method === 'card' ? settlement?.card : undefined;
+  // The payment as the ERP's record tells it: its ids, card, payer and institution.
+  const told = paidRecord(record, new Date(record.updatedAt));
   const erpRecords = erpRecordsOf(record, recordDeliveries);
   const acknowledged = erpRecords.flatMap((r) =>
     r.acknowledged_at
@@ -138,26 +136,24 @@ export function checkoutEvidence(
     state: record.state,
     outcome: record.outcome ?? null,
     method: record.method ?? null,
-    installments: settlement?.installments ?? null,
-    amount: money(record.amount),
-    collected: money(record.collected),
-    interest: money(record.interest),
+    installments: record.settlement?.installments ?? null,
+    amount: story.amount ?? null,
+    collected: story.collected ?? null,
+    interest: story.interest ?? null,
     items: (record.lines ?? []).map((line) => ({
       label: line.label,
       amount_minor: line.amountMinor,
     })),
     payment: {
-      payment_id: record.transactionId ?? null,
-      pix_txid: settlement?.pixTxid ?? null,
-      pix_e2e: settlement?.pixE2e ?? null,
-      authorization_code: card?.authorizationCode ?? null,
-      card: card ? { brand: card.brand ?? null, last4: card.last4 ?? null } : null,
-      paid_at: settlement?.paidAt ?? null,
-      institution_cnpj: settlement?.institutionCnpj ?? null,
+      payment_id: told.provider_ids.payment,
+      pix_txid: told.provider_ids.pix_txid,
+      pix_e2e: told.provider_ids.pix_e2e,
+      authorization_code: told.card?.authorization_code ?? null,
+      card: told.card ? { brand: told.card.brand, last4: told.card.last4 } : null,
+      paid_at: told.paid_at,
+      institution_cnpj: told.nfe.CNPJ,
     },
-    payer: settlement?.payer
-      ? { name: settlement.payer.name ?? null, document: settlement.payer.document ?? null }
-      : null,
+    payer: told.payer,
     incidents: story.incidents.map(({ kind, at, natureza, note }) => ({
       kind,
       at,
@@ -170,10 +166,6 @@ export function checkoutEvidence(
     erp_records: erpRecords,
   };
 }
-
-type Loose = Record<string, unknown>;
-const asObject = (value: unknown): Loose =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : {};
 
 /**
  * The platform's service as the evidence tells it: the ERP order, the customer (its `client`:

@@ -12,7 +12,7 @@ import {
 
 type Loose = Record<string, unknown>;
 
-const asObject = (value: unknown): Loose =>
+export const asObject = (value: unknown): Loose =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : {};
 const asArray = (value: unknown): Loose[] =>
   Array.isArray(value) ? value.map((item) => asObject(item)) : [];
