@@ -206,7 +206,6 @@ function settlementOf(text: string | undefined): { settlement?: Settlement } {
   const { releaseDate, installments, pixE2e, pixTxid, paidAt, institutionCnpj } = parsed;
   const payer = (parsed.payer ?? {}) as Record<string, unknown>;
   const card = (parsed.card ?? {}) as Record<string, unknown>;
-  const textOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const settlement: Settlement = {
     ...(providerFee ? { providerFee } : {}),
     ...(net ? { net } : {}),
@@ -216,14 +215,10 @@ function settlementOf(text: string | undefined): { settlement?: Settlement } {
       : {}),
     ...(typeof pixE2e === 'string' && pixE2e.length <= 64 ? { pixE2e } : {}),
     ...(typeof pixTxid === 'string' && PIX_TXID.test(pixTxid) ? { pixTxid } : {}),
-    ...paidAtOf(textOf(paidAt)),
-    ...payerOf(textOf(payer.name), textOf(payer.document)),
-    ...cardOf({
-      brand: textOf(card.brand),
-      last4: textOf(card.last4),
-      authorizationCode: textOf(card.authorizationCode),
-      funding: textOf(card.funding),
-    }),
+    // The readers take what is stored as it is: a value of another type is left out.
+    ...paidAtOf(typeof paidAt === 'string' ? paidAt : undefined),
+    ...payerOf(payer.name, payer.document),
+    ...cardOf(card),
     ...(typeof institutionCnpj === 'string' && /^\d{14}$/.test(institutionCnpj)
       ? { institutionCnpj }
       : {}),
