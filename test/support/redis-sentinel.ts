@@ -31,8 +31,8 @@ export interface SentinelGroup {
   /** Waits until the replica holds every write the primary has (their offsets meet). */
   synced(): Promise<void>;
   /**
-   * Starts a killed server again on its port, with its data: the Sentinels turn it into a replica
-   * of the new primary; resolves once it is one, in sync.
+   * Starts a killed server again on its port, with its data, as a replica of the primary the
+   * Sentinels name now; resolves once it is one, in sync.
    */
   restart(port: number): Promise<void>;
   /** Kills the current primary with SIGKILL; resolves with its port. */
@@ -199,7 +199,20 @@ export async function startSentinelGroup(): Promise<SentinelGroup> {
       );
     },
     restart: async (port) => {
-      servers.set(port, spawn('redis-server', serverArgs(port), { stdio: 'ignore' }));
+      // Started as a replica of the primary the Sentinels name, as a deployment's start script
+      // does (the Bitnami chart's asks `SENTINEL get-master-addr-by-name` first): it does not
+      // wait on the Sentinels to convert it. Their converting a stale primary is what thaw tests.
+      const primaryNow = await primaryPort();
+      servers.set(
+        port,
+        spawn(
+          'redis-server',
+          [...serverArgs(port), '--replicaof', '127.0.0.1', String(primaryNow)],
+          {
+            stdio: 'ignore',
+          },
+        ),
+      );
       await rejoined(port);
     },
     killPrimary: async () => {
