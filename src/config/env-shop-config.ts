@@ -63,6 +63,18 @@ export const envShopShape = {
     .describe(
       "The env shop's methods: a comma-separated subset of `pix,card,boleto`; empty for all the provider offers (some offer fewer: its section of docs/payment-providers.md). A method the provider cannot take is refused at start (78).",
     ),
+  SHOP_PLAN_DEPOSIT_PERCENT: optional(z.coerce.number()).describe(
+    "The env shop's deposit, in percent of the order (1 to 99): its customers pay on the connector's page, a deposit now and the balance later (docs/plans.md).",
+  ),
+  SHOP_PLAN_FINISH_ON: optional(z.string()).describe(
+    '`deposit` (the default) or `full`: when the platform hears the finish of a planned order.',
+  ),
+  SHOP_PLAN_BALANCE_DUE_DAYS: optional(z.coerce.number()).describe(
+    'Days after the checkout opened by which the balance is due (0 to 365; 30 when empty).',
+  ),
+  SHOP_PLAN_SPLIT_TENDER: optional(
+    z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true'),
+  ).describe('`true`: a part may be paid two ways (two cards, Pix and card).'),
   CARD_MAX_INSTALLMENTS: maxInstallmentsVariable
     .optional()
     .describe(
@@ -116,6 +128,8 @@ export interface EnvShopConfig {
   routeToken: string;
   providerDocument: ProviderDocument;
   payment: PaymentDocument;
+  /** The SHOP_PLAN_* variables as a document's `plan` (checked by its schema); none unset. */
+  plan?: Record<string, unknown>;
 }
 
 /** The variables PLATFORM_EMAIL (the env shop) requires. */
@@ -202,7 +216,25 @@ export function envShopConfig(raw: EnvShopEnv): EnvShopConfig | undefined {
     routeToken: CHECKOUT_ROUTE_TOKEN,
     providerDocument,
     payment,
+    ...planOfEnv(raw),
   };
+}
+
+/** The SHOP_PLAN_* variables as a document's `plan`, left for its schema to check. */
+function planOfEnv(raw: EnvShopEnv): { plan?: Record<string, unknown> } {
+  const plan = {
+    ...(raw.SHOP_PLAN_DEPOSIT_PERCENT === undefined
+      ? {}
+      : { deposit: { percent: raw.SHOP_PLAN_DEPOSIT_PERCENT } }),
+    ...(raw.SHOP_PLAN_FINISH_ON === undefined ? {} : { finishOn: raw.SHOP_PLAN_FINISH_ON }),
+    ...(raw.SHOP_PLAN_BALANCE_DUE_DAYS === undefined
+      ? {}
+      : { balanceDueDays: raw.SHOP_PLAN_BALANCE_DUE_DAYS }),
+    ...(raw.SHOP_PLAN_SPLIT_TENDER === undefined
+      ? {}
+      : { splitTender: raw.SHOP_PLAN_SPLIT_TENDER }),
+  };
+  return Object.keys(plan).length > 0 ? { plan } : {};
 }
 
 export interface EnvShopSummary {

@@ -3,6 +3,7 @@ import { ConfigError, platformSecrets } from '../config';
 import { AppError, type ErrorDetail } from '../errors';
 import { isConnected } from '../payments/define-provider';
 import { paymentChoiceProblems, paymentDocumentSchema } from '../payments/payment-options';
+import { planDocumentSchema, planProblems } from '../payments/payment-plan';
 import { vendorFeeDocumentSchema } from '../payments/vendor-fee';
 import {
   httpUrl,
@@ -95,6 +96,8 @@ export const documentShape = {
   provider: providerDocumentSchema,
   /** How the shop's customers may pay; what its provider offers when absent. */
   payment: paymentDocumentSchema.optional(),
+  /** A deposit now and the balance later, or a part paid two ways: paid on the connector's page. */
+  plan: planDocumentSchema.optional(),
   /** The vendor's fee on its payments, instead of the deployment's (a connected shop's only). */
   vendorFee: vendorFeeDocumentSchema.optional(),
 };
@@ -117,6 +120,13 @@ function documentSchema<I extends z.ZodType<string>>(id: I) {
     )) {
       ctx.addIssue({ code: 'custom', path: ['payment', part], message: problem });
     }
+    for (const { part, problem } of planProblems(
+      document.provider.name,
+      document.plan,
+      document.payment ?? {},
+    )) {
+      ctx.addIssue({ code: 'custom', path: ['plan', part], message: problem });
+    }
   });
 }
 
@@ -133,6 +143,7 @@ export function shopDocumentFromEnv(env: {
   platform: ShopDocument['platform'];
   providerDocument: ShopDocument['provider'];
   payment: NonNullable<ShopDocument['payment']>;
+  plan?: Record<string, unknown>;
 }): ShopDocument {
   const parsed = documentSchema(z.literal(ENV_SHOP_ID)).safeParse({
     id: ENV_SHOP_ID,
@@ -141,6 +152,7 @@ export function shopDocumentFromEnv(env: {
     platform: env.platform,
     provider: env.providerDocument,
     ...(Object.keys(env.payment).length > 0 ? { payment: env.payment } : {}),
+    ...(env.plan ? { plan: env.plan } : {}),
   });
   if (parsed.success) return parsed.data;
   const fields = new Map(
@@ -149,7 +161,9 @@ export function shopDocumentFromEnv(env: {
   throw new ConfigError(
     parsed.error.issues.map((issue) => {
       const path = issue.path.map(String).join('.');
-      return `${fields.get(path) ?? path}: ${issue.message}`;
+      // A part's own field (plan.deposit.percent) is set by its part's variable.
+      const variable = fields.get(path) ?? fields.get(issue.path.slice(0, 2).map(String).join('.'));
+      return `${variable ?? path}: ${issue.message}`;
     }),
   );
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PlatformAccount } from '../config';
 import type { ConnectionKind } from '../payments/define-provider';
 import type { PaymentDocument } from '../payments/payment-options';
+import { planNeedsPage, type PlanDocument } from '../payments/payment-plan';
 import { providerSettingsOf, type ProviderSettings } from '../payments/provider-fields';
 import { PROVIDERS } from '../payments/providers';
 import { NO_VENDOR, type VendorAccounts } from '../payments/vendor-accounts';
@@ -22,6 +23,8 @@ export interface ShopSettings {
   provider: ProviderSettings;
   /** As its document says it (`{}`: what its provider offers). */
   payment: PaymentDocument;
+  /** Its plan, when its customers pay on the connector's page (payment-plan.ts `planNeedsPage`). */
+  plan?: PlanDocument;
   tokenMatches(token: string | undefined): boolean;
   /** How its provider account is connected, when by a link rather than pasted keys. */
   connection?: ShopConnection;
@@ -89,6 +92,7 @@ export function settingsOf(
       vendor,
     ),
     payment: document.payment ?? {},
+    ...(planNeedsPage(document.plan) ? { plan: document.plan } : {}),
     tokenMatches: served.tokenMatches,
     ...(connection ? { connection } : {}),
     ...(fee && !isNoFee(fee) ? { vendorFee: fee } : {}),

@@ -325,7 +325,8 @@ describe('a change to a shop, as the document shape says', () => {
     expect(refusal(() => parseShopPatch({}))).toEqual([
       {
         field: '(document)',
-        problem: 'changes nothing: give name, siteUrl, platform, provider, payment or vendorFee',
+        problem:
+          'changes nothing: give name, siteUrl, platform, provider, payment, plan or vendorFee',
       },
     ]);
     expect(refusal(() => parseShopPatch({ id: 'loja-2' }))).toEqual([
