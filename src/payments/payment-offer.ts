@@ -72,6 +72,18 @@ export function offerProblems(
   return problems;
 }
 
+/**
+ * The options of one checkout: the shop's, narrowed to the methods its request names (a part of a
+ * plan paid one way, `CheckoutRequest.methods`).
+ */
+export function optionsFor(
+  options: PaymentOptions,
+  methods: readonly PaymentMethod[] | undefined,
+): PaymentOptions {
+  if (!methods) return options;
+  return { ...options, methods: options.methods.filter((method) => methods.includes(method)) };
+}
+
 /** The options checkouts are made with under `offer`: the choice, or all the offer's methods. */
 export function offeredOptions(offer: ProviderOffer, choice: PaymentChoice = {}): PaymentOptions {
   return {

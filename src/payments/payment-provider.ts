@@ -17,6 +17,11 @@ export interface CheckoutRequest {
   expiresAt: Date;
   /** The vendor's fee on this payment (a connected shop's); absent when none is taken. */
   vendorFee?: Money;
+  /**
+   * The only ways it may be paid (a part of a plan, chosen on the connector's page), among the
+   * shop's; absent: every method the shop offers.
+   */
+  methods?: readonly PaymentMethod[];
 }
 
 export interface CreatedCheckout {
@@ -70,10 +75,10 @@ export interface PaymentStatus {
 }
 
 /**
- * Why the connector gives a payment back: it arrived after its checkout closed, or it is a part
- * of a plan whose checkout expired undone.
+ * Why the connector gives a payment back: it arrived after its checkout closed, it is a part of
+ * a plan whose checkout expired undone, or it paid a part of a plan already paid.
  */
-export type RefundReason = 'late_payment' | 'plan_expired';
+export type RefundReason = 'late_payment' | 'plan_expired' | 'paid_twice';
 
 /**
  * What the payer's bank statement and the provider's receipt say of a refund, by its reason
@@ -82,6 +87,7 @@ export type RefundReason = 'late_payment' | 'plan_expired';
 export const REFUND_DESCRIPTIONS: Readonly<Record<RefundReason, string>> = {
   late_payment: 'Pagamento recebido após o prazo do pedido',
   plan_expired: 'Pedido não concluído no prazo: valor devolvido',
+  paid_twice: 'Parte do pedido paga duas vezes: valor devolvido',
 };
 
 /** A MED return as the provider reports it. */

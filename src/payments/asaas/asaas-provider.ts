@@ -17,7 +17,12 @@ import {
   type WebhookInput,
   REFUND_DESCRIPTIONS,
 } from '../payment-provider';
-import { offeredOptions, type PaymentMethod, type PaymentOptions } from '../payment-offer';
+import {
+  offeredOptions,
+  optionsFor,
+  type PaymentMethod,
+  type PaymentOptions,
+} from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { feeTaken } from '../vendor-fee';
 import { ASAAS_API, ASAAS_OFFER } from './asaas-api';
@@ -94,7 +99,9 @@ export class AsaasProvider implements PaymentProvider {
 
   private checkoutData(request: CheckoutRequest): Record<string, unknown> {
     const minutes = Math.ceil((request.expiresAt.getTime() - this.clock().getTime()) / 60_000);
-    const charge = chargeOf(this.settings.payment ?? offeredOptions(ASAAS_OFFER));
+    const charge = chargeOf(
+      optionsFor(this.settings.payment ?? offeredOptions(ASAAS_OFFER), request.methods),
+    );
     const item = singleItemOf(request);
     return {
       ...charge,

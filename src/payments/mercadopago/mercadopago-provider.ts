@@ -11,10 +11,16 @@ import {
   type WebhookInput,
 } from '../payment-provider';
 import { singleItemOf } from '../money';
-import { PAYMENT_METHODS, type PaymentMethod, type PaymentOptions } from '../payment-offer';
+import {
+  offeredOptions,
+  optionsFor,
+  PAYMENT_METHODS,
+  type PaymentMethod,
+  type PaymentOptions,
+} from '../payment-offer';
 import { providerHttp, type ProviderCall } from '../provider-http';
 import { feeTaken } from '../vendor-fee';
-import { MERCADOPAGO_API } from './mercadopago-api';
+import { MERCADOPAGO_API, MERCADOPAGO_OFFER } from './mercadopago-api';
 import { paymentSchema, paymentStatus, searchSchema } from './mercadopago-payments';
 import { verifyNotification } from './mercadopago-signature';
 
@@ -131,8 +137,14 @@ export class MercadoPagoProvider implements PaymentProvider {
       notification_url: this.settings.notificationUrl,
       ...this.marketplaceFee(request),
       ...(this.settings.payment
-        ? { payment_methods: paymentMethodsOf(this.settings.payment) }
-        : {}),
+        ? { payment_methods: paymentMethodsOf(optionsFor(this.settings.payment, request.methods)) }
+        : request.methods
+          ? {
+              payment_methods: paymentMethodsOf(
+                optionsFor(offeredOptions(MERCADOPAGO_OFFER), request.methods),
+              ),
+            }
+          : {}),
       expires: true,
       expiration_date_from: brasiliaIso(now),
       expiration_date_to: brasiliaIso(request.expiresAt),

@@ -54,6 +54,7 @@ type Cob = z.output<typeof cobSchema>;
 const REFUND_ID_PREFIX: Readonly<Record<RefundReason, string>> = {
   late_payment: 'late',
   plan_expired: 'plan',
+  paid_twice: 'twce',
 };
 
 /**

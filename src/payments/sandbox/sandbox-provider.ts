@@ -4,7 +4,7 @@ import { sandboxKey } from './sandbox-keys';
 import { runScript } from '../../redis/redis-scripts';
 import type { RedisCommands } from '../../redis/redis';
 import { brasiliaDay, type ChargeLine, type Money } from '../money';
-import type { PaymentOptions } from '../payment-offer';
+import { optionsFor, type PaymentOptions } from '../payment-offer';
 import {
   isPaidWith,
   type CheckoutRequest,
@@ -118,7 +118,9 @@ export class SandboxProvider implements PaymentProvider {
       expiresAt: request.expiresAt.toISOString(),
       returnUrl: request.returnUrl,
       cancelUrl: request.cancelUrl,
-      ...(this.options.payment ? { options: this.options.payment } : {}),
+      ...(this.options.payment
+        ? { options: optionsFor(this.options.payment, request.methods) }
+        : {}),
     };
     await runScript(
       this.redis,

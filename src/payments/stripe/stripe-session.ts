@@ -85,7 +85,7 @@ export function sessionParams(
   now: Date,
 ): Stripe.Checkout.SessionCreateParams {
   const metadata = { checkout_id: request.checkoutId, service_id: String(request.serviceId) };
-  const methods = methodTypes(settings);
+  const methods = methodTypes(settings, request.methods);
   return {
     mode: 'payment',
     line_items: [
@@ -133,7 +133,14 @@ function applicationFee(
   return fee === 0 ? {} : { application_fee_amount: fee };
 }
 
-function methodTypes(settings: SessionSettings): string[] | undefined {
-  if (settings.paymentMethods?.length) return settings.paymentMethods;
-  return settings.payment?.methods;
+/** `payment_method_types`: the shop's, narrowed to a request's (Stripe's types are our names). */
+function methodTypes(
+  settings: SessionSettings,
+  requested: readonly string[] | undefined,
+): string[] | undefined {
+  const shop = settings.paymentMethods?.length
+    ? settings.paymentMethods
+    : settings.payment?.methods;
+  if (!requested) return shop;
+  return shop ? shop.filter((method) => requested.includes(method)) : [...requested];
 }
