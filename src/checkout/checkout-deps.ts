@@ -1,4 +1,6 @@
 import type { Log } from '../log';
+import type { PaymentOptions } from '../payments/payment-offer';
+import type { PlanDocument } from '../payments/payment-plan';
 import type { PaymentProvider } from '../payments/payment-provider';
 import type { VendorFee } from '../payments/vendor-fee';
 import type { PlatformClient } from '../platform/platform-client';
@@ -36,6 +38,10 @@ export interface CheckoutDeps {
   platform: CheckoutPlatform;
   provider: PaymentProvider;
   amountSource: AmountSource;
+  /** What the shop's customers may pay with (its `payment`, within its provider's offer). */
+  offered?: PaymentOptions;
+  /** Its plan, when its customers pay on the connector's page (payment-plan.ts `planNeedsPage`). */
+  plan?: PlanDocument;
   /** The vendor's fee on each payment: a connected shop's (`feeOn`); absent for the rest. */
   vendorFee?: VendorFee;
   currency: string;

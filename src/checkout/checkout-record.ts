@@ -103,14 +103,55 @@ export interface CheckoutRecord {
   cancelDroppedFor?: string;
   /** What the provider said after the outcome (refund, chargeback, late payment), oldest first. */
   incidents?: PaymentIncident[];
+  /**
+   * The platform's checkout of a shop with a plan (src/checkout/plan-checkout.ts): the order cut
+   * into parts, paid on the connector's page, each payment a part checkout of its own. A
+   * checkout without one (every checkout of the previous release) is a plan of one part, itself.
+   */
+  plan?: StoredPlan;
+  /** A planned checkout's part checkouts, oldest first. */
+  partCheckouts?: string[];
+  /** A part checkout's planned checkout: it alone reports to the platform. */
+  parent?: string;
+  /** Which part of its parent's plan a part checkout pays. */
+  part?: PlanPartName;
+  /** A part paid two ways: the first (the customer's amount) or the second (the rest). */
+  split?: 1 | 2;
+}
+
+/** The parts a plan cuts an order into: all of it, or a deposit and its balance. */
+export const PLAN_PART_NAMES = ['full', 'deposit', 'balance'] as const;
+export type PlanPartName = (typeof PLAN_PART_NAMES)[number];
+
+/** A plan as its checkout keeps it, fixed when the order was priced. */
+export interface StoredPlan {
+  /** When the platform hears the finish: once the first part is paid, or every part. */
+  finishOn: 'deposit' | 'full';
+  splitTender: boolean;
+  parts: Array<{
+    part: PlanPartName;
+    amountMinor: number;
+    /** Its share of the vendor's fee (plan-money.ts `cutAcross`). */
+    vendorFeeMinor?: number;
+    /** `YYYY-MM-DD`: the balance's. */
+    dueDate?: string;
+  }>;
 }
 
 /** The kinds of incident after an outcome (CONTRACT "Guarantees"). */
 /**
  * `med_return`: a Pix returned through the Central Bank's MED (Mecanismo Especial de Devolução),
  * the payer's PSP having contested it; never a `refund`, which the shop asked for.
+ * `refund_owed`: a part of a plan that must go back to the payer (the plan expired undone, or the
+ * part was paid twice) and that the connector could not refund: the shop refunds it by hand.
  */
-export const INCIDENT_KINDS = ['refund', 'chargeback', 'late_payment', 'med_return'] as const;
+export const INCIDENT_KINDS = [
+  'refund',
+  'chargeback',
+  'late_payment',
+  'med_return',
+  'refund_owed',
+] as const;
 export type IncidentKind = (typeof INCIDENT_KINDS)[number];
 
 /**

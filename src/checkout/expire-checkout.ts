@@ -1,5 +1,6 @@
 import type { CheckoutDeps } from './checkout-deps';
-import { isOpen } from './checkout-record';
+import { isOpen, type CheckoutRecord } from './checkout-record';
+import { advancePlan, isPlanned, partCheckoutsOf } from './plan-checkout';
 import { notifyRecordedOutcome, recordOutcome, syncFromProvider } from './settle-checkout';
 
 /** How long to look again at a payment still processing at its expiry (Pix, boleto). */
@@ -17,9 +18,10 @@ export async function expireCheckout(
   const record = await deps.store.get(checkoutId);
   if (!record) return 'closed';
   if (!isOpen(record.state)) {
-    await notifyRecordedOutcome(deps, checkoutId, record.state);
+    await notifyRecordedOutcome(deps, record, record.state);
     return 'closed';
   }
+  if (isPlanned(record)) return expirePlan(deps, record);
   if (!record.providerRef) {
     await recordOutcome(deps, record, 'failed', { reason: 'checkout was never produced' });
     return 'expired';
@@ -38,5 +40,51 @@ export async function expireCheckout(
   const final = await syncFromProvider(deps, synced);
   if (!isOpen(final.state)) return 'settled';
   await recordOutcome(deps, final, 'expired', { reason: 'checkout expired' });
+  return 'expired';
+}
+
+/**
+ * A planned checkout due to expire before its plan was done: a part paid at the last minute
+ * wins; one still processing is looked at again later; otherwise its open part checkouts are
+ * closed, the checkout ends as expired (the platform's one cancel), and what its parts were paid
+ * is given back (plan-checkout.ts `advancePlan`: a refund, or an incident where none can be made).
+ */
+async function expirePlan(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+): Promise<'expired' | 'settled' | 'recheck'> {
+  const { checkoutId } = record;
+  const settledBy = async (): Promise<CheckoutRecord | undefined> => {
+    const now = await deps.store.get(checkoutId);
+    return now && isOpen(now.state) ? now : undefined;
+  };
+  // What each open part's provider says first: a payment made at the last minute counts.
+  for (const part of await partCheckoutsOf(deps, record)) {
+    if (isOpen(part.state) && part.providerRef) await syncFromProvider(deps, part);
+  }
+  const current = await settledBy();
+  if (!current) return 'settled';
+  const parts = await partCheckoutsOf(deps, current);
+  if (parts.some((part) => part.state === 'processing')) {
+    await deps.jobs.scheduleExpiry(
+      checkoutId,
+      new Date(deps.clock().getTime() + PROCESSING_RECHECK_MS),
+    );
+    return 'recheck';
+  }
+  for (const part of parts.filter((one) => isOpen(one.state))) {
+    if (part.providerRef) {
+      const ref = { providerRef: part.providerRef, checkoutId: part.checkoutId };
+      await deps.provider.cancelCheckout?.(ref);
+      // Paid between the read above and the cancel: it counts.
+      const synced = await syncFromProvider(deps, part);
+      if (!isOpen(synced.state)) continue;
+    }
+    await recordOutcome(deps, part, 'expired', { reason: 'checkout expired' });
+  }
+  const last = await settledBy();
+  if (!last) return 'settled';
+  await recordOutcome(deps, last, 'expired', { reason: 'checkout expired' });
+  await advancePlan(deps, checkoutId);
   return 'expired';
 }

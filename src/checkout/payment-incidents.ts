@@ -95,12 +95,15 @@ async function returnLatePayment(
     });
 }
 
-/** A new incident kept; returned only when this call added it. */
-async function keepIncident(
+/**
+ * A new incident kept (the ERP's payment record, the record, the count, the log); returned only
+ * when this call added it. `status`: the payment as the provider reports it now, if read.
+ */
+export async function keepIncident(
   deps: CheckoutDeps,
   record: CheckoutRecord,
   incident: PaymentIncident,
-  status: PaymentStatus,
+  status: Parameters<typeof incidentRecord>[2] = {},
 ): Promise<PaymentIncident | undefined> {
   // The ERP's payment record first: its job id is the record's, so a retry of this event after
   // a failure below adds it again as a no-op, and no incident is recorded without its record.

@@ -7,7 +7,9 @@ import type {
   PaidWith,
   IncidentKind,
   PaymentIncident,
+  PlanPartName,
   Settlement,
+  StoredPlan,
   UnreadableRecord,
 } from './checkout-record';
 import type { PaymentRecord } from './payment-record';
@@ -46,6 +48,32 @@ export interface ProviderCheckoutAttach {
   lines: ChargeLine[];
   vendorFee?: Money;
 }
+
+/** What a planned checkout keeps of its page: its URL, the order's price and its plan. */
+export interface PlanAttach {
+  url: string;
+  amount: Money;
+  lines: ChargeLine[];
+  plan: StoredPlan;
+  vendorFee?: Money;
+}
+
+/** A part checkout asked for (plan-checkout.ts `startPart`). */
+export interface PartInput {
+  parentId: string;
+  checkoutId: string;
+  /** The choice's slot: the same slot while its checkout is open is that checkout. */
+  slot: string;
+  part: PlanPartName;
+  split?: 1 | 2;
+  provider: string;
+  now: Date;
+  expiresAt: Date;
+  lookAt: Date;
+}
+
+export type OpenPartResult =
+  { kind: 'created' | 'open'; record: CheckoutRecord } | { kind: 'closed' | 'gone' };
 
 /**
  * Where checkout records live. Every method is atomic. A write that changes a checkout also sets
@@ -108,6 +136,15 @@ export interface CheckoutRecords {
     /** The provider's checkout, whose index is kept as long as the record. */
     providerCheckout?: { provider: string; providerRef?: string },
   ): Promise<'added' | 'known' | 'gone'>;
+  /** Stores a planned checkout's page, once; returns the record as it stands after. */
+  attachPlan(
+    checkoutId: string,
+    attach: PlanAttach,
+    now: Date,
+    lookAt: Date,
+  ): Promise<CheckoutRecord>;
+  /** A part checkout for a choice: the open one of the same slot, or a new one linked to its plan. */
+  openPart(input: PartInput): Promise<OpenPartResult>;
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
   /** Every checkout of the service still kept, newest first (an unreadable one first). */
   checkoutsOfService(serviceId: number): Promise<Array<CheckoutRecord | UnreadableRecord>>;

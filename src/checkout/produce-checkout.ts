@@ -1,9 +1,11 @@
 import { AppError } from '../errors';
 import type { CheckoutRequest } from '../payments/payment-provider';
+import type { PlanDocument } from '../payments/payment-plan';
 import { feeOn, isNoFee } from '../payments/vendor-fee';
 import type { Charge } from './amount-source';
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen, type CheckoutRecord } from './checkout-record';
+import { planOfOrder } from './plan-checkout';
 import { notifyRecordedOutcome, recordOutcome } from './settle-checkout';
 
 export type ProduceResult =
@@ -20,10 +22,11 @@ export async function produceCheckout(
   jobKey: string,
 ): Promise<ProduceResult> {
   const record = await deps.store.get(checkoutId);
-  if (!record) return 'missing';
+  // A part of a plan is made on its page, and its URL goes to no one but the customer.
+  if (!record || record.parent) return 'missing';
   if (!isOpen(record.state)) {
     // Perhaps closed by this job's earlier try, which failed before it queued the cancel.
-    await notifyRecordedOutcome(deps, checkoutId, record.state);
+    await notifyRecordedOutcome(deps, record, record.state);
     return 'closed';
   }
   let current: CheckoutRecord = record;
@@ -98,6 +101,7 @@ async function makeProviderCheckout(
     await recordOutcome(deps, record, 'failed', { reason: 'nothing to charge' });
     return 'nothing_to_charge';
   }
+  if (deps.plan) return attachPlanPage(deps, record, charge, deps.plan);
   const request = checkoutRequest(deps, record, charge);
   const created = await deps.provider.createCheckout(request);
   const fee = request.vendorFee ? { vendorFee: request.vendorFee } : {};
@@ -105,6 +109,32 @@ async function makeProviderCheckout(
   return deps.store.attachProviderCheckout(
     checkoutId,
     { provider: record.provider, ...created, ...charge, ...fee },
+    now,
+    deps.schedule.firstLookAt(now),
+  );
+}
+
+/**
+ * A shop with a plan: the order's plan, fixed now, and the connector's page as the checkout's URL
+ * (plan-checkout.ts); each payment on it is a part checkout of its own.
+ */
+function attachPlanPage(
+  deps: CheckoutDeps,
+  record: CheckoutRecord,
+  charge: Charge,
+  plan: PlanDocument,
+): Promise<CheckoutRecord> {
+  const fee =
+    deps.vendorFee && !isNoFee(deps.vendorFee) ? feeOn(charge.amount, deps.vendorFee) : undefined;
+  const now = deps.clock();
+  return deps.store.attachPlan(
+    record.checkoutId,
+    {
+      url: `${deps.publicUrl}/pay/${encodeURIComponent(record.checkoutId)}`,
+      ...charge,
+      plan: planOfOrder(charge, plan, fee, new Date(record.createdAt)),
+      ...(fee ? { vendorFee: fee } : {}),
+    },
     now,
     deps.schedule.firstLookAt(now),
   );

@@ -8,7 +8,8 @@ import {
   type CheckoutRecord,
 } from './checkout-record';
 import { expireCheckout } from './expire-checkout';
-import { queuePaidRecord, syncFromProvider } from './settle-checkout';
+import { advancePlan, isPlanned } from './plan-checkout';
+import { notifyRecordedOutcome, queuePaidRecord, syncFromProvider } from './settle-checkout';
 import { sweepReceived } from './sweep-received';
 import { forEachLimited } from './for-each-limited';
 
@@ -187,14 +188,27 @@ async function act(
       if ((await expireCheckout(deps, checkoutId)) !== 'closed') report.expired += 1;
       return silentMs;
     }
-    if (!record.providerRef) {
+    if (record.parent && !record.providerRef) {
+      // A part whose provider checkout was not made: the same choice on its page makes it; its
+      // expiry ends it.
+    } else if (isPlanned(record) && record.state !== 'requested') {
+      // Its parts' news, should a step after one's outcome have failed.
+      await advancePlan(deps, checkoutId);
+      report.synced += 1;
+    } else if (!record.providerRef) {
       await deps.jobs.produce(checkoutId, checkoutId);
       report.reproduced += 1;
     } else {
       await syncFromProvider(deps, record);
       report.synced += 1;
     }
+  } else if (record.parent && isOutcome(record.state)) {
+    // A part's outcome moves its plan on (and takes it out of line), telling the platform nothing.
+    await notifyRecordedOutcome(deps, record, record.state);
+    report.retired += 1;
   } else if (isOutcome(record.state)) {
+    // A planned checkout's parts paid after it ended undone are given back, until it is reported.
+    if (isPlanned(record)) await advancePlan(deps, checkoutId);
     // The job ids make this a no-op while the notification's job still exists; a paid one's
     // payment record is queued first, as the outcome's write does (settle-checkout.ts).
     if (record.state === 'paid') await queuePaidRecord(deps, checkoutId);

@@ -45,7 +45,7 @@ async function refusePaid(
 ): Promise<RequestCheckoutResult> {
   const { serviceId, checkoutId } = record;
   deps.log.warn('checkout refused: service already paid', { serviceId, checkoutId });
-  await notifyRecordedOutcome(deps, checkoutId, record.state);
+  await notifyRecordedOutcome(deps, record, record.state);
   return { kind: 'already_paid', checkout: record };
 }
 

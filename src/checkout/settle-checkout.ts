@@ -15,6 +15,7 @@ import {
   type PaymentIncident,
 } from './checkout-record';
 import { followUpAfterOutcome } from './payment-incidents';
+import { advancePlan } from './plan-checkout';
 import { paidRecord } from './payment-record';
 import type { OutcomeFields, WrittenTo } from './ports';
 
@@ -105,19 +106,27 @@ export async function recordOutcome(
     deps.log.info('outcome already settled', { checkoutId, outcome, state });
     // The same outcome may be a retry of the try that recorded it: its notification is queued
     // again (where it is to be sent). Another outcome queues nothing.
-    await notifyRecordedOutcome(deps, checkoutId, state === outcome && notify ? state : undefined);
+    await notifyRecordedOutcome(deps, record, state === outcome && notify ? state : undefined);
     return false;
   }
-  deps.log.info('checkout outcome recorded', { checkoutId, serviceId: record.serviceId, outcome });
+  deps.log.info('checkout outcome recorded', {
+    checkoutId,
+    serviceId: record.serviceId,
+    outcome,
+    ...(record.parent ? { parent: record.parent, part: record.part } : {}),
+  });
   // The ERP's payment record before the finish: should queueing it fail, the finish is not
   // queued either, and whatever queues the finish again (this event's retry, the reconciler,
   // while the checkout waits in line) queues the record with it. Never a finish acknowledged
   // with its record lost.
   const recorded = outcome === 'paid' ? await queuePaidRecord(deps, checkoutId) : [];
-  if (notify) await deps.jobs.notify({ checkoutId, kind: notificationFor(outcome) });
+  // A part of a plan tells the platform nothing: its plan moves on, and reports.
+  if (notify && !record.parent)
+    await deps.jobs.notify({ checkoutId, kind: notificationFor(outcome) });
   else await deps.line.retire(checkoutId);
   // The outcome and its queued finish/cancel are held by a replica before anyone hears of them.
   await deps.replication.held('shop-data', 'notification-queue', ...recorded);
+  if (record.parent) await advancePlan(deps, record.parent);
   return true;
 }
 
@@ -131,8 +140,9 @@ export async function queuePaidRecord(
 ): Promise<WrittenTo[]> {
   if (!deps.paymentRecords) return [];
   const stored = await deps.store.get(checkoutId);
-  // Queued once: a hint much later (its job trimmed from the queue) sends no second record.
-  if (stored?.outcome !== 'paid' || stored.paidRecordQueued) return [];
+  // Queued once: a hint much later (its job trimmed from the queue) sends no second record. A
+  // planned checkout has none of its own: each of its part checkouts has one.
+  if (stored?.outcome !== 'paid' || stored.paidRecordQueued || stored.plan) return [];
   await deps.paymentRecords.queue(paidRecord(stored, deps.clock()));
   await deps.store.markPaidRecordQueued(checkoutId);
   return ['sync-queue', 'shop-data'];
@@ -143,14 +153,23 @@ export async function queuePaidRecord(
  * cancel is queued again (a no-op while its job exists) if it is still in line, then held by a
  * replica. The try that recorded the outcome may have failed before it queued the notification
  * (a failover between the record's node and the queue's): its retry puts that right at once, not
- * at the reconciler's next pass. `state` undefined queues nothing.
+ * at the reconciler's next pass. `state` undefined queues nothing. A part of a plan queues no
+ * notification: its plan is moved on again (`advancePlan`), and it is taken out of line.
  */
 export async function notifyRecordedOutcome(
   deps: CheckoutDeps,
-  checkoutId: string,
+  record: Pick<CheckoutRecord, 'checkoutId' | 'parent'>,
   state: CheckoutState | undefined,
 ): Promise<void> {
+  const { checkoutId } = record;
   const recorded: WrittenTo[] = [];
+  if (record.parent && state !== undefined && isOutcome(state)) {
+    if (state === 'paid') recorded.push(...(await queuePaidRecord(deps, checkoutId)));
+    await deps.line.retire(checkoutId);
+    await deps.replication.held('shop-data', ...recorded);
+    await advancePlan(deps, record.parent);
+    return;
+  }
   if (state !== undefined && isOutcome(state) && (await deps.line.inLine(checkoutId))) {
     // Its payment record too, first, for the same reason (see `recordOutcome`).
     if (state === 'paid') recorded.push(...(await queuePaidRecord(deps, checkoutId)));
@@ -231,7 +250,7 @@ export async function syncFromProvider(
   known?: PaymentStatus,
 ): Promise<CheckoutRecord> {
   if (!isOpen(record.state)) {
-    await notifyRecordedOutcome(deps, record.checkoutId, record.state);
+    await notifyRecordedOutcome(deps, record, record.state);
     return record;
   }
   if (!record.providerRef) return record;
@@ -265,7 +284,7 @@ export function learnFromProvider(
     if (isOpen(record.state)) {
       return { record: await syncFromProvider(deps, record, closed, known) };
     }
-    await notifyRecordedOutcome(deps, record.checkoutId, record.state);
+    await notifyRecordedOutcome(deps, record, record.state);
     const incident = await followUpAfterOutcome(deps, record, known);
     return incident ? { record, incident } : { record };
   });

@@ -13,7 +13,7 @@ import { currentTraceparent, inTrace, isTracing } from '../tracing/tracing';
 import { BullmqCheckoutJobs } from '../jobs/bullmq-checkout-jobs';
 import { BullmqProviderJobs } from '../jobs/bullmq-provider-jobs';
 import { BullmqSyncQueue } from '../jobs/bullmq-sync-queue';
-import { expiryMinutesOf } from '../payments/payment-options';
+import { expiryMinutesOf, paymentOptionsOf } from '../payments/payment-options';
 import { buildProviderModule } from '../payments/build-provider';
 import { PlatformClient } from '../platform/platform-client';
 import { RegistryKeyError, RegistryShops } from '../shop-registry/registry-shops';
@@ -203,6 +203,8 @@ function checkoutDeps(
     ...shopOwn,
     amountSource: options.amountSource ?? computedAmount,
     ...(settings.vendorFee ? { vendorFee: settings.vendorFee } : {}),
+    offered: paymentOptionsOf(settings.provider.name, settings.payment),
+    ...(settings.plan ? { plan: settings.plan } : {}),
     currency: config.checkout.currency,
     publicUrl: parts.publicUrl,
     expiryMs: options.expiryMs ?? expiryMsOf(settings, config),

@@ -3,7 +3,11 @@ import {
   cardOf,
   CHECKOUT_STATES,
   INCIDENT_KINDS,
+  isCheckoutId,
   isOutcome,
+  PLAN_PART_NAMES,
+  type PlanPartName,
+  type StoredPlan,
   isPaidWith,
   type ChargeLine,
   type CheckoutRecord,
@@ -60,7 +64,9 @@ export function readRecord(
   if (problem !== undefined) return new UnreadableRecord(checkoutId, problem);
   const lines = h.lines === undefined ? undefined : linesOf(h.lines);
   if (lines === null) return new UnreadableRecord(checkoutId, 'lines: not JSON');
-  return recordFrom(h, lines);
+  const plan = h.plan === undefined ? undefined : planOf(h.plan);
+  if (plan === null) return new UnreadableRecord(checkoutId, 'plan: not a plan');
+  return { ...recordFrom(h, lines), ...(plan ? { plan } : {}), ...partOf(h) };
 }
 
 /** A record the store just wrote, as its script answered it: there must be a readable one. */
@@ -87,7 +93,49 @@ function problemOf(h: Record<string, string>): string | undefined {
   if (serviceIdOfText(h.serviceId ?? '') === undefined) return `serviceId: not ${SERVICE_ID_RULE}`;
   for (const field of ['amountMinor', 'collectedMinor', 'interestMinor', 'vendorFeeMinor'] as const)
     if (h[field] !== undefined && !COUNT.test(h[field])) return `${field}: not a number`;
+  if (h.parent !== undefined && !isCheckoutId(h.parent)) return 'parent: not a checkout id';
+  if (h.part !== undefined && !PARTS.has(h.part)) return 'part: not a part of a plan';
+  if (h.split !== undefined && h.split !== '1' && h.split !== '2') return 'split: not 1 or 2';
   return undefined;
+}
+
+const PARTS: ReadonlySet<string> = new Set(PLAN_PART_NAMES);
+
+/** A part checkout's place in its plan, and a planned checkout's part checkouts, oldest first. */
+function partOf(
+  h: Record<string, string>,
+): Pick<CheckoutRecord, 'parent' | 'part' | 'split' | 'partCheckouts'> {
+  const kids = Object.entries(h)
+    .filter(([field]) => field.startsWith('kid:'))
+    .sort(([, a], [, b]) => a.localeCompare(b))
+    .map(([field]) => field.slice('kid:'.length));
+  return {
+    ...(h.parent ? { parent: h.parent } : {}),
+    ...(h.part ? { part: h.part as PlanPartName } : {}),
+    ...(h.split ? { split: Number(h.split) as 1 | 2 } : {}),
+    ...(kids.length > 0 ? { partCheckouts: kids } : {}),
+  };
+}
+
+/** A stored plan; null when it does not read as one. */
+function planOf(text: string): StoredPlan | null {
+  const plan = jsonOf(text) as Partial<StoredPlan> | null | undefined;
+  if (!plan || (plan.finishOn !== 'deposit' && plan.finishOn !== 'full')) return null;
+  if (!Array.isArray(plan.parts) || plan.parts.length === 0) return null;
+  const parts: StoredPlan['parts'] = [];
+  for (const part of plan.parts as unknown[]) {
+    const p = (part ?? {}) as Record<string, unknown>;
+    if (!PARTS.has(p.part as string) || !Number.isSafeInteger(p.amountMinor)) return null;
+    parts.push({
+      part: p.part as PlanPartName,
+      amountMinor: p.amountMinor as number,
+      ...(Number.isSafeInteger(p.vendorFeeMinor)
+        ? { vendorFeeMinor: p.vendorFeeMinor as number }
+        : {}),
+      ...(typeof p.dueDate === 'string' && DAY.test(p.dueDate) ? { dueDate: p.dueDate } : {}),
+    });
+  }
+  return { finishOn: plan.finishOn, splitTender: plan.splitTender === true, parts };
 }
 
 /** `text` parsed; undefined when it is not JSON. */

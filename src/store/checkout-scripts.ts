@@ -135,3 +135,49 @@ return 1`;
 export const MARK_PAID_RECORD = `
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'paidRecordQueued', '1') end
 return 1`;
+
+// KEYS[1] record, KEYS[2] due line. ARGV: url, amount, currency, lines, the plan (JSON), vendor
+// fee ('' none), now, first look (ms). A planned checkout's page: stored once, as ATTACH stores a
+// provider's checkout. Returns the record's fields as they stand after, or 0 for no record.
+export const ATTACH_PLAN = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if not redis.call('HGET', KEYS[1], 'url') then
+  redis.call('HSET', KEYS[1], 'url', ARGV[1], 'amountMinor', ARGV[2], 'currency', ARGV[3],
+    'lines', ARGV[4], 'plan', ARGV[5], 'updatedAt', ARGV[7])
+  if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'vendorFeeMinor', ARGV[6]) end
+  redis.call('ZADD', KEYS[2], 'XX', ARGV[8], redis.call('HGET', KEYS[1], 'checkoutId'))
+end
+return redis.call('HGETALL', KEYS[1])`;
+
+// KEYS[1] the planned checkout, KEYS[2] the new part checkout, KEYS[3] due line, KEYS[4] the part
+// checkout the slot named when the caller read it (KEYS[2] when none).
+// ARGV: the slot field (`slot:<part>:<split>:<method>:<amount>`), the id it named when read (''
+// for none), the new id, provider, now, expiresAt, first look (ms), part, split ('' none), shop,
+// retention (ms).
+// The same choice while its part checkout is open is that checkout ({'open', id, fields}); else a
+// new one, linked both ways ({'created', id, fields}). {'retry'}: the slot moved since it was
+// read; {'closed'}: the plan ended undone (expired, declined, failed); {'gone'}: no such checkout.
+export const OPEN_PART = `
+local open = ${luaSet(OPEN_STATES)}
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
+local outcome = redis.call('HGET', KEYS[1], 'outcome')
+if outcome and outcome ~= 'paid' then return {'closed'} end
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if (current or '') ~= ARGV[2] then return {'retry'} end
+if current then
+  local state = redis.call('HGET', KEYS[4], 'state')
+  if state and open[state] then return {'open', current, redis.call('HGETALL', KEYS[4])} end
+end
+redis.call('HSET', KEYS[2], 'checkoutId', ARGV[3], 'serviceId', redis.call('HGET', KEYS[1], 'serviceId'),
+  'provider', ARGV[4], 'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5],
+  'expiresAt', ARGV[6], 'requests', 1, 'shop', ARGV[10],
+  'parent', redis.call('HGET', KEYS[1], 'checkoutId'), 'part', ARGV[8])
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[2], 'split', ARGV[9]) end
+local trace = redis.call('HGET', KEYS[1], 'trace')
+if trace then redis.call('HSET', KEYS[2], 'trace', trace) end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3], 'kid:' .. ARGV[3], ARGV[5])
+redis.call('ZADD', KEYS[3], ARGV[7], ARGV[3])
+-- A planned checkout reported at its deposit is kept while its balance is being paid.
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl >= 0 and ttl < tonumber(ARGV[11]) then redis.call('PEXPIRE', KEYS[1], ARGV[11]) end
+return {'created', ARGV[3], redis.call('HGETALL', KEYS[2])}`;

@@ -10,8 +10,11 @@ import {
 } from '../checkout/checkout-record';
 import type {
   CheckoutRecords,
+  OpenPartResult,
   OpenResult,
   OutcomeFields,
+  PartInput,
+  PlanAttach,
   ProviderCheckoutAttach,
 } from '../checkout/ports';
 import { firstWatchAt } from '../checkout/pix-watch';
@@ -29,9 +32,11 @@ import { checkoutKeys, type CheckoutKeys } from './checkout-keys';
 import {
   ADD_INCIDENT,
   ATTACH,
+  ATTACH_PLAN,
   MARK_PAID_RECORD,
   MARK_RECORD_ACKNOWLEDGED,
   OPEN_FOR_SERVICE,
+  OPEN_PART,
   TRANSITION,
   UPDATE_METHOD,
 } from './checkout-scripts';
@@ -144,6 +149,66 @@ export class RedisCheckoutStore implements CheckoutRecords {
     const fee = attach.vendorFee?.amountMinor ?? '';
     const attached = await runScript(this.redis, ATTACH, 3, ...keys, ...written, ...times, fee);
     return writtenRecord(checkoutId, Array.isArray(attached) ? fieldsOf(attached as string[]) : {});
+  }
+
+  async attachPlan(
+    checkoutId: string,
+    attach: PlanAttach,
+    now: Date,
+    lookAt: Date,
+  ): Promise<CheckoutRecord> {
+    const { amount } = attach;
+    const keys = [this.keys.record(checkoutId), this.keys.due];
+    const written = [attach.url, amount.amountMinor, amount.currency, JSON.stringify(attach.lines)];
+    const plan = JSON.stringify(attach.plan);
+    const fee = attach.vendorFee?.amountMinor ?? '';
+    const times = [now.toISOString(), lookAt.getTime()];
+    const attached = await runScript(
+      this.redis,
+      ATTACH_PLAN,
+      2,
+      ...keys,
+      ...written,
+      plan,
+      fee,
+      ...times,
+    );
+    return writtenRecord(checkoutId, Array.isArray(attached) ? fieldsOf(attached as string[]) : {});
+  }
+
+  async openPart(input: PartInput): Promise<OpenPartResult> {
+    const parent = this.keys.record(input.parentId);
+    for (let attempt = 1; ; attempt += 1) {
+      // As openForService: the part checkout the slot names is read first, and given as a key.
+      const current = (await this.redis.hget(parent, input.slot)) ?? '';
+      const answer = (await runScript(
+        this.redis,
+        OPEN_PART,
+        4,
+        parent,
+        this.keys.record(input.checkoutId),
+        this.keys.due,
+        this.keys.record(current || input.checkoutId),
+        input.slot,
+        current,
+        input.checkoutId,
+        input.provider,
+        input.now.toISOString(),
+        input.expiresAt.toISOString(),
+        input.lookAt.getTime(),
+        input.part,
+        input.split ?? '',
+        this.shop,
+        this.retentionMs,
+      )) as [string, string?, string[]?];
+      const [kind, checkoutId = '', fields = []] = answer;
+      if (kind === 'closed' || kind === 'gone') return { kind };
+      if (kind === 'open' || kind === 'created') {
+        const record = writtenRecord(checkoutId, fieldsOf(fields));
+        return kind === 'open' ? { kind, record } : { kind, record };
+      }
+      if (attempt >= OPEN_TRIES) throw new Error(`the slot ${input.slot} kept moving`);
+    }
   }
 
   async transition(

@@ -1,0 +1,443 @@
+import { errorMessage } from '../errors';
+import { brasiliaDay, type ChargeLine, type Money } from '../payments/money';
+import type { PaymentMethod } from '../payments/payment-offer';
+import type { PlanDocument } from '../payments/payment-plan';
+import { REFUND_DESCRIPTIONS, type RefundReason } from '../payments/payment-provider';
+import type { Charge } from './amount-source';
+import type { CheckoutDeps } from './checkout-deps';
+import {
+  isOpen,
+  UnreadableRecord,
+  type CheckoutRecord,
+  type PlanPartName,
+  type StoredPlan,
+} from './checkout-record';
+import { keepIncident } from './payment-incidents';
+import {
+  centavosOfReais,
+  cutAcross,
+  depositParts,
+  MIN_PART_MINOR,
+  percentHundredthsOf,
+  splitTender,
+} from './plan-money';
+
+/*
+ * A checkout paid on the connector's own page (CONTRACT "The payment page"): the platform's
+ * checkout holds the plan, fixed when the order is priced, and alone reports to the platform;
+ * each payment the customer starts on the page is a part checkout of its own (its provider
+ * checkout, webhooks, reconciler line, incidents and payment record, as any checkout's), linked
+ * to it. What a part checkout learns moves its plan on (`advancePlan`): the finish once the
+ * deposit (or every part) is paid, and after the plan's outcome, never a second one.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** A checkout with a plan: paid on the connector's page. */
+export function isPlanned(record: CheckoutRecord): record is CheckoutRecord & { plan: StoredPlan } {
+  return record.plan !== undefined;
+}
+
+/**
+ * The plan of an order priced at `charge` under a shop's plan: a deposit and its balance (an
+ * order too small to cut is one part), each with its share of the vendor's fee; the balance due
+ * `balanceDueDays` after the checkout opened (a day in Brasília).
+ */
+export function planOfOrder(
+  charge: Pick<Charge, 'amount'>,
+  plan: PlanDocument,
+  vendorFee: Money | undefined,
+  openedAt: Date,
+): StoredPlan {
+  const cut = plan.deposit
+    ? depositParts(charge.amount, percentHundredthsOf(plan.deposit.percent))
+    : undefined;
+  const amounts: Array<{ part: PlanPartName; amountMinor: number }> = cut
+    ? cut.map(({ part, amount }) => ({
+        part: part as PlanPartName,
+        amountMinor: amount.amountMinor,
+      }))
+    : [{ part: 'full', amountMinor: charge.amount.amountMinor }];
+  const fees = vendorFee
+    ? cutAcross(
+        vendorFee.amountMinor,
+        amounts.map((part) => part.amountMinor),
+      )
+    : undefined;
+  const dueDate = brasiliaDay(new Date(openedAt.getTime() + plan.balanceDueDays * DAY_MS));
+  return {
+    finishOn: cut ? plan.finishOn : 'full',
+    splitTender: plan.splitTender,
+    parts: amounts.map((part, i) => ({
+      ...part,
+      ...(fees ? { vendorFeeMinor: fees[i] } : {}),
+      ...(part.part === 'balance' ? { dueDate } : {}),
+    })),
+  };
+}
+
+/** Where one part of a plan stands, from its part checkouts. */
+export interface PartStatus {
+  part: PlanPartName;
+  amountMinor: number;
+  vendorFeeMinor?: number;
+  dueDate?: string;
+  /** What its paid part checkouts add up to (at most `amountMinor`). */
+  paidMinor: number;
+  /** Its paid part checkouts that count, in the order they were paid. */
+  paid: CheckoutRecord[];
+  /** Paid beyond the part (two ways chosen at once, both paid): to be given back. */
+  surplus: CheckoutRecord[];
+  /** A part checkout of it being paid (a Pix or boleto awaited), if any. */
+  processing?: CheckoutRecord;
+}
+
+const paidAt = (record: CheckoutRecord) => record.reachedAt?.paid ?? record.updatedAt;
+
+/**
+ * Each part of `plan` as its part checkouts leave it: the paid ones counted in the order they were
+ * paid while they fit the part (a whole part, or its two splits), the rest surplus.
+ */
+export function planStatus(plan: StoredPlan, parts: readonly CheckoutRecord[]): PartStatus[] {
+  return plan.parts.map((planned) => {
+    const own = parts.filter((record) => record.part === planned.part);
+    const status: PartStatus = { ...planned, paidMinor: 0, paid: [], surplus: [] };
+    const paid = own
+      .filter((record) => record.outcome === 'paid')
+      .sort((a, b) => paidAt(a).localeCompare(paidAt(b)));
+    for (const record of paid) {
+      const amount = record.amount?.amountMinor ?? 0;
+      if (amount > 0 && status.paidMinor + amount <= planned.amountMinor) {
+        status.paidMinor += amount;
+        status.paid.push(record);
+      } else {
+        status.surplus.push(record);
+      }
+    }
+    const processing = own.find((record) => record.state === 'processing');
+    return processing ? { ...status, processing } : status;
+  });
+}
+
+/** Whether a part is paid in full. */
+export const isPaidPart = (part: PartStatus) => part.paidMinor >= part.amountMinor;
+
+/** Whether the plan's outcome is due: its deposit paid (finishing on it), or every part. */
+export function planDone(plan: StoredPlan, status: readonly PartStatus[]): boolean {
+  return plan.finishOn === 'deposit' && status[0]
+    ? isPaidPart(status[0])
+    : status.every(isPaidPart);
+}
+
+/** A planned checkout's part checkouts that read (one that does not is the reconciler's to park). */
+export async function partCheckoutsOf(
+  deps: Pick<CheckoutDeps, 'store'>,
+  record: CheckoutRecord,
+): Promise<CheckoutRecord[]> {
+  const ids = record.partCheckouts ?? [];
+  if (ids.length === 0) return [];
+  const read = await deps.store.getMany(ids);
+  return read.filter(
+    (part): part is CheckoutRecord => part !== undefined && !(part instanceof UnreadableRecord),
+  );
+}
+
+/**
+ * A planned checkout learned something of its parts: an open one whose plan is done is paid
+ * (the finish, once); one whose outcome is recorded gives back what was paid after it, or paid
+ * twice. Safe to run again: each step checks what it acts on.
+ */
+export async function advancePlan(deps: CheckoutDeps, parentId: string): Promise<void> {
+  const parent = await deps.store.get(parentId);
+  if (!parent || !isPlanned(parent)) return;
+  const parts = await partCheckoutsOf(deps, parent);
+  const status = planStatus(parent.plan, parts);
+  if (isOpen(parent.state)) {
+    if (planDone(parent.plan, status)) await finishPlan(deps, parent);
+    return;
+  }
+  for (const part of status) {
+    for (const surplus of part.surplus) await givePartBack(deps, surplus, 'paid_twice');
+    // A plan that ended undone (expired, declined) keeps nothing it was paid.
+    if (parent.outcome !== 'paid') {
+      for (const paid of part.paid) await givePartBack(deps, paid, 'plan_expired');
+    }
+  }
+}
+
+/**
+ * A plan done: its checkout paid and its one finish queued (settle-checkout's `recordOutcome`,
+ * without a payment record: each part checkout has its own). A retry queues the same finish.
+ */
+async function finishPlan(deps: CheckoutDeps, parent: CheckoutRecord): Promise<void> {
+  const { checkoutId } = parent;
+  const now = deps.clock();
+  const lookAt = deps.schedule.firstLookAt(now);
+  const { moved, state } = await deps.store.transition(checkoutId, 'paid', {}, now, lookAt, parent);
+  if (moved || state === 'paid') await deps.jobs.notify({ checkoutId, kind: 'finish' });
+  await deps.replication.held('shop-data', 'notification-queue');
+  if (moved) {
+    deps.log.info('checkout outcome recorded', {
+      checkoutId,
+      serviceId: parent.serviceId,
+      outcome: 'paid',
+      plan: parent.plan?.finishOn,
+    });
+  }
+}
+
+const REFUND_SAID: Readonly<Record<RefundReason, string>> = {
+  late_payment: 'paid after its checkout closed',
+  plan_expired: 'a part of a plan that ended undone',
+  paid_twice: 'a part of a plan paid twice',
+};
+
+/**
+ * A paid part checkout given back to its payer through the provider (`refundPayment`), told as a
+ * `refund` incident; where the provider cannot, or refuses, a `refund_owed` incident: the shop
+ * refunds it by hand. Once per part checkout.
+ */
+export async function givePartBack(
+  deps: CheckoutDeps,
+  part: CheckoutRecord,
+  reason: RefundReason,
+): Promise<void> {
+  const { transactionId } = part;
+  const told = (part.incidents ?? []).some(
+    (incident) =>
+      (incident.kind === 'refund' || incident.kind === 'refund_owed') &&
+      incident.transactionId === transactionId,
+  );
+  if (told || !part.providerRef) return;
+  const why = REFUND_SAID[reason];
+  let asked: string | undefined;
+  let problem: string | undefined;
+  if (!deps.provider.refundPayment) {
+    problem = `${deps.provider.name} cannot refund through the connector`;
+  } else {
+    try {
+      asked = await deps.provider.refundPayment(
+        { providerRef: part.providerRef, checkoutId: part.checkoutId },
+        reason,
+      );
+      if (asked === undefined) return;
+    } catch (error) {
+      deps.log.error('could not give a part of a plan back to its payer', {
+        checkoutId: part.checkoutId,
+        parent: part.parent,
+        provider: deps.provider.name,
+        errMessage: errorMessage(error),
+      });
+      problem = 'the provider refused or was away';
+    }
+  }
+  const incident = problem
+    ? {
+        kind: 'refund_owed' as const,
+        note: `${why}, owed back to the payer: ${problem}; refund it at the provider (${REFUND_DESCRIPTIONS[reason]})`,
+      }
+    : { kind: 'refund' as const, note: `${why}, given back by the connector: ${asked}` };
+  await keepIncident(deps, part, {
+    ...incident,
+    ...(transactionId ? { transactionId } : {}),
+    at: deps.clock().toISOString(),
+  });
+}
+
+/** A customer's choice on the page, as the form posts it. */
+export interface PartChoice {
+  part?: unknown;
+  method?: unknown;
+  /** For `split-1`: the first amount, in reais as typed (`1234,56`). */
+  amount?: unknown;
+}
+
+export type StartResult =
+  | { kind: 'redirect'; url: string; partCheckout: string }
+  /** A choice the page cannot take: the customer's words, and the status to answer it with. */
+  | { kind: 'refused'; status: 400 | 409 | 422; problem: string }
+  | { kind: 'gone' };
+
+const refused = (status: 400 | 409 | 422, problem: string): StartResult => ({
+  kind: 'refused',
+  status,
+  problem,
+});
+
+/** pt-BR reais, for a customer's message: `R$ 1.234,56`. */
+const reais = (minor: number) =>
+  `R$ ${new Intl.NumberFormat('pt-BR', { minimumFractionDigits: 2 }).format(minor / 100)}`;
+
+const PART_LABELS: Readonly<Record<PlanPartName, string>> = {
+  full: 'Pagamento',
+  deposit: 'Entrada (sinal)',
+  balance: 'Saldo',
+};
+
+/** What a choice pays: a part, or one of its two splits, with its amount and fee share. */
+interface PartPayment {
+  part: PartStatus;
+  split?: 1 | 2;
+  amountMinor: number;
+  vendorFeeMinor?: number;
+}
+
+/** The choice read against the plan as it stands: what it pays, or why not. */
+function paymentOf(
+  plan: StoredPlan,
+  status: readonly PartStatus[],
+  choice: PartChoice,
+): PartPayment | StartResult {
+  const due = status.find((part) => !isPaidPart(part));
+  if (!due) return refused(409, 'Este pedido já está todo pago.');
+  if (due.processing) {
+    return refused(409, 'Um pagamento desta parte aguarda confirmação: volte em instantes.');
+  }
+  const fee = due.vendorFeeMinor;
+  const rest = due.amountMinor - due.paidMinor;
+  const splitFees = (first: number) =>
+    fee === undefined ? undefined : cutAcross(fee, [first, due.amountMinor - first]);
+  const name = choice.part;
+  if (name === 'split-1') {
+    if (!plan.splitTender) return refused(422, 'Esta loja não divide o pagamento de uma parte.');
+    if (due.paidMinor > 0) return refused(409, 'O primeiro valor desta parte já foi pago.');
+    const first = typeof choice.amount === 'string' ? centavosOfReais(choice.amount) : undefined;
+    const split = splitTender({ amountMinor: due.amountMinor, currency: '' }, first ?? -1);
+    if ('refused' in split) {
+      const { least, most } = split.refused;
+      return refused(
+        422,
+        most < least
+          ? 'Esta parte é pequena demais para ser dividida.'
+          : `O primeiro valor deve ficar entre ${reais(least)} e ${reais(most)}.`,
+      );
+    }
+    const amountMinor = split.parts[0].amount.amountMinor;
+    const fees = splitFees(amountMinor);
+    return { part: due, split: 1, amountMinor, ...(fees ? { vendorFeeMinor: fees[0] } : {}) };
+  }
+  const whole = name === due.part;
+  if (name === 'split-2' || (whole && due.paidMinor > 0)) {
+    if (due.paidMinor === 0) return refused(409, 'Pague primeiro o primeiro valor desta parte.');
+    const fees = splitFees(due.paidMinor);
+    return { part: due, split: 2, amountMinor: rest, ...(fees ? { vendorFeeMinor: fees[1] } : {}) };
+  }
+  if (whole) {
+    return {
+      part: due,
+      amountMinor: due.amountMinor,
+      ...(fee !== undefined ? { vendorFeeMinor: fee } : {}),
+    };
+  }
+  if (status.some((part) => part.part === name)) {
+    return refused(
+      409,
+      status.find((part) => part.part === name && isPaidPart(part))
+        ? 'Esta parte já está paga.'
+        : 'Pague primeiro a entrada.',
+    );
+  }
+  return refused(400, 'Escolha uma parte do pedido para pagar.');
+}
+
+/**
+ * A choice on the page (`POST /pay/:checkoutId/start`): the part checkout it leads to, made at
+ * the provider (once: the same choice while its checkout is open leads to it again), or why it
+ * cannot be taken, in the customer's words. A provider failure is thrown: nothing was promised.
+ */
+export async function startPart(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  choice: PartChoice,
+): Promise<StartResult> {
+  const parent = await deps.store.get(checkoutId);
+  if (!parent || !isPlanned(parent)) return { kind: 'gone' };
+  if (parent.outcome && parent.outcome !== 'paid') {
+    return refused(409, 'Este pedido não está mais aberto para pagamento.');
+  }
+  const methods = deps.offered?.methods ?? [];
+  const method = methods.find((offered) => offered === choice.method);
+  if (!method) return refused(422, 'Escolha uma das formas de pagamento oferecidas.');
+  const status = planStatus(parent.plan, await partCheckoutsOf(deps, parent));
+  const payment = paymentOf(parent.plan, status, choice);
+  if ('kind' in payment) return payment;
+  if (payment.amountMinor < MIN_PART_MINOR && payment.split !== 2) {
+    return refused(422, `Cada pagamento é de pelo menos ${reais(MIN_PART_MINOR)}.`);
+  }
+  const now = deps.clock();
+  const opened = await deps.store.openPart({
+    parentId: checkoutId,
+    checkoutId: deps.newCheckoutId(),
+    slot: `slot:${payment.part.part}:${payment.split ?? 0}:${method}:${payment.amountMinor}`,
+    part: payment.part.part,
+    ...(payment.split ? { split: payment.split } : {}),
+    provider: deps.provider.name,
+    now,
+    expiresAt: new Date(now.getTime() + deps.expiryMs),
+    lookAt: deps.schedule.firstLookAt(now),
+  });
+  if (opened.kind === 'gone') return { kind: 'gone' };
+  if (!('record' in opened)) {
+    return refused(409, 'Este pedido não está mais aberto para pagamento.');
+  }
+  const { record } = opened;
+  const made = record.url ? record : await makePartCheckout(deps, parent, record, payment, method);
+  if (!made.url) throw new Error(`part checkout ${made.checkoutId} has no URL`);
+  // The customer reaches the provider only once a replica holds the checkout it pays.
+  await deps.replication.held('shop-data');
+  deps.log.info('part of a plan started', {
+    checkoutId: made.checkoutId,
+    parent: checkoutId,
+    part: payment.part.part,
+    ...(payment.split ? { split: payment.split } : {}),
+    method,
+  });
+  return { kind: 'redirect', url: made.url, partCheckout: made.checkoutId };
+}
+
+/** The provider checkout of a part, stored on its record. */
+async function makePartCheckout(
+  deps: CheckoutDeps,
+  parent: CheckoutRecord,
+  record: CheckoutRecord,
+  payment: PartPayment,
+  method: PaymentMethod,
+): Promise<CheckoutRecord> {
+  const { currency } = parent.amount ?? { currency: deps.currency };
+  const amount: Money = { amountMinor: payment.amountMinor, currency };
+  const label = `${PART_LABELS[payment.part.part]}${payment.split ? ` (${payment.split}º de 2)` : ''}`;
+  const lines: ChargeLine[] = [
+    { label: `${label} do pedido ${parent.serviceId}`, amountMinor: payment.amountMinor },
+  ];
+  const vendorFee =
+    payment.vendorFeeMinor === undefined
+      ? undefined
+      : { amountMinor: payment.vendorFeeMinor, currency };
+  const returnUrl = `${deps.publicUrl}/return/${deps.provider.name}?checkout_id=${encodeURIComponent(record.checkoutId)}`;
+  const created = await deps.provider.createCheckout({
+    checkoutId: record.checkoutId,
+    serviceId: parent.serviceId,
+    amount,
+    lines,
+    description: `Pedido ${parent.serviceId}: ${label.toLowerCase()}`,
+    returnUrl,
+    cancelUrl: `${returnUrl}&cancelled=1`,
+    createdAt: new Date(record.createdAt),
+    expiresAt: new Date(record.expiresAt),
+    methods: [method],
+    ...(vendorFee && vendorFee.amountMinor > 0 ? { vendorFee } : {}),
+  });
+  const now = deps.clock();
+  return deps.store.attachProviderCheckout(
+    record.checkoutId,
+    {
+      provider: record.provider,
+      ...created,
+      amount,
+      lines,
+      ...(vendorFee && vendorFee.amountMinor > 0 ? { vendorFee } : {}),
+    },
+    now,
+    deps.schedule.firstLookAt(now),
+  );
+}

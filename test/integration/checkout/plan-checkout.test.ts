@@ -1,0 +1,224 @@
+import { expireCheckout } from '../../../src/checkout/expire-checkout';
+import { startPart, type StartResult } from '../../../src/checkout/plan-checkout';
+import { syncCheckout } from '../../../src/checkout/settle-checkout';
+import type { PlanDocument } from '../../../src/payments/payment-plan';
+import { useCaseSuite } from '../../support/checkout-deps';
+
+/*
+ * A shop with a plan (CONTRACT "The payment page"): the platform's checkout holds the plan and
+ * alone reports; each payment on the page is a part checkout of its own, here at the sandbox.
+ */
+describe('a checkout paid on the payment page', () => {
+  const suite = useCaseSuite({ expiryMs: 60 * 60_000 });
+  const plan = (changes: Partial<PlanDocument> = {}): PlanDocument => ({
+    deposit: { percent: 30 },
+    finishOn: 'deposit',
+    balanceDueDays: 30,
+    splitTender: true,
+    ...changes,
+  });
+  /** A checkout of a shop with `shopPlan`, its page's URL sent to the platform. */
+  const planned = async (shopPlan: PlanDocument = plan()) => {
+    const w = suite.world;
+    w.deps.plan = shopPlan;
+    w.deps.offered = { methods: ['pix', 'card'], maxInstallments: 12 };
+    return suite.checkout();
+  };
+  const notification = async (kind: 'finish' | 'cancel', checkoutId: string) =>
+    suite.world.jobs.notificationQueue.getJob(`${kind}-${checkoutId}`);
+  const started = (result: StartResult) => {
+    if (result.kind !== 'redirect') throw new Error(`not started: ${JSON.stringify(result)}`);
+    return result.partCheckout;
+  };
+  /** The customer pays a part checkout at the sandbox, which tells the connector as a webhook does. */
+  const pay = async (partCheckout: string, method: 'pix' | 'card' = 'card') => {
+    const w = suite.world;
+    await w.sandbox.settle(partCheckout, 'paid', method);
+    await syncCheckout(w.deps, partCheckout);
+  };
+  const record = async (checkoutId: string) => {
+    const found = await suite.world.deps.store.get(checkoutId);
+    if (!found) throw new Error(`no checkout ${checkoutId}`);
+    return found;
+  };
+
+  it('hands the platform its page, the order cut into a deposit and its balance', async () => {
+    const id = await planned();
+    const parent = await record(id);
+    expect(parent.url).toBe(`http://127.0.0.1:9/pay/${id}`);
+    expect(parent.providerRef).toBeUndefined();
+    const order = parent.amount?.amountMinor ?? 0;
+    const [deposit, balance] = parent.plan?.parts ?? [];
+    expect(deposit).toMatchObject({ part: 'deposit', amountMinor: Math.round(order * 0.3) });
+    expect(balance).toMatchObject({ part: 'balance', dueDate: '2026-12-20' });
+    expect((deposit?.amountMinor ?? 0) + (balance?.amountMinor ?? 0)).toBe(order);
+    expect(parent.plan?.finishOn).toBe('deposit');
+  });
+
+  it('finishes on the deposit, then takes the balance with no second outcome', async () => {
+    const w = suite.world;
+    const id = await planned();
+    // The balance waits for its deposit.
+    expect(await startPart(w.deps, id, { part: 'balance', method: 'pix' })).toMatchObject({
+      kind: 'refused',
+      status: 409,
+      problem: 'Pague primeiro a entrada.',
+    });
+    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'pix' }));
+    // The part's checkout at the sandbox: its amount, its one method.
+    const atSandbox = await w.sandbox.payment(deposit);
+    const parent = await record(id);
+    expect(atSandbox?.amount.amountMinor).toBe(parent.plan?.parts[0]?.amountMinor);
+    expect(await record(deposit)).toMatchObject({
+      parent: id,
+      part: 'deposit',
+      state: 'requested',
+    });
+    expect((await record(id)).partCheckouts).toEqual([deposit]);
+    await pay(deposit, 'pix');
+    expect((await record(id)).outcome).toBe('paid');
+    expect(await notification('finish', id)).toBeDefined();
+    // The part told the platform nothing of its own.
+    expect(await notification('finish', deposit)).toBeUndefined();
+    expect(await w.deps.line.inLine(deposit)).toBe(false);
+    const balance = started(await startPart(w.deps, id, { part: 'balance', method: 'card' }));
+    await pay(balance);
+    expect(await record(balance)).toMatchObject({ outcome: 'paid', part: 'balance' });
+    expect(await notification('cancel', id)).toBeUndefined();
+    expect(await notification('finish', balance)).toBeUndefined();
+    expect(await startPart(w.deps, id, { part: 'balance', method: 'card' })).toMatchObject({
+      kind: 'refused',
+      problem: 'Este pedido já está todo pago.',
+    });
+  });
+
+  it('finishes on the whole when the shop says full', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ finishOn: 'full' }));
+    await pay(started(await startPart(w.deps, id, { part: 'deposit', method: 'card' })));
+    expect((await record(id)).state).toBe('url_sent');
+    expect(await notification('finish', id)).toBeUndefined();
+    await pay(started(await startPart(w.deps, id, { part: 'balance', method: 'pix' })), 'pix');
+    expect((await record(id)).outcome).toBe('paid');
+    expect(await notification('finish', id)).toBeDefined();
+  });
+
+  it('takes a part two ways, the first amount the customer’s, adding up to the part', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ deposit: undefined, splitTender: true }));
+    const [full] = (await record(id)).plan?.parts ?? [];
+    expect(full?.part).toBe('full');
+    const first = started(
+      await startPart(w.deps, id, { part: 'split-1', method: 'card', amount: '1,00' }),
+    );
+    expect((await record(first)).amount?.amountMinor).toBe(100);
+    await pay(first);
+    expect((await record(id)).state).toBe('url_sent');
+    // The second: the rest, whatever way (the whole part's name asks for it too).
+    const second = started(await startPart(w.deps, id, { part: 'full', method: 'card' }));
+    expect(await record(second)).toMatchObject({ split: 2, part: 'full' });
+    expect((await record(second)).amount?.amountMinor).toBe((full?.amountMinor ?? 0) - 100);
+    await pay(second);
+    expect((await record(id)).outcome).toBe('paid');
+  });
+
+  it('leads the same choice twice to the same checkout while it is open', async () => {
+    const w = suite.world;
+    const id = await planned();
+    const once = started(await startPart(w.deps, id, { part: 'deposit', method: 'pix' }));
+    const twice = started(await startPart(w.deps, id, { part: 'deposit', method: 'pix' }));
+    expect(twice).toBe(once);
+    const card = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    expect(card).not.toBe(once);
+  });
+
+  it('answers a bad choice in the customer’s words, starting nothing', async () => {
+    const w = suite.world;
+    const id = await planned();
+    const refusal = async (choice: Record<string, unknown>) => {
+      const result = await startPart(w.deps, id, choice);
+      return result.kind === 'refused' ? [result.status, result.problem] : result.kind;
+    };
+    expect(await refusal({ part: 'deposit', method: 'boleto' })).toEqual([
+      422,
+      'Escolha uma das formas de pagamento oferecidas.',
+    ]);
+    expect(await refusal({ part: 'whatever', method: 'pix' })).toEqual([
+      400,
+      'Escolha uma parte do pedido para pagar.',
+    ]);
+    expect(await refusal({ part: 'split-1', method: 'pix', amount: '0,50' })).toEqual([
+      422,
+      expect.stringMatching(/^O primeiro valor deve ficar entre R\$ 1,00 e R\$ [\d.]+,\d\d\.$/),
+    ]);
+    for (const amount of ['abc', '12.34', '', undefined, 10, '9'.repeat(30)]) {
+      expect((await refusal({ part: 'split-1', method: 'card', amount }))[0]).toBe(422);
+    }
+    expect(await refusal({ part: 'split-2', method: 'pix' })).toEqual([
+      409,
+      'Pague primeiro o primeiro valor desta parte.',
+    ]);
+    expect((await record(id)).partCheckouts).toBeUndefined();
+  });
+
+  it('gives back a part paid twice, finishing once', async () => {
+    const w = suite.world;
+    const id = await planned();
+    const byPix = started(await startPart(w.deps, id, { part: 'deposit', method: 'pix' }));
+    const byCard = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    await pay(byPix, 'pix');
+    w.advance(1000);
+    await pay(byCard);
+    expect((await record(id)).outcome).toBe('paid');
+    expect((await w.sandbox.payment(byCard))?.state).toBe('refunded');
+    expect((await w.sandbox.payment(byPix))?.state).toBe('paid');
+    expect((await record(byCard)).incidents).toEqual([
+      expect.objectContaining({ kind: 'refund', note: expect.stringMatching(/paid twice/) }),
+    ]);
+  });
+
+  it('expires undone with a part paid: the part refunded, one cancel', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ finishOn: 'full' }));
+    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    await pay(deposit);
+    const balance = started(await startPart(w.deps, id, { part: 'balance', method: 'pix' }));
+    w.advance(60 * 60_000);
+    expect(await expireCheckout(w.deps, id)).toBe('expired');
+    expect((await record(id)).outcome).toBe('expired');
+    expect(await notification('cancel', id)).toBeDefined();
+    expect(await notification('finish', id)).toBeUndefined();
+    expect((await w.sandbox.payment(deposit))?.state).toBe('refunded');
+    expect((await record(deposit)).incidents).toEqual([
+      expect.objectContaining({ kind: 'refund', note: expect.stringMatching(/ended undone/) }),
+    ]);
+    // The open part closed at the provider, and ended.
+    expect((await record(balance)).outcome).toBe('expired');
+    expect((await w.sandbox.payment(balance))?.state).toBe('expired');
+    expect(await startPart(w.deps, id, { part: 'balance', method: 'pix' })).toMatchObject({
+      kind: 'refused',
+      status: 409,
+    });
+  });
+
+  it('says a refund is owed where the provider cannot make it', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ finishOn: 'full' }));
+    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    await pay(deposit);
+    const { sandbox } = w;
+    w.deps.provider = Object.assign(Object.create(sandbox) as typeof sandbox, {
+      refundPayment: undefined,
+    });
+    w.advance(60 * 60_000);
+    expect(await expireCheckout(w.deps, id)).toBe('expired');
+    expect((await w.sandbox.payment(deposit))?.state).toBe('paid');
+    expect((await record(deposit)).incidents).toEqual([
+      expect.objectContaining({
+        kind: 'refund_owed',
+        note: expect.stringMatching(/sandbox cannot refund through the connector/),
+      }),
+    ]);
+    expect(await notification('cancel', id)).toBeDefined();
+  });
+});
