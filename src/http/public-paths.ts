@@ -10,6 +10,8 @@ import { PROVIDER_LIST } from '../payments/providers';
 export const PAGE_PATHS: readonly string[] = [
   '/return',
   '/connect',
+  // The connector's own payment page (a shop with a plan).
+  '/pay',
   // Each provider's own pages (its descriptor's `pages`): the sandbox's, the API Pix's.
   ...PROVIDER_LIST.flatMap((provider) => provider.pages?.paths ?? []),
 ];

@@ -13,6 +13,7 @@ import { checkoutRoutes } from '../http/routes/checkout-routes';
 import { connectRoutes } from '../http/routes/connect-routes';
 import type * as DashboardRoutes from '../http/routes/dashboard-routes';
 import { providerRoutes } from '../http/routes/provider-routes';
+import { planRoutes } from '../http/routes/plan-routes';
 import { returnRoutes } from '../http/routes/return-routes';
 import { webhookRoutes, type ConnectEvents } from '../http/routes/webhook-routes';
 import type { Logger } from '../infra/logger';
@@ -101,6 +102,7 @@ function apiRouters(
     apiRouters: [checkoutRoutes(api.entry, { rateLimit: api.limiters.checkout })],
     routers: [
       returnRoutes(directory, defaultNotice),
+      planRoutes(directory, api.logger, defaultNotice, config.providerApiOrigins),
       providerRoutes(directory, defaultNotice),
       connectRoutes(built.links, api.logger),
     ],

@@ -34,6 +34,10 @@ export interface PlanPartView {
   splitTender?: boolean;
   /** The way it is being paid, while `processing` (a Pix awaited reloads the page). */
   paying?: PaymentMethod;
+  /** Paid so far, of a part split in two whose first payment is made: the rest is paid next. */
+  paidSoFar?: Money;
+  /** Payable only once the part before it is paid (a balance before its deposit). */
+  later?: boolean;
 }
 
 export interface PlanPageView {
@@ -84,8 +88,13 @@ function methodLabel(choice: PlanPartView['methods'][number]): string {
 }
 
 /** One way to pay a part: a form of its own, usable without script, its button named with the part. */
-function methodForm(action: string, part: PartName, choice: PlanPartView['methods'][number]) {
-  return `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="part" value="${part}"><input type="hidden" name="method" value="${choice.method}"><button class="${choice.method === 'pix' ? 'pix' : 'pay'}" type="submit" aria-describedby="title-${part}" data-testid="pay-${part}-${choice.method}">${escapeHtml(methodLabel(choice))}</button></form>`;
+function methodForm(
+  action: string,
+  part: PartName,
+  choice: PlanPartView['methods'][number],
+  posted: PartName = part,
+) {
+  return `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="part" value="${posted}"><input type="hidden" name="method" value="${choice.method}"><button class="${choice.method === 'pix' ? 'pix' : 'pay'}" type="submit" aria-describedby="title-${part}" data-testid="pay-${part}-${choice.method}">${escapeHtml(methodLabel(choice))}</button></form>`;
 }
 
 /** The split of a part: the first amount and its way; the rest is paid after, another way. */
@@ -106,21 +115,31 @@ function partSection(action: string, view: PlanPartView): string {
     view.dueDate && view.state !== 'paid'
       ? `<p class="note">${view.state === 'expired' ? 'Venceu' : 'Vence'} em ${escapeHtml(dayText(view.dueDate))}</p>`
       : '';
+  const { paidSoFar } = view;
+  // The rest of a part whose first payment is made: its forms pay the second.
+  const posted = paidSoFar ? 'split-2' : view.part;
+  const rest = paidSoFar
+    ? `<p class="note" data-testid="rest-${view.part}">Pago ${escapeHtml(formatMoney(paidSoFar.amountMinor, paidSoFar.currency))}; falta ${escapeHtml(formatMoney(view.amount.amountMinor - paidSoFar.amountMinor, paidSoFar.currency))}.</p>`
+    : '';
   const choices =
     view.state !== 'due'
       ? ''
-      : view.methods.length === 0
-        ? `<p class="note">Fale com a loja para pagar esta parte.</p>`
-        : `<div class="actions">${view.methods.map((choice) => methodForm(action, view.part, choice)).join('')}</div>${view.splitTender ? splitForm(action, view) : ''}`;
+      : view.later
+        ? `<p class="note">Pague depois da entrada.</p>`
+        : view.methods.length === 0
+          ? `<p class="note">Fale com a loja para pagar esta parte.</p>`
+          : `${rest}<div class="actions">${view.methods.map((choice) => methodForm(action, view.part, choice, posted)).join('')}</div>${view.splitTender && !paidSoFar ? splitForm(action, view) : ''}`;
   return `<section class="part" data-testid="part-${view.part}" aria-labelledby="title-${view.part}"><table><tr><td><h2 id="title-${view.part}">${escapeHtml(PART_TITLES[view.part])}</h2><span class="state ${state.tone}" data-testid="state-${view.part}">${escapeHtml(state.text)}</span></td><td class="amount">${escapeHtml(formatMoney(view.amount.amountMinor, view.amount.currency))}</td></tr></table>${due}${choices}</section>`;
 }
 
 /** The page, for the view of a checkout's plan. */
 export function planPage(view: PlanPageView): string {
   const action = `/pay/${encodeURIComponent(view.checkoutId)}/start`;
-  const paid = view.parts
-    .filter((part) => part.state === 'paid')
-    .reduce((sum, part) => sum + part.amount.amountMinor, 0);
+  const paid = view.parts.reduce(
+    (sum, part) =>
+      sum + (part.state === 'paid' ? part.amount.amountMinor : (part.paidSoFar?.amountMinor ?? 0)),
+    0,
+  );
   const left = Math.max(0, view.order.amountMinor - paid);
   const awaiting = view.parts.some((part) => part.state === 'processing');
   // A Pix is confirmed in minutes: the page looks again; a boleto takes days, a card's analysis
@@ -128,7 +147,9 @@ export function planPage(view: PlanPageView): string {
   const pixAwaited = view.parts.some(
     (part) => part.state === 'processing' && part.paying === 'pix',
   );
-  const choosing = view.parts.some((part) => part.state === 'due' && part.methods.length > 0);
+  const choosing = view.parts.some(
+    (part) => part.state === 'due' && !part.later && part.methods.length > 0,
+  );
   const money = (minor: number) => escapeHtml(formatMoney(minor, view.order.currency));
   const summary = `<table><tr><td>Total do pedido</td><td class="amount">${money(view.order.amountMinor)}</td></tr><tr><td>Pago</td><td class="amount" data-testid="paid">${money(paid)}</td></tr><tr class="total"><td>Falta pagar</td><td class="amount" data-testid="left">${money(left)}</td></tr></table>`;
   const problem = view.problem

@@ -41,6 +41,11 @@ export function returnRoutes(
       const current = await inCheckoutTrace(shop.deps, record, 'checkout return', () =>
         syncFromProvider(shop.deps, record),
       );
+      // A part of a plan: back to its page, which shows what is paid and what is left.
+      if (current.parent) {
+        res.redirect(303, `/pay/${encodeURIComponent(current.parent)}`);
+        return;
+      }
       const cancelled = req.query.cancelled === '1';
       res.type('html').send(
         returnPage(current, {
