@@ -117,6 +117,9 @@ export interface CheckoutRecord {
   part?: PlanPartName;
   /** A part paid two ways: the first (the customer's amount) or the second (the rest). */
   split?: 1 | 2;
+  /** A part checkout's plan as its payment record tells it: how many parts, the order's total. */
+  planParts?: number;
+  orderMinor?: number;
 }
 
 /** The parts a plan cuts an order into: all of it, or a deposit and its balance. */

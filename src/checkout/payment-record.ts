@@ -8,6 +8,7 @@ import {
   CHECKOUT_ID_PATTERN,
   INCIDENT_KINDS,
   isPaidWith,
+  PLAN_PART_NAMES,
   type CheckoutRecord,
   type PaidWith,
   type PaymentIncident,
@@ -100,6 +101,21 @@ export const paymentRecordSchema = z.object({
       CNPJ: z.string().nullable(),
     })
     .default({ tPag: null, tBand: null, cAut: null, CNPJ: null }),
+  /**
+   * A part of a plan (paid on the connector's page): which part, which of its two payments where
+   * it was split, how many parts the plan has, the whole order's total and the platform's
+   * checkout; null for a checkout paid at once.
+   */
+  plan: z
+    .object({
+      part: z.enum(PLAN_PART_NAMES),
+      split: z.union([z.literal(1), z.literal(2)]).nullable(),
+      parts: z.number().int().positive().nullable(),
+      order_total: centavos,
+      checkout_id: z.string().regex(CHECKOUT_ID_PATTERN, 'not a checkout id'),
+    })
+    .nullable()
+    .default(null),
   /** When the connector learned it (ISO-8601). */
   occurred_at: z.string(),
   /** An incident's note: what the provider said, what was done (a late Pix returned). */
@@ -200,8 +216,21 @@ function recordOf(
       cAut: card?.authorizationCode ?? null,
       CNPJ: settlement?.institutionCnpj ?? null,
     },
+    plan: planOf(record),
     occurred_at: facts.occurredAt,
     ...(facts.note ? { note: facts.note } : {}),
+  };
+}
+
+/** A part checkout's place in its plan, for the record; null for any other checkout. */
+function planOf(record: CheckoutRecord): PaymentRecord['plan'] {
+  if (!record.parent || !record.part) return null;
+  return {
+    part: record.part,
+    split: record.split ?? null,
+    parts: record.planParts ?? null,
+    order_total: record.orderMinor ?? null,
+    checkout_id: record.parent,
   };
 }
 

@@ -371,6 +371,8 @@ export async function startPart(
     slot: `slot:${payment.part.part}:${payment.split ?? 0}:${method}:${payment.amountMinor}`,
     part: payment.part.part,
     ...(payment.split ? { split: payment.split } : {}),
+    planParts: parent.plan.parts.length,
+    orderMinor: parent.amount?.amountMinor ?? 0,
     provider: deps.provider.name,
     now,
     expiresAt: new Date(now.getTime() + deps.expiryMs),

@@ -66,6 +66,9 @@ export interface PartInput {
   slot: string;
   part: PlanPartName;
   split?: 1 | 2;
+  /** How many parts its plan has, and the order's total (its payment record says them). */
+  planParts: number;
+  orderMinor: number;
   provider: string;
   now: Date;
   expiresAt: Date;

@@ -84,6 +84,7 @@ export function recordOfIncidentJob(data: SyncIncidentJob): PaymentRecord {
     payer: null,
     card: null,
     nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
+    plan: null,
     occurred_at: incident.at,
     ...(incident.note ? { note: incident.note } : {}),
   };

@@ -91,7 +91,8 @@ function problemOf(h: Record<string, string>): string | undefined {
   if (h.outcome !== undefined && !(STATES.has(h.outcome) && isOutcome(h.outcome as CheckoutState)))
     return 'outcome: not an outcome';
   if (serviceIdOfText(h.serviceId ?? '') === undefined) return `serviceId: not ${SERVICE_ID_RULE}`;
-  for (const field of ['amountMinor', 'collectedMinor', 'interestMinor', 'vendorFeeMinor'] as const)
+  const counts = ['amountMinor', 'collectedMinor', 'interestMinor', 'vendorFeeMinor'] as const;
+  for (const field of [...counts, 'planParts', 'orderMinor'] as const)
     if (h[field] !== undefined && !COUNT.test(h[field])) return `${field}: not a number`;
   if (h.parent !== undefined && !isCheckoutId(h.parent)) return 'parent: not a checkout id';
   if (h.part !== undefined && !PARTS.has(h.part)) return 'part: not a part of a plan';
@@ -104,7 +105,10 @@ const PARTS: ReadonlySet<string> = new Set(PLAN_PART_NAMES);
 /** A part checkout's place in its plan, and a planned checkout's part checkouts, oldest first. */
 function partOf(
   h: Record<string, string>,
-): Pick<CheckoutRecord, 'parent' | 'part' | 'split' | 'partCheckouts'> {
+): Pick<
+  CheckoutRecord,
+  'parent' | 'part' | 'split' | 'partCheckouts' | 'planParts' | 'orderMinor'
+> {
   const kids = Object.entries(h)
     .filter(([field]) => field.startsWith('kid:'))
     .sort(([, a], [, b]) => a.localeCompare(b))
@@ -113,6 +117,8 @@ function partOf(
     ...(h.parent ? { parent: h.parent } : {}),
     ...(h.part ? { part: h.part as PlanPartName } : {}),
     ...(h.split ? { split: Number(h.split) as 1 | 2 } : {}),
+    ...(h.planParts ? { planParts: Number(h.planParts) } : {}),
+    ...(h.orderMinor ? { orderMinor: Number(h.orderMinor) } : {}),
     ...(kids.length > 0 ? { partCheckouts: kids } : {}),
   };
 }

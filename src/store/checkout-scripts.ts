@@ -153,7 +153,7 @@ return redis.call('HGETALL', KEYS[1])`;
 // checkout the slot named when the caller read it (KEYS[2] when none).
 // ARGV: the slot field (`slot:<part>:<split>:<method>:<amount>`), the id it named when read (''
 // for none), the new id, provider, now, expiresAt, first look (ms), part, split ('' none), shop,
-// retention (ms).
+// retention (ms), how many parts the plan has, the order's total (centavos).
 // The same choice while its part checkout is open is that checkout ({'open', id, fields}); else a
 // new one, linked both ways ({'created', id, fields}). {'retry'}: the slot moved since it was
 // read; {'closed'}: the plan ended undone (expired, declined, failed); {'gone'}: no such checkout.
@@ -171,7 +171,8 @@ end
 redis.call('HSET', KEYS[2], 'checkoutId', ARGV[3], 'serviceId', redis.call('HGET', KEYS[1], 'serviceId'),
   'provider', ARGV[4], 'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5],
   'expiresAt', ARGV[6], 'requests', 1, 'shop', ARGV[10],
-  'parent', redis.call('HGET', KEYS[1], 'checkoutId'), 'part', ARGV[8])
+  'parent', redis.call('HGET', KEYS[1], 'checkoutId'), 'part', ARGV[8], 'planParts', ARGV[12],
+  'orderMinor', ARGV[13])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[2], 'split', ARGV[9]) end
 local trace = redis.call('HGET', KEYS[1], 'trace')
 if trace then redis.call('HSET', KEYS[2], 'trace', trace) end

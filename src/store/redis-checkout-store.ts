@@ -200,6 +200,8 @@ export class RedisCheckoutStore implements CheckoutRecords {
         input.split ?? '',
         this.shop,
         this.retentionMs,
+        input.planParts,
+        input.orderMinor,
       )) as [string, string?, string[]?];
       const [kind, checkoutId = '', fields = []] = answer;
       if (kind === 'closed' || kind === 'gone') return { kind };

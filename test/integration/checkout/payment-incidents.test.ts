@@ -129,6 +129,7 @@ describe('incidents after the outcome, end to end: the metric, the story, the ER
         payer: null,
         card: invoice.card,
         nfe: invoice.nfe,
+        plan: null,
         occurred_at: body.occurred_at,
         note,
       });

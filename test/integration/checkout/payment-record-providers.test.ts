@@ -59,6 +59,7 @@ describe.each(WITH_RECORD)('%s, %s: the payment record', (_name, _what, row, pay
       provider: row.name,
       ...told,
       currency: 'BRL',
+      plan: null,
       occurred_at: expect.any(String),
     });
     // The fee is the provider's rate on the order (none told, none); the net, the order less it.

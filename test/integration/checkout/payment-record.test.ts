@@ -108,6 +108,7 @@ describe('the payment record, through the webhook sink', () => {
       payer: null,
       card: { brand: 'visa', last4: '4242', authorization_code: code },
       nfe: { tPag: '03', tBand: '01', cAut: code, CNPJ: null },
+      plan: null,
       occurred_at: record.reachedAt?.paid,
     });
     expect(Date.parse(body.paid_at ?? '')).toBeLessThanOrEqual(Date.parse(body.occurred_at));
@@ -189,6 +190,7 @@ describe('the payment record, through the webhook sink', () => {
       payer: null,
       card: null,
       nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
+      plan: null,
       occurred_at: '2026-11-01T12:00:00.000Z',
       note: 'refunded at Mercado Pago',
     });
@@ -233,6 +235,7 @@ describe('the payment record, through the webhook sink', () => {
       payer: null,
       card: null,
       nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
+      plan: null,
     });
   });
 });

@@ -1,6 +1,7 @@
 import { expireCheckout } from '../../../src/checkout/expire-checkout';
 import { startPart, type StartResult } from '../../../src/checkout/plan-checkout';
 import { syncCheckout } from '../../../src/checkout/settle-checkout';
+import type { PaymentRecord } from '../../../src/checkout/payment-record';
 import type { PlanDocument } from '../../../src/payments/payment-plan';
 import { useCaseSuite } from '../../support/checkout-deps';
 
@@ -64,6 +65,8 @@ describe('a checkout paid on the payment page', () => {
       status: 409,
       problem: 'Pague primeiro a entrada.',
     });
+    const queued: PaymentRecord[] = [];
+    w.deps.paymentRecords = { queue: async (one) => void queued.push(one) };
     const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'pix' }));
     // The part's checkout at the sandbox: its amount, its one method.
     const atSandbox = await w.sandbox.payment(deposit);
@@ -90,6 +93,23 @@ describe('a checkout paid on the payment page', () => {
       kind: 'refused',
       problem: 'Este pedido já está todo pago.',
     });
+    // The ERP gets a record per part paid, each naming its place in the plan; none of the
+    // platform's checkout itself.
+    const order = parent.amount?.amountMinor;
+    expect(queued.map((one) => [one.checkout_id, one.event, one.amounts.order, one.plan])).toEqual([
+      [
+        deposit,
+        'paid',
+        parent.plan?.parts[0]?.amountMinor,
+        { part: 'deposit', split: null, parts: 2, order_total: order, checkout_id: id },
+      ],
+      [
+        balance,
+        'paid',
+        parent.plan?.parts[1]?.amountMinor,
+        { part: 'balance', split: null, parts: 2, order_total: order, checkout_id: id },
+      ],
+    ]);
   });
 
   it('finishes on the whole when the shop says full', async () => {

@@ -73,6 +73,7 @@ describe('the paid record', () => {
       payer: null,
       card: null,
       nfe: { tPag: null, tBand: null, cAut: null, CNPJ: null },
+      plan: null,
       occurred_at: '2026-11-28T11:04:00.000Z',
     });
     expect(paymentRecordSchema.safeParse(record).success).toBe(true);
