@@ -133,7 +133,7 @@ function applicationFee(
   return fee === 0 ? {} : { application_fee_amount: fee };
 }
 
-/** `payment_method_types`: the shop's, narrowed to a request's (Stripe's types are our names). */
+/** `allowed_payment_method_types`: the shop's, narrowed to a request's (Stripe's types are our names). */
 function methodTypes(
   settings: SessionSettings,
   requested: readonly string[] | undefined,

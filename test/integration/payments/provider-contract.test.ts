@@ -6,6 +6,7 @@ import {
   waitForRedis,
   type RedisCommands,
 } from '../../../src/redis/redis';
+import { PAYMENT_METHODS, type PaymentMethod } from '../../../src/payments/payment-offer';
 import type {
   CheckoutRequest,
   PaymentProvider,
@@ -39,22 +40,42 @@ afterAll(async () => {
   await redis.close();
 });
 
-/** The row's fake, started; the adapter built for it; the row's hand at it. */
-async function contractWorld(
+/** The adapter built for a shop of `env` at the row's started fake, and the row's hand at it. */
+function shopAt(
   row: TestProvider,
-): Promise<{ fake: ProviderFake; provider: PaymentProvider; driver: ContractDriver }> {
-  const fake = row.fake();
-  await fake.start();
+  fake: ProviderFake,
+  env: Record<string, string>,
+): { provider: PaymentProvider; driver: ContractDriver } {
   const prefix = `c${randomBytes(4).toString('hex')}`;
-  const built = providerModuleOf(row.env(fake), {
+  const built = providerModuleOf(env, {
     redis: connection,
     prefix,
     shop: 'default',
     scope: 'default',
     publicUrl: 'http://127.0.0.1:9',
   });
-  return { fake, provider: built.provider, driver: row.contract.driver(fake, built) };
+  return { provider: built.provider, driver: row.contract.driver(fake, built) };
 }
+
+/** The row's fake, started; the adapter built for it; the row's hand at it. */
+async function contractWorld(
+  row: TestProvider,
+): Promise<{ fake: ProviderFake; provider: PaymentProvider; driver: ContractDriver }> {
+  const fake = row.fake();
+  await fake.start();
+  return { fake, ...shopAt(row, fake, row.env(fake)) };
+}
+
+/** The methods a shop of `env` offers: its PAYMENT_METHODS, or all its provider offers. */
+function shopMethods(env: Record<string, string>, row: TestProvider): readonly PaymentMethod[] {
+  const named = env.PAYMENT_METHODS?.split(',');
+  return named
+    ? PAYMENT_METHODS.filter((method) => named.includes(method))
+    : PROVIDERS[row.name].offer.methods;
+}
+
+/** In one order, whatever order a provider keeps them in. */
+const sorted = (methods: readonly PaymentMethod[]): PaymentMethod[] => [...methods].sort();
 
 /**
  * When the checkouts open and end: one instant each for the run, as a checkout's record keeps them
@@ -63,7 +84,8 @@ async function contractWorld(
 const OPENED_AT = new Date();
 const EXPIRES_AT = new Date(OPENED_AT.getTime() + 3_600_000);
 
-const request = (checkoutId: string): CheckoutRequest => ({
+const request = (checkoutId: string, methods?: readonly PaymentMethod[]): CheckoutRequest => ({
+  ...(methods ? { methods } : {}),
   checkoutId,
   serviceId: 1001,
   amount: { amountMinor: 53_035, currency: 'BRL' },
@@ -196,6 +218,62 @@ describe.each(TEST_PROVIDER_LIST.map((row) => [row.name, row] as const))(
         } else {
           expect(row.name).toBe('sandbox');
         }
+      });
+    }
+
+    /** A new checkout of `shop`'s, naming `methods` (or none): what its provider offers there. */
+    async function offeredAt(
+      shop: { provider: PaymentProvider; driver: ContractDriver },
+      methods?: readonly PaymentMethod[],
+    ): Promise<PaymentMethod[]> {
+      const checkoutId = newCheckoutId();
+      const { providerRef } = await shop.provider.createCheckout(request(checkoutId, methods));
+      return sorted(await shop.driver.methodsOffered(checkoutId, providerRef));
+    }
+
+    describe("offers only the methods a checkout names, of the shop's", () => {
+      // The row's env shop: every method its provider offers, unless its env names some.
+      let shop: readonly PaymentMethod[];
+      beforeAll(() => {
+        shop = shopMethods(row.env(world.fake), row);
+      });
+
+      it("a checkout that names no methods offers the shop's", async () => {
+        expect(await offeredAt(world)).toEqual(sorted(shop));
+      });
+
+      it('a checkout for Pix offers only Pix', async () => {
+        expect(shop).toContain('pix');
+        expect(await offeredAt(world, ['pix'])).toEqual(['pix']);
+      });
+
+      if (PROVIDERS[row.name].offer.methods.includes('card')) {
+        it('a checkout for card offers only card', async () => {
+          expect(shop).toContain('card');
+          expect(await offeredAt(world, ['card'])).toEqual(['card']);
+        });
+      }
+
+      it("a checkout that names every method offers the shop's, no more", async () => {
+        expect(await offeredAt(world, PAYMENT_METHODS)).toEqual(sorted(shop));
+      });
+    });
+
+    // A shop that takes fewer methods than its provider offers: a checkout gets none beyond them.
+    if (PROVIDERS[row.name].offer.methods.includes('boleto')) {
+      describe('at a shop that takes no boleto (PAYMENT_METHODS=pix,card)', () => {
+        let narrow: ReturnType<typeof shopAt>;
+        beforeAll(() => {
+          narrow = shopAt(row, world.fake, { ...row.env(world.fake), PAYMENT_METHODS: 'pix,card' });
+        });
+
+        it('a checkout that names no methods offers Pix and card', async () => {
+          expect(await offeredAt(narrow)).toEqual(['card', 'pix']);
+        });
+
+        it('a checkout for card or boleto offers only card', async () => {
+          expect(await offeredAt(narrow, ['card', 'boleto'])).toEqual(['card']);
+        });
       });
     }
 

@@ -1,4 +1,5 @@
 import { minorOf } from '../../../src/payments/money';
+import type { PaymentMethod } from '../../../src/payments/payment-offer';
 import { vendorEnv } from '../connect-shops';
 import { FakeAsaas, type FakeCheckout } from '../fake-asaas';
 import { asaasForm } from '../provider-endpoint-bodies';
@@ -9,6 +10,21 @@ function checkoutOf(fake: FakeAsaas, checkoutId: string): FakeCheckout {
   const found = fake.checkoutFor(checkoutId);
   if (!found) throw new Error(`no Asaas checkout for ${checkoutId}`);
   return found;
+}
+
+/** Our word for each of a checkout's `billingTypes` (Asaas Checkout takes PIX and CREDIT_CARD). */
+const METHOD_OF_BILLING_TYPE: Readonly<Record<string, PaymentMethod>> = {
+  PIX: 'pix',
+  CREDIT_CARD: 'card',
+};
+
+/** What an Asaas checkout offers, in our words: its `billingTypes`. */
+function offeredBy(checkout: FakeCheckout): PaymentMethod[] {
+  return checkout.billingTypes.map((type) => {
+    const method = METHOD_OF_BILLING_TYPE[type];
+    if (!method) throw new Error(`Asaas billingType ${type} is none of ours`);
+    return method;
+  });
 }
 
 /** Asaas's fee on a Pix for the payment record, in centavos: its public one. */
@@ -42,6 +58,7 @@ export const asaasRow = testProvider({
         refund: async (_id, ref) => void fake.update(fake.paymentsOf(checkout(ref)), 'REFUNDED'),
         refundsMade: async (_id, ref) =>
           fake.paymentsOf(checkout(ref)).reduce((sum, p) => sum + (p.refunds?.length ?? 0), 0),
+        methodsOffered: async (_id, ref) => offeredBy(checkout(ref)),
         webhook: async (_id, ref, forgery) => {
           const [payment] = fake.paymentsOf(checkout(ref));
           const event = payment

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { signNotification } from '../../../src/payments/mercadopago/mercadopago-signature';
 import { minorOf } from '../../../src/payments/money';
+import { PAYMENT_METHODS, type PaymentMethod } from '../../../src/payments/payment-offer';
 import { vendorEnv } from '../connect-shops';
 import type { WebhookInput } from '../../../src/payments/payment-provider';
 import { FakeMercadoPago, type FakePayment, type FakePreference } from '../fake-mercadopago';
@@ -36,6 +37,31 @@ function preferenceOf(fake: FakeMercadoPago, checkoutId: string): FakePreference
   return found;
 }
 
+/**
+ * Mercado Pago's payment types (a payment's `payment_type_id`) of each of our methods: Pix is a
+ * `bank_transfer`; a card a credit, debit or prepaid one; a boleto a `ticket` (and cash at an
+ * `atm`, the other offline type).
+ */
+const PAYMENT_TYPES_OF: Record<PaymentMethod, readonly string[]> = {
+  pix: ['bank_transfer'],
+  card: ['credit_card', 'debit_card', 'prepaid_card'],
+  boleto: ['ticket', 'atm'],
+};
+
+/**
+ * What a preference offers, in our words: Checkout Pro offers every payment type but those in
+ * its `payment_methods.excluded_payment_types`, so a method is offered while any of its types is
+ * (Mercado Pago's balance, `account_money`, is none of ours and cannot be excluded).
+ */
+function offeredBy(preference: FakePreference): PaymentMethod[] {
+  const excluded = new Set(
+    (preference.payment_methods?.excluded_payment_types ?? []).map((type) => type.id),
+  );
+  return PAYMENT_METHODS.filter((method) =>
+    PAYMENT_TYPES_OF[method].some((type) => !excluded.has(type)),
+  );
+}
+
 /** A card's rate for the payment record: 3.98%, the money 30 days after approval. */
 const CARD_FEE = { percentHundredths: 398, fixedMinor: 0, releaseDays: 30 };
 
@@ -65,6 +91,11 @@ export const mercadoPagoRow = testProvider({
           void fake.pay(preference(id), 'pending', undefined, { paymentType: 'ticket' }),
         refundsMade: async (id) =>
           paymentsOf(id).reduce((sum, p) => sum + (p.refunds?.length ?? 0), 0),
+        methodsOffered: async (_id, ref) => {
+          const found = fake.preferences.get(ref);
+          if (!found) throw new Error(`no preference ${ref}`);
+          return offeredBy(found);
+        },
         refund: async (id) => {
           for (const payment of paymentsOf(id))
             if (payment.status === 'approved') fake.update(payment, 'refunded');

@@ -37,6 +37,11 @@ export const pixRow = testProvider({
         },
         refundsMade: async (_id, ref) =>
           (pix.receivedPix(paidOf(ref).endToEndId).devolucoes ?? []).length,
+        // A cob is a Pix charge: what it offers is Pix, once the PSP holds it.
+        methodsOffered: async (_id, ref) => {
+          if (!pix.cobs.has(ref)) throw new Error(`no cob ${ref}`);
+          return ['pix'];
+        },
         settleRefunds: async (_id, ref) => {
           const paid = paidOf(ref);
           for (const devolucao of pix.receivedPix(paid.endToEndId).devolucoes ?? [])

@@ -1,3 +1,5 @@
+import type { PaymentMethod } from '../../../src/payments/payment-offer';
+import { sandboxPaymentPage } from '../../../src/payments/sandbox/sandbox-page';
 import type { SandboxProvider } from '../../../src/payments/sandbox/sandbox-provider';
 import type { ProviderFake } from '../provider-suite';
 import { testProvider } from './test-provider';
@@ -15,6 +17,25 @@ class NoFake implements ProviderFake {
   env(): Record<string, string> {
     return { PAYMENT_PROVIDER: 'sandbox' };
   }
+}
+
+/** Our word for each of the sandbox page's pay buttons (its form's action): Pay is a card. */
+const METHOD_OF_BUTTON: Readonly<Record<string, PaymentMethod>> = {
+  pay: 'card',
+  pix: 'pix',
+  boleto: 'boleto',
+};
+
+/** What the sandbox's page offers a payment, in our words: the pay buttons it shows. */
+async function offeredBy(sandbox: SandboxProvider, checkoutId: string): Promise<PaymentMethod[]> {
+  const payment = await sandbox.payment(checkoutId);
+  if (!payment) throw new Error(`no sandbox payment ${checkoutId}`);
+  const page = sandboxPaymentPage(payment);
+  const actions = [...page.matchAll(/<form method="post" action="[^"]*\/(\w+)">/g)];
+  return actions.flatMap(([, action]) => {
+    const method = action === undefined ? undefined : METHOD_OF_BUTTON[action];
+    return method ? [method] : [];
+  });
 }
 
 /**
@@ -44,6 +65,7 @@ export const sandboxRow = testProvider({
         issueBoleto: async (checkoutId) =>
           void (await sandbox.settle(checkoutId, 'processing', 'boleto')),
         refund: async (checkoutId) => void (await sandbox.after(checkoutId, 'refunded')),
+        methodsOffered: (checkoutId) => offeredBy(sandbox, checkoutId),
       };
     },
   },

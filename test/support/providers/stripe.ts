@@ -1,3 +1,4 @@
+import { PAYMENT_METHODS, type PaymentMethod } from '../../../src/payments/payment-offer';
 import { vendorEnv } from '../connect-shops';
 import { FakeStripe, type FakeSession } from '../fake-stripe';
 import { stripeConnectEvent } from '../provider-endpoint-bodies';
@@ -8,6 +9,16 @@ function sessionOf(fake: FakeStripe, checkoutId: string): FakeSession {
   const found = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId);
   if (!found) throw new Error(`no Stripe session for ${checkoutId}`);
   return found;
+}
+
+/**
+ * What a session offers, in our words: its `allowed_payment_method_types` (Stripe names card, pix
+ * and boleto as we do; other types are none of ours), or, a session that names none, whatever
+ * Checkout finds eligible: at the fake, any.
+ */
+function offeredBy(session: FakeSession): PaymentMethod[] {
+  const allowed = session.allowed_payment_method_types;
+  return PAYMENT_METHODS.filter((method) => allowed === null || allowed.includes(method));
 }
 
 /** Stripe Checkout, at its loopback fake: a session per checkout, signed events. */
@@ -27,6 +38,7 @@ export const stripeRow = testProvider({
       issueBoleto: async (_id, ref) => void fake.pay(ref, 'boleto'),
       refund: async (_id, ref) => void fake.refund(ref),
       refundsMade: async (_id, ref) => fake.refundsOf(fake.chargeOf(ref).id).length,
+      methodsOffered: async (_id, ref) => offeredBy(fake.session(ref)),
       webhook: async (_id, ref, forgery) => {
         const event = fake.event('checkout.session.completed', fake.session(ref));
         const signed = fake.signature(event.body, {

@@ -1,4 +1,5 @@
 import type fc from 'fast-check';
+import type { PaymentMethod } from '../../../src/payments/payment-offer';
 import type { PaidWith, WebhookInput } from '../../../src/payments/payment-provider';
 import type { ProviderModule } from '../../../src/payments/provider-module';
 import type { ProviderName } from '../../../src/payments/providers';
@@ -42,6 +43,12 @@ export interface ContractDriver {
    * charge's refunds, a payment's, a Pix's devoluções); absent where a refund is a state alone.
    */
   refundsMade?(checkoutId: string, providerRef: string): Promise<number>;
+  /**
+   * The methods the checkout the adapter created offers the customer, as the provider's own record
+   * of it says (a Stripe session's allowed types, a Mercado Pago preference's exclusions, an Asaas
+   * checkout's billingTypes, the sandbox's page), in our words; in no particular order.
+   */
+  methodsOffered(checkoutId: string, providerRef: string): Promise<PaymentMethod[]>;
   /** Undefined for a provider without webhooks (the sandbox: its page reports directly). */
   webhook?(checkoutId: string, providerRef: string, forgery?: Forgery): Promise<WebhookInput>;
 }
