@@ -137,10 +137,16 @@ async function tellStory(
     io,
     async (access) =>
       Promise.all(
-        (await access.store.checkoutsOfService(serviceId)).map(async (record) =>
+        (
+          await withPartCheckouts(access.store, await access.store.checkoutsOfService(serviceId))
+        ).map(async ({ record, parts }) =>
           record instanceof UnreadableRecord
             ? unreadableStory(record)
-            : checkoutStory(record, await access.deliveryHistory.ofCheckout(record.checkoutId)),
+            : checkoutStory(
+                record,
+                await access.deliveryHistory.ofCheckout(record.checkoutId),
+                parts,
+              ),
         ),
       ),
     shop,
@@ -187,7 +193,11 @@ async function showEvidence(io: CliIo, serviceId: number, options: EvidenceOptio
   const { checkouts, unreadable } = await withQueues(
     io,
     async (access) => {
-      const records = await access.store.checkoutsOfService(serviceId);
+      const listed = await withPartCheckouts(
+        access.store,
+        await access.store.checkoutsOfService(serviceId),
+      );
+      const records = listed.map(({ record }) => record);
       const readable = records.filter((r): r is CheckoutRecord => !(r instanceof UnreadableRecord));
       return {
         unreadable: records.flatMap((r) =>
@@ -271,4 +281,25 @@ export function checkoutCommand(io: CliIo): Command {
     .addOption(shopOption())
     .action((serviceId: number, options: EvidenceOptions) => showEvidence(io, serviceId, options));
   return checkout;
+}
+
+/**
+ * The service's checkouts, each planned one followed by its part checkouts (every part has its
+ * own story and evidence); a planned one carries its parts, for its plan's lines.
+ */
+async function withPartCheckouts(
+  store: Pick<CheckoutRecords, 'getMany'>,
+  records: Array<CheckoutRecord | UnreadableRecord>,
+): Promise<Array<{ record: CheckoutRecord | UnreadableRecord; parts: CheckoutRecord[] }>> {
+  const listed: Array<{ record: CheckoutRecord | UnreadableRecord; parts: CheckoutRecord[] }> = [];
+  for (const record of records) {
+    const ids = record instanceof UnreadableRecord ? [] : (record.partCheckouts ?? []);
+    const read = ids.length > 0 ? await store.getMany(ids) : [];
+    const parts = read.filter(
+      (one): one is CheckoutRecord => one !== undefined && !(one instanceof UnreadableRecord),
+    );
+    listed.push({ record, parts });
+    for (const one of read) if (one !== undefined) listed.push({ record: one, parts: [] });
+  }
+  return listed;
 }

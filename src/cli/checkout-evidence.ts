@@ -68,6 +68,8 @@ export interface CheckoutEvidence {
   /** Every step with its time: requested, URL sent, paid, finish delivered, ERP acknowledged. */
   steps: StoryStep[];
   erp_records: ErpRecordEvidence[];
+  /** A part checkout of a plan: whose, and which part (its payment record's `plan`). */
+  part_of: { checkout_id: string; part: string; split: number | null } | null;
 }
 
 export interface Evidence {
@@ -164,6 +166,9 @@ export function checkoutEvidence(
       (a.at ?? '\uffff').localeCompare(b.at ?? '\uffff'),
     ),
     erp_records: erpRecords,
+    part_of: told.plan
+      ? { checkout_id: told.plan.checkout_id, part: told.plan.part, split: told.plan.split }
+      : null,
   };
 }
 
@@ -220,7 +225,7 @@ export function evidenceText(evidence: Evidence): string {
   const checkouts = evidence.checkouts.map((c) => {
     const { payment, payer } = c;
     const lines = [
-      `checkout ${c.checkout_id}  ${c.provider}  ${moneyText(c.amount)}  ${nowText(c)}`,
+      `checkout ${c.checkout_id}  ${c.provider}  ${moneyText(c.amount)}  ${nowText(c)}${c.part_of ? `  ${c.part_of.part}${c.part_of.split ? ` (${c.part_of.split} of 2)` : ''} of ${c.part_of.checkout_id}` : ''}`,
       ...c.items.map(
         (item) =>
           `  item             ${item.label}  ${formatMoney(item.amount_minor, c.amount?.currency ?? 'BRL')}`,

@@ -3,7 +3,9 @@ import type {
   CheckoutState,
   PaidWith,
   PaymentIncident,
+  PlanPartName,
 } from '../checkout/checkout-record';
+import { planStatus } from '../checkout/plan-checkout';
 import type { DeliveryProgress } from '../delivery/ports';
 import { formatMoney } from '../html/page-layout';
 import { unreadableLines, type UnreadableStory } from './unreadable-checkouts';
@@ -50,6 +52,39 @@ export interface CheckoutStory {
     finished_at: string | undefined;
     next_attempt_at: string | undefined;
   }>;
+  /** A checkout paid on the payment page: its plan, each part with what is paid of it. */
+  plan?: {
+    finish_on: 'deposit' | 'full';
+    parts: Array<{
+      part: PlanPartName;
+      amount: StoryMoney;
+      paid: StoryMoney;
+      due_date?: string;
+      part_checkouts: string[];
+    }>;
+  };
+  /** A part checkout: the checkout whose plan it pays, and which part. */
+  part_of?: { checkout_id: string; part: PlanPartName; split?: 1 | 2 };
+}
+
+/** Each part of a plan as the story tells it, from its part checkouts (plan-checkout.ts). */
+export function planStory(
+  record: CheckoutRecord,
+  parts: readonly CheckoutRecord[],
+): CheckoutStory['plan'] {
+  if (!record.plan) return undefined;
+  const currency = record.amount?.currency ?? '';
+  const money = (amountMinor: number) => ({ amount_minor: amountMinor, currency });
+  return {
+    finish_on: record.plan.finishOn,
+    parts: planStatus(record.plan, parts).map((part) => ({
+      part: part.part,
+      amount: money(part.amountMinor),
+      paid: money(part.paidMinor),
+      ...(part.dueDate ? { due_date: part.dueDate } : {}),
+      part_checkouts: parts.filter((one) => one.part === part.part).map((one) => one.checkoutId),
+    })),
+  };
 }
 
 const METHOD_WORDS: Record<PaidWith, string> = { card: 'card', pix: 'Pix', boleto: 'boleto' };
@@ -167,8 +202,21 @@ const storyMoney = (money: { amountMinor: number; currency: string }): StoryMone
 export function checkoutStory(
   record: CheckoutRecord,
   deliveries: DeliveryProgress[],
+  /** A planned checkout's part checkouts. */
+  parts: readonly CheckoutRecord[] = [],
 ): CheckoutStory {
+  const plan = planStory(record, parts);
   return {
+    ...(plan ? { plan } : {}),
+    ...(record.parent && record.part
+      ? {
+          part_of: {
+            checkout_id: record.parent,
+            part: record.part,
+            ...(record.split ? { split: record.split } : {}),
+          },
+        }
+      : {}),
     checkout_id: record.checkoutId,
     service_id: record.serviceId,
     provider: record.provider,
@@ -217,12 +265,31 @@ export function storyTable(stories: Array<CheckoutStory | UnreadableStory>): str
           ? `${story.outcome}${method}, reported to the platform`
           : `${story.state}${method}`;
       const fee = story.vendor_fee ? ` (vendor fee ${amountText(story.vendor_fee)})` : '';
-      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}${fee}  now ${now}`;
+      const of = story.part_of
+        ? `  ${story.part_of.part}${story.part_of.split ? ` (${story.part_of.split} of 2)` : ''} of ${story.part_of.checkout_id}`
+        : '';
+      const head = `checkout ${story.checkout_id}  ${story.provider}  ${amountText(story.amount)}${fee}  now ${now}${of}`;
       const lines = story.steps.map((step) =>
         `  ${step.step.padEnd(18)} ${(step.at ?? '').padEnd(24)}${step.note ? `  ${step.note}` : ''}`.trimEnd(),
       );
-      return [head, ...lines].join('\n');
+      return [head, ...planLines(story.plan), ...lines].join('\n');
     })
     .join('\n\n')
     .concat('\n');
+}
+
+/** A plan's parts, a line each: what it is, what is paid of it, when it is due. */
+function planLines(plan: CheckoutStory['plan']): string[] {
+  if (!plan) return [];
+  return [
+    `  plan               finish on ${plan.finish_on === 'deposit' ? 'the deposit' : 'the whole'}`,
+    ...plan.parts.map((part) => {
+      const paid = part.paid.amount_minor >= part.amount.amount_minor;
+      const state = paid ? 'paid' : `paid ${amountText(part.paid)}`;
+      const due = part.due_date && !paid ? `, due ${part.due_date}` : '';
+      const checkouts =
+        part.part_checkouts.length > 0 ? `  (${part.part_checkouts.join(', ')})` : '';
+      return `  ${`part ${part.part}`.padEnd(18)} ${amountText(part.amount)}, ${state}${due}${checkouts}`;
+    }),
+  ];
 }

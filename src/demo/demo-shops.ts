@@ -22,6 +22,9 @@ export const SECOND_SHOP = {
     apiKey: randomBytes(12).toString('hex'),
   },
   provider: { name: DEFAULT_PROVIDER },
+  // A deposit now and the balance later, Pix or card, paid on the connector's page (docs/plans.md).
+  payment: { methods: ['pix', 'card'], maxInstallments: 12 },
+  plan: { deposit: { percent: 30 }, finishOn: 'deposit', balanceDueDays: 30, splitTender: true },
 };
 
 /** `connector shops add` as an operator would run it (in this process); answers the route token. */

@@ -184,6 +184,7 @@ async function showRegistryShop(demo: RunningDemo, serviceId: number): Promise<s
   await connector.registry.refresh();
   say();
   say(`  Shop 2, "${SECOND_SHOP.name}" (${SECOND_SHOP.id}), added to the registry with the CLI:`);
+  say("  a 30 % deposit now and the balance later, by Pix or card, on the connector's own page");
   say(`    SHOP_SECRET_KEYS=... npx connector shops add ${SECOND_SHOP.id} --file shop.json`);
   say(`  its route: ${connector.publicUrl}/shops/${SECOND_SHOP.id}/checkout (its own token)`);
   say(`  the platform asks that route for a checkout for service ${serviceId}...`);
@@ -207,7 +208,10 @@ function showWhatNext(
 ): void {
   say();
   for (const [shop, url] of urls) {
-    if (url) {
+    if (url && new URL(url).pathname.startsWith('/pay/')) {
+      say(`  Shop ${shop}: open its payment page in a browser, pay the deposit, then the balance:`);
+      say(`    ${url}`);
+    } else if (url) {
       say(`  Shop ${shop}: open the checkout in a browser, then Pay or Decline:`);
       say(`    ${url}`);
     } else {

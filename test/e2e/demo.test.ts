@@ -12,7 +12,7 @@ describe('npm run demo', () => {
       await demo.waitForOutput(/Ctrl-C stops everything/, 30_000);
       const urlOf = (shop: string) =>
         new RegExp(
-          `Shop ${shop}: open the checkout in a browser, then Pay or Decline:\\n\\s+(http\\S+)`,
+          `Shop ${shop}: open (?:the checkout|its payment page) in a browser[^\\n]*:\\n\\s+(http\\S+)`,
         ).exec(demo.stdout())?.[1] ?? '';
       // The env shop's route, and the second shop's, added with `connector shops add`.
       expect(demo.stdout()).toMatch(/\/shops\/marcenaria-demo\/checkout/);
@@ -27,12 +27,14 @@ describe('npm run demo', () => {
         expect(url).toMatch(/^http/);
         const page = await fetch(url);
         expect(page.status).toBe(200);
-        expect(await page.text()).toContain(order);
-        const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
-        expect(paid.status).toBe(303);
-        const returned = await (
-          await fetch(new URL(paid.headers.get('location') ?? '', url))
-        ).text();
+        // The second shop is on a deposit plan: its page first, the deposit by card.
+        const planned = new URL(url).pathname.startsWith('/pay/');
+        expect([shop, planned]).toEqual([shop, shop === 'marcenaria-demo']);
+        expect(await page.text()).toContain(planned ? `Pedido ${order.slice(-4)}` : order);
+        const sandbox = planned ? await startedDeposit(url) : url;
+        const paid = await fetch(`${sandbox}/pay`, { method: 'POST', redirect: 'follow' });
+        expect(paid.status).toBe(200);
+        const returned = await paid.text();
         expect(returned).toContain(`data-testid="shop-name">${name}<`);
         const back = /data-testid="way-back" href="([^"]+)">Voltar à loja ([^<]+)</.exec(returned);
         expect(back?.[2]).toBe(name);
@@ -77,7 +79,9 @@ describe('npm run demo', () => {
         env,
       );
       expect(other).toMatchObject({ code: 0 });
-      expect(other.stdout).toMatch(/now paid \(card\), reported to the platform/);
+      expect(other.stdout).toMatch(/now paid, reported to the platform/);
+      expect(other.stdout).toMatch(/part deposit +R\$\s[\d.,]+, paid/);
+      expect(other.stdout).toMatch(/now paid \(card\)  deposit of chk_marcenaria-demo_/);
       const shops = await runCliCaptured(['shops', 'list'], env);
       expect(shops.stdout).toMatch(
         /^default +env +sandbox +integrador@example\.com +Móveis Aurora$/m,
@@ -102,3 +106,15 @@ describe('npm run demo', () => {
     }
   });
 });
+
+/** The deposit chosen on a plan's page (by card): the part's sandbox page it leads to. */
+async function startedDeposit(url: string): Promise<string> {
+  const started = await fetch(`${url}/start`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'part=deposit&method=card',
+    redirect: 'manual',
+  });
+  expect(started.status).toBe(303);
+  return new URL(started.headers.get('location') ?? '', url).toString();
+}
