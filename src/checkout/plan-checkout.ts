@@ -153,9 +153,12 @@ export async function advancePlan(deps: CheckoutDeps, parentId: string): Promise
   const parts = await partCheckoutsOf(deps, parent);
   const status = planStatus(parent.plan, parts);
   if (isOpen(parent.state)) {
-    if (planDone(parent.plan, status)) await finishPlan(deps, parent);
+    if (!planDone(parent.plan, status)) return;
+    await finishPlan(deps, parent);
+    await noteBalance(deps, parentId, status);
     return;
   }
+  if (parent.outcome === 'paid') await noteBalance(deps, parentId, status);
   for (const part of status) {
     for (const surplus of part.surplus) await givePartBack(deps, surplus, 'paid_twice');
     // A plan that ended undone (expired, declined) keeps nothing it was paid.
@@ -184,6 +187,25 @@ async function finishPlan(deps: CheckoutDeps, parent: CheckoutRecord): Promise<v
       plan: parent.plan?.finishOn,
     });
   }
+}
+
+/**
+ * The end of the day a part is due, in Brasília (UTC-3, no daylight saving since 2019): overdue
+ * from the next day on.
+ */
+export function dueAtOf(dueDate: string): Date {
+  return new Date(Date.parse(`${dueDate}T23:59:59.999-03:00`));
+}
+
+/** A plan reported paid: its balance due (the gauges of balances), or none once all is paid. */
+async function noteBalance(
+  deps: CheckoutDeps,
+  parentId: string,
+  status: readonly PartStatus[],
+): Promise<void> {
+  const left = status.find((part) => !isPaidPart(part));
+  const due = left?.dueDate ? dueAtOf(left.dueDate) : left ? deps.clock() : undefined;
+  await deps.line.noteBalance(parentId, due);
 }
 
 const REFUND_SAID: Readonly<Record<RefundReason, string>> = {

@@ -193,6 +193,13 @@ export interface ReconcileLine {
   endWatches(checkoutIds: readonly string[]): Promise<void>;
   /** How many Pix the watch holds. */
   watchSize(): Promise<number>;
+  /**
+   * Notes that a planned checkout has a balance due by `dueAt` (its deposit paid and reported),
+   * or, `dueAt` undefined, none any more.
+   */
+  noteBalance(checkoutId: string, dueAt: Date | undefined): Promise<void>;
+  /** How many of the shop's balances are due, and how many of them are overdue at `now`. */
+  balances(now: Date): Promise<{ due: number; overdue: number }>;
 }
 
 /** The provider webhook events already handled: a duplicate changes nothing. */

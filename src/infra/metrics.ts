@@ -187,6 +187,45 @@ export function observeReconciler(
 }
 
 /**
+ * Balances of plans due and overdue per shop (a deposit paid and reported, its balance not yet),
+ * read at each scrape; a series only for a shop with a balance due, so the label stays bounded.
+ */
+export function observeBalances(
+  metrics: Metrics,
+  readBalances: () => Promise<Array<{ shop: string; due: number; overdue: number }>>,
+): void {
+  let last: ReturnType<typeof readBalances> | undefined;
+  const read = () => (last ??= readBalances().finally(() => (last = undefined)));
+  const gauge = (
+    name: string,
+    help: string,
+    valueOf: (one: { due: number; overdue: number }) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['shop'] as const,
+      registers: [metrics.registry],
+      async collect() {
+        const shops = await read().catch(() => undefined);
+        if (!shops) return;
+        this.reset();
+        for (const one of shops) if (one.due > 0) this.set({ shop: one.shop }, valueOf(one));
+      },
+    });
+  gauge(
+    'connector_plan_balances_due',
+    'Balances of plans not paid yet, per shop: the deposit paid and reported, the balance payable on the payment page',
+    (one) => one.due,
+  );
+  gauge(
+    'connector_plan_balances_overdue',
+    'Of them, those past their due day (balanceDueDays), per shop: the ERP sends the customer the page again',
+    (one) => one.overdue,
+  );
+}
+
+/**
  * The shops whose platform keeps failing (their breaker open: their finish/cancel wait, other
  * shops go on), read at each scrape; one series per such shop, so the label stays bounded.
  */

@@ -12,6 +12,7 @@ import {
   type Metrics,
   observeConnections,
   observeQueues,
+  observeBalances,
   observeReconciler,
   observeRedis,
 } from '../infra/metrics';
@@ -122,6 +123,7 @@ function apiServer(limits: Config['http'], logger: Logger): Server {
 function observeConnector(metrics: Metrics, built: Dependencies, redis: ConnectorConnection) {
   observeQueues(metrics, built.queues);
   observeReconciler(metrics, () => reconcileBacklog(built.directory, new Date()));
+  observeBalances(metrics, () => planBalances(built.directory, new Date()));
   observeRedis(metrics, () => pingRedis(redis));
   // Every shop served, the env shop's too: its pasted credential may expire (a certificate).
   observeConnections(metrics, () =>
@@ -226,6 +228,18 @@ async function reconcileBacklog(
     watched: sum((line) => line.watched),
     watchDue: sum((line) => line.watchDue),
   };
+}
+
+/** Each shop's balances of plans, due and overdue. */
+async function planBalances(
+  shops: Pick<ShopDirectory, 'ids' | 'cached'>,
+  now: Date,
+): Promise<Array<{ shop: string; due: number; overdue: number }>> {
+  const read = shops.ids().map(async (shop) => {
+    const line = shops.cached(shop)?.deps.line;
+    return line ? { shop, ...(await line.balances(now)) } : undefined;
+  });
+  return (await Promise.all(read)).filter((one) => one !== undefined);
 }
 
 /** `/metrics` on METRICS_HOST:METRICS_PORT, away from the public port. */

@@ -19,6 +19,8 @@ import { shopTag } from '../redis/keyspace';
  *   chk-event:<provider>:<id> a provider's webhook event already handled (7 days)
  *   chk-watch                 zset of checkouts paid by Pix, scored by when the watch next
  *                             reads them (PIX_WATCH_DAYS after the payment: a MED return)
+ *   chk-balance               zset of planned checkouts reported paid on their deposit whose
+ *                             balance is not paid yet, scored by when it is due (the gauges)
  */
 export function checkoutKeys(prefix: string, shop: string) {
   const tag = shopTag(prefix, shop);
@@ -32,6 +34,7 @@ export function checkoutKeys(prefix: string, shop: string) {
     parked: `${tag}:chk-parked`,
     unreadable: `${tag}:chk-unreadable`,
     watch: `${tag}:chk-watch`,
+    balances: `${tag}:chk-balance`,
   };
 }
 

@@ -101,4 +101,17 @@ export class RedisReconcileLine implements ReconcileLine {
     if (note) multi.hset(this.keys.record(checkoutId), note.field, note.value);
     await multi.exec();
   }
+
+  async noteBalance(checkoutId: string, dueAt: Date | undefined): Promise<void> {
+    if (dueAt) await this.redis.zadd(this.keys.balances, dueAt.getTime(), checkoutId);
+    else await this.redis.zrem(this.keys.balances, checkoutId);
+  }
+
+  async balances(now: Date): Promise<{ due: number; overdue: number }> {
+    const [due, overdue] = await Promise.all([
+      this.redis.zcard(this.keys.balances),
+      this.redis.zcount(this.keys.balances, '-inf', `(${now.getTime()}`),
+    ]);
+    return { due, overdue };
+  }
 }

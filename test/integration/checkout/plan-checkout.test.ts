@@ -112,6 +112,26 @@ describe('a checkout paid on the payment page', () => {
     ]);
   });
 
+  it('counts a balance due once the deposit is reported, overdue after its day, until paid', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ balanceDueDays: 10 }));
+    expect(await w.deps.line.balances(w.now)).toEqual({ due: 0, overdue: 0 });
+    await pay(started(await startPart(w.deps, id, { part: 'deposit', method: 'card' })));
+    expect(await w.deps.line.balances(w.now)).toEqual({ due: 1, overdue: 0 });
+    // Due on the 30th in Brasília (opened 2026-11-20 12:00 UTC): overdue from the 1st on.
+    expect((await record(id)).plan?.parts[1]?.dueDate).toBe('2026-11-30');
+    expect(await w.deps.line.balances(new Date('2026-12-01T02:59:59.000Z'))).toEqual({
+      due: 1,
+      overdue: 0,
+    });
+    expect(await w.deps.line.balances(new Date('2026-12-01T03:00:00.000Z'))).toEqual({
+      due: 1,
+      overdue: 1,
+    });
+    await pay(started(await startPart(w.deps, id, { part: 'balance', method: 'card' })));
+    expect(await w.deps.line.balances(w.now)).toEqual({ due: 0, overdue: 0 });
+  });
+
   it('finishes on the whole when the shop says full', async () => {
     const w = suite.world;
     const id = await planned(plan({ finishOn: 'full' }));

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { CONFIG_VARIABLES } from '../../../src/config';
 import {
   createMetrics,
+  observeBalances,
   observeBreakers,
   observeConnections,
   observeQueues,
@@ -26,6 +27,7 @@ async function exportedNames(): Promise<Set<string>> {
   }));
   observeRedis(metrics, async () => true);
   observeBreakers(metrics, async () => []);
+  observeBalances(metrics, async () => []);
   observeConnections(metrics, () => []);
   const names = new Set<string>();
   for (const metric of await metrics.registry.getMetricsAsJSON()) {
