@@ -81,7 +81,7 @@ describe('npm run demo', () => {
       expect(other).toMatchObject({ code: 0 });
       expect(other.stdout).toMatch(/now paid, reported to the platform/);
       expect(other.stdout).toMatch(/part deposit +R\$\s[\d.,]+, paid/);
-      expect(other.stdout).toMatch(/now paid \(card\)  deposit of chk_marcenaria-demo_/);
+      expect(other.stdout).toMatch(/now paid \(card\) {2}deposit of chk_marcenaria-demo_/);
       const shops = await runCliCaptured(['shops', 'list'], env);
       expect(shops.stdout).toMatch(
         /^default +env +sandbox +integrador@example\.com +Móveis Aurora$/m,
