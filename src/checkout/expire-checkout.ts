@@ -1,6 +1,13 @@
 import type { CheckoutDeps } from './checkout-deps';
-import { isOpen, type CheckoutRecord } from './checkout-record';
-import { advancePlan, isPlanned, partCheckoutsOf } from './plan-checkout';
+import { isOpen, type CheckoutRecord, type StoredPlan } from './checkout-record';
+import {
+  advancePlan,
+  giveBackWhatIsOwed,
+  isPlanned,
+  partCheckoutsOf,
+  planDone,
+  planStatus,
+} from './plan-checkout';
 import { notifyRecordedOutcome, recordOutcome, syncFromProvider } from './settle-checkout';
 
 /** How long to look again at a payment still processing at its expiry (Pix, boleto). */
@@ -51,9 +58,9 @@ export async function expireCheckout(
  */
 async function expirePlan(
   deps: CheckoutDeps,
-  record: CheckoutRecord,
+  record: CheckoutRecord & { plan: StoredPlan },
 ): Promise<'expired' | 'settled' | 'recheck'> {
-  const { checkoutId } = record;
+  const { checkoutId, plan } = record;
   const settledBy = async (): Promise<CheckoutRecord | undefined> => {
     const now = await deps.store.get(checkoutId);
     return now && isOpen(now.state) ? now : undefined;
@@ -65,6 +72,12 @@ async function expirePlan(
   const current = await settledBy();
   if (!current) return 'settled';
   const parts = await partCheckoutsOf(deps, current);
+  // Done already (a part's outcome recorded by a try that stopped before moving its plan on):
+  // finished, never cancelled.
+  if (planDone(plan, planStatus(plan, parts))) {
+    await advancePlan(deps, checkoutId);
+    return 'settled';
+  }
   if (parts.some((part) => part.state === 'processing')) {
     await deps.jobs.scheduleExpiry(
       checkoutId,
@@ -84,7 +97,14 @@ async function expirePlan(
   }
   const last = await settledBy();
   if (!last) return 'settled';
+  const status = planStatus(plan, await partCheckoutsOf(deps, last));
+  if (planDone(plan, status)) {
+    await advancePlan(deps, checkoutId);
+    return 'settled';
+  }
+  // What was paid goes back before the cancel is recorded: a failure that may pass fails this
+  // expiry, tried again while the checkout is open, each part given back once.
+  await giveBackWhatIsOwed(deps, { ...last, outcome: 'expired' }, status);
   await recordOutcome(deps, last, 'expired', { reason: 'checkout expired' });
-  await advancePlan(deps, checkoutId);
   return 'expired';
 }

@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors';
+import { AppError, errorMessage } from '../errors';
 import { brasiliaDay, type ChargeLine, type Money } from '../payments/money';
 import type { PaymentMethod } from '../payments/payment-offer';
 import type { PlanDocument } from '../payments/payment-plan';
@@ -17,7 +17,6 @@ import {
   centavosOfReais,
   cutAcross,
   depositParts,
-  MIN_PART_MINOR,
   percentHundredthsOf,
   splitTender,
 } from './plan-money';
@@ -155,16 +154,27 @@ export async function advancePlan(deps: CheckoutDeps, parentId: string): Promise
   if (isOpen(parent.state)) {
     if (!planDone(parent.plan, status)) return;
     await finishPlan(deps, parent);
-    await noteBalance(deps, parentId, status);
-    return;
+    await noteBalance(deps, parent, parts, status);
+  } else if (parent.outcome === 'paid') {
+    await noteBalance(deps, parent, parts, status);
   }
-  if (parent.outcome === 'paid') await noteBalance(deps, parentId, status);
+  await giveBackWhatIsOwed(deps, parent, status);
+}
+
+/**
+ * What a plan owes back: a part paid twice, and, once it ended undone (expired, declined), every
+ * part paid. A failure that may pass is thrown, for the caller's retry (a webhook's, a job's, the
+ * reconciler's), each part given back once.
+ */
+export async function giveBackWhatIsOwed(
+  deps: CheckoutDeps,
+  parent: CheckoutRecord,
+  status: readonly PartStatus[],
+): Promise<void> {
+  const ended = parent.outcome !== undefined && parent.outcome !== 'paid';
   for (const part of status) {
     for (const surplus of part.surplus) await givePartBack(deps, surplus, 'paid_twice');
-    // A plan that ended undone (expired, declined) keeps nothing it was paid.
-    if (parent.outcome !== 'paid') {
-      for (const paid of part.paid) await givePartBack(deps, paid, 'plan_expired');
-    }
+    if (ended) for (const paid of part.paid) await givePartBack(deps, paid, 'plan_expired');
   }
 }
 
@@ -197,15 +207,21 @@ export function dueAtOf(dueDate: string): Date {
   return new Date(Date.parse(`${dueDate}T23:59:59.999-03:00`));
 }
 
-/** A plan reported paid: its balance due (the gauges of balances), or none once all is paid. */
+/**
+ * A plan reported paid: its balance due (the gauges of balances), or none once all is paid. While
+ * a balance is owed, the plan and its paid parts are kept until its due day and the retention
+ * after it: the page stays payable, and what was paid stays counted.
+ */
 async function noteBalance(
   deps: CheckoutDeps,
-  parentId: string,
+  parent: CheckoutRecord,
+  parts: readonly CheckoutRecord[],
   status: readonly PartStatus[],
 ): Promise<void> {
   const left = status.find((part) => !isPaidPart(part));
   const due = left?.dueDate ? dueAtOf(left.dueDate) : left ? deps.clock() : undefined;
-  await deps.line.noteBalance(parentId, due);
+  await deps.line.noteBalance(parent.checkoutId, due);
+  if (due) await deps.store.keepUntil([parent, ...parts], due.getTime() - deps.clock().getTime());
 }
 
 const REFUND_SAID: Readonly<Record<RefundReason, string>> = {
@@ -231,6 +247,9 @@ export async function givePartBack(
       incident.transactionId === transactionId,
   );
   if (told || !part.providerRef) return;
+  // One give-back at a time per part (the expiry, the reconciler and a webhook may meet here); a
+  // runner that finds one under way leaves it to it.
+  if (!(await deps.store.claimRefund(part.checkoutId))) return;
   const why = REFUND_SAID[reason];
   let asked: string | undefined;
   let problem: string | undefined;
@@ -242,7 +261,6 @@ export async function givePartBack(
         { providerRef: part.providerRef, checkoutId: part.checkoutId },
         reason,
       );
-      if (asked === undefined) return;
     } catch (error) {
       deps.log.error('could not give a part of a plan back to its payer', {
         checkoutId: part.checkoutId,
@@ -250,7 +268,14 @@ export async function givePartBack(
         provider: deps.provider.name,
         errMessage: errorMessage(error),
       });
-      problem = 'the provider refused or was away';
+      // Away, or a failure that may pass: asked again by the caller's retry.
+      await deps.store.releaseRefund(part.checkoutId);
+      if (!(error instanceof AppError) || error.retryable) throw error;
+      problem = `the provider refused it (${error.code})`;
+    }
+    if (!problem && asked === undefined) {
+      await deps.store.releaseRefund(part.checkoutId);
+      return;
     }
   }
   const incident = problem
@@ -312,7 +337,12 @@ function paymentOf(
 ): PartPayment | StartResult {
   const due = status.find((part) => !isPaidPart(part));
   if (!due) return refused(409, 'Este pedido já está todo pago.');
-  if (due.processing) {
+  const awaited = due.processing;
+  if (awaited) {
+    // A Pix or boleto issued and not yet paid: the same way leads back to it; another waits.
+    if (awaited.method === choice.method && awaited.url) {
+      return { kind: 'redirect', url: awaited.url, partCheckout: awaited.checkoutId };
+    }
     return refused(409, 'Um pagamento desta parte aguarda confirmação: volte em instantes.');
   }
   const fee = due.vendorFeeMinor;
@@ -380,12 +410,15 @@ export async function startPart(
   const methods = deps.offered?.methods ?? [];
   const method = methods.find((offered) => offered === choice.method);
   if (!method) return refused(422, 'Escolha uma das formas de pagamento oferecidas.');
-  const status = planStatus(parent.plan, await partCheckoutsOf(deps, parent));
+  const parts = await partCheckoutsOf(deps, parent);
+  if (parts.length < (parent.partCheckouts ?? []).length) {
+    // A part checkout whose record is gone may have been paid: nothing is taken on a guess.
+    deps.log.error('a plan names part checkouts that cannot be read', { checkoutId });
+    return refused(409, 'Não é possível pagar este pedido agora: fale com a loja.');
+  }
+  const status = planStatus(parent.plan, parts);
   const payment = paymentOf(parent.plan, status, choice);
   if ('kind' in payment) return payment;
-  if (payment.amountMinor < MIN_PART_MINOR && payment.split !== 2) {
-    return refused(422, `Cada pagamento é de pelo menos ${reais(MIN_PART_MINOR)}.`);
-  }
   const now = deps.clock();
   const opened = await deps.store.openPart({
     parentId: checkoutId,
@@ -401,12 +434,19 @@ export async function startPart(
     lookAt: deps.schedule.firstLookAt(now),
   });
   if (opened.kind === 'gone') return { kind: 'gone' };
+  if (opened.kind === 'full') {
+    deps.log.warn('a plan has as many part checkouts as it may have', { checkoutId });
+    return refused(409, 'Foram muitas tentativas de pagamento: fale com a loja.');
+  }
   if (!('record' in opened)) {
     return refused(409, 'Este pedido não está mais aberto para pagamento.');
   }
   const { record } = opened;
   const made = record.url ? record : await makePartCheckout(deps, parent, record, payment, method);
   if (!made.url) throw new Error(`part checkout ${made.checkoutId} has no URL`);
+  if (!(await stillPayable(deps, made))) {
+    return refused(409, 'Este pedido não está mais aberto para pagamento.');
+  }
   // The customer reaches the provider only once a replica holds the checkout it pays.
   await deps.replication.held('shop-data');
   deps.log.info('part of a plan started', {
@@ -417,6 +457,27 @@ export async function startPart(
     method,
   });
   return { kind: 'redirect', url: made.url, partCheckout: made.checkoutId };
+}
+
+/**
+ * Whether a part checkout just made is still payable: its plan's expiry may have closed it while
+ * the provider made it (before it had a reference to close at the provider); then it is closed
+ * there now, and the customer is not sent to pay it.
+ */
+async function stillPayable(deps: CheckoutDeps, part: CheckoutRecord): Promise<boolean> {
+  const [now, parent] = await Promise.all([
+    deps.store.get(part.checkoutId),
+    part.parent ? deps.store.get(part.parent) : undefined,
+  ]);
+  const ended = parent?.outcome !== undefined && parent.outcome !== 'paid';
+  if (now && isOpen(now.state) && !ended) return true;
+  if (part.providerRef) {
+    await deps.provider.cancelCheckout?.({
+      providerRef: part.providerRef,
+      checkoutId: part.checkoutId,
+    });
+  }
+  return false;
 }
 
 /** The provider checkout of a part, stored on its record. */

@@ -1,4 +1,5 @@
 import type { Money } from '../payments/money';
+import type { PlanPartName } from './checkout-record';
 
 /*
  * The money of a plan (CONTRACT "The payment page", "Money adds up"): an order cut into a deposit
@@ -10,8 +11,8 @@ import type { Money } from '../payments/money';
 /** The least a part may be, in centavos: R$ 1,00 (the providers' own least charge is below it). */
 export const MIN_PART_MINOR = 100;
 
-/** A part of a plan, as the page and the payment record name it. */
-export type PartName = 'full' | 'deposit' | 'balance' | 'split-1' | 'split-2';
+/** A part of a plan, or one of a part's two payments, as the page's form names it. */
+export type PartName = PlanPartName | 'split-1' | 'split-2';
 
 export interface PlanPart {
   part: PartName;

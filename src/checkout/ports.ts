@@ -51,6 +51,8 @@ export interface ProviderCheckoutAttach {
 
 /** What a planned checkout keeps of its page: its URL, the order's price and its plan. */
 export interface PlanAttach {
+  /** A later expiry (a plan finishing on the whole lives until its balance is due). */
+  expiresAt?: Date;
   url: string;
   amount: Money;
   lines: ChargeLine[];
@@ -75,8 +77,16 @@ export interface PartInput {
   lookAt: Date;
 }
 
+/** `full`: the plan has as many part checkouts as it may (MAX_PART_CHECKOUTS). */
 export type OpenPartResult =
-  { kind: 'created' | 'open'; record: CheckoutRecord } | { kind: 'closed' | 'gone' };
+  | { kind: 'created'; record: CheckoutRecord }
+  | { kind: 'open'; record: CheckoutRecord }
+  | { kind: 'closed' }
+  | { kind: 'full' }
+  | { kind: 'gone' };
+
+/** The most part checkouts one plan may have: a stranger posting choices cannot grow it more. */
+export const MAX_PART_CHECKOUTS = 20;
 
 /**
  * Where checkout records live. Every method is atomic. A write that changes a checkout also sets
@@ -148,6 +158,17 @@ export interface CheckoutRecords {
   ): Promise<CheckoutRecord>;
   /** A part checkout for a choice: the open one of the same slot, or a new one linked to its plan. */
   openPart(input: PartInput): Promise<OpenPartResult>;
+  /**
+   * Keeps these checkouts' records (and their provider indexes) at least `forMs` from now and the
+   * retention after it: a plan's balance is payable, and its paid parts counted, until then.
+   */
+  keepUntil(
+    records: ReadonlyArray<Pick<CheckoutRecord, 'checkoutId' | 'provider' | 'providerRef'>>,
+    forMs: number,
+  ): Promise<void>;
+  /** Takes the right to give a checkout's payment back, for a while; false: another has it. */
+  claimRefund(checkoutId: string): Promise<boolean>;
+  releaseRefund(checkoutId: string): Promise<void>;
   latestForService(serviceId: number): Promise<CheckoutRecord | undefined>;
   /** Every checkout of the service still kept, newest first (an unreadable one first). */
   checkoutsOfService(serviceId: number): Promise<Array<CheckoutRecord | UnreadableRecord>>;

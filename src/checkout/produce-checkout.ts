@@ -5,7 +5,7 @@ import { feeOn, isNoFee } from '../payments/vendor-fee';
 import type { Charge } from './amount-source';
 import type { CheckoutDeps } from './checkout-deps';
 import { isOpen, type CheckoutRecord } from './checkout-record';
-import { planOfOrder } from './plan-checkout';
+import { dueAtOf, planOfOrder } from './plan-checkout';
 import { notifyRecordedOutcome, recordOutcome } from './settle-checkout';
 
 export type ProduceResult =
@@ -127,13 +127,19 @@ function attachPlanPage(
   const fee =
     deps.vendorFee && !isNoFee(deps.vendorFee) ? feeOn(charge.amount, deps.vendorFee) : undefined;
   const now = deps.clock();
+  const planned = planOfOrder(charge, plan, fee, new Date(record.createdAt));
+  // Finishing on the whole, the plan is open until its balance is due, not the deposit's expiry.
+  const balanceDue = planned.finishOn === 'full' ? planned.parts.at(-1)?.dueDate : undefined;
+  const dueAt = balanceDue ? dueAtOf(balanceDue) : undefined;
+  const later = dueAt && dueAt.getTime() > Date.parse(record.expiresAt) ? dueAt : undefined;
   return deps.store.attachPlan(
     record.checkoutId,
     {
       url: `${deps.publicUrl}/pay/${encodeURIComponent(record.checkoutId)}`,
       ...charge,
-      plan: planOfOrder(charge, plan, fee, new Date(record.createdAt)),
+      plan: planned,
       ...(fee ? { vendorFee: fee } : {}),
+      ...(later ? { expiresAt: later } : {}),
     },
     now,
     deps.schedule.firstLookAt(now),

@@ -120,13 +120,18 @@ export async function recordOutcome(
   // while the checkout waits in line) queues the record with it. Never a finish acknowledged
   // with its record lost.
   const recorded = outcome === 'paid' ? await queuePaidRecord(deps, checkoutId) : [];
-  // A part of a plan tells the platform nothing: its plan moves on, and reports.
-  if (notify && !record.parent)
-    await deps.jobs.notify({ checkoutId, kind: notificationFor(outcome) });
+  if (record.parent) {
+    // A part of a plan tells the platform nothing: its plan moves on (and reports), and only then
+    // is the part out of line: should that fail, the reconciler moves it on.
+    await deps.replication.held('shop-data', ...recorded);
+    await advancePlan(deps, record.parent);
+    await deps.line.retire(checkoutId);
+    return true;
+  }
+  if (notify) await deps.jobs.notify({ checkoutId, kind: notificationFor(outcome) });
   else await deps.line.retire(checkoutId);
   // The outcome and its queued finish/cancel are held by a replica before anyone hears of them.
   await deps.replication.held('shop-data', 'notification-queue', ...recorded);
-  if (record.parent) await advancePlan(deps, record.parent);
   return true;
 }
 
@@ -165,9 +170,9 @@ export async function notifyRecordedOutcome(
   const recorded: WrittenTo[] = [];
   if (record.parent && state !== undefined && isOutcome(state)) {
     if (state === 'paid') recorded.push(...(await queuePaidRecord(deps, checkoutId)));
-    await deps.line.retire(checkoutId);
     await deps.replication.held('shop-data', ...recorded);
     await advancePlan(deps, record.parent);
+    await deps.line.retire(checkoutId);
     return;
   }
   if (state !== undefined && isOutcome(state) && (await deps.line.inLine(checkoutId))) {

@@ -19,6 +19,7 @@ import { shopTag } from '../redis/keyspace';
  *   chk-event:<provider>:<id> a provider's webhook event already handled (7 days)
  *   chk-watch                 zset of checkouts paid by Pix, scored by when the watch next
  *                             reads them (PIX_WATCH_DAYS after the payment: a MED return)
+ *   chk-refunding:<id>        a give-back of a part checkout's payment under way (2 minutes)
  *   chk-balance               zset of planned checkouts reported paid on their deposit whose
  *                             balance is not paid yet, scored by when it is due (the gauges)
  */
@@ -35,6 +36,7 @@ export function checkoutKeys(prefix: string, shop: string) {
     unreadable: `${tag}:chk-unreadable`,
     watch: `${tag}:chk-watch`,
     balances: `${tag}:chk-balance`,
+    refunding: (checkoutId: string) => `${tag}:chk-refunding:${checkoutId}`,
   };
 }
 

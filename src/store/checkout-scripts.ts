@@ -137,14 +137,16 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'paidReco
 return 1`;
 
 // KEYS[1] record, KEYS[2] due line. ARGV: url, amount, currency, lines, the plan (JSON), vendor
-// fee ('' none), now, first look (ms). A planned checkout's page: stored once, as ATTACH stores a
-// provider's checkout. Returns the record's fields as they stand after, or 0 for no record.
+// fee ('' none), now, first look (ms), a later expiry ('' none). A planned checkout's page: stored
+// once, as ATTACH stores a provider's checkout. Returns the record's fields as they stand after,
+// or 0 for no record.
 export const ATTACH_PLAN = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if not redis.call('HGET', KEYS[1], 'url') then
   redis.call('HSET', KEYS[1], 'url', ARGV[1], 'amountMinor', ARGV[2], 'currency', ARGV[3],
     'lines', ARGV[4], 'plan', ARGV[5], 'updatedAt', ARGV[7])
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'vendorFeeMinor', ARGV[6]) end
+  if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'expiresAt', ARGV[9]) end
   redis.call('ZADD', KEYS[2], 'XX', ARGV[8], redis.call('HGET', KEYS[1], 'checkoutId'))
 end
 return redis.call('HGETALL', KEYS[1])`;
@@ -156,7 +158,8 @@ return redis.call('HGETALL', KEYS[1])`;
 // retention (ms), how many parts the plan has, the order's total (centavos).
 // The same choice while its part checkout is open is that checkout ({'open', id, fields}); else a
 // new one, linked both ways ({'created', id, fields}). {'retry'}: the slot moved since it was
-// read; {'closed'}: the plan ended undone (expired, declined, failed); {'gone'}: no such checkout.
+// read; {'closed'}: the plan ended undone (expired, declined, failed); {'full'}: it has ARGV[14]
+// part checkouts already; {'gone'}: no such checkout.
 export const OPEN_PART = `
 local open = ${luaSet(OPEN_STATES)}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
@@ -168,6 +171,8 @@ if current then
   local state = redis.call('HGET', KEYS[4], 'state')
   if state and open[state] then return {'open', current, redis.call('HGETALL', KEYS[4])} end
 end
+if tonumber(redis.call('HGET', KEYS[1], 'kids') or '0') >= tonumber(ARGV[14]) then return {'full'} end
+redis.call('HINCRBY', KEYS[1], 'kids', 1)
 redis.call('HSET', KEYS[2], 'checkoutId', ARGV[3], 'serviceId', redis.call('HGET', KEYS[1], 'serviceId'),
   'provider', ARGV[4], 'state', 'requested', 'createdAt', ARGV[5], 'updatedAt', ARGV[5],
   'expiresAt', ARGV[6], 'requests', 1, 'shop', ARGV[10],
@@ -182,3 +187,12 @@ redis.call('ZADD', KEYS[3], ARGV[7], ARGV[3])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl >= 0 and ttl < tonumber(ARGV[11]) then redis.call('PEXPIRE', KEYS[1], ARGV[11]) end
 return {'created', ARGV[3], redis.call('HGETALL', KEYS[2])}`;
+
+// KEYS: records and their provider indexes. ARGV[1]: how long each is kept at least (ms). A key
+// with no expiry, or a longer one, is left as it is.
+export const KEEP_AT_LEAST = `
+for i = 1, #KEYS do
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl >= 0 and ttl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
+return 1`;

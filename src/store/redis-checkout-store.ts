@@ -8,14 +8,15 @@ import {
   type PaymentIncident,
   UnreadableRecord,
 } from '../checkout/checkout-record';
-import type {
-  CheckoutRecords,
-  OpenPartResult,
-  OpenResult,
-  OutcomeFields,
-  PartInput,
-  PlanAttach,
-  ProviderCheckoutAttach,
+import {
+  MAX_PART_CHECKOUTS,
+  type CheckoutRecords,
+  type OpenPartResult,
+  type OpenResult,
+  type OutcomeFields,
+  type PartInput,
+  type PlanAttach,
+  type ProviderCheckoutAttach,
 } from '../checkout/ports';
 import { firstWatchAt } from '../checkout/pix-watch';
 import { runScript } from '../redis/redis-scripts';
@@ -33,6 +34,7 @@ import {
   ADD_INCIDENT,
   ATTACH,
   ATTACH_PLAN,
+  KEEP_AT_LEAST,
   MARK_PAID_RECORD,
   MARK_RECORD_ACKNOWLEDGED,
   OPEN_FOR_SERVICE,
@@ -49,6 +51,8 @@ import { readRecords } from './read-records';
 const DEFAULT_RETENTION_MS = 180 * 86_400_000;
 /** The most checkouts of one service a story shows, and the service's list keeps. */
 const HISTORY_SHOWN = 100;
+/** How long a give-back of a payment is another runner's to finish before this one asks. */
+const REFUND_CLAIM_MS = 2 * 60_000;
 /** Reads of a service's pointer that a concurrent change may invalidate before one succeeds. */
 const OPEN_TRIES = 5;
 
@@ -162,7 +166,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
     const written = [attach.url, amount.amountMinor, amount.currency, JSON.stringify(attach.lines)];
     const plan = JSON.stringify(attach.plan);
     const fee = attach.vendorFee?.amountMinor ?? '';
-    const times = [now.toISOString(), lookAt.getTime()];
+    const times = [now.toISOString(), lookAt.getTime(), attach.expiresAt?.toISOString() ?? ''];
     const attached = await runScript(
       this.redis,
       ATTACH_PLAN,
@@ -202,15 +206,37 @@ export class RedisCheckoutStore implements CheckoutRecords {
         this.retentionMs,
         input.planParts,
         input.orderMinor,
+        MAX_PART_CHECKOUTS,
       )) as [string, string?, string[]?];
       const [kind, checkoutId = '', fields = []] = answer;
-      if (kind === 'closed' || kind === 'gone') return { kind };
+      if (kind === 'closed' || kind === 'gone' || kind === 'full') return { kind };
       if (kind === 'open' || kind === 'created') {
-        const record = writtenRecord(checkoutId, fieldsOf(fields));
-        return kind === 'open' ? { kind, record } : { kind, record };
+        return { kind, record: writtenRecord(checkoutId, fieldsOf(fields)) };
       }
       if (attempt >= OPEN_TRIES) throw new Error(`the slot ${input.slot} kept moving`);
     }
+  }
+
+  async keepUntil(
+    records: ReadonlyArray<Pick<CheckoutRecord, 'checkoutId' | 'provider' | 'providerRef'>>,
+    forMs: number,
+  ): Promise<void> {
+    const keys = records.flatMap((record) => [
+      this.keys.record(record.checkoutId),
+      ...this.refOf(record),
+    ]);
+    if (keys.length === 0) return;
+    const keep = Math.max(0, Math.round(forMs)) + this.retentionMs;
+    await runScript(this.redis, KEEP_AT_LEAST, keys.length, ...keys, keep);
+  }
+
+  async claimRefund(checkoutId: string): Promise<boolean> {
+    const key = this.keys.refunding(checkoutId);
+    return (await this.redis.set(key, '1', 'PX', REFUND_CLAIM_MS, 'NX')) === 'OK';
+  }
+
+  async releaseRefund(checkoutId: string): Promise<void> {
+    await this.redis.del(this.keys.refunding(checkoutId));
   }
 
   async transition(

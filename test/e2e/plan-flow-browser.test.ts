@@ -125,6 +125,30 @@ describe('a deposit and its balance, paid on the payment page in a browser', () 
         expect(response.headers.get('content-type')).toMatch(/^text\/html/);
         expect(await response.text()).toMatch(/^<!doctype html>/);
       }
+      // Another site's page posting a choice in the customer's browser; a wrong method; a path
+      // that is none: each a page.
+      for (const [response, status] of [
+        [
+          await fetch(`${url}/start`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'sec-fetch-site': 'cross-site',
+            },
+            body: 'part=deposit&method=pix',
+          }),
+          403,
+        ],
+        [await fetch(`${url}/start`), 405],
+        [await fetch(`${url}/elsewhere`), 404],
+        [await fetch(`${h.url}/pay/`), 404],
+      ] as const) {
+        expect([response.url, response.status]).toEqual([response.url, status]);
+        expect(await response.text()).toMatch(/^<!doctype html>/);
+      }
+      expect(
+        (await h.connector.deps.store.get(new URL(url).pathname.slice(5)))?.partCheckouts,
+      ).toBeUndefined();
     } finally {
       await context.close();
     }

@@ -20,7 +20,7 @@ import {
  */
 
 /** Where a part stands, as the customer reads it. */
-export type PartState = 'due' | 'processing' | 'paid' | 'expired';
+export type PartState = 'due' | 'processing' | 'paid' | 'expired' | 'refunded';
 
 export interface PlanPartView {
   part: PartName;
@@ -38,6 +38,8 @@ export interface PlanPartView {
   paidSoFar?: Money;
   /** Payable only once the part before it is paid (a balance before its deposit). */
   later?: boolean;
+  /** While `processing`: the payment under way at the provider (a Pix's code, a boleto). */
+  resumeUrl?: string;
 }
 
 export interface PlanPageView {
@@ -63,6 +65,7 @@ const STATE_WORDS: Readonly<Record<PartState, { text: string; tone: string }>> =
   processing: { text: 'Aguardando confirmação', tone: '' },
   paid: { text: 'Pago', tone: 'ok' },
   expired: { text: 'Prazo encerrado', tone: 'bad' },
+  refunded: { text: 'Valor devolvido', tone: 'bad' },
 };
 
 const METHOD_WORDS: Readonly<Record<PaymentMethod, string>> = {
@@ -121,9 +124,13 @@ function partSection(action: string, view: PlanPartView): string {
   const rest = paidSoFar
     ? `<p class="note" data-testid="rest-${view.part}">Pago ${escapeHtml(formatMoney(paidSoFar.amountMinor, paidSoFar.currency))}; falta ${escapeHtml(formatMoney(view.amount.amountMinor - paidSoFar.amountMinor, paidSoFar.currency))}.</p>`
     : '';
+  const resume =
+    view.state === 'processing' && view.resumeUrl
+      ? `<p class="note"><a href="${escapeHtml(view.resumeUrl)}" data-testid="resume-${view.part}">Ver o pagamento em andamento</a></p>`
+      : '';
   const choices =
     view.state !== 'due'
-      ? ''
+      ? resume
       : view.later
         ? `<p class="note">Pague depois da entrada.</p>`
         : view.methods.length === 0

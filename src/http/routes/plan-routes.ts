@@ -1,5 +1,4 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { allowOnly } from '../allow-only';
 import { exactRouter } from '../exact-routes';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { inCheckoutTrace } from '../../checkout/checkout-deps';
@@ -45,12 +44,36 @@ export function planRoutes(
 ): Router {
   const router = exactRouter();
   const pay = { shops, logger, defaultNotice, providerOrigins };
-  router.route('/pay/:checkoutId').get(asPage(pay, showPlan)).all(allowOnly('GET'));
+  router.route('/pay/:checkoutId').get(asPage(pay, showPlan)).all(notAllowed(pay, 'GET'));
   router
     .route('/pay/:checkoutId/start')
     .post(choiceBody(pay), asPage(pay, startChoice))
-    .all(allowOnly('POST'));
+    .all(notAllowed(pay, 'POST'));
+  // Any other path under /pay is a customer's mistyped link: a page, not JSON.
+  router.use('/pay', (_req, res) => notFound(res, pay));
   return router;
+}
+
+/** Another method than the route's: 405 with `Allow`, as a page (OPTIONS: 204). */
+function notAllowed(pay: Pay, method: 'GET' | 'POST'): RequestHandler {
+  const allow = method === 'GET' ? 'GET, HEAD' : 'POST';
+  return (req, res) => {
+    res.setHeader('allow', allow);
+    if (req.method === 'OPTIONS') {
+      res.status(204).end();
+      return;
+    }
+    res
+      .status(405)
+      .type('html')
+      .send(
+        renderPage(
+          'Endereço de pagamento',
+          `<div class="card"><h1 class="bad">Endereço de pagamento</h1><p class="status">Abra o link de pagamento que a loja enviou.</p></div>`,
+          pay.defaultNotice,
+        ),
+      );
+  };
 }
 
 interface Pay {
@@ -149,7 +172,17 @@ export async function planView(
   );
   const parts = status.map((part, i): PlanPartView => {
     const paid = isPaidPart(part);
-    const state = paid ? 'paid' : ended ? 'expired' : part.processing ? 'processing' : 'due';
+    // A plan that ended undone gave back what it was paid.
+    const state =
+      paid && ended
+        ? 'refunded'
+        : paid
+          ? 'paid'
+          : ended
+            ? 'expired'
+            : part.processing
+              ? 'processing'
+              : 'due';
     const paying = part.processing?.method;
     return {
       part: part.part,
@@ -159,7 +192,8 @@ export async function planView(
       methods: choices,
       ...(record.plan.splitTender && part.paidMinor === 0 ? { splitTender: true } : {}),
       ...(paying ? { paying } : {}),
-      ...(!paid && part.paidMinor > 0 ? { paidSoFar: money(part.paidMinor) } : {}),
+      ...(!paid && !ended && part.paidMinor > 0 ? { paidSoFar: money(part.paidMinor) } : {}),
+      ...(part.processing?.url ? { resumeUrl: part.processing.url } : {}),
       ...(!paid && i > firstDue ? { later: true } : {}),
     };
   });
@@ -183,8 +217,8 @@ async function sendPlan(
   const { shop, record } = found;
   const view = await planView(shop.deps, record, shop.settings.storefront);
   if (!view) throw new Error(`checkout ${record.checkoutId} has no plan to show`);
-  // Never kept by a browser or a proxy: what is paid changes.
-  res.setHeader('cache-control', 'no-store');
+  // The form's POST carries this page's Origin (the same-site check).
+  res.setHeader('referrer-policy', 'same-origin');
   // A choice is answered with a redirect to the provider's page, which the browser checks
   // against this page's form-action.
   widenFormAction(res, pay.providerOrigins);
@@ -201,8 +235,35 @@ const showPlan: PageHandler = async (req, res, pay) => {
   await sendPlan(res, pay, found);
 };
 
+/**
+ * Whether a choice was posted by another site's page: a browser says where a POST comes from
+ * (`Sec-Fetch-Site`, else `Origin`); only the payment page itself makes choices. A page elsewhere
+ * could otherwise start payments of a customer's order in their browser.
+ */
+function fromAnotherSite(req: Request): boolean {
+  const site = req.get('sec-fetch-site');
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
+  const origin = req.get('origin');
+  if (origin === undefined) return false;
+  return origin !== `${req.protocol}://${req.get('host') ?? ''}`;
+}
+
 /** `POST /pay/:checkoutId/start`: to the part's checkout (303), or the page saying why not. */
 const startChoice: PageHandler = async (req, res, pay) => {
+  if (fromAnotherSite(req)) {
+    pay.logger.warn('a payment page choice came from another site; refused');
+    res
+      .status(403)
+      .type('html')
+      .send(
+        renderPage(
+          'Escolha não aceita',
+          `<div class="card"><h1 class="bad">Escolha não aceita</h1><p class="status">Abra o link de pagamento que a loja enviou e escolha ali.</p></div>`,
+          pay.defaultNotice,
+        ),
+      );
+    return;
+  }
   const found = await plannedOf(pay, req.params.checkoutId);
   if (!found) return notFound(res, pay);
   const { shop, record } = found;

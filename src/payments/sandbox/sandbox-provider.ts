@@ -120,7 +120,9 @@ export class SandboxProvider implements PaymentProvider {
       cancelUrl: request.cancelUrl,
       ...(this.options.payment
         ? { options: optionsFor(this.options.payment, request.methods) }
-        : {}),
+        : request.methods
+          ? { options: { methods: [...request.methods], maxInstallments: 1 } }
+          : {}),
     };
     await runScript(
       this.redis,

@@ -1,4 +1,7 @@
 import { expireCheckout } from '../../../src/checkout/expire-checkout';
+import { MAX_PART_CHECKOUTS } from '../../../src/checkout/ports';
+import { AppError } from '../../../src/errors';
+import { checkoutKeys } from '../../../src/store/checkout-keys';
 import { startPart, type StartResult } from '../../../src/checkout/plan-checkout';
 import { syncCheckout } from '../../../src/checkout/settle-checkout';
 import type { PaymentRecord } from '../../../src/checkout/payment-record';
@@ -128,6 +131,14 @@ describe('a checkout paid on the payment page', () => {
       due: 1,
       overdue: 1,
     });
+    // Kept while the balance is owed: the plan and its paid deposit, until its day and the
+    // retention after it (180 days), though the deposit was paid and reported today.
+    const ttl = async (checkoutId: string) =>
+      w.redis.pttl(checkoutKeys(w.prefix, 'default').record(checkoutId));
+    const owed = Date.parse('2026-12-01T02:59:59.999Z') - w.now.getTime() + 180 * 86_400_000;
+    expect(await ttl(id)).toBeGreaterThan(owed - 60_000);
+    const [deposit] = (await record(id)).partCheckouts ?? [];
+    expect(await ttl(deposit ?? '')).toBeGreaterThan(owed - 60_000);
     await pay(started(await startPart(w.deps, id, { part: 'balance', method: 'card' })));
     expect(await w.deps.line.balances(w.now)).toEqual({ due: 0, overdue: 0 });
   });
@@ -135,6 +146,8 @@ describe('a checkout paid on the payment page', () => {
   it('finishes on the whole when the shop says full', async () => {
     const w = suite.world;
     const id = await planned(plan({ finishOn: 'full' }));
+    // Open until the balance's due day ends in Brasília, not the deposit's hour.
+    expect((await record(id)).expiresAt).toBe('2026-12-21T02:59:59.999Z');
     await pay(started(await startPart(w.deps, id, { part: 'deposit', method: 'card' })));
     expect((await record(id)).state).toBe('url_sent');
     expect(await notification('finish', id)).toBeUndefined();
@@ -239,6 +252,85 @@ describe('a checkout paid on the payment page', () => {
       kind: 'refused',
       status: 409,
     });
+  });
+
+  it('finishes, never cancels, a plan done whose move on a part’s payment stopped short', async () => {
+    const w = suite.world;
+    const id = await planned();
+    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    // The part's outcome is recorded by a try that stopped before moving its plan on.
+    await w.sandbox.settle(deposit, 'paid', 'card');
+    const now = w.now;
+    await w.deps.store.transition(deposit, 'paid', {}, now, now, await record(deposit));
+    expect((await record(id)).state).toBe('url_sent');
+    expect(await w.deps.line.inLine(deposit)).toBe(true);
+    w.advance(60 * 60_000);
+    expect(await expireCheckout(w.deps, id)).toBe('settled');
+    expect((await record(id)).outcome).toBe('paid');
+    expect(await notification('finish', id)).toBeDefined();
+    expect(await notification('cancel', id)).toBeUndefined();
+    expect((await w.sandbox.payment(deposit))?.state).toBe('paid');
+  });
+
+  it('asks a refund the provider could not make now again, on the retry, once', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ finishOn: 'full' }));
+    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    await pay(deposit);
+    const { sandbox } = w;
+    let away = true;
+    let asked = 0;
+    w.deps.provider = Object.assign(Object.create(sandbox) as typeof sandbox, {
+      refundPayment: async (ref: { providerRef: string; checkoutId: string }) => {
+        asked += 1;
+        if (away) throw new AppError('PROVIDER_UNAVAILABLE', 'the sandbox is away');
+        return sandbox.refundPayment(ref);
+      },
+    });
+    w.advance(60 * 60_000);
+    await expect(expireCheckout(w.deps, id)).rejects.toThrow('the sandbox is away');
+    // Nothing told yet: the plan is still open, and its expiry is tried again.
+    expect((await record(id)).state).toBe('url_sent');
+    expect((await record(deposit)).incidents).toBeUndefined();
+    away = false;
+    expect(await expireCheckout(w.deps, id)).toBe('expired');
+    expect(await expireCheckout(w.deps, id)).toBe('closed');
+    expect(asked).toBe(2);
+    expect((await w.sandbox.payment(deposit))?.state).toBe('refunded');
+    expect((await record(deposit)).incidents?.map((incident) => incident.kind)).toEqual(['refund']);
+    expect(await notification('cancel', id)).toBeDefined();
+  });
+
+  it('leads the same way back to a payment under way, and holds another', async () => {
+    const w = suite.world;
+    const id = await planned();
+    const byPix = started(await startPart(w.deps, id, { part: 'deposit', method: 'pix' }));
+    await w.sandbox.settle(byPix, 'processing', 'pix');
+    await syncCheckout(w.deps, byPix);
+    expect((await record(byPix)).state).toBe('processing');
+    expect(started(await startPart(w.deps, id, { part: 'deposit', method: 'pix' }))).toBe(byPix);
+    expect(await startPart(w.deps, id, { part: 'deposit', method: 'card' })).toMatchObject({
+      kind: 'refused',
+      status: 409,
+    });
+  });
+
+  it('takes at most MAX_PART_CHECKOUTS part checkouts for one plan', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ deposit: undefined, splitTender: true }));
+    for (let i = 0; i < MAX_PART_CHECKOUTS; i++) {
+      started(
+        await startPart(w.deps, id, { part: 'split-1', method: 'pix', amount: `${i + 1},00` }),
+      );
+    }
+    expect(
+      await startPart(w.deps, id, { part: 'split-1', method: 'pix', amount: '99,00' }),
+    ).toMatchObject({ kind: 'refused', status: 409 });
+    expect((await record(id)).partCheckouts).toHaveLength(MAX_PART_CHECKOUTS);
+    // The same choice as before still leads to its checkout.
+    expect(
+      (await startPart(w.deps, id, { part: 'split-1', method: 'pix', amount: '1,00' })).kind,
+    ).toBe('redirect');
   });
 
   it('says a refund is owed where the provider cannot make it', async () => {
