@@ -526,3 +526,35 @@ async function makePartCheckout(
     deps.schedule.firstLookAt(now),
   );
 }
+
+/**
+ * A planned order's payment as the ERP gets it with its service (`connector_payment`): the page to
+ * send the customer, the order, what is paid, and the balance due with its day (null once paid).
+ */
+export function servicePaymentOf(
+  record: CheckoutRecord,
+  parts: readonly CheckoutRecord[],
+): Record<string, unknown> | undefined {
+  if (!isPlanned(record) || !record.amount) return undefined;
+  const status = planStatus(record.plan, parts);
+  const ended = record.outcome !== undefined && record.outcome !== 'paid';
+  const paid = status.reduce((sum, part) => sum + part.paidMinor, 0);
+  const left = ended ? undefined : status.find((part) => !isPaidPart(part));
+  return {
+    checkout_id: record.checkoutId,
+    payment_page: ended ? null : (record.url ?? null),
+    state: ended ? 'ended' : left ? 'balance_due' : 'paid',
+    currency: record.amount.currency,
+    order_total: record.amount.amountMinor,
+    paid,
+    balance_due: left
+      ? { amount_minor: left.amountMinor - left.paidMinor, due_date: left.dueDate ?? null }
+      : null,
+    parts: status.map((part) => ({
+      part: part.part,
+      amount_minor: part.amountMinor,
+      paid_minor: part.paidMinor,
+      due_date: part.dueDate ?? null,
+    })),
+  };
+}

@@ -2,6 +2,7 @@ import type { ErpSinkConfig, SyncConfig } from '../config';
 import { createErpSink } from '../erp/erp-sink';
 import type { Logger } from '../infra/logger';
 import type { ConnectorConnection } from '../redis/redis';
+import { partCheckoutsOf, servicePaymentOf } from '../checkout/plan-checkout';
 import { RedisCheckoutStore } from '../store/redis-checkout-store';
 import { RedisSyncLedger } from '../store/redis-sync-ledger';
 import type { SyncDeps, SyncPlatform } from '../sync/ports';
@@ -19,17 +20,40 @@ export function syncDeps(
     logger: Logger;
   },
 ): SyncDeps {
+  const store = new RedisCheckoutStore(
+    runtime.redis,
+    runtime.prefix,
+    runtime.shop,
+    runtime.scope === undefined ? {} : { scope: runtime.scope },
+  );
   return {
     platform: runtime.platform,
     ledger: new RedisSyncLedger(runtime.redis, runtime.prefix, runtime.scope ?? runtime.shop),
     sink: createErpSink(sync.sink, runtime.logger, runtime.shop),
-    acknowledgements: new RedisCheckoutStore(
-      runtime.redis,
-      runtime.prefix,
-      runtime.shop,
-      runtime.scope === undefined ? {} : { scope: runtime.scope },
-    ),
+    acknowledgements: store,
+    payments: { of: (serviceIds) => planPaymentsOf(store, serviceIds) },
     statuses: sync.statuses,
     log: runtime.logger,
   };
+}
+
+/**
+ * The payments of the planned orders among `serviceIds` (plan-checkout.ts `servicePaymentOf`),
+ * undefined for the rest: one read for the page, then the planned ones' checkouts and parts.
+ */
+async function planPaymentsOf(
+  store: RedisCheckoutStore,
+  serviceIds: readonly number[],
+): Promise<Array<Record<string, unknown> | undefined>> {
+  const planned = await store.plannedServices(serviceIds);
+  return Promise.all(
+    serviceIds.map(async (serviceId, i) => {
+      if (!planned[i]) return undefined;
+      // An unreadable record is the reconciler's to park: its service goes without.
+      const record = await store.latestForService(serviceId).catch(() => undefined);
+      return record
+        ? servicePaymentOf(record, await partCheckoutsOf({ store }, record))
+        : undefined;
+    }),
+  );
 }

@@ -19,6 +19,8 @@ import { shopTag } from '../redis/keyspace';
  *   chk-event:<provider>:<id> a provider's webhook event already handled (7 days)
  *   chk-watch                 zset of checkouts paid by Pix, scored by when the watch next
  *                             reads them (PIX_WATCH_DAYS after the payment: a MED return)
+ *   chk-plans                 set of the services whose checkout has a plan (the ERP sync
+ *                             adds their payment to what it delivers)
  *   chk-refunding:<id>        a give-back of a part checkout's payment under way (2 minutes)
  *   chk-balance               zset of planned checkouts reported paid on their deposit whose
  *                             balance is not paid yet, scored by when it is due (the gauges)
@@ -36,6 +38,7 @@ export function checkoutKeys(prefix: string, shop: string) {
     unreadable: `${tag}:chk-unreadable`,
     watch: `${tag}:chk-watch`,
     balances: `${tag}:chk-balance`,
+    plans: `${tag}:chk-plans`,
     refunding: (checkoutId: string) => `${tag}:chk-refunding:${checkoutId}`,
   };
 }

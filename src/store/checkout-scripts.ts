@@ -136,7 +136,8 @@ export const MARK_PAID_RECORD = `
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'paidRecordQueued', '1') end
 return 1`;
 
-// KEYS[1] record, KEYS[2] due line. ARGV: url, amount, currency, lines, the plan (JSON), vendor
+// KEYS[1] record, KEYS[2] due line, KEYS[3] the services with a plan. ARGV: url, amount,
+// currency, lines, the plan (JSON), vendor
 // fee ('' none), now, first look (ms), a later expiry ('' none). A planned checkout's page: stored
 // once, as ATTACH stores a provider's checkout. Returns the record's fields as they stand after,
 // or 0 for no record.
@@ -148,6 +149,7 @@ if not redis.call('HGET', KEYS[1], 'url') then
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'vendorFeeMinor', ARGV[6]) end
   if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'expiresAt', ARGV[9]) end
   redis.call('ZADD', KEYS[2], 'XX', ARGV[8], redis.call('HGET', KEYS[1], 'checkoutId'))
+  redis.call('SADD', KEYS[3], redis.call('HGET', KEYS[1], 'serviceId'))
 end
 return redis.call('HGETALL', KEYS[1])`;
 

@@ -162,7 +162,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
     lookAt: Date,
   ): Promise<CheckoutRecord> {
     const { amount } = attach;
-    const keys = [this.keys.record(checkoutId), this.keys.due];
+    const keys = [this.keys.record(checkoutId), this.keys.due, this.keys.plans];
     const written = [attach.url, amount.amountMinor, amount.currency, JSON.stringify(attach.lines)];
     const plan = JSON.stringify(attach.plan);
     const fee = attach.vendorFee?.amountMinor ?? '';
@@ -170,7 +170,7 @@ export class RedisCheckoutStore implements CheckoutRecords {
     const attached = await runScript(
       this.redis,
       ATTACH_PLAN,
-      2,
+      3,
       ...keys,
       ...written,
       plan,
@@ -215,6 +215,13 @@ export class RedisCheckoutStore implements CheckoutRecords {
       }
       if (attempt >= OPEN_TRIES) throw new Error(`the slot ${input.slot} kept moving`);
     }
+  }
+
+  /** Whether each service has had a checkout with a plan (one round trip). */
+  async plannedServices(serviceIds: readonly number[]): Promise<boolean[]> {
+    if (serviceIds.length === 0) return [];
+    const found = await this.redis.smismember(this.keys.plans, ...serviceIds.map(String));
+    return found.map((one) => one === 1);
   }
 
   async keepUntil(

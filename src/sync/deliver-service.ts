@@ -1,10 +1,10 @@
 import { textOf } from '../platform/schemas';
-import { serviceFingerprint } from './fingerprint';
+import { deliveredFingerprint, serviceFingerprint, withConnectorPayment } from './fingerprint';
 import type { SyncDeps, SyncItem } from './ports';
 
 export type ServiceDelivery = 'delivered' | 'unchanged' | 'gone';
 
-type DeliveryDeps = Pick<SyncDeps, 'platform' | 'ledger' | 'sink' | 'log'>;
+type DeliveryDeps = Pick<SyncDeps, 'platform' | 'ledger' | 'sink' | 'log' | 'payments'>;
 
 /**
  * Hands one service's detail to the ERP unless `delivered` is its version already, and links
@@ -22,14 +22,15 @@ async function handOver(
     deps.log.warn('service to sync is gone from the platform', { serviceId });
     return { result: 'gone' };
   }
-  const fingerprint = serviceFingerprint(lookup.service);
+  const [payment] = deps.payments ? await deps.payments.of([serviceId]) : [];
+  const fingerprint = deliveredFingerprint(serviceFingerprint(lookup.service), payment);
   if (delivered === fingerprint) return { result: 'unchanged' };
   // Read what is needed after the sink now: nothing here keeps the whole service alive while
   // the sink waits on the ERP or the disk (with many deliveries in flight, that is the heap).
   const current = textOf((lookup.sent as { internal_code?: unknown } | null)?.internal_code);
   const receipt = await deps.sink.deliver({
     serviceId,
-    sent: lookup.sent,
+    sent: withConnectorPayment(lookup.sent, payment),
     deliveryId: `${serviceId}-${fingerprint}`,
   });
   const code = receipt.internalCode;

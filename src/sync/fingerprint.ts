@@ -27,3 +27,25 @@ export function serviceFingerprint(service: { id: unknown; status?: unknown }): 
   ];
   return createHash('sha1').update(parts.join('|')).digest('hex').slice(0, 16);
 }
+
+/**
+ * A service's version with what the connector adds to it (a planned order's payment): a balance
+ * paid later is a new version, delivered again; a service without one keeps its fingerprint.
+ */
+export function deliveredFingerprint(
+  fingerprint: string,
+  payment: Record<string, unknown> | undefined,
+): string {
+  if (!payment) return fingerprint;
+  const digest = createHash('sha1').update(JSON.stringify(payment)).digest('hex').slice(0, 8);
+  return `${fingerprint}-${digest}`;
+}
+
+/** The service as the ERP gets it: the platform's, and the connector's payment of a plan. */
+export function withConnectorPayment(
+  sent: unknown,
+  payment: Record<string, unknown> | undefined,
+): unknown {
+  if (!payment || !sent || typeof sent !== 'object' || Array.isArray(sent)) return sent;
+  return { ...(sent as Record<string, unknown>), connector_payment: payment };
+}

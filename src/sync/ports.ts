@@ -74,8 +74,19 @@ export interface PaymentAcknowledgements {
   markRecordAcknowledged(checkoutId: string, recordId: string, at: Date): Promise<void>;
 }
 
+/**
+ * What the connector adds to services for the ERP (`connector_payment`): a planned order's payment
+ * (its page's URL, what is paid, its balance and due day); undefined for the others. Read a page
+ * of services at a time.
+ */
+export interface ServicePayments {
+  of(serviceIds: readonly number[]): Promise<Array<Record<string, unknown> | undefined>>;
+}
+
 export interface SyncDeps {
   platform: SyncPlatform;
+  /** The payments of planned orders, delivered with their services; absent: none added. */
+  payments?: ServicePayments;
   ledger: SyncLedger;
   sink: ErpSink;
   /** The checkouts' records, told when the ERP acknowledged one of their payment records. */

@@ -1,6 +1,6 @@
 import type { ServiceListItem } from '../platform/schemas';
 import { isServiceId } from '../shop/service-id';
-import { serviceFingerprint } from './fingerprint';
+import { deliveredFingerprint, serviceFingerprint } from './fingerprint';
 import type { PassCounts, SyncDeps, SyncItem, SyncQueue } from './ports';
 
 type Counts = PassCounts & { queued: number };
@@ -25,6 +25,19 @@ function freshItems(
     items.push({ serviceId: item.id, fingerprint: serviceFingerprint(item) });
   }
   return items;
+}
+
+/** The items' fingerprints with the connector's payments of planned orders (one read a page). */
+async function withPayments(
+  deps: Pick<SyncDeps, 'payments'>,
+  items: SyncItem[],
+): Promise<SyncItem[]> {
+  if (!deps.payments || items.length === 0) return items;
+  const payments = await deps.payments.of(items.map((item) => item.serviceId));
+  return items.map((item, i) => ({
+    ...item,
+    fingerprint: deliveredFingerprint(item.fingerprint, payments[i]),
+  }));
 }
 
 /** Queues the items whose fingerprint differs from the one last delivered, and counts them. */
@@ -56,7 +69,7 @@ async function queueChanged(
  * A service seen under two statuses in one pass (it moved while the pass ran) counts once.
  */
 export async function runSyncPass(
-  deps: Pick<SyncDeps, 'platform' | 'ledger' | 'statuses' | 'log'>,
+  deps: Pick<SyncDeps, 'platform' | 'ledger' | 'statuses' | 'log' | 'payments'>,
   queue: SyncQueue,
   options: { pageSize?: number } = {},
 ): Promise<Counts> {
@@ -65,7 +78,7 @@ export async function runSyncPass(
   for (const status of deps.statuses) {
     const pages = deps.platform.iterateServicePages({ status }, { pageSize: options.pageSize });
     for await (const page of pages) {
-      const items = freshItems(page.items, seen, deps.log);
+      const items = await withPayments(deps, freshItems(page.items, seen, deps.log));
       if (items.length > 0) await queueChanged(deps, queue, items, counts);
     }
   }

@@ -326,3 +326,63 @@ describe('ERP sync: a service the ERP refuses', () => {
     }
   });
 });
+
+describe('ERP sync of a planned order: its payment with its service', () => {
+  it('delivers the page and the balance due, then the service again once the balance is paid', async () => {
+    const { erp, h, stop } = await startErpSync({
+      services: 4,
+      start: { produceBackoffMs: 50 },
+      env: {
+        SYNC_INTERVAL: '1s',
+        SYNC_STATUSES: '6',
+        SHOP_PLAN_DEPOSIT_PERCENT: '40',
+        SHOP_PLAN_BALANCE_DUE_DAYS: '15',
+      },
+    });
+    try {
+      const id = 1002;
+      await h.simulator.requestCheckout(id);
+      const page = await eventually(() => h.simulator.checkoutUrlFor(id), WAIT_DEADLINE_MS);
+      /** The customer pays `part` by card at the sandbox, from the plan's page. */
+      const pay = async (part: string) => {
+        const started = await fetch(`${page}/start`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `part=${part}&method=card`,
+          redirect: 'manual',
+        });
+        expect(started.status).toBe(303);
+        const sandbox = new URL(started.headers.get('location') ?? '', page).toString();
+        expect((await fetch(`${sandbox}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(
+          303,
+        );
+      };
+      const payment = (delivery: { body: unknown }) =>
+        (delivery.body as { connector_payment?: Record<string, unknown> }).connector_payment;
+      await pay('deposit');
+      const first = await eventually(() => erp.accepted(id)[0], WAIT_DEADLINE_MS, 'the service');
+      const order = payment(first)?.order_total as number;
+      expect(payment(first)).toMatchObject({
+        payment_page: page,
+        state: 'balance_due',
+        currency: 'BRL',
+        paid: Math.round(order * 0.4),
+        balance_due: {
+          amount_minor: order - Math.round(order * 0.4),
+          due_date: expect.any(String),
+        },
+      });
+      // The platform's own fields are as it sent them.
+      expect((first.body as { id: number }).id).toBe(id);
+      await pay('balance');
+      const second = await eventually(
+        () => erp.accepted(id).find((d) => payment(d)?.state === 'paid'),
+        WAIT_DEADLINE_MS,
+        'the service again, its balance paid',
+      );
+      expect(payment(second)).toMatchObject({ paid: order, balance_due: null });
+    } finally {
+      await stop();
+    }
+  });
+});
