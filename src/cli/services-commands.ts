@@ -3,7 +3,10 @@ import { currencyConfig, readConfig } from '../config';
 import { createLogger } from '../infra/logger';
 import { PlatformClient, type ServiceFilters } from '../platform/platform-client';
 import { Presets, SingleBar } from 'cli-progress';
-import { CliFailure, EXIT, formatOption, write, type CliIo } from './cli-io';
+import { AppError } from '../errors';
+import { partCheckoutsOf, servicePaymentOf } from '../checkout/plan-checkout';
+import { formatMoney } from '../html/page-layout';
+import { CliFailure, EXIT, formatOption, withQueues, write, type CliIo } from './cli-io';
 import { serviceSummary } from './service-summary';
 import { LIST_FORMATS, listWriter, type ListFormat } from './service-formats';
 import { shopOption, shopPlatform } from './shop-option';
@@ -169,7 +172,7 @@ function getCommand(services: Command, io: CliIo): void {
   services
     .command('get')
     .description(
-      'one service: status and dates, labour, materials, parts with edge banding and drills, and the amount a checkout would charge',
+      "one service: status and dates, labour, materials, parts with edge banding and drills, and the amount a checkout would charge; with REDIS_URL, a planned order's payment page and balance due",
     )
     .argument('<id>', 'service id', parseServiceId)
     .addOption(
@@ -191,7 +194,7 @@ function getCommand(services: Command, io: CliIo): void {
           io.stdout,
           currency === undefined
             ? `${JSON.stringify(lookup.sent, null, 2)}\n`
-            : await serviceSummary(lookup.service, currency),
+            : `${await serviceSummary(lookup.service, currency)}${await planLines(io, id, options.shop)}`,
         );
       },
     );
@@ -210,4 +213,42 @@ function linkCommand(services: Command, io: CliIo): void {
       if (!linked) throw new CliFailure(`service ${id} not found`, EXIT.failure);
       await write(io.stdout, `service ${id} linked to ERP order ${code}\n`);
     });
+}
+
+/**
+ * A planned order's payment, when REDIS_URL says where the connector keeps it: its page, for the
+ * ERP to send the customer, what is paid and the balance due. Nothing without REDIS_URL (the
+ * command reads only the platform then), nor for a service without a planned checkout; Redis
+ * away is said in one line, the summary printed.
+ */
+async function planLines(io: CliIo, serviceId: number, shop: string): Promise<string> {
+  if (!io.env.REDIS_URL) return '';
+  try {
+    const payment = await withQueues(
+      io,
+      async ({ store }) => {
+        const record = await store.latestForService(serviceId);
+        return record
+          ? servicePaymentOf(record, await partCheckoutsOf({ store }, record))
+          : undefined;
+      },
+      shop,
+    );
+    return payment ? paymentText(payment) : '';
+  } catch (error) {
+    const told = error instanceof CliFailure || error instanceof AppError;
+    return `\npayment: not read from Redis (${told ? error.message : 'unreachable'})\n`;
+  }
+}
+
+function paymentText(payment: Record<string, unknown>): string {
+  const currency = String(payment.currency);
+  const money = (minor: unknown) => formatMoney(Number(minor), currency);
+  const due = payment.balance_due as { amount_minor: number; due_date: string | null } | null;
+  const lines = [
+    '',
+    `payment page  ${String(payment.payment_page ?? '-')}`,
+    `  ${String(payment.state)}: paid ${money(payment.paid)} of ${money(payment.order_total)}${due ? `; balance ${money(due.amount_minor)}${due.due_date ? ` due ${due.due_date}` : ''}` : ''}`,
+  ];
+  return `${lines.join('\n')}\n`;
 }

@@ -82,6 +82,19 @@ describe('npm run demo', () => {
       expect(other.stdout).toMatch(/now paid, reported to the platform/);
       expect(other.stdout).toMatch(/part deposit +R\$\s[\d.,]+, paid/);
       expect(other.stdout).toMatch(/now paid \(card\) {2}deposit of chk_marcenaria-demo_/);
+      // README: the planned order's page and balance, for the ERP to send the customer.
+      const planned = await runCliCaptured(
+        ['services', 'get', '1002', '--shop', 'marcenaria-demo'],
+        env,
+      );
+      expect(planned).toMatchObject({ code: 0 });
+      expect(planned.stdout).toMatch(/^payment page {2}http:\/\/\S+\/pay\/chk_marcenaria-demo_/m);
+      expect(planned.stdout).toMatch(
+        /balance_due: paid R\$\s[\d.,]+ of R\$\s[\d.,]+; balance R\$\s[\d.,]+ due \d{4}-\d{2}-\d{2}$/m,
+      );
+      const plain = await runCliCaptured(['services', 'get', '1001'], env);
+      expect(plain).toMatchObject({ code: 0 });
+      expect(plain.stdout).not.toMatch(/payment page/);
       const shops = await runCliCaptured(['shops', 'list'], env);
       expect(shops.stdout).toMatch(
         /^default +env +sandbox +integrador@example\.com +Móveis Aurora$/m,
