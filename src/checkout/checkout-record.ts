@@ -111,6 +111,8 @@ export interface CheckoutRecord {
   plan?: StoredPlan;
   /** A planned checkout's part checkouts, oldest first. */
   partCheckouts?: string[];
+  /** When a planned checkout's expiry began giving back what was paid (before its cancel). */
+  closing?: string;
   /** A part checkout's planned checkout: it alone reports to the platform. */
   parent?: string;
   /** Which part of its parent's plan a part checkout pays. */

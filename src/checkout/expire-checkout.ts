@@ -12,6 +12,10 @@ import { notifyRecordedOutcome, recordOutcome, syncFromProvider } from './settle
 
 /** How long to look again at a payment still processing at its expiry (Pix, boleto). */
 export const PROCESSING_RECHECK_MS = 60 * 60_000;
+/** How early an expiry job may run and still close (clocks differ between processes). */
+const EARLY_EXPIRY_MS = 60_000;
+/** How long a plan's expiry keeps asking a provider away to give its parts back. */
+const GIVE_BACK_FOR_MS = 24 * 60 * 60_000;
 
 /**
  * Runs when a checkout is due to expire. A payment made at the last minute wins; one still
@@ -61,6 +65,13 @@ async function expirePlan(
   record: CheckoutRecord & { plan: StoredPlan },
 ): Promise<'expired' | 'settled' | 'recheck'> {
   const { checkoutId, plan } = record;
+  // An expiry job of the hour before the plan was priced (a plan finishing on the whole is open
+  // until its balance is due): looked at again then, not closed now.
+  const expiresAt = Date.parse(record.expiresAt);
+  if (deps.clock().getTime() < expiresAt - EARLY_EXPIRY_MS) {
+    await deps.jobs.scheduleExpiry(checkoutId, new Date(expiresAt));
+    return 'recheck';
+  }
   const settledBy = async (): Promise<CheckoutRecord | undefined> => {
     const now = await deps.store.get(checkoutId);
     return now && isOpen(now.state) ? now : undefined;
@@ -102,9 +113,14 @@ async function expirePlan(
     await advancePlan(deps, checkoutId);
     return 'settled';
   }
+  // From here it ends as expired: no part opens, and a part paid now is given back too.
+  await deps.store.markClosing(checkoutId, deps.clock());
   // What was paid goes back before the cancel is recorded: a failure that may pass fails this
-  // expiry, tried again while the checkout is open, each part given back once.
-  await giveBackWhatIsOwed(deps, { ...last, outcome: 'expired' }, status);
+  // expiry, tried again while the checkout is open, each part given back once; a day on, what
+  // still cannot be given back is owed (refund_owed) and the cancel goes.
+  const lastTry = deps.clock().getTime() > expiresAt + GIVE_BACK_FOR_MS;
+  const closing = planStatus(plan, await partCheckoutsOf(deps, last));
+  await giveBackWhatIsOwed(deps, { ...last, outcome: 'expired' }, closing, lastTry);
   await recordOutcome(deps, last, 'expired', { reason: 'checkout expired' });
   return 'expired';
 }

@@ -87,6 +87,8 @@ export interface PartStatus {
   paid: CheckoutRecord[];
   /** Paid beyond the part (two ways chosen at once, both paid): to be given back. */
   surplus: CheckoutRecord[];
+  /** Paid and given back (or owed back): they pay nothing of the part. */
+  returned: CheckoutRecord[];
   /** A part checkout of it being paid (a Pix or boleto awaited), if any. */
   processing?: CheckoutRecord;
 }
@@ -95,16 +97,21 @@ const paidAt = (record: CheckoutRecord) => record.reachedAt?.paid ?? record.upda
 
 /**
  * Each part of `plan` as its part checkouts leave it: the paid ones counted in the order they were
- * paid while they fit the part (a whole part, or its two splits), the rest surplus.
+ * paid while they fit the part (a whole part, or its two splits), the rest surplus; one given back
+ * (or owed back) counts for nothing.
  */
 export function planStatus(plan: StoredPlan, parts: readonly CheckoutRecord[]): PartStatus[] {
   return plan.parts.map((planned) => {
     const own = parts.filter((record) => record.part === planned.part);
-    const status: PartStatus = { ...planned, paidMinor: 0, paid: [], surplus: [] };
+    const status: PartStatus = { ...planned, paidMinor: 0, paid: [], surplus: [], returned: [] };
     const paid = own
       .filter((record) => record.outcome === 'paid')
       .sort((a, b) => paidAt(a).localeCompare(paidAt(b)));
     for (const record of paid) {
+      if (isGivenBack(record)) {
+        status.returned.push(record);
+        continue;
+      }
       const amount = record.amount?.amountMinor ?? 0;
       if (amount > 0 && status.paidMinor + amount <= planned.amountMinor) {
         status.paidMinor += amount;
@@ -116,6 +123,15 @@ export function planStatus(plan: StoredPlan, parts: readonly CheckoutRecord[]): 
     const processing = own.find((record) => record.state === 'processing');
     return processing ? { ...status, processing } : status;
   });
+}
+
+/** Whether a part checkout's payment went back, or is owed back, to its payer. */
+function isGivenBack(part: CheckoutRecord): boolean {
+  return (part.incidents ?? []).some(
+    (incident) =>
+      (incident.kind === 'refund' || incident.kind === 'refund_owed') &&
+      incident.transactionId === part.transactionId,
+  );
 }
 
 /** Whether a part is paid in full. */
@@ -152,7 +168,14 @@ export async function advancePlan(deps: CheckoutDeps, parentId: string): Promise
   const parts = await partCheckoutsOf(deps, parent);
   const status = planStatus(parent.plan, parts);
   if (isOpen(parent.state)) {
-    if (!planDone(parent.plan, status)) return;
+    // Its expiry is giving back what was paid: it ends as expired, never finished.
+    if (parent.closing) return;
+    if (!planDone(parent.plan, status)) {
+      // What is paid of a plan still open stays counted until it may close.
+      const open = Date.parse(parent.expiresAt) - deps.clock().getTime();
+      if (status.some((part) => part.paid.length > 0)) await deps.store.keepUntil(parts, open);
+      return;
+    }
     await finishPlan(deps, parent);
     await noteBalance(deps, parent, parts, status);
   } else if (parent.outcome === 'paid') {
@@ -170,11 +193,15 @@ export async function giveBackWhatIsOwed(
   deps: CheckoutDeps,
   parent: CheckoutRecord,
   status: readonly PartStatus[],
+  /** The last try: a provider still away leaves a `refund_owed` instead of a failure. */
+  lastTry = false,
 ): Promise<void> {
   const ended = parent.outcome !== undefined && parent.outcome !== 'paid';
   for (const part of status) {
-    for (const surplus of part.surplus) await givePartBack(deps, surplus, 'paid_twice');
-    if (ended) for (const paid of part.paid) await givePartBack(deps, paid, 'plan_expired');
+    for (const surplus of part.surplus) await givePartBack(deps, surplus, 'paid_twice', lastTry);
+    if (ended) {
+      for (const paid of part.paid) await givePartBack(deps, paid, 'plan_expired', lastTry);
+    }
   }
 }
 
@@ -221,7 +248,15 @@ async function noteBalance(
   const left = status.find((part) => !isPaidPart(part));
   const due = left?.dueDate ? dueAtOf(left.dueDate) : left ? deps.clock() : undefined;
   await deps.line.noteBalance(parent.checkoutId, due);
-  if (due) await deps.store.keepUntil([parent, ...parts], due.getTime() - deps.clock().getTime());
+  // The plan and every part kept alike, to its last due day and the retention after it.
+  const last = status.at(-1)?.dueDate;
+  const until = last ? dueAtOf(last).getTime() : deps.clock().getTime();
+  await deps.store.keepUntil([parent, ...parts], until - deps.clock().getTime());
+  // Paid in full after it was reported: the ERP hears of its service again at once.
+  const lastPaid = left ? undefined : status.at(-1)?.paid.at(-1);
+  if (lastPaid && status.length > 1) {
+    await deps.paidSync?.servicePaid(parent.serviceId, lastPaid.checkoutId);
+  }
 }
 
 const REFUND_SAID: Readonly<Record<RefundReason, string>> = {
@@ -239,6 +274,7 @@ export async function givePartBack(
   deps: CheckoutDeps,
   part: CheckoutRecord,
   reason: RefundReason,
+  lastTry = false,
 ): Promise<void> {
   const { transactionId } = part;
   const told = (part.incidents ?? []).some(
@@ -248,8 +284,12 @@ export async function givePartBack(
   );
   if (told || !part.providerRef) return;
   // One give-back at a time per part (the expiry, the reconciler and a webhook may meet here); a
-  // runner that finds one under way leaves it to it.
-  if (!(await deps.store.claimRefund(part.checkoutId))) return;
+  // runner that finds one under way fails, to be retried: the other may fail too.
+  if (!(await deps.store.claimRefund(part.checkoutId))) {
+    throw new AppError('INTERNAL', `A refund of ${part.checkoutId} is under way.`, {
+      retryable: true,
+    });
+  }
   const why = REFUND_SAID[reason];
   let asked: string | undefined;
   let problem: string | undefined;
@@ -268,15 +308,18 @@ export async function givePartBack(
         provider: deps.provider.name,
         errMessage: errorMessage(error),
       });
-      // Away, or a failure that may pass: asked again by the caller's retry.
-      await deps.store.releaseRefund(part.checkoutId);
-      if (!(error instanceof AppError) || error.retryable) throw error;
-      problem = `the provider refused it (${error.code})`;
+      // Away, or a failure that may pass: asked again by the caller's retry, until its last.
+      const mayPass = !(error instanceof AppError) || error.retryable;
+      if (mayPass && !lastTry) {
+        await deps.store.releaseRefund(part.checkoutId);
+        throw error;
+      }
+      problem = mayPass
+        ? 'the provider kept failing'
+        : `the provider refused it (${(error as AppError).code})`;
     }
-    if (!problem && asked === undefined) {
-      await deps.store.releaseRefund(part.checkoutId);
-      return;
-    }
+    // Nothing to give back, says the provider (a disputed charge, a Pix held): the shop looks.
+    if (!problem && asked === undefined) problem = 'the provider found nothing to refund';
   }
   const incident = problem
     ? {
@@ -404,7 +447,8 @@ export async function startPart(
 ): Promise<StartResult> {
   const parent = await deps.store.get(checkoutId);
   if (!parent || !isPlanned(parent)) return { kind: 'gone' };
-  if (parent.outcome && parent.outcome !== 'paid') {
+  const pastExpiry = isOpen(parent.state) && deps.clock().getTime() >= Date.parse(parent.expiresAt);
+  if ((parent.outcome && parent.outcome !== 'paid') || parent.closing || pastExpiry) {
     return refused(409, 'Este pedido não está mais aberto para pagamento.');
   }
   const methods = deps.offered?.methods ?? [];

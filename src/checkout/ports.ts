@@ -166,6 +166,11 @@ export interface CheckoutRecords {
     records: ReadonlyArray<Pick<CheckoutRecord, 'checkoutId' | 'provider' | 'providerRef'>>,
     forMs: number,
   ): Promise<void>;
+  /**
+   * Marks a planned checkout closing: its expiry gives back what was paid before the cancel, and
+   * meanwhile no part opens (OPEN_PART) and no finish is recorded (`advancePlan`).
+   */
+  markClosing(checkoutId: string, now: Date): Promise<void>;
   /** Takes the right to give a checkout's payment back, for a while; false: another has it. */
   claimRefund(checkoutId: string): Promise<boolean>;
   releaseRefund(checkoutId: string): Promise<void>;

@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors';
 import type { Money } from '../payments/money';
 import {
   withCheckoutClosed,
@@ -124,7 +125,17 @@ export async function recordOutcome(
     // A part of a plan tells the platform nothing: its plan moves on (and reports), and only then
     // is the part out of line: should that fail, the reconciler moves it on.
     await deps.replication.held('shop-data', ...recorded);
-    await advancePlan(deps, record.parent);
+    try {
+      await advancePlan(deps, record.parent);
+    } catch (error) {
+      // Left in line: the reconciler moves its plan on (a give-back under way, a provider away).
+      deps.log.warn('the plan of a part paid is not moved on yet; the reconciler tries again', {
+        checkoutId,
+        parent: record.parent,
+        errMessage: errorMessage(error),
+      });
+      return true;
+    }
     await deps.line.retire(checkoutId);
     return true;
   }

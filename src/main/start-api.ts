@@ -102,7 +102,7 @@ function apiRouters(
     apiRouters: [checkoutRoutes(api.entry, { rateLimit: api.limiters.checkout })],
     routers: [
       returnRoutes(directory, defaultNotice),
-      planRoutes(directory, api.logger, defaultNotice, config.providerApiOrigins),
+      planRoutes(directory, api.logger, defaultNotice, config.providerApiOrigins, api.publicUrl),
       providerRoutes(directory, defaultNotice),
       connectRoutes(built.links, api.logger),
     ],

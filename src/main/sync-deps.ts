@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 import type { ErpSinkConfig, SyncConfig } from '../config';
 import { createErpSink } from '../erp/erp-sink';
 import type { Logger } from '../infra/logger';
@@ -49,8 +50,14 @@ async function planPaymentsOf(
   return Promise.all(
     serviceIds.map(async (serviceId, i) => {
       if (!planned[i]) return undefined;
-      // An unreadable record is the reconciler's to park: its service goes without.
-      const record = await store.latestForService(serviceId).catch(() => undefined);
+      // An unreadable record is the reconciler's to park: its service goes without. Redis away
+      // fails the pass, as any of its reads.
+      const record = await store.latestForService(serviceId).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === 'CHECKOUT_UNREADABLE') return undefined;
+        throw error;
+      });
+      // Its planned checkout outlived its retention: the service is no longer asked about.
+      if (!record) await store.forgetPlannedService(serviceId);
       return record
         ? servicePaymentOf(record, await partCheckoutsOf({ store }, record))
         : undefined;

@@ -107,7 +107,7 @@ function partOf(
   h: Record<string, string>,
 ): Pick<
   CheckoutRecord,
-  'parent' | 'part' | 'split' | 'partCheckouts' | 'planParts' | 'orderMinor'
+  'parent' | 'part' | 'split' | 'partCheckouts' | 'planParts' | 'orderMinor' | 'closing'
 > {
   const kids = Object.entries(h)
     .filter(([field]) => field.startsWith('kid:'))
@@ -115,6 +115,7 @@ function partOf(
     .map(([field]) => field.slice('kid:'.length));
   return {
     ...(h.parent ? { parent: h.parent } : {}),
+    ...(h.closing ? { closing: h.closing } : {}),
     ...(h.part ? { part: h.part as PlanPartName } : {}),
     ...(h.split ? { split: Number(h.split) as 1 | 2 } : {}),
     ...(h.planParts ? { planParts: Number(h.planParts) } : {}),

@@ -160,13 +160,15 @@ return redis.call('HGETALL', KEYS[1])`;
 // retention (ms), how many parts the plan has, the order's total (centavos).
 // The same choice while its part checkout is open is that checkout ({'open', id, fields}); else a
 // new one, linked both ways ({'created', id, fields}). {'retry'}: the slot moved since it was
-// read; {'closed'}: the plan ended undone (expired, declined, failed); {'full'}: it has ARGV[14]
+// read; {'closed'}: the plan ended undone (expired, declined, failed) or is closing (its expiry
+// giving back what was paid); {'full'}: it has ARGV[14]
 // part checkouts already; {'gone'}: no such checkout.
 export const OPEN_PART = `
 local open = ${luaSet(OPEN_STATES)}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local outcome = redis.call('HGET', KEYS[1], 'outcome')
 if outcome and outcome ~= 'paid' then return {'closed'} end
+if redis.call('HEXISTS', KEYS[1], 'closing') == 1 then return {'closed'} end
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if (current or '') ~= ARGV[2] then return {'retry'} end
 if current then
@@ -197,4 +199,16 @@ for i = 1, #KEYS do
   local ttl = redis.call('PTTL', KEYS[i])
   if ttl >= 0 and ttl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 end
+return 1`;
+
+// KEYS[1] a set. ARGV: members. Whether each is in the set (SMISMEMBER, which needs Redis 6.2).
+export const ARE_MEMBERS = `
+local found = {}
+for i = 1, #ARGV do found[i] = redis.call('SISMEMBER', KEYS[1], ARGV[i]) end
+return found`;
+
+// KEYS[1] record. ARGV[1]: now. Marks a planned checkout closing (its expiry is giving back what
+// was paid): no part checkout opens and no finish is recorded from then on. A gone record stays gone.
+export const MARK_CLOSING = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSETNX', KEYS[1], 'closing', ARGV[1]) end
 return 1`;

@@ -34,7 +34,9 @@ import {
   ADD_INCIDENT,
   ATTACH,
   ATTACH_PLAN,
+  ARE_MEMBERS,
   KEEP_AT_LEAST,
+  MARK_CLOSING,
   MARK_PAID_RECORD,
   MARK_RECORD_ACKNOWLEDGED,
   OPEN_FOR_SERVICE,
@@ -220,8 +222,25 @@ export class RedisCheckoutStore implements CheckoutRecords {
   /** Whether each service has had a checkout with a plan (one round trip). */
   async plannedServices(serviceIds: readonly number[]): Promise<boolean[]> {
     if (serviceIds.length === 0) return [];
-    const found = await this.redis.smismember(this.keys.plans, ...serviceIds.map(String));
+    const ids = serviceIds.map(String);
+    const found = (await runScript(
+      this.redis,
+      ARE_MEMBERS,
+      1,
+      this.keys.plans,
+      ...ids,
+    )) as number[];
     return found.map((one) => one === 1);
+  }
+
+  /** A service whose planned checkout is gone: the sync stops asking for its payment. */
+  async forgetPlannedService(serviceId: number): Promise<void> {
+    await this.redis.srem(this.keys.plans, String(serviceId));
+  }
+
+  async markClosing(checkoutId: string, now: Date): Promise<void> {
+    const key = this.keys.record(checkoutId);
+    await runScript(this.redis, MARK_CLOSING, 1, key, now.toISOString());
   }
 
   async keepUntil(

@@ -1,5 +1,10 @@
 import { textOf } from '../platform/schemas';
-import { deliveredFingerprint, serviceFingerprint, withConnectorPayment } from './fingerprint';
+import {
+  deliveredFingerprint,
+  hasPayment,
+  serviceFingerprint,
+  withConnectorPayment,
+} from './fingerprint';
 import type { SyncDeps, SyncItem } from './ports';
 
 export type ServiceDelivery = 'delivered' | 'unchanged' | 'gone';
@@ -14,6 +19,8 @@ async function handOver(
   deps: DeliveryDeps,
   serviceId: number,
   delivered: string | undefined,
+  /** The pass saw it without a planned checkout (its fingerprint): its payment is not read. */
+  unplanned = false,
 ): Promise<{ result: ServiceDelivery; fingerprint?: string }> {
   const lookup = await deps.platform.getServiceAsSent(serviceId);
   if (!lookup.found) {
@@ -22,7 +29,7 @@ async function handOver(
     deps.log.warn('service to sync is gone from the platform', { serviceId });
     return { result: 'gone' };
   }
-  const [payment] = deps.payments ? await deps.payments.of([serviceId]) : [];
+  const [payment] = deps.payments && !unplanned ? await deps.payments.of([serviceId]) : [];
   const fingerprint = deliveredFingerprint(serviceFingerprint(lookup.service), payment);
   if (delivered === fingerprint) return { result: 'unchanged' };
   // Read what is needed after the sink now: nothing here keeps the whole service alive while
@@ -86,7 +93,8 @@ export async function deliverBatch(
         continue;
       }
       try {
-        const { result, fingerprint } = await handOver(deps, item.serviceId, ledger[i]);
+        const unplanned = !hasPayment(item.fingerprint);
+        const { result, fingerprint } = await handOver(deps, item.serviceId, ledger[i], unplanned);
         counts[result] += 1;
         if (fingerprint) delivered.push({ serviceId: item.serviceId, fingerprint });
       } catch (error) {

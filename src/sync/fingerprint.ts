@@ -41,6 +41,11 @@ export function deliveredFingerprint(
   return `${fingerprint}-${digest}`;
 }
 
+/** Whether a delivered fingerprint covers a planned order's payment. */
+export function hasPayment(fingerprint: string): boolean {
+  return fingerprint.includes('-');
+}
+
 /** The service as the ERP gets it: the platform's, and the connector's payment of a plan. */
 export function withConnectorPayment(
   sent: unknown,

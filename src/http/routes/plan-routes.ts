@@ -41,9 +41,12 @@ export function planRoutes(
   defaultNotice?: string,
   /** Where a choice's redirect may lead besides https (PROVIDER_API_ORIGINS: a loopback fake). */
   providerOrigins: readonly string[] = [],
+  /** PUBLIC_URL: the origin the page's form posts from, behind a proxy. */
+  publicUrl?: string,
 ): Router {
   const router = exactRouter();
-  const pay = { shops, logger, defaultNotice, providerOrigins };
+  const publicOrigin = publicUrl && URL.canParse(publicUrl) ? new URL(publicUrl).origin : undefined;
+  const pay = { shops, logger, defaultNotice, providerOrigins, publicOrigin };
   router.route('/pay/:checkoutId').get(asPage(pay, showPlan)).all(notAllowed(pay, 'GET'));
   router
     .route('/pay/:checkoutId/start')
@@ -81,6 +84,7 @@ interface Pay {
   logger: Logger;
   defaultNotice: string | undefined;
   providerOrigins: readonly string[];
+  publicOrigin: string | undefined;
 }
 
 type PageHandler = (req: Request, res: Response, pay: Pay) => Promise<void>;
@@ -174,7 +178,7 @@ export async function planView(
     const paid = isPaidPart(part);
     // A plan that ended undone gave back what it was paid.
     const state =
-      paid && ended
+      ended && part.returned.length > 0
         ? 'refunded'
         : paid
           ? 'paid'
@@ -240,17 +244,17 @@ const showPlan: PageHandler = async (req, res, pay) => {
  * (`Sec-Fetch-Site`, else `Origin`); only the payment page itself makes choices. A page elsewhere
  * could otherwise start payments of a customer's order in their browser.
  */
-function fromAnotherSite(req: Request): boolean {
+function fromAnotherSite(req: Request, publicOrigin: string | undefined): boolean {
   const site = req.get('sec-fetch-site');
   if (site !== undefined) return site !== 'same-origin' && site !== 'none';
   const origin = req.get('origin');
   if (origin === undefined) return false;
-  return origin !== `${req.protocol}://${req.get('host') ?? ''}`;
+  return origin !== publicOrigin && origin !== `${req.protocol}://${req.get('host') ?? ''}`;
 }
 
 /** `POST /pay/:checkoutId/start`: to the part's checkout (303), or the page saying why not. */
 const startChoice: PageHandler = async (req, res, pay) => {
-  if (fromAnotherSite(req)) {
+  if (fromAnotherSite(req, pay.publicOrigin)) {
     pay.logger.warn('a payment page choice came from another site; refused');
     res
       .status(403)

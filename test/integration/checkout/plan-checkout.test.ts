@@ -40,6 +40,10 @@ describe('a checkout paid on the payment page', () => {
     await w.sandbox.settle(partCheckout, 'paid', method);
     await syncCheckout(w.deps, partCheckout);
   };
+  /** The test's clock at the planned checkout's expiry. */
+  const toExpiry = async (checkoutId: string) => {
+    suite.world.now = new Date((await record(checkoutId)).expiresAt);
+  };
   const record = async (checkoutId: string) => {
     const found = await suite.world.deps.store.get(checkoutId);
     if (!found) throw new Error(`no checkout ${checkoutId}`);
@@ -236,7 +240,11 @@ describe('a checkout paid on the payment page', () => {
     const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
     await pay(deposit);
     const balance = started(await startPart(w.deps, id, { part: 'balance', method: 'pix' }));
+    // Finishing on the whole, it is open until its balance's day: an hour on, it waits.
     w.advance(60 * 60_000);
+    expect(await expireCheckout(w.deps, id)).toBe('recheck');
+    expect((await record(id)).state).toBe('url_sent');
+    await toExpiry(id);
     expect(await expireCheckout(w.deps, id)).toBe('expired');
     expect((await record(id)).outcome).toBe('expired');
     expect(await notification('cancel', id)).toBeDefined();
@@ -287,17 +295,43 @@ describe('a checkout paid on the payment page', () => {
         return sandbox.refundPayment(ref);
       },
     });
-    w.advance(60 * 60_000);
+    await toExpiry(id);
     await expect(expireCheckout(w.deps, id)).rejects.toThrow('the sandbox is away');
-    // Nothing told yet: the plan is still open, and its expiry is tried again.
+    // Nothing told yet: the plan is still open, and its expiry is tried again; it is closing,
+    // so no payment opens meanwhile.
     expect((await record(id)).state).toBe('url_sent');
     expect((await record(deposit)).incidents).toBeUndefined();
+    expect(await startPart(w.deps, id, { part: 'balance', method: 'pix' })).toMatchObject({
+      kind: 'refused',
+      status: 409,
+    });
     away = false;
     expect(await expireCheckout(w.deps, id)).toBe('expired');
     expect(await expireCheckout(w.deps, id)).toBe('closed');
     expect(asked).toBe(2);
     expect((await w.sandbox.payment(deposit))?.state).toBe('refunded');
     expect((await record(deposit)).incidents?.map((incident) => incident.kind)).toEqual(['refund']);
+    expect(await notification('cancel', id)).toBeDefined();
+  });
+
+  it('gives up asking a provider that stays away a day after the expiry: owed, and the cancel', async () => {
+    const w = suite.world;
+    const id = await planned(plan({ finishOn: 'full' }));
+    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    await pay(deposit);
+    const { sandbox } = w;
+    w.deps.provider = Object.assign(Object.create(sandbox) as typeof sandbox, {
+      refundPayment: async () => {
+        throw new AppError('PROVIDER_UNAVAILABLE', 'the sandbox is away');
+      },
+    });
+    await toExpiry(id);
+    await expect(expireCheckout(w.deps, id)).rejects.toThrow('the sandbox is away');
+    w.advance(25 * 60 * 60_000);
+    expect(await expireCheckout(w.deps, id)).toBe('expired');
+    expect((await record(deposit)).incidents).toEqual([
+      expect.objectContaining({ kind: 'refund_owed', note: expect.stringMatching(/kept failing/) }),
+    ]);
     expect(await notification('cancel', id)).toBeDefined();
   });
 
@@ -342,7 +376,7 @@ describe('a checkout paid on the payment page', () => {
     w.deps.provider = Object.assign(Object.create(sandbox) as typeof sandbox, {
       refundPayment: undefined,
     });
-    w.advance(60 * 60_000);
+    await toExpiry(id);
     expect(await expireCheckout(w.deps, id)).toBe('expired');
     expect((await w.sandbox.payment(deposit))?.state).toBe('paid');
     expect((await record(deposit)).incidents).toEqual([

@@ -332,9 +332,9 @@ describe('ERP sync of a planned order: its payment with its service', () => {
     const { erp, h, stop } = await startErpSync({
       services: 4,
       start: { produceBackoffMs: 50 },
+      // No scheduled pass: the deposit's finish sends the service, and the balance paid sends it
+      // again at once.
       env: {
-        SYNC_INTERVAL: '1s',
-        SYNC_STATUSES: '6',
         SHOP_PLAN_DEPOSIT_PERCENT: '40',
         SHOP_PLAN_BALANCE_DUE_DAYS: '15',
       },
