@@ -6,6 +6,7 @@ import { startPart, type StartResult } from '../../../src/checkout/plan-checkout
 import { syncCheckout } from '../../../src/checkout/settle-checkout';
 import type { PaymentRecord } from '../../../src/checkout/payment-record';
 import type { PlanDocument } from '../../../src/payments/payment-plan';
+import type { PaymentProvider } from '../../../src/payments/payment-provider';
 import { useCaseSuite } from '../../support/checkout-deps';
 
 /*
@@ -39,6 +40,22 @@ describe('a checkout paid on the payment page', () => {
     const w = suite.world;
     await w.sandbox.settle(partCheckout, 'paid', method);
     await syncCheckout(w.deps, partCheckout);
+  };
+  /**
+   * A plan finishing on the whole, its deposit paid by card, at a sandbox whose refunds are
+   * `refundPayment` (undefined: a provider that cannot refund).
+   */
+  const depositPaidWithRefunds = async (
+    refundPayment: PaymentProvider['refundPayment'],
+  ): Promise<{ id: string; deposit: string }> => {
+    const w = suite.world;
+    const id = await planned(plan({ finishOn: 'full' }));
+    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
+    await pay(deposit);
+    w.deps.provider = Object.assign(Object.create(w.sandbox) as typeof w.sandbox, {
+      refundPayment,
+    });
+    return { id, deposit };
   };
   /** The test's clock at the planned checkout's expiry. */
   const toExpiry = async (checkoutId: string) => {
@@ -282,18 +299,13 @@ describe('a checkout paid on the payment page', () => {
 
   it('asks a refund the provider could not make now again, on the retry, once', async () => {
     const w = suite.world;
-    const id = await planned(plan({ finishOn: 'full' }));
-    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
-    await pay(deposit);
     const { sandbox } = w;
     let away = true;
     let asked = 0;
-    w.deps.provider = Object.assign(Object.create(sandbox) as typeof sandbox, {
-      refundPayment: async (ref: { providerRef: string; checkoutId: string }) => {
-        asked += 1;
-        if (away) throw new AppError('PROVIDER_UNAVAILABLE', 'the sandbox is away');
-        return sandbox.refundPayment(ref);
-      },
+    const { id, deposit } = await depositPaidWithRefunds(async (ref) => {
+      asked += 1;
+      if (away) throw new AppError('PROVIDER_UNAVAILABLE', 'the sandbox is away');
+      return sandbox.refundPayment(ref);
     });
     await toExpiry(id);
     await expect(expireCheckout(w.deps, id)).rejects.toThrow('the sandbox is away');
@@ -316,14 +328,8 @@ describe('a checkout paid on the payment page', () => {
 
   it('gives up asking a provider that stays away a day after the expiry: owed, and the cancel', async () => {
     const w = suite.world;
-    const id = await planned(plan({ finishOn: 'full' }));
-    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
-    await pay(deposit);
-    const { sandbox } = w;
-    w.deps.provider = Object.assign(Object.create(sandbox) as typeof sandbox, {
-      refundPayment: async () => {
-        throw new AppError('PROVIDER_UNAVAILABLE', 'the sandbox is away');
-      },
+    const { id, deposit } = await depositPaidWithRefunds(async () => {
+      throw new AppError('PROVIDER_UNAVAILABLE', 'the sandbox is away');
     });
     await toExpiry(id);
     await expect(expireCheckout(w.deps, id)).rejects.toThrow('the sandbox is away');
@@ -369,13 +375,7 @@ describe('a checkout paid on the payment page', () => {
 
   it('says a refund is owed where the provider cannot make it', async () => {
     const w = suite.world;
-    const id = await planned(plan({ finishOn: 'full' }));
-    const deposit = started(await startPart(w.deps, id, { part: 'deposit', method: 'card' }));
-    await pay(deposit);
-    const { sandbox } = w;
-    w.deps.provider = Object.assign(Object.create(sandbox) as typeof sandbox, {
-      refundPayment: undefined,
-    });
+    const { id, deposit } = await depositPaidWithRefunds(undefined);
     await toExpiry(id);
     expect(await expireCheckout(w.deps, id)).toBe('expired');
     expect((await w.sandbox.payment(deposit))?.state).toBe('paid');
