@@ -1,5 +1,5 @@
 import { AppError, errorMessage } from '../errors';
-import { brasiliaDay, type ChargeLine, type Money } from '../payments/money';
+import { brasiliaDay, formatMoney, type ChargeLine, type Money } from '../payments/money';
 import type { PaymentMethod } from '../payments/payment-offer';
 import type { PlanDocument } from '../payments/payment-plan';
 import { REFUND_DESCRIPTIONS, type RefundReason } from '../payments/payment-provider';
@@ -354,10 +354,6 @@ const refused = (status: 400 | 409 | 422, problem: string): StartResult => ({
   problem,
 });
 
-/** pt-BR reais, for a customer's message: `R$ 1.234,56`. */
-const reais = (minor: number) =>
-  `R$ ${new Intl.NumberFormat('pt-BR', { minimumFractionDigits: 2 }).format(minor / 100)}`;
-
 const PART_LABELS: Readonly<Record<PlanPartName, string>> = {
   full: 'Pagamento',
   deposit: 'Entrada (sinal)',
@@ -372,11 +368,22 @@ interface PartPayment {
   vendorFeeMinor?: number;
 }
 
+/** A first amount out of its range, in the customer's words. */
+function splitRefused({ least, most }: { least: number; most: number }, currency: string) {
+  return refused(
+    422,
+    most < least
+      ? 'Esta parte é pequena demais para ser dividida.'
+      : `O primeiro valor deve ficar entre ${formatMoney(least, currency)} e ${formatMoney(most, currency)}.`,
+  );
+}
+
 /** The choice read against the plan as it stands: what it pays, or why not. */
 function paymentOf(
   plan: StoredPlan,
   status: readonly PartStatus[],
   choice: PartChoice,
+  currency: string,
 ): PartPayment | StartResult {
   const due = status.find((part) => !isPaidPart(part));
   if (!due) return refused(409, 'Este pedido já está todo pago.');
@@ -397,16 +404,8 @@ function paymentOf(
     if (!plan.splitTender) return refused(422, 'Esta loja não divide o pagamento de uma parte.');
     if (due.paidMinor > 0) return refused(409, 'O primeiro valor desta parte já foi pago.');
     const first = typeof choice.amount === 'string' ? centavosOfReais(choice.amount) : undefined;
-    const split = splitTender({ amountMinor: due.amountMinor, currency: '' }, first ?? -1);
-    if ('refused' in split) {
-      const { least, most } = split.refused;
-      return refused(
-        422,
-        most < least
-          ? 'Esta parte é pequena demais para ser dividida.'
-          : `O primeiro valor deve ficar entre ${reais(least)} e ${reais(most)}.`,
-      );
-    }
+    const split = splitTender({ amountMinor: due.amountMinor, currency }, first ?? -1);
+    if ('refused' in split) return splitRefused(split.refused, currency);
     const amountMinor = split.parts[0].amount.amountMinor;
     const fees = splitFees(amountMinor);
     return { part: due, split: 1, amountMinor, ...(fees ? { vendorFeeMinor: fees[0] } : {}) };
@@ -461,7 +460,7 @@ export async function startPart(
     return refused(409, 'Não é possível pagar este pedido agora: fale com a loja.');
   }
   const status = planStatus(parent.plan, parts);
-  const payment = paymentOf(parent.plan, status, choice);
+  const payment = paymentOf(parent.plan, status, choice, parent.amount?.currency ?? deps.currency);
   if ('kind' in payment) return payment;
   const now = deps.clock();
   const opened = await deps.store.openPart({

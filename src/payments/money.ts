@@ -4,6 +4,12 @@ export interface Money {
   currency: string;
 }
 
+/**
+ * Centavos as a person in Brazil reads them, "R$ 1.234,56": the pages' own formatter, for the
+ * words a use case gives a customer (html/ is below payments/ and checkout/).
+ */
+export { formatMoney } from '../html/page-layout';
+
 /** Minor units (centavos) of an amount a provider gives in major units (reais, 530.35). */
 export function minorOf(major: number): number {
   return Math.round(major * 100);

@@ -109,7 +109,7 @@ describe('a deposit and its balance, paid on the payment page in a browser', () 
       expect(answer.status()).toBe(422);
       expect(answer.headers()['content-type']).toMatch(/^text\/html/);
       await expect(text(page, 'problem')).resolves.toMatch(
-        /^O primeiro valor deve ficar entre R\$ 1,00 e R\$ /,
+        /^O primeiro valor deve ficar entre R\$\u00a01,00 e R\$\u00a0/,
       );
       // Posted by hand: a part that is none, a body that is no form, an unknown checkout.
       const post = (to: string, body: string, type = 'application/x-www-form-urlencoded') =>
