@@ -144,11 +144,25 @@ export function wayBack(storefront: PageStorefront | undefined): string {
   return `<a class="back" data-testid="way-back" href="${escapeHtml(storefront.siteUrl)}">${escapeHtml(to)}</a>`;
 }
 
+/** A page that only says something went wrong: its heading (the title, unless told) and a line. */
+export function messagePage(
+  title: string,
+  text: string,
+  notice?: string,
+  heading: string = title,
+): string {
+  return renderPage(
+    title,
+    `<div class="card"><h1 class="bad">${escapeHtml(heading)}</h1><p class="status">${escapeHtml(text)}</p></div>`,
+    notice,
+  );
+}
+
 /** A page for a link that leads nowhere (unknown or removed checkout). */
 export function notFoundPage(notice?: string): string {
-  return renderPage(
+  return messagePage(
     'Pagamento não encontrado',
-    `<div class="card"><h1 class="bad">Pagamento não encontrado</h1><p class="status">Este link não é válido. Solicite um novo link de pagamento pela loja.</p></div>`,
+    'Este link não é válido. Solicite um novo link de pagamento pela loja.',
     notice,
   );
 }

@@ -7,6 +7,7 @@ import express, {
 } from 'express';
 import { AppError, errorMessage } from '../../errors';
 import { allowOnly } from '../allow-only';
+import { postedFromAnotherSite, widenFormAction } from '../same-site';
 import { exactRouter } from '../exact-routes';
 import type { Logger } from '../../infra/logger';
 import { flowOf, LINK_TTL_MS, type ConnectLinks } from '../../connect/connect-links';
@@ -48,23 +49,6 @@ function bindBrowser(res: Response, links: ConnectLinks, nonce: string): void {
     path: '/',
     maxAge: LINK_TTL_MS,
   });
-}
-
-/**
- * Whether a POST to a link (its button, its form) came from another site's page: a browser says
- * where a POST comes from (`Sec-Fetch-Site`, `Origin`), and only the link's own page may press
- * its button. Otherwise a page of an attacker's could start the attacker's link in a victim's
- * browser, binding the state to it, and have the victim approve (login CSRF).
- */
-function fromAnotherSite(req: Request, links: ConnectLinks): boolean {
-  // A browser that says where the request comes from is believed (it sends Sec-Fetch-Site
-  // whatever the page's referrer policy); one that does not is judged by its Origin, which the
-  // link's page sends in full (its Referrer-Policy is same-origin).
-  const site = req.get('sec-fetch-site');
-  if (site !== undefined) return site !== 'same-origin';
-  const origin = req.get('origin');
-  if (origin === undefined) return false;
-  return origin !== links.publicOrigin && origin !== `${req.protocol}://${req.get('host') ?? ''}`;
 }
 
 function refuseAnotherSite(res: Response, logger: Logger): void {
@@ -173,12 +157,7 @@ const linkPage: PageHandler = async (req, res, _next, { links }) => {
   // The button's form is answered with a redirect to the provider, which a browser checks
   // against form-action too, and the provider may send a logged-out owner on to its login
   // elsewhere: any https origin (the redirect is ours to choose), and the providers' own.
-  const csp = res.getHeader('content-security-policy');
-  if (typeof csp === 'string') {
-    const origins = links.authorizationOrigins().join(' ');
-    const widened = csp.replace("form-action 'self'", `form-action 'self' https: ${origins}`);
-    res.setHeader('content-security-policy', widened);
-  }
+  widenFormAction(res, links.authorizationOrigins());
   // The button's POST then carries this page's Origin (no-referrer would send `null`).
   res.setHeader('referrer-policy', 'same-origin');
   res.type('html').send(connectPage(page, token));
@@ -186,7 +165,9 @@ const linkPage: PageHandler = async (req, res, _next, { links }) => {
 
 /** `POST /connect/:token/start`: the link's button, answered with a redirect to the provider. */
 const pressed: PageHandler = async (req, res, _next, { links, logger }) => {
-  if (fromAnotherSite(req, links)) return refuseAnotherSite(res, logger);
+  // Only the link's own page presses its button: a page of an attacker's could otherwise start
+  // the attacker's link in a victim's browser, and have the victim approve (login CSRF).
+  if (postedFromAnotherSite(req, links.publicOrigin)) return refuseAnotherSite(res, logger);
   const token = linkToken(req.params.token);
   const nonce = browserOf(req, links) ?? randomValue();
   const to = await links.start(token, nonce);
@@ -226,7 +207,7 @@ const callback: PageHandler = async (req, res, next, { links, logger }) => {
  */
 const submitted: PageHandler = async (req, res, _next, { links, logger }) => {
   const { first: token = '', second: provider = '' } = req.params as Record<string, string>;
-  if (fromAnotherSite(req, links)) return refuseAnotherSite(res, logger);
+  if (postedFromAnotherSite(req, links.publicOrigin)) return refuseAnotherSite(res, logger);
   const given = (req.body ?? {}) as Record<string, unknown>;
   try {
     const page = await links.submit(linkToken(token), provider, given);

@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { exactRouter } from '../exact-routes';
+import { postedFromAnotherSite, widenFormAction } from '../same-site';
 import type { CheckoutDeps } from '../../checkout/checkout-deps';
 import { inCheckoutTrace } from '../../checkout/checkout-deps';
 import { isCheckoutId, type CheckoutRecord } from '../../checkout/checkout-record';
@@ -12,7 +13,7 @@ import {
 } from '../../checkout/plan-checkout';
 import type { ShopDirectory } from '../../checkout/shop-directory';
 import { errorMessage } from '../../errors';
-import { notFoundPage, renderPage } from '../../html/page-layout';
+import { messagePage, notFoundPage } from '../../html/page-layout';
 import type { Logger } from '../../infra/logger';
 import type { ProviderModule } from '../../payments/provider-module';
 import type { ShopSettings } from '../../shop-registry/shop-settings';
@@ -66,16 +67,11 @@ function notAllowed(pay: Pay, method: 'GET' | 'POST'): RequestHandler {
       res.status(204).end();
       return;
     }
+    const text = 'Abra o link de pagamento que a loja enviou.';
     res
       .status(405)
       .type('html')
-      .send(
-        renderPage(
-          'Endereço de pagamento',
-          `<div class="card"><h1 class="bad">Endereço de pagamento</h1><p class="status">Abra o link de pagamento que a loja enviou.</p></div>`,
-          pay.defaultNotice,
-        ),
-      );
+      .send(messagePage('Endereço de pagamento', text, pay.defaultNotice));
   };
 }
 
@@ -103,17 +99,12 @@ function asPage(pay: Pay, handler: PageHandler): RequestHandler {
 }
 
 function unavailable(res: Response, notice: string | undefined): void {
+  const text = 'Não foi possível abrir o pagamento neste momento. Tente de novo em instantes.';
   res
     .status(503)
     .setHeader('retry-after', String(RETRY_AFTER_SECONDS))
     .type('html')
-    .send(
-      renderPage(
-        'Pagamento indisponível',
-        `<div class="card"><h1 class="bad">Pagamento indisponível agora</h1><p class="status">Não foi possível abrir o pagamento neste momento. Tente de novo em instantes.</p></div>`,
-        notice,
-      ),
-    );
+    .send(messagePage('Pagamento indisponível', text, notice, 'Pagamento indisponível agora'));
 }
 
 /** The choice's form (three short fields): a body too large or malformed is a page too. */
@@ -126,16 +117,11 @@ function choiceBody(pay: Pay): RequestHandler {
       pay.logger.warn('a payment page choice did not read as a form', {
         errMessage: errorMessage(error),
       });
+      const text = 'Volte à página do pedido e escolha de novo.';
       res
         .status(status === 413 ? 413 : 400)
         .type('html')
-        .send(
-          renderPage(
-            'Escolha não recebida',
-            `<div class="card"><h1 class="bad">Escolha não recebida</h1><p class="status">Volte à página do pedido e escolha de novo.</p></div>`,
-            pay.defaultNotice,
-          ),
-        );
+        .send(messagePage('Escolha não recebida', text, pay.defaultNotice));
     });
   };
 }
@@ -239,33 +225,17 @@ const showPlan: PageHandler = async (req, res, pay) => {
   await sendPlan(res, pay, found);
 };
 
-/**
- * Whether a choice was posted by another site's page: a browser says where a POST comes from
- * (`Sec-Fetch-Site`, else `Origin`); only the payment page itself makes choices. A page elsewhere
- * could otherwise start payments of a customer's order in their browser.
- */
-function fromAnotherSite(req: Request, publicOrigin: string | undefined): boolean {
-  const site = req.get('sec-fetch-site');
-  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
-  const origin = req.get('origin');
-  if (origin === undefined) return false;
-  return origin !== publicOrigin && origin !== `${req.protocol}://${req.get('host') ?? ''}`;
-}
-
 /** `POST /pay/:checkoutId/start`: to the part's checkout (303), or the page saying why not. */
 const startChoice: PageHandler = async (req, res, pay) => {
-  if (fromAnotherSite(req, pay.publicOrigin)) {
+  // Only the payment page itself makes choices: a page elsewhere could otherwise start payments
+  // of a customer's order in their browser.
+  if (postedFromAnotherSite(req, pay.publicOrigin)) {
     pay.logger.warn('a payment page choice came from another site; refused');
+    const text = 'Abra o link de pagamento que a loja enviou e escolha ali.';
     res
       .status(403)
       .type('html')
-      .send(
-        renderPage(
-          'Escolha não aceita',
-          `<div class="card"><h1 class="bad">Escolha não aceita</h1><p class="status">Abra o link de pagamento que a loja enviou e escolha ali.</p></div>`,
-          pay.defaultNotice,
-        ),
-      );
+      .send(messagePage('Escolha não aceita', text, pay.defaultNotice));
     return;
   }
   const found = await plannedOf(pay, req.params.checkoutId);
@@ -288,14 +258,3 @@ const startChoice: PageHandler = async (req, res, pay) => {
   }
   res.redirect(303, started.url);
 };
-
-/** form-action: the provider's hosted page (any https origin), and a loopback fake's. */
-function widenFormAction(res: Response, origins: readonly string[]): void {
-  const csp = res.getHeader('content-security-policy');
-  if (typeof csp !== 'string') return;
-  const widened = csp.replace(
-    "form-action 'self'",
-    `form-action 'self' https: ${origins.join(' ')}`,
-  );
-  res.setHeader('content-security-policy', widened.trimEnd());
-}
