@@ -277,12 +277,7 @@ export async function givePartBack(
   lastTry = false,
 ): Promise<void> {
   const { transactionId } = part;
-  const told = (part.incidents ?? []).some(
-    (incident) =>
-      (incident.kind === 'refund' || incident.kind === 'refund_owed') &&
-      incident.transactionId === transactionId,
-  );
-  if (told || !part.providerRef) return;
+  if (isGivenBack(part) || !part.providerRef) return;
   // One give-back at a time per part (the expiry, the reconciler and a webhook may meet here); a
   // runner that finds one under way fails, to be retried: the other may fail too.
   if (!(await deps.store.claimRefund(part.checkoutId))) {
